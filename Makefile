@@ -1,0 +1,54 @@
+# gno — see README.md. `make demo` sets up and runs the main job on the
+# sample corpus; `make test` runs every check CI runs.
+
+GO        ?= go
+BIN       := bin/gno
+DEMO_HOME := $(CURDIR)/.cache/demo-home
+FUZZTIME  ?= 10s
+
+.PHONY: all build demo test check vet fmt-check staticcheck unit fuzz clean
+
+all: build
+
+build:
+	$(GO) build -o $(BIN) ./cmd/gno
+
+# Fetch the runtime and models, index examples/corpus, answer queries.
+demo: build setup models
+	rm -rf $(DEMO_HOME)
+	GNO_HOME=$(DEMO_HOME) $(BIN) collection add examples/corpus --name demo --include '**/*.txt'
+	GNO_HOME=$(DEMO_HOME) $(BIN) index
+	GNO_HOME=$(DEMO_HOME) $(BIN) search "sqlite write ahead log checkpoint" -n 3
+	GNO_HOME=$(DEMO_HOME) $(BIN) query "how do search engines merge keyword and semantic results" -n 3
+	GNO_HOME=$(DEMO_HOME) $(BIN) status
+
+# Everything CI checks: static checks, unit and integration tests with the
+# real ONNX Runtime and models, and a short fuzzing pass.
+test: setup models check unit fuzz
+
+check: vet fmt-check staticcheck
+
+vet:
+	$(GO) vet ./...
+
+fmt-check:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null; git ls-files --others --exclude-standard '*.go' 2>/dev/null)); \
+	if [ -n "$$out" ]; then echo "gofmt needed on:"; echo "$$out"; exit 1; fi
+
+staticcheck:
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
+
+unit:
+	$(GO) test -count=1 ./...
+
+fuzz:
+	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./retrieval/ref
+	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./retrieval/ftsquery
+	$(GO) test -run '^$$' -fuzz '^FuzzMarkdown$$' -fuzztime $(FUZZTIME) ./retrieval/chunk
+
+clean:
+	rm -rf bin .cache/demo-home
+
+-include models.mk
+-include bench.mk
+-include mcp.mk

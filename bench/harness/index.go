@@ -1,0 +1,100 @@
+package harness
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/gnosearch/gno/bench/gnocli"
+	"github.com/gnosearch/gno/bench/report"
+)
+
+func msOf(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// collectionName turns a corpus name into a valid collection name.
+func collectionName(name string) string {
+	return strings.NewReplacer(".", "-", "_", "-").Replace(strings.ToLower(name))
+}
+
+// index builds gno's index of docs in a fresh GNO_HOME: collection add,
+// update (timed: throughput and peak RSS), a second unchanged update
+// (the incremental re-sync cost), and embed when a mode needs vectors.
+// Failures land in c.Index.NA / EmbedNA.
+func (h *harness) index(ctx context.Context, c *report.Corpus, name, docs, home string) (*gnocli.Gno, error) {
+	g, err := gnocli.New(h.cfg.Gno, home, h.cfg.ModelsDir)
+	if err != nil {
+		return nil, err
+	}
+	ix := &c.Index
+	// `gno init` is optional in the contract (collection add creates what
+	// is missing); a failure here is not a reason to stop.
+	if _, err := g.Run(ctx, "init"); err != nil {
+		h.logf("%s: gno init: %v (continuing)", name, err)
+	}
+	abs, _ := filepath.Abs(docs)
+	h.logf("%s: gno collection add", name)
+	res, err := g.Run(ctx, "collection", "add", abs, "--name", collectionName(name), "--pattern", "**/*.md")
+	if err != nil {
+		ix.NA = "collection add: " + err.Error()
+		h.logf("%s: %s", name, ix.NA)
+		return g, nil
+	}
+	ix.AddMS = msOf(res.Wall)
+	h.logf("%s: gno update", name)
+	res, err = g.Run(ctx, "update")
+	if err != nil {
+		ix.NA = "update: " + err.Error()
+		h.logf("%s: %s", name, ix.NA)
+		return g, nil
+	}
+	ix.UpdateMS = msOf(res.Wall)
+	ix.UpdateRSS = res.MaxRSS
+	// collection add may already index (qmd's does); throughput counts both.
+	total := (ix.AddMS + ix.UpdateMS) / 1000
+	ix.FilesPerSec = float64(c.Docs) / total
+	ix.MBPerSec = float64(c.Bytes) / 1e6 / total
+	res, err = g.Run(ctx, "update")
+	if err != nil {
+		ix.NA = "second update: " + err.Error()
+		return g, nil
+	}
+	ix.ResyncMS = msOf(res.Wall)
+	h.logf("%s: indexed %d files in %.0f+%.0f ms (%.0f files/s, peak RSS %d MB), unchanged update %.0f ms",
+		name, c.Docs, ix.AddMS, ix.UpdateMS, ix.FilesPerSec, ix.UpdateRSS>>20, ix.ResyncMS)
+
+	if needsModels(h.cfg.Modes) {
+		h.embed(ctx, name, g, ix)
+	} else {
+		ix.EmbedNA = "no mode needing vectors was selected"
+	}
+	ix.IndexBytes = g.DataBytes()
+	if c.Docs > 0 {
+		ix.BytesPer1kDoc = float64(ix.IndexBytes) / float64(c.Docs) * 1000
+	}
+	return g, nil
+}
+
+func (h *harness) embed(ctx context.Context, name string, g *gnocli.Gno, ix *report.Indexing) {
+	h.logf("%s: gno embed", name)
+	res, err := g.Run(ctx, "embed")
+	if err != nil {
+		ix.EmbedNA = err.Error()
+		h.logf("%s: embed n/a: %v", name, err)
+		return
+	}
+	ix.EmbedMS = msOf(res.Wall)
+	ix.EmbedRSS = res.MaxRSS
+	if st, err := g.Status(ctx); err == nil {
+		for _, key := range []string{"embedded", "vectors", "chunks"} {
+			if n, ok := gnocli.FindCount(st, key); ok && n > 0 {
+				ix.Chunks = n
+				break
+			}
+		}
+	}
+	if ix.Chunks > 0 && ix.EmbedMS > 0 {
+		ix.ChunksPerSec = float64(ix.Chunks) / (ix.EmbedMS / 1000)
+	}
+	h.logf("%s: embedded %d chunks in %.1f s (peak RSS %d MB)", name, ix.Chunks, ix.EmbedMS/1000, ix.EmbedRSS>>20)
+}

@@ -1,0 +1,206 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/gnosearch/gno/bench/gnocli"
+	"github.com/gnosearch/gno/bench/latency"
+	"github.com/gnosearch/gno/bench/metrics"
+	"github.com/gnosearch/gno/bench/report"
+)
+
+type query struct{ id, text string }
+
+// latencyLimit is the result count of latency passes: what an agent asks
+// for. Quality passes ask for qualityLimit to score Recall@100.
+const (
+	latencyLimit = 10
+	qualityLimit = 100
+)
+
+func (h *harness) modes(ctx context.Context, c *report.Corpus, g *gnocli.Gno, queries []query, qrels metrics.Qrels) {
+	for _, m := range h.cfg.Modes {
+		mr := report.Mode{Mode: string(m)}
+		if c.Index.NA != "" {
+			mr.NA = "index could not be built"
+		} else {
+			h.mode(ctx, c.Name, &mr, g, m, queries, qrels)
+		}
+		c.Modes = append(c.Modes, mr)
+	}
+}
+
+// mode measures one mode: CLI latency, then MCP cold start, warm latency
+// and the quality pass over MCP (falling back to the CLI when the MCP
+// server does not work).
+func (h *harness) mode(ctx context.Context, name string, mr *report.Mode, g *gnocli.Gno, m gnocli.Mode, queries []query, qrels metrics.Qrels) {
+	lat := queries[:min(h.cfg.LatencyQueries, len(queries))]
+	h.logf("%s / %s: CLI latency over %d queries", name, m, len(lat))
+	h.cliLatency(ctx, mr, g, m, lat)
+
+	qual := queries
+	if n := h.cfg.QualityCap[m]; n > 0 && n < len(qual) {
+		qual = qual[:n]
+	}
+	h.logf("%s / %s: MCP latency over %d queries, quality over %d", name, m, len(lat), len(qual))
+	run, done, obs, via := h.mcpPasses(ctx, mr, g, m, lat, qual)
+	if run == nil && mr.CLINA == "" {
+		h.logf("%s / %s: quality over the CLI (%s)", name, m, mr.MCPNA)
+		run, done, obs = h.cliQuality(ctx, g, m, qual)
+		via = "cli"
+	}
+	if mr.CLINA != "" && mr.MCPNA != "" {
+		mr.NA = mr.CLINA
+		return
+	}
+	if run != nil {
+		s := metrics.Evaluate(qrels, run, done)
+		mr.Quality = &s
+		mr.Observed = obs
+		if len(done) < len(qual) {
+			via += fmt.Sprintf(", cut by budget after %d of %d queries", len(done), len(qual))
+		}
+		mr.QualityVia = via
+		h.logf("%s / %s: nDCG@10 %.3f R@100 %.3f over %d queries (%d empty)", name, m, s.NDCG10, s.Recall100, s.Queries, s.Empty)
+	}
+}
+
+func (h *harness) cliLatency(ctx context.Context, mr *report.Mode, g *gnocli.Gno, m gnocli.Mode, lat []query) {
+	deadline := time.Now().Add(h.cfg.PassBudget)
+	var walls []time.Duration
+	for i, q := range lat {
+		if ctx.Err() != nil {
+			break
+		}
+		_, res, err := g.Query(ctx, m, q.text, latencyLimit)
+		if err != nil {
+			if i == 0 {
+				mr.CLINA = err.Error()
+				h.logf("  CLI n/a: %v", err)
+				return
+			}
+			mr.CLIErrors++
+			continue
+		}
+		if i == 0 {
+			mr.CLIColdMS = msOf(res.Wall)
+		}
+		walls = append(walls, res.Wall)
+		mr.CLIRSS = max(mr.CLIRSS, res.MaxRSS)
+		if time.Now().After(deadline) {
+			break
+		}
+	}
+	if len(walls) > 0 {
+		s := latency.Summarize(walls)
+		mr.CLI = &s
+		h.logf("  CLI p50 %.1f ms p95 %.1f ms (n=%d, errors %d)", s.P50, s.P95, s.N, mr.CLIErrors)
+	}
+}
+
+// mcpPasses runs the MCP measurements on a fresh server, so its cold start
+// (spawn, handshake, first result, lazily loaded models included) is
+// measured per mode. It returns the quality run, or nil when MCP is n/a.
+func (h *harness) mcpPasses(ctx context.Context, mr *report.Mode, g *gnocli.Gno, m gnocli.Mode, lat, qual []query) (map[string][]string, []string, *report.Observed, string) {
+	if len(lat) == 0 {
+		mr.MCPNA = "no queries"
+		return nil, nil, nil, ""
+	}
+	start := time.Now()
+	c, err := g.MCP(ctx)
+	if err != nil {
+		mr.MCPNA = err.Error()
+		return nil, nil, nil, ""
+	}
+	defer func() {
+		_ = c.Close()
+		mr.MCPRSS = c.MaxRSS()
+	}()
+	if _, _, err := gnocli.QueryMCP(ctx, c, m, lat[0].text, latencyLimit); err != nil {
+		mr.MCPNA = err.Error()
+		h.logf("  MCP n/a: %v", err)
+		return nil, nil, nil, ""
+	}
+	mr.MCPColdMS = msOf(time.Since(start))
+
+	deadline := time.Now().Add(h.cfg.PassBudget)
+	var rtts []time.Duration
+	for _, q := range lat {
+		if ctx.Err() != nil {
+			break
+		}
+		_, rtt, err := gnocli.QueryMCP(ctx, c, m, q.text, latencyLimit)
+		if err != nil {
+			mr.MCPErrors++
+			continue
+		}
+		rtts = append(rtts, rtt)
+		if time.Now().After(deadline) {
+			break
+		}
+	}
+	if len(rtts) > 0 {
+		s := latency.Summarize(rtts)
+		mr.MCP = &s
+		h.logf("  MCP cold start %.0f ms, warm p50 %.1f ms p95 %.1f ms", mr.MCPColdMS, s.P50, s.P95)
+	}
+	run, done, obs := h.qualityPass(ctx, qual, func(q string) (gnocli.Response, error) {
+		r, _, err := gnocli.QueryMCP(ctx, c, m, q, qualityLimit)
+		return r, err
+	})
+	return run, done, obs, "mcp"
+}
+
+func (h *harness) cliQuality(ctx context.Context, g *gnocli.Gno, m gnocli.Mode, qual []query) (map[string][]string, []string, *report.Observed) {
+	return h.qualityPass(ctx, qual, func(q string) (gnocli.Response, error) {
+		r, _, err := g.Query(ctx, m, q, qualityLimit)
+		return r, err
+	})
+}
+
+// qualityPass runs every query once and collects ranked document ids. A
+// failed query counts as an empty answer (it scores 0), as a user would
+// see it.
+func (h *harness) qualityPass(ctx context.Context, qual []query, do func(string) (gnocli.Response, error)) (map[string][]string, []string, *report.Observed) {
+	deadline := time.Now().Add(h.cfg.PassBudget)
+	run := make(map[string][]string, len(qual))
+	done := make([]string, 0, len(qual))
+	obs := &report.Observed{Modes: map[string]int{}}
+	var failures int
+	for _, q := range qual {
+		if ctx.Err() != nil {
+			break
+		}
+		r, err := do(q.text)
+		done = append(done, q.id)
+		if err != nil {
+			failures++
+			if failures <= 3 {
+				h.logf("  query %s failed: %v", q.id, err)
+			}
+		} else {
+			ids := make([]string, len(r.Hits))
+			for i, hit := range r.Hits {
+				ids[i] = hit.DocID
+			}
+			run[q.id] = ids
+			obs.Responses++
+			obs.Modes[r.Meta.Mode]++
+			if r.Meta.Reranked {
+				obs.Reranked++
+			}
+			if r.Meta.Expanded {
+				obs.Expanded++
+			}
+			if r.Meta.VectorsUsed {
+				obs.VectorsUsed++
+			}
+		}
+		if time.Now().After(deadline) {
+			break
+		}
+	}
+	return run, done, obs
+}

@@ -1,0 +1,274 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/gnosearch/gno/retrieval"
+	"github.com/spf13/cobra"
+)
+
+func newGetCmd(a *app) *cobra.Command {
+	var from, lines int
+	var numbers bool
+	cmd := &cobra.Command{
+		Use:   "get REF",
+		Short: "Print a document (REF: gno://collection/path, collection/path or #docid)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			e, err := a.engine(cmd.Context())
+			if err != nil {
+				return err
+			}
+			d, err := e.Get(cmd.Context(), retrieval.GetRequest{Ref: args[0], FromLine: from, LineCount: lines})
+			if err != nil {
+				return err
+			}
+			if a.json {
+				return a.printJSON(d)
+			}
+			content := d.Content
+			if numbers {
+				content = retrieval.NumberLines(content, d.ReturnedLines.Start)
+			}
+			fmt.Fprint(a.stdout, content)
+			if !strings.HasSuffix(content, "\n") {
+				fmt.Fprintln(a.stdout)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().IntVar(&from, "from", 0, "first line (1-based)")
+	cmd.Flags().IntVarP(&lines, "lines", "l", 0, "number of lines")
+	cmd.Flags().BoolVar(&numbers, "line-numbers", false, "prefix lines with their numbers")
+	return cmd
+}
+
+func newMultiGetCmd(a *app) *cobra.Command {
+	var maxBytes int
+	var numbers bool
+	cmd := &cobra.Command{
+		Use:   "multi-get PATTERN|REF,REF...",
+		Short: "Print several documents, by glob over collection/path or a comma-separated REF list",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			e, err := a.engine(cmd.Context())
+			if err != nil {
+				return err
+			}
+			req := retrieval.MultiGetRequest{MaxBytes: maxBytes}
+			if strings.ContainsAny(args[0], "*?[") {
+				req.Pattern = args[0]
+			} else {
+				for _, r := range strings.Split(args[0], ",") {
+					if r = strings.TrimSpace(r); r != "" {
+						req.Refs = append(req.Refs, r)
+					}
+				}
+			}
+			res, err := e.MultiGet(cmd.Context(), req)
+			if err != nil {
+				return err
+			}
+			if a.json {
+				return a.printJSON(res)
+			}
+			for _, d := range res.Documents {
+				content := d.Content
+				if numbers {
+					content = retrieval.NumberLines(content, 1)
+				}
+				fmt.Fprintf(a.stdout, "==> %s (%s) <==\n%s\n", d.URI, d.DocID, strings.TrimRight(content, "\n"))
+			}
+			for _, s := range res.Skipped {
+				fmt.Fprintf(a.stderr, "skipped %s: %s\n", s.Ref, s.Reason)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().IntVar(&maxBytes, "max-bytes", retrieval.DefaultMaxBytes, "skip documents larger than this")
+	cmd.Flags().BoolVar(&numbers, "line-numbers", false, "prefix lines with their numbers")
+	return cmd
+}
+
+func newLsCmd(a *app) *cobra.Command {
+	var limit int
+	cmd := &cobra.Command{
+		Use:   "ls [COLLECTION[/PATH]]",
+		Short: "List indexed documents",
+		Args:  cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			e, err := a.engine(cmd.Context())
+			if err != nil {
+				return err
+			}
+			target := ""
+			if len(args) == 1 {
+				target = args[0]
+			}
+			entries, err := e.List(cmd.Context(), target, limit, 0)
+			if err != nil {
+				return err
+			}
+			if a.json {
+				return a.printJSON(entries)
+			}
+			for _, en := range entries {
+				fmt.Fprintf(a.stdout, "%s  %s  %s\n", en.DocID, en.URI, en.Title)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().IntVarP(&limit, "limit", "n", 0, "at most this many (0: all)")
+	return cmd
+}
+
+func newStatusCmd(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "status",
+		Short: "Show index status and health",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			e, err := a.engine(cmd.Context())
+			if err != nil {
+				return err
+			}
+			s, err := e.Status(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if a.json {
+				return a.printJSON(s)
+			}
+			fmt.Fprintf(a.stdout, "Index: %s (%s)\nConfig: %s\nGeneration: %d\n", s.IndexName, s.DBPath, s.ConfigPath, s.Generation)
+			fmt.Fprintf(a.stdout, "Collections: %d\nDocuments: %d\nChunks: %d\n", len(s.Collections), s.TotalDocuments, s.TotalChunks)
+			if s.EmbedModel != "" {
+				fmt.Fprintf(a.stdout, "Embedding model: %s (backlog %d)\n", s.EmbedModel, s.EmbeddingBacklog)
+			} else {
+				fmt.Fprintln(a.stdout, "Embedding model: none (BM25 only)")
+			}
+			if s.RerankModel != "" {
+				fmt.Fprintf(a.stdout, "Reranker: %s\n", s.RerankModel)
+			}
+			for _, c := range s.Collections {
+				fmt.Fprintf(a.stdout, "  %-16s %6d docs %7d chunks %7d embedded  %s\n", c.Name, c.DocumentCount, c.ChunkCount, c.EmbeddedCount, c.Path)
+			}
+			for _, is := range s.Issues {
+				fmt.Fprintf(a.stdout, "! %s\n", is)
+			}
+			return nil
+		},
+	}
+}
+
+func newCleanupCmd(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "cleanup",
+		Short: "Drop data of removed collections, optimise the index, vacuum",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			e, err := a.engine(cmd.Context())
+			if err != nil {
+				return err
+			}
+			n, err := e.Cleanup(cmd.Context())
+			if err != nil {
+				return err
+			}
+			return a.done(map[string]int{"removedDocuments": n}, "Removed %d orphaned documents; index optimised", n)
+		},
+	}
+}
+
+func newTagsCmd(a *app) *cobra.Command {
+	var prefix, collection string
+	cmd := &cobra.Command{
+		Use:   "tags",
+		Short: "List tags with document counts",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			e, err := a.engine(cmd.Context())
+			if err != nil {
+				return err
+			}
+			tags, err := e.Tags(cmd.Context(), collection, prefix)
+			if err != nil {
+				return err
+			}
+			if a.json {
+				return a.printJSON(map[string]any{"tags": tags})
+			}
+			for _, t := range tags {
+				fmt.Fprintf(a.stdout, "%5d  %s\n", t.Count, t.Tag)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&prefix, "prefix", "", "only tags starting with this")
+	cmd.Flags().StringVarP(&collection, "collection", "c", "", "only this collection")
+	return cmd
+}
+
+func newTagCmd(a *app) *cobra.Command {
+	cmd := &cobra.Command{Use: "tag", Short: "Add or remove a user tag on a document"}
+	for _, add := range []bool{true, false} {
+		use, short := "add REF TAG", "Add TAG to a document"
+		if !add {
+			use, short = "rm REF TAG", "Remove TAG from a document"
+		}
+		cmd.AddCommand(&cobra.Command{
+			Use:   use,
+			Short: short,
+			Args:  cobra.ExactArgs(2),
+			RunE: func(cmd *cobra.Command, args []string) error {
+				e, err := a.engine(cmd.Context())
+				if err != nil {
+					return err
+				}
+				res, err := e.Tag(cmd.Context(), args[0], args[1], add)
+				if err != nil {
+					return err
+				}
+				return a.done(res, "%s: %s", res.URI, strings.Join(res.Tags, ", "))
+			},
+		})
+	}
+	return cmd
+}
+
+func newChangesCmd(a *app) *cobra.Command {
+	var since int64
+	var collection string
+	cmd := &cobra.Command{
+		Use:   "changes",
+		Short: "List documents added, modified or removed since a sync generation",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			e, err := a.engine(cmd.Context())
+			if err != nil {
+				return err
+			}
+			ch, err := e.ChangesSince(cmd.Context(), collection, since)
+			if err != nil {
+				return err
+			}
+			if a.json {
+				return a.printJSON(ch)
+			}
+			for _, c := range ch.Added {
+				fmt.Fprintf(a.stdout, "A %s %s\n", c.DocID, c.URI)
+			}
+			for _, c := range ch.Modified {
+				fmt.Fprintf(a.stdout, "M %s %s\n", c.DocID, c.URI)
+			}
+			for _, c := range ch.Removed {
+				fmt.Fprintf(a.stdout, "D %s %s\n", c.DocID, c.URI)
+			}
+			fmt.Fprintf(a.stdout, "generation %d\n", ch.Generation)
+			return nil
+		},
+	}
+	cmd.Flags().Int64Var(&since, "since", 0, "generation to compare with")
+	cmd.Flags().StringVarP(&collection, "collection", "c", "", "only this collection")
+	return cmd
+}

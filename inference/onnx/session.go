@@ -1,0 +1,326 @@
+package onnx
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+	"sync/atomic"
+
+	ort "github.com/yalue/onnxruntime_go"
+
+	"github.com/gnosearch/gno/models"
+)
+
+// Options say which model to run and how.
+type Options struct {
+	// ModelDir holds the model's model.onnx and tokenizer.json.
+	ModelDir string
+	// Spec describes the model (pooling, prefixes, output, max length).
+	Spec models.Model
+	// ORTLib is the ONNX Runtime library to load; empty means Init was
+	// called already.
+	ORTLib string
+	// Threads is ONNX Runtime's intra-op thread count; 0 means one per core.
+	Threads int
+	// BatchSize caps texts per forward pass; 0 means 32.
+	BatchSize int
+	// MaxTokens overrides Spec.MaxTokens when smaller (to hold a latency
+	// budget, e.g. for reranking); 0 keeps the model's.
+	MaxTokens int
+	// ModelID overrides the ID reported to callers; empty means Spec.Name.
+	ModelID string
+}
+
+// Stats counts work done, for progress reports and benchmarks.
+type Stats struct {
+	Texts     int64 // texts encoded
+	Truncated int64 // texts cut to the model's maximum length
+	Tokens    int64 // real tokens fed to the model
+	Padded    int64 // padding tokens fed to the model
+	Batches   int64 // forward passes
+}
+
+// session is a lazily loaded model: tokenizer, graph checks and an ONNX
+// Runtime session, shared by the embedder and the reranker.
+type session struct {
+	opts Options
+
+	once    sync.Once
+	loadErr error
+	tok     *Tokenizer
+	sess    *ort.DynamicAdvancedSession
+	inputs  []string // fed, in graph order: input_ids, attention_mask[, token_type_ids]
+	output  valueInfo
+
+	closeMu sync.RWMutex
+	closed  bool
+
+	texts, truncated, tokens, padded, batches atomic.Int64
+}
+
+func newSession(opts Options) (*session, error) {
+	if err := opts.Spec.Validate(); err != nil {
+		return nil, err
+	}
+	if opts.ModelDir == "" {
+		return nil, errors.New("open model: no model folder given")
+	}
+	for _, f := range []string{models.ModelFile, models.TokenizerFile} {
+		if err := isFile(filepath.Join(opts.ModelDir, f)); err != nil {
+			return nil, fmt.Errorf("open model %s: %w", opts.Spec.Name, err)
+		}
+	}
+	if opts.Threads <= 0 {
+		opts.Threads = DefaultThreads()
+	}
+	if opts.BatchSize <= 0 {
+		opts.BatchSize = 32
+	}
+	if opts.Spec.Quantized {
+		// Dynamically quantised graphs pick one activation scale per
+		// tensor, so a text's vector would depend on what else shares its
+		// batch (padding included). One text per pass keeps every vector
+		// reproducible and equal to the reference.
+		opts.BatchSize = 1
+	}
+	if opts.MaxTokens <= 0 || opts.MaxTokens > opts.Spec.MaxTokens {
+		opts.MaxTokens = opts.Spec.MaxTokens
+	}
+	if opts.ModelID == "" {
+		opts.ModelID = opts.Spec.Name
+	}
+	return &session{opts: opts}, nil
+}
+
+// load does the expensive work on first use: runtime, tokenizer, graph
+// checks, session.
+func (s *session) load() error {
+	s.once.Do(func() { s.loadErr = s.doLoad() })
+	return s.loadErr
+}
+
+func (s *session) doLoad() error {
+	if err := ensureRuntime(s.opts.ORTLib); err != nil {
+		return err
+	}
+	tokPath := filepath.Join(s.opts.ModelDir, models.TokenizerFile)
+	tok, err := LoadTokenizer(tokPath, s.opts.MaxTokens)
+	if err != nil {
+		return err
+	}
+	modelPath := filepath.Join(s.opts.ModelDir, models.ModelFile)
+	data, err := os.ReadFile(modelPath)
+	if err != nil {
+		return fmt.Errorf("load %s: %w", modelPath, err)
+	}
+	gi, err := parseGraphInfo(data)
+	if err != nil {
+		return fmt.Errorf("load %s: %w", modelPath, err)
+	}
+	if err := s.checkGraph(gi, modelPath); err != nil {
+		return err
+	}
+	if rows := gi.VocabRows; rows > 0 {
+		v := int64(tok.VocabSize())
+		if v > rows || v < rows-128 {
+			return fmt.Errorf("tokenizer %s has %d tokens but model %s embeds %d: they do not belong together",
+				tokPath, v, modelPath, rows)
+		}
+	}
+	so, err := ort.NewSessionOptions()
+	if err != nil {
+		return fmt.Errorf("load %s: %w", modelPath, err)
+	}
+	defer so.Destroy()
+	if err := so.SetIntraOpNumThreads(s.opts.Threads); err != nil {
+		return fmt.Errorf("load %s: %w", modelPath, err)
+	}
+	if err := so.SetInterOpNumThreads(1); err != nil {
+		return fmt.Errorf("load %s: %w", modelPath, err)
+	}
+	if err := so.SetGraphOptimizationLevel(ort.GraphOptimizationLevelEnableAll); err != nil {
+		return fmt.Errorf("load %s: %w", modelPath, err)
+	}
+	sess, err := ort.NewDynamicAdvancedSessionWithONNXData(data, s.inputs, []string{s.output.Name}, so)
+	if err != nil {
+		return fmt.Errorf("load %s: %w", modelPath, err)
+	}
+	s.tok, s.sess = tok, sess
+	return nil
+}
+
+// checkGraph verifies the graph takes BERT-style inputs and has the output
+// the model's spec needs, in the shape pooling expects.
+func (s *session) checkGraph(gi *graphInfo, path string) error {
+	spec := s.opts.Spec
+	s.inputs = nil
+	for _, in := range gi.Inputs {
+		switch in.Name {
+		case "input_ids", "attention_mask", "token_type_ids":
+			if in.ElemType != 7 {
+				return fmt.Errorf("model %s: input %s is not int64 (ONNX type %d)", path, in.Name, in.ElemType)
+			}
+			s.inputs = append(s.inputs, in.Name)
+		default:
+			return fmt.Errorf("model %s: unexpected input %q (gno feeds input_ids, attention_mask, token_type_ids)", path, in.Name)
+		}
+	}
+	for _, need := range []string{"input_ids", "attention_mask"} {
+		if _, ok := gi.input(need); !ok {
+			return fmt.Errorf("model %s: no %s input; inputs are %v", path, need, s.inputs)
+		}
+	}
+	name := spec.Output
+	if name == "" {
+		for _, cand := range []string{"sentence_embedding", "last_hidden_state", "token_embeddings", "logits"} {
+			if _, ok := gi.output(cand); ok {
+				name = cand
+				break
+			}
+		}
+		if name == "" && len(gi.Outputs) == 1 {
+			name = gi.Outputs[0].Name
+		}
+	}
+	out, ok := gi.output(name)
+	if !ok {
+		return fmt.Errorf("model %s: no output %q; outputs are %v", path, name, gi.outputNames())
+	}
+	if out.ElemType != 1 {
+		return fmt.Errorf("model %s: output %s is not float32 (ONNX type %d)", path, name, out.ElemType)
+	}
+	wantRank := 2
+	if spec.Role == models.RoleEmbed && spec.Pooling != models.PoolNone {
+		wantRank = 3
+	}
+	if len(out.Dims) != 0 && len(out.Dims) != wantRank {
+		return fmt.Errorf("model %s: output %s has rank %d, want %d for %s pooling",
+			path, name, len(out.Dims), wantRank, orNone(spec.Pooling))
+	}
+	if spec.Role == models.RoleEmbed && len(out.Dims) > 0 {
+		if d := out.Dims[len(out.Dims)-1]; d > 0 && d != int64(spec.Dims) {
+			return fmt.Errorf("model %s: output %s has dimension %d, registry says %d", path, name, d, spec.Dims)
+		}
+	}
+	s.output = out
+	return nil
+}
+
+func orNone(p models.Pooling) string {
+	if p == "" {
+		return "no"
+	}
+	return string(p)
+}
+
+// batch is a set of encodings run in one forward pass, with their
+// positions in the caller's slice.
+type batch struct {
+	idx  []int
+	encs []Encoded
+}
+
+// plan groups encodings of similar length so little padding is fed:
+// sorted by length, cut into runs of at most BatchSize texts and a token
+// budget that keeps long-text batches small.
+func (s *session) plan(encs []Encoded) []batch {
+	order := make([]int, len(encs))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return len(encs[order[a]].IDs) < len(encs[order[b]].IDs) })
+	const tokenBudget = 8192
+	var out []batch
+	var cur batch
+	for _, i := range order {
+		n := len(encs[i].IDs)
+		if len(cur.idx) > 0 && (len(cur.idx) >= s.opts.BatchSize || (len(cur.idx)+1)*n > tokenBudget) {
+			out = append(out, cur)
+			cur = batch{}
+		}
+		cur.idx = append(cur.idx, i)
+		cur.encs = append(cur.encs, encs[i])
+	}
+	if len(cur.idx) > 0 {
+		out = append(out, cur)
+	}
+	return out
+}
+
+// run feeds one batch, padded to its longest member, and returns the raw
+// output with its shape.
+func (s *session) run(ctx context.Context, b batch) ([]float32, ort.Shape, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	s.closeMu.RLock()
+	defer s.closeMu.RUnlock()
+	if s.closed {
+		return nil, nil, errors.New("model is closed")
+	}
+	rows, cols := len(b.encs), 0
+	for _, e := range b.encs {
+		cols = max(cols, len(e.IDs))
+	}
+	ids := make([]int64, rows*cols)
+	mask := make([]int64, rows*cols)
+	types := make([]int64, rows*cols)
+	var real int64
+	for r, e := range b.encs {
+		copy(ids[r*cols:], e.IDs)
+		copy(types[r*cols:], e.TypeIDs)
+		for c := range e.IDs {
+			mask[r*cols+c] = 1
+		}
+		real += int64(len(e.IDs))
+	}
+	s.tokens.Add(real)
+	s.padded.Add(int64(rows*cols) - real)
+	s.batches.Add(1)
+	shape := ort.NewShape(int64(rows), int64(cols))
+	feed := map[string][]int64{"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
+	inputs := make([]ort.Value, len(s.inputs))
+	for i, name := range s.inputs {
+		t, err := ort.NewTensor(shape, feed[name])
+		if err != nil {
+			return nil, nil, fmt.Errorf("run %s: %w", s.opts.Spec.Name, err)
+		}
+		defer t.Destroy()
+		inputs[i] = t
+	}
+	outputs := []ort.Value{nil}
+	if err := s.sess.Run(inputs, outputs); err != nil {
+		return nil, nil, fmt.Errorf("run %s on %d texts of %d tokens: %w", s.opts.Spec.Name, rows, cols, err)
+	}
+	defer outputs[0].Destroy()
+	t, ok := outputs[0].(*ort.Tensor[float32])
+	if !ok {
+		return nil, nil, fmt.Errorf("run %s: output %s is not a float32 tensor", s.opts.Spec.Name, s.output.Name)
+	}
+	out := append([]float32(nil), t.GetData()...)
+	return out, t.GetShape().Clone(), nil
+}
+
+func (s *session) stats() Stats {
+	return Stats{
+		Texts: s.texts.Load(), Truncated: s.truncated.Load(), Tokens: s.tokens.Load(),
+		Padded: s.padded.Load(), Batches: s.batches.Load(),
+	}
+}
+
+func (s *session) close() error {
+	s.closeMu.Lock()
+	defer s.closeMu.Unlock()
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	if s.sess != nil {
+		return s.sess.Destroy()
+	}
+	return nil
+}

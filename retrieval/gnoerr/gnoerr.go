@@ -1,0 +1,73 @@
+// Package gnoerr defines the error codes of gno's contract, so the CLI and
+// the MCP server report the same failure the same way.
+package gnoerr
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Code is one of the spec's machine-readable error codes.
+type Code string
+
+// The spec's error codes.
+const (
+	NotFound      Code = "NOT_FOUND"
+	Duplicate     Code = "DUPLICATE"
+	Conflict      Code = "CONFLICT"
+	HasReferences Code = "HAS_REFERENCES"
+	InvalidPath   Code = "INVALID_PATH"
+	PathNotFound  Code = "PATH_NOT_FOUND"
+	JobConflict   Code = "JOB_CONFLICT"
+	Locked        Code = "LOCKED"
+	LinkIntegrity Code = "LINK_INTEGRITY"
+	// InvalidInput covers bad arguments that no other code names (empty
+	// query, malformed REF).
+	InvalidInput Code = "INVALID_INPUT"
+	// Unavailable means a needed part (vectors, a model) is not installed.
+	Unavailable Code = "UNAVAILABLE"
+	// Runtime is an internal failure (I/O, database).
+	Runtime Code = "RUNTIME"
+)
+
+// Error is an error with a contract code.
+type Error struct {
+	Code Code
+	Msg  string
+	Err  error
+}
+
+func (e *Error) Error() string {
+	if e.Err != nil {
+		return e.Msg + ": " + e.Err.Error()
+	}
+	return e.Msg
+}
+
+// Unwrap returns the underlying cause.
+func (e *Error) Unwrap() error { return e.Err }
+
+// New returns an Error with a formatted message.
+func New(code Code, format string, args ...any) *Error {
+	return &Error{Code: code, Msg: fmt.Sprintf(format, args...)}
+}
+
+// Wrap returns an Error with code and message around err.
+func Wrap(code Code, err error, format string, args ...any) *Error {
+	return &Error{Code: code, Msg: fmt.Sprintf(format, args...), Err: err}
+}
+
+// CodeOf returns the code of the first Error in err's chain, or Runtime.
+func CodeOf(err error) Code {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return Runtime
+}
+
+// Is reports whether err carries code.
+func Is(err error, code Code) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Code == code
+}

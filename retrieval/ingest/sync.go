@@ -1,0 +1,530 @@
+package ingest
+
+import (
+	"context"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+	"unicode"
+
+	"github.com/bmatcuk/doublestar/v4"
+	"github.com/gnosearch/gno/retrieval/chunk"
+	"github.com/gnosearch/gno/retrieval/config"
+	"github.com/gnosearch/gno/retrieval/store"
+	"lukechampine.com/blake3"
+)
+
+// Options tune a sync.
+type Options struct {
+	// MaxFileBytes skips larger files (default 10 MiB).
+	MaxFileBytes int64
+	// Chunk sets chunk size and overlap.
+	Chunk chunk.Options
+	// RunUpdateCmd runs the collection's update command first.
+	RunUpdateCmd bool
+	// GitPull runs `git pull --ff-only` in the collection root first.
+	GitPull bool
+	// BatchSize is the number of changed files per transaction.
+	BatchSize int
+	// Progress, when set, is called as files are processed.
+	Progress func(Progress)
+}
+
+// Progress reports a running sync.
+type Progress struct {
+	Collection string
+	Done       int
+	Total      int
+}
+
+// Result summarises the sync of one collection.
+type Result struct {
+	Collection   string         `json:"collection"`
+	Added        int            `json:"added"`
+	Updated      int            `json:"updated"`
+	Unchanged    int            `json:"unchanged"`
+	Removed      int            `json:"removed"`
+	Skipped      map[string]int `json:"skipped,omitempty"`
+	InvalidBytes int            `json:"invalidBytes,omitempty"`
+	Errors       []string       `json:"errors,omitempty"`
+}
+
+// Changed reports whether the sync changed the index.
+func (r *Result) Changed() bool { return r.Added+r.Updated+r.Removed > 0 }
+
+func (r *Result) skip(reason string) {
+	if r.Skipped == nil {
+		r.Skipped = map[string]int{}
+	}
+	r.Skipped[reason]++
+}
+
+// Skip reasons, as reported in Result.Skipped.
+const (
+	SkipTooLarge   = "too large"
+	SkipBinary     = "binary"
+	SkipUnreadable = "unreadable"
+	SkipSymlink    = "symlink outside root"
+	SkipVanished   = "vanished during scan"
+)
+
+// skipDirs are never descended into: VCS metadata, dependency trees and
+// folders that hold secrets.
+var skipDirs = map[string]bool{".git": true, ".hg": true, ".svn": true, "node_modules": true, ".ssh": true,
+	".gnupg": true, ".aws": true, ".kube": true, ".docker": true, "__pycache__": true, ".venv": true, ".Trash": true}
+
+// supported lists the extensions gno can convert.
+var supported = map[string]bool{".md": true, ".markdown": true, ".mdx": true, ".txt": true, ".text": true}
+
+type candidate struct {
+	rel     string
+	abs     string
+	size    int64
+	mtimeNS int64
+}
+
+// Sync brings the index of col up to date with its folder. gen is the
+// generation recorded on every document it changes.
+func Sync(ctx context.Context, st *store.Store, col config.Collection, gen int64, opt Options) (*Result, error) {
+	res := &Result{Collection: col.Name}
+	if opt.MaxFileBytes <= 0 {
+		opt.MaxFileBytes = config.DefaultMaxFileBytes
+	}
+	if opt.BatchSize <= 0 {
+		opt.BatchSize = 500
+	}
+	fi, err := os.Stat(col.Path)
+	if err != nil || !fi.IsDir() {
+		// Never treat a vanished root as "every file was deleted".
+		return nil, fmt.Errorf("collection %s: root %s is not available (%v); index left unchanged", col.Name, col.Path, err)
+	}
+	if opt.GitPull {
+		if _, err := os.Stat(filepath.Join(col.Path, ".git")); err == nil {
+			if err := runCmd(ctx, col.Path, "git", "pull", "--ff-only"); err != nil {
+				res.Errors = append(res.Errors, "git pull: "+err.Error())
+			}
+		}
+	}
+	if opt.RunUpdateCmd && col.UpdateCmd != "" {
+		if err := runCmd(ctx, col.Path, "sh", "-c", col.UpdateCmd); err != nil {
+			res.Errors = append(res.Errors, "update command: "+err.Error())
+		}
+	}
+	cands, err := walk(ctx, col, opt.MaxFileBytes, res)
+	if err != nil {
+		return nil, err
+	}
+	states, err := st.DocStates(ctx, col.Name)
+	if err != nil {
+		return nil, err
+	}
+	w := &writer{st: st, gen: gen, batchSize: opt.BatchSize, kept: map[string]bool{}}
+	defer w.rollback()
+
+	// Files whose size and mtime match the index are unchanged without
+	// being read.
+	var todo []candidate
+	seen := make(map[string]bool, len(cands))
+	for _, c := range cands {
+		seen[c.rel] = true
+		if s, ok := states[c.rel]; ok && s.Size == c.size && s.MtimeNS == c.mtimeNS {
+			res.Unchanged++
+			continue
+		}
+		todo = append(todo, c)
+	}
+	if err := w.process(ctx, col, todo, states, opt, res); err != nil {
+		return nil, err
+	}
+	// A file that exists but could not be read this time keeps its entry.
+	for rel := range w.kept {
+		seen[rel] = true
+	}
+	var gone []string
+	for rel := range states {
+		if !seen[rel] {
+			gone = append(gone, rel)
+		}
+	}
+	sort.Strings(gone)
+	for _, rel := range gone {
+		if err := w.remove(ctx, states[rel].ID); err != nil {
+			return nil, err
+		}
+		res.Removed++
+	}
+	if err := w.commit(); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+func runCmd(ctx context.Context, dir string, name string, args ...string) error {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		msg := strings.TrimSpace(string(out))
+		if len(msg) > 500 {
+			msg = msg[len(msg)-500:]
+		}
+		return fmt.Errorf("%s: %w: %s", name, err, msg)
+	}
+	return nil
+}
+
+// walk lists the files of col that match its patterns.
+func walk(ctx context.Context, col config.Collection, maxBytes int64, res *Result) ([]candidate, error) {
+	root := col.Path
+	includes := col.Patterns()
+	var out []candidate
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if err != nil {
+			if p == root {
+				return err
+			}
+			res.skip(SkipUnreadable)
+			if d != nil && d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		rel, _ := filepath.Rel(root, p)
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() {
+			if p != root && (skipDirs[d.Name()] || excluded(col.Exclude, rel) || excluded(col.Exclude, rel+"/")) {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if !included(includes, rel) || excluded(col.Exclude, rel) {
+			return nil
+		}
+		if !supported[strings.ToLower(path.Ext(rel))] {
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil {
+			res.skip(SkipVanished)
+			return nil
+		}
+		if d.Type()&fs.ModeSymlink != 0 {
+			target, err := filepath.EvalSymlinks(p)
+			if err != nil || !within(root, target) {
+				res.skip(SkipSymlink)
+				return nil
+			}
+			if info, err = os.Stat(target); err != nil || !info.Mode().IsRegular() {
+				res.skip(SkipSymlink)
+				return nil
+			}
+		} else if !info.Mode().IsRegular() {
+			return nil
+		}
+		if info.Size() > maxBytes {
+			res.skip(SkipTooLarge)
+			return nil
+		}
+		out = append(out, candidate{rel: rel, abs: p, size: info.Size(), mtimeNS: info.ModTime().UnixNano()})
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("scan %s: %w", root, err)
+	}
+	return out, nil
+}
+
+func within(root, p string) bool {
+	r, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		r = root
+	}
+	rel, err := filepath.Rel(r, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
+}
+
+func included(patterns []string, rel string) bool {
+	for _, g := range patterns {
+		if ok, _ := doublestar.Match(g, rel); ok {
+			return true
+		}
+	}
+	return false
+}
+
+func excluded(patterns []string, rel string) bool {
+	for _, g := range patterns {
+		if ok, _ := doublestar.Match(g, rel); ok {
+			return true
+		}
+		if ok, _ := doublestar.Match(strings.TrimSuffix(g, "/**"), strings.TrimSuffix(rel, "/")); ok && strings.HasSuffix(g, "/**") {
+			return true
+		}
+	}
+	return false
+}
+
+// converted is the outcome of reading one file.
+type converted struct {
+	c      candidate
+	doc    *store.Document
+	same   bool   // content hash unchanged
+	skip   string // skip reason
+	errMsg string
+}
+
+// writer applies changes in batches of one transaction each.
+type writer struct {
+	st        *store.Store
+	gen       int64
+	batch     *store.Batch
+	n         int
+	batchSize int
+	kept      map[string]bool // skipped files whose old entries stay
+}
+
+func (w *writer) begin(ctx context.Context) error {
+	if w.batch != nil {
+		return nil
+	}
+	b, err := w.st.Begin(ctx, w.gen)
+	if err != nil {
+		return err
+	}
+	w.batch = b
+	return nil
+}
+
+func (w *writer) step() error {
+	w.n++
+	if w.n >= w.batchSize {
+		w.n = 0
+		return w.commit()
+	}
+	return nil
+}
+
+func (w *writer) commit() error {
+	if w.batch == nil {
+		return nil
+	}
+	err := w.batch.Commit()
+	w.batch = nil
+	if err != nil {
+		return fmt.Errorf("commit index batch: %w", err)
+	}
+	return nil
+}
+
+func (w *writer) rollback() {
+	if w.batch != nil {
+		w.batch.Rollback()
+		w.batch = nil
+	}
+}
+
+func (w *writer) remove(ctx context.Context, id int64) error {
+	if err := w.begin(ctx); err != nil {
+		return err
+	}
+	if err := w.batch.Remove(ctx, id); err != nil {
+		return err
+	}
+	return w.step()
+}
+
+// process reads, converts and chunks files in parallel and writes them in
+// order from one goroutine (SQLite has one writer).
+func (w *writer) process(ctx context.Context, col config.Collection, todo []candidate, states map[string]store.DocState, opt Options, res *Result) error {
+	// Workers stop with wctx; the write transaction must outlive it, so it
+	// uses ctx.
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	jobs := make(chan candidate)
+	out := make(chan converted, 64)
+	var wg sync.WaitGroup
+	workers := runtime.GOMAXPROCS(0)
+	for i := 0; i < workers; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for c := range jobs {
+				select {
+				case out <- convert(col, c, states, opt):
+				case <-wctx.Done():
+					return
+				}
+			}
+		}()
+	}
+	go func() {
+		defer close(jobs)
+		for _, c := range todo {
+			select {
+			case jobs <- c:
+			case <-wctx.Done():
+				return
+			}
+		}
+	}()
+	go func() { wg.Wait(); close(out) }()
+
+	done := 0
+	for cv := range out {
+		done++
+		if opt.Progress != nil && (done%64 == 0 || done == len(todo)) {
+			opt.Progress(Progress{Collection: col.Name, Done: done, Total: len(todo)})
+		}
+		old, existed := states[cv.c.rel]
+		switch {
+		case cv.skip != "":
+			res.skip(cv.skip)
+			if cv.errMsg != "" && len(res.Errors) < 20 {
+				res.Errors = append(res.Errors, cv.errMsg)
+			}
+			if existed && cv.skip == SkipUnreadable {
+				w.kept[cv.c.rel] = true
+			}
+			continue
+		case cv.same:
+			res.Unchanged++
+			if err := w.begin(ctx); err != nil {
+				return err
+			}
+			if err := w.batch.Touch(ctx, old.ID, cv.c.size, cv.c.mtimeNS); err != nil {
+				return fmt.Errorf("index %s: %w", cv.c.rel, err)
+			}
+		default:
+			if err := w.begin(ctx); err != nil {
+				return err
+			}
+			if err := w.batch.Put(ctx, cv.doc); err != nil {
+				return err
+			}
+			res.InvalidBytes += cv.doc.InvalidBytes
+			if existed {
+				res.Updated++
+			} else {
+				res.Added++
+			}
+		}
+		if err := w.step(); err != nil {
+			return err
+		}
+	}
+	return ctx.Err()
+}
+
+func convert(col config.Collection, c candidate, states map[string]store.DocState, opt Options) converted {
+	data, err := os.ReadFile(c.abs)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return converted{c: c, skip: SkipVanished}
+		}
+		return converted{c: c, skip: SkipUnreadable, errMsg: fmt.Sprintf("%s: %v", c.rel, err)}
+	}
+	if int64(len(data)) > opt.MaxFileBytes {
+		return converted{c: c, skip: SkipTooLarge}
+	}
+	if isBinary(data) {
+		return converted{c: c, skip: SkipBinary}
+	}
+	sum := blake3.Sum256(data)
+	hash := hex.EncodeToString(sum[:])
+	if s, ok := states[c.rel]; ok && s.Hash == hash {
+		return converted{c: c, same: true}
+	}
+	doc := Convert(col, c.rel, data, opt.Chunk)
+	doc.Hash = hash
+	doc.Size = c.size
+	doc.MtimeNS = c.mtimeNS
+	return converted{c: c, doc: doc}
+}
+
+// Convert normalises a file's bytes and chunks it into a Document (without
+// hash or stat fields).
+func Convert(col config.Collection, rel string, data []byte, copt chunk.Options) *store.Document {
+	text, invalid := Normalize(data)
+	ext := strings.ToLower(path.Ext(rel))
+	doc := &store.Document{Collection: col.Name, RelPath: rel, Content: text, InvalidBytes: invalid, Mime: Mime(ext)}
+	doc.LineCount = strings.Count(text, "\n")
+	if !strings.HasSuffix(text, "\n") && text != "" {
+		doc.LineCount++
+	}
+	var chunks []chunk.Chunk
+	if doc.Mime == "text/markdown" {
+		fm, off := SplitFrontMatter(text)
+		body := text[off:]
+		doc.Title = Title(fm, body, rel)
+		doc.Tags = fm.Tags
+		doc.Lang = fm.Lang
+		lineOff := strings.Count(text[:off], "\n")
+		chunks = chunk.Markdown(body, copt)
+		for i := range chunks {
+			chunks[i].StartByte += off
+			chunks[i].EndByte += off
+			chunks[i].StartLine += lineOff
+			chunks[i].EndLine += lineOff
+		}
+	} else {
+		doc.Title = Title(FrontMatter{}, "", rel)
+		chunks = chunk.Text(text, copt)
+	}
+	if doc.Lang == "" {
+		doc.Lang = col.Lang
+	}
+	if doc.Lang == "" {
+		doc.Lang = detectScript(text)
+	}
+	doc.Chunks = chunks
+	return doc
+}
+
+// detectScript guesses a language only where the script decides it: kana
+// means Japanese, Hangul Korean, Han alone Chinese. Latin text stays
+// unknown rather than guessed.
+func detectScript(s string) string {
+	var han, kana, hangul, letters int
+	for i, r := range s {
+		if i > 4096 {
+			break
+		}
+		switch {
+		case unicode.Is(unicode.Hiragana, r) || unicode.Is(unicode.Katakana, r):
+			kana++
+		case unicode.Is(unicode.Hangul, r):
+			hangul++
+		case unicode.Is(unicode.Han, r):
+			han++
+		case unicode.IsLetter(r):
+			letters++
+		}
+	}
+	total := han + kana + hangul + letters
+	if total == 0 || (han+kana+hangul)*3 < total {
+		return ""
+	}
+	switch {
+	case kana > 0:
+		return "ja"
+	case hangul > han:
+		return "ko"
+	default:
+		return "zh"
+	}
+}

@@ -1,0 +1,188 @@
+package retrieval
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/gnosearch/gno/retrieval/config"
+	"github.com/gnosearch/gno/retrieval/ftsquery"
+	"github.com/gnosearch/gno/retrieval/gnoerr"
+	"github.com/gnosearch/gno/retrieval/ref"
+	"github.com/gnosearch/gno/retrieval/store"
+)
+
+// MaxLimit caps how many results one search returns.
+const MaxLimit = 1000
+
+// bm25Saturation sets how fast BM25 scores approach 1: a result scores
+// raw / (top + bm25Saturation), so the best hit of a strong query scores
+// near 1, the best of a weak one lower, and the rest in proportion.
+const bm25Saturation = 5.0
+
+// hit is a scored document candidate with its best chunk.
+type hit struct {
+	DocID   int64
+	ChunkID int64
+	Score   float64
+	Explain *Explain
+}
+
+func (e *Engine) prepare(req *SearchRequest) (store.Filter, error) {
+	req.Query = strings.TrimSpace(req.Query)
+	if req.Query == "" {
+		return store.Filter{}, gnoerr.New(gnoerr.InvalidInput, "empty query")
+	}
+	if req.Limit <= 0 {
+		req.Limit = 5
+	}
+	if req.Limit > MaxLimit {
+		req.Limit = MaxLimit
+	}
+	if req.MinScore < 0 || req.MinScore > 1 {
+		return store.Filter{}, gnoerr.New(gnoerr.InvalidInput, "minScore must be between 0 and 1")
+	}
+	f := store.Filter{Lang: req.Lang}
+	if req.Collection != "" {
+		name := strings.ToLower(req.Collection)
+		if _, ok := e.Config().Collection(name); !ok {
+			return f, gnoerr.New(gnoerr.NotFound, "collection %q not found", req.Collection)
+		}
+		f.Collections = []string{name}
+	}
+	for _, t := range req.TagsAny {
+		if t = strings.ToLower(strings.TrimPrefix(strings.TrimSpace(t), "#")); t != "" {
+			f.TagsAny = append(f.TagsAny, t)
+		}
+	}
+	for _, t := range req.TagsAll {
+		if t = strings.ToLower(strings.TrimPrefix(strings.TrimSpace(t), "#")); t != "" {
+			f.TagsAll = append(f.TagsAll, t)
+		}
+	}
+	return f, nil
+}
+
+// Search runs a BM25 keyword search.
+func (e *Engine) Search(ctx context.Context, req SearchRequest) (*SearchResults, error) {
+	start := time.Now()
+	f, err := e.prepare(&req)
+	if err != nil {
+		return nil, err
+	}
+	q := ftsquery.Parse(req.Query)
+	if q.Empty() {
+		return nil, gnoerr.New(gnoerr.InvalidInput, "query %q has no searchable words", req.Query)
+	}
+	hits, err := e.bm25(ctx, q, f, req.Limit)
+	if err != nil {
+		return nil, err
+	}
+	res, err := e.results(ctx, hits, q, req)
+	if err != nil {
+		return nil, err
+	}
+	res.Meta.Mode = "bm25"
+	if req.Explain {
+		res.Meta.Timings = map[string]float64{"total": ms(time.Since(start))}
+	}
+	return res, nil
+}
+
+// bm25 returns BM25 hits with 0-1 scores.
+func (e *Engine) bm25(ctx context.Context, q ftsquery.Query, f store.Filter, limit int) ([]hit, error) {
+	st, err := e.store(ctx)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := st.SearchFTS(ctx, q, f, limit)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]hit, len(raw))
+	for i, h := range raw {
+		s := h.Score / (raw[0].Score + bm25Saturation)
+		out[i] = hit{DocID: h.DocID, ChunkID: h.ChunkID, Score: s,
+			Explain: &Explain{BM25Rank: i + 1, BM25Score: round4(h.Score)}}
+	}
+	return out, nil
+}
+
+func round4(x float64) float64 { return float64(int64(x*10000+0.5)) / 10000 }
+
+// results turns hits into contract results: metadata, snippets, contexts,
+// the min-score cut and the limit.
+func (e *Engine) results(ctx context.Context, hits []hit, q ftsquery.Query, req SearchRequest) (*SearchResults, error) {
+	var kept []hit
+	for _, h := range hits {
+		if h.Score >= req.MinScore && len(kept) < req.Limit {
+			kept = append(kept, h)
+		}
+	}
+	out := &SearchResults{Results: []Result{}, Meta: Meta{Query: req.Query}}
+	if len(kept) == 0 {
+		return out, nil
+	}
+	st, err := e.store(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]int64, len(kept))
+	for i, h := range kept {
+		ids[i] = h.DocID
+	}
+	docs, err := st.Docs(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	cfg := e.Config()
+	for _, h := range kept {
+		m := docs[h.DocID]
+		if m == nil {
+			continue // removed by a concurrent sync
+		}
+		c, err := st.Chunk(ctx, h.ChunkID)
+		if err != nil {
+			return nil, err
+		}
+		snip, err := st.Snippet(ctx, h.ChunkID, q)
+		if err != nil {
+			return nil, err
+		}
+		r := e.result(cfg, m, h, snip)
+		r.Lines = LineRange{Start: c.StartLine, End: c.EndLine}
+		r.Headings = c.Headings
+		if req.Full {
+			if r.Content, err = st.Content(ctx, m.ID); err != nil {
+				return nil, err
+			}
+		}
+		if req.Explain && h.Explain != nil {
+			h.Explain.FinalScore = r.Score
+			r.Explain = h.Explain
+		}
+		out.Results = append(out.Results, r)
+	}
+	out.Meta.TotalResults = len(out.Results)
+	return out, nil
+}
+
+func (e *Engine) result(cfg *config.Config, m *store.DocMeta, h hit, snippet string) Result {
+	return Result{
+		DocID:      docID(m.Hash),
+		Score:      round4(h.Score),
+		URI:        ref.URI(m.Collection, m.RelPath),
+		Title:      m.Title,
+		Collection: m.Collection,
+		Snippet:    snippet,
+		Source:     e.source(cfg, m, false),
+		Tags:       m.Tags,
+		Lang:       m.Lang,
+		Context:    cfg.ContextsFor(m.Collection, m.RelPath),
+	}
+}
+
+// StripMarks removes the match markers (\x01, \x02) from a snippet.
+func StripMarks(s string) string {
+	return strings.NewReplacer("\x01", "", "\x02", "").Replace(s)
+}

@@ -1,0 +1,411 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/gnosearch/gno/retrieval/ftsquery"
+)
+
+// Filter restricts candidates before any top-k is taken.
+type Filter struct {
+	Collections []string
+	Lang        string
+	TagsAny     []string
+	TagsAll     []string
+}
+
+// Empty reports whether the filter lets everything through.
+func (f Filter) Empty() bool {
+	return len(f.Collections) == 0 && f.Lang == "" && len(f.TagsAny) == 0 && len(f.TagsAll) == 0
+}
+
+// where renders the filter as SQL over documents aliased d.
+func (f Filter) where() (string, []any) {
+	var conds []string
+	var args []any
+	if len(f.Collections) > 0 {
+		conds = append(conds, "d.collection IN ("+placeholders(len(f.Collections))+")")
+		for _, c := range f.Collections {
+			args = append(args, c)
+		}
+	}
+	if f.Lang != "" {
+		conds = append(conds, "(d.lang = ? OR d.lang LIKE ? || '-%')")
+		l := strings.ToLower(f.Lang)
+		args = append(args, l, l)
+	}
+	if len(f.TagsAny) > 0 {
+		conds = append(conds, "EXISTS (SELECT 1 FROM tags t WHERE t.doc_id = d.id AND t.tag IN ("+placeholders(len(f.TagsAny))+"))")
+		for _, t := range f.TagsAny {
+			args = append(args, strings.ToLower(t))
+		}
+	}
+	for _, t := range f.TagsAll {
+		conds = append(conds, "EXISTS (SELECT 1 FROM tags t WHERE t.doc_id = d.id AND t.tag = ?)")
+		args = append(args, strings.ToLower(t))
+	}
+	if len(conds) == 0 {
+		return "", nil
+	}
+	return " AND " + strings.Join(conds, " AND "), args
+}
+
+func placeholders(n int) string { return strings.TrimSuffix(strings.Repeat("?,", n), ",") }
+
+// ChunkHit is one chunk matched by a search, the best of its document.
+type ChunkHit struct {
+	ChunkID int64
+	DocID   int64
+	// Score is the positive BM25 score (higher is better).
+	Score float64
+}
+
+// Column weights of the word index: a match in the title or a heading says
+// more about the chunk than one in the body.
+const bm25Weights = "2.0, 1.5, 1.0"
+
+// SearchFTS returns the best chunk of each of the top documents matching q
+// under f, ordered by BM25.
+func (s *Store) SearchFTS(ctx context.Context, q ftsquery.Query, f Filter, limit int) ([]ChunkHit, error) {
+	var hits []ChunkHit
+	where, args := f.where()
+	if expr := q.MatchExpr(); expr != "" {
+		h, err := s.bestPerDoc(ctx, "chunks_fts", "bm25(chunks_fts, "+bm25Weights+")", expr, where, args, limit)
+		if err != nil {
+			return nil, err
+		}
+		hits = h
+	}
+	if expr := q.TrigramExpr(); expr != "" {
+		h, err := s.bestPerDoc(ctx, "chunks_tri", "bm25(chunks_tri)", expr, where, args, limit)
+		if err != nil {
+			return nil, err
+		}
+		hits = mergeHits(hits, h, limit)
+	}
+	return hits, nil
+}
+
+func (s *Store) bestPerDoc(ctx context.Context, table, rank, expr, where string, fargs []any, limit int) ([]ChunkHit, error) {
+	// The CTE is materialised so SQLite does not flatten bm25() into the
+	// aggregate, where FTS5 cannot evaluate it; SQLite's bare-column rule
+	// makes id the chunk of the max score.
+	// Chunk ids carry their document (DocOfChunk), so without a filter
+	// the search reads only the FTS index. The CTE is materialised so
+	// SQLite does not flatten bm25() into the aggregate, where FTS5 cannot
+	// evaluate it; the bare-column rule makes id the chunk of the max.
+	from := table + " WHERE " + table + " MATCH ?"
+	if where != "" {
+		from = table + " JOIN documents d ON d.id = (" + table + ".rowid >> 16) WHERE " + table + " MATCH ?" + where
+	}
+	query := `WITH m AS MATERIALIZED (
+		SELECT ` + table + `.rowid AS id, ` + table + `.rowid >> 16 AS doc_id, -` + rank + ` AS s FROM ` + from + `)
+	SELECT id, doc_id, max(s) AS s FROM m GROUP BY doc_id ORDER BY s DESC, doc_id LIMIT ?`
+	args := append([]any{expr}, fargs...)
+	args = append(args, limit)
+	rows, err := s.db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	defer rows.Close()
+	var out []ChunkHit
+	for rows.Next() {
+		var h ChunkHit
+		if err := rows.Scan(&h.ChunkID, &h.DocID, &h.Score); err != nil {
+			return nil, err
+		}
+		out = append(out, h)
+	}
+	return out, rows.Err()
+}
+
+// mergeHits joins word and trigram hits, keeping each document's better
+// hit; the trigram scores are on their own scale, so they are rescaled to
+// the word list's top before comparing.
+func mergeHits(a, b []ChunkHit, limit int) []ChunkHit {
+	if len(a) == 0 {
+		return b
+	}
+	if len(b) == 0 {
+		return a
+	}
+	scale := a[0].Score / b[0].Score
+	best := map[int64]ChunkHit{}
+	for _, h := range a {
+		best[h.DocID] = h
+	}
+	for _, h := range b {
+		h.Score *= scale
+		if cur, ok := best[h.DocID]; !ok || h.Score > cur.Score {
+			best[h.DocID] = h
+		}
+	}
+	out := make([]ChunkHit, 0, len(best))
+	for _, h := range best {
+		out = append(out, h)
+	}
+	sortHits(out)
+	if len(out) > limit {
+		out = out[:limit]
+	}
+	return out
+}
+
+// Snippet returns the part of a chunk around the match of q, with matched
+// words wrapped in \x01 and \x02.
+func (s *Store) Snippet(ctx context.Context, chunkID int64, q ftsquery.Query) (string, error) {
+	if expr := q.MatchExpr(); expr != "" {
+		var snip string
+		err := s.db.QueryRowContext(ctx, "SELECT snippet(chunks_fts, 2, char(1), char(2), '…', 24) FROM chunks_fts WHERE chunks_fts MATCH ? AND rowid = ?", expr, chunkID).Scan(&snip)
+		if err == nil && strings.TrimSpace(snip) != "" {
+			return snip, nil
+		}
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return "", fmt.Errorf("snippet: %w", err)
+		}
+	}
+	c, err := s.Chunk(ctx, chunkID)
+	if err != nil {
+		return "", err
+	}
+	return LeadSnippet(c.Body, q.CJK), nil
+}
+
+// LeadSnippet returns about 200 characters of body, starting near the first
+// occurrence of any of needles when one is found.
+func LeadSnippet(body string, needles []string) string {
+	start := 0
+	for _, n := range needles {
+		if i := strings.Index(body, n); i >= 0 && (start == 0 || i < start) {
+			start = i
+		}
+	}
+	rs := []rune(body[start:])
+	if start > 0 {
+		back := []rune(body[:start])
+		k := len(back) - 40
+		if k < 0 {
+			k = 0
+		}
+		rs = append(back[k:], rs...)
+	}
+	prefix := ""
+	if start > 0 {
+		prefix = "…"
+	}
+	if len(rs) > 200 {
+		return prefix + strings.TrimSpace(string(rs[:200])) + "…"
+	}
+	return prefix + strings.TrimSpace(string(rs))
+}
+
+// ChunkRow is a stored chunk.
+type ChunkRow struct {
+	ID        int64
+	DocID     int64
+	Seq       int
+	Headings  string
+	Body      string
+	StartLine int
+	EndLine   int
+}
+
+// Chunk reads one chunk.
+func (s *Store) Chunk(ctx context.Context, id int64) (*ChunkRow, error) {
+	c := &ChunkRow{}
+	err := s.db.QueryRowContext(ctx, "SELECT id, doc_id, seq, headings, body, start_line, end_line FROM chunks WHERE id = ?", id).
+		Scan(&c.ID, &c.DocID, &c.Seq, &c.Headings, &c.Body, &c.StartLine, &c.EndLine)
+	if err != nil {
+		return nil, fmt.Errorf("read chunk %d: %w", id, err)
+	}
+	return c, nil
+}
+
+// DocMeta is a document's metadata, without its content.
+type DocMeta struct {
+	ID         int64
+	Collection string
+	RelPath    string
+	Hash       string
+	Title      string
+	Lang       string
+	Mime       string
+	Size       int64
+	MtimeNS    int64
+	LineCount  int
+	ChangedGen int64
+	Tags       []string
+}
+
+const metaCols = "id, collection, rel_path, hash, title, lang, mime, size, mtime_ns, line_count, changed_gen"
+
+func scanMeta(sc interface{ Scan(...any) error }) (*DocMeta, error) {
+	m := &DocMeta{}
+	err := sc.Scan(&m.ID, &m.Collection, &m.RelPath, &m.Hash, &m.Title, &m.Lang, &m.Mime, &m.Size, &m.MtimeNS, &m.LineCount, &m.ChangedGen)
+	return m, err
+}
+
+// Docs reads the metadata of documents by id.
+func (s *Store) Docs(ctx context.Context, ids []int64) (map[int64]*DocMeta, error) {
+	out := map[int64]*DocMeta{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	rows, err := s.db.QueryContext(ctx, "SELECT "+metaCols+" FROM documents d WHERE id IN ("+placeholders(len(ids))+")", args...)
+	if err != nil {
+		return nil, fmt.Errorf("read documents: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		m, err := scanMeta(rows)
+		if err != nil {
+			return nil, err
+		}
+		out[m.ID] = m
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return out, s.fillTags(ctx, out)
+}
+
+func (s *Store) fillTags(ctx context.Context, docs map[int64]*DocMeta) error {
+	if len(docs) == 0 {
+		return nil
+	}
+	args := make([]any, 0, len(docs))
+	for id := range docs {
+		args = append(args, id)
+	}
+	rows, err := s.db.QueryContext(ctx, "SELECT doc_id, tag FROM tags WHERE doc_id IN ("+placeholders(len(args))+") ORDER BY tag", args...)
+	if err != nil {
+		return fmt.Errorf("read tags: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var tag string
+		if err := rows.Scan(&id, &tag); err != nil {
+			return err
+		}
+		docs[id].Tags = append(docs[id].Tags, tag)
+	}
+	return rows.Err()
+}
+
+// ErrNotFound is returned when no document matches.
+var ErrNotFound = errors.New("document not found")
+
+// DocByPath finds a document by collection and relative path.
+func (s *Store) DocByPath(ctx context.Context, collection, rel string) (*DocMeta, error) {
+	m, err := scanMeta(s.db.QueryRowContext(ctx, "SELECT "+metaCols+" FROM documents WHERE collection = ? AND rel_path = ?", collection, rel))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("find %s/%s: %w", collection, rel, err)
+	}
+	return m, s.fillTags(ctx, map[int64]*DocMeta{m.ID: m})
+}
+
+// DocByHashPrefix finds a document whose content hash starts with prefix.
+func (s *Store) DocByHashPrefix(ctx context.Context, prefix string) (*DocMeta, error) {
+	m, err := scanMeta(s.db.QueryRowContext(ctx, "SELECT "+metaCols+" FROM documents WHERE hash >= ? AND hash < ? ORDER BY collection, rel_path LIMIT 1", prefix, prefix+"g"))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("find #%s: %w", prefix, err)
+	}
+	return m, s.fillTags(ctx, map[int64]*DocMeta{m.ID: m})
+}
+
+// Content reads a document's normalised text.
+func (s *Store) Content(ctx context.Context, id int64) (string, error) {
+	var c string
+	if err := s.db.QueryRowContext(ctx, "SELECT content FROM contents WHERE doc_id = ?", id).Scan(&c); err != nil {
+		return "", fmt.Errorf("read document %d: %w", id, err)
+	}
+	return c, nil
+}
+
+// List returns documents of a collection (all if empty) whose path starts
+// with prefix, ordered by collection and path.
+func (s *Store) List(ctx context.Context, collection, prefix string, limit, offset int) ([]*DocMeta, error) {
+	q := "SELECT " + metaCols + " FROM documents WHERE 1=1"
+	var args []any
+	if collection != "" {
+		q += " AND collection = ?"
+		args = append(args, collection)
+	}
+	if prefix != "" {
+		q += " AND substr(rel_path, 1, ?) = ?"
+		args = append(args, len(prefix), prefix)
+	}
+	q += " ORDER BY collection, rel_path"
+	if limit > 0 {
+		q += " LIMIT ? OFFSET ?"
+		args = append(args, limit, offset)
+	}
+	rows, err := s.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list documents: %w", err)
+	}
+	defer rows.Close()
+	var out []*DocMeta
+	for rows.Next() {
+		m, err := scanMeta(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+	}
+	return out, rows.Err()
+}
+
+// CollectionStats counts a collection's documents, chunks and embedded
+// chunks (for model).
+type CollectionStats struct {
+	Name     string
+	Docs     int
+	Chunks   int
+	Embedded int
+}
+
+// Stats counts documents, chunks and vectors of model per collection.
+func (s *Store) Stats(ctx context.Context, model string) (map[string]*CollectionStats, error) {
+	out := map[string]*CollectionStats{}
+	rows, err := s.db.QueryContext(ctx, `SELECT d.collection, count(DISTINCT d.id), count(c.id), count(v.chunk_id)
+		FROM documents d LEFT JOIN chunks c ON c.doc_id = d.id LEFT JOIN vectors v ON v.chunk_id = c.id AND v.model = ?
+		GROUP BY d.collection`, model)
+	if err != nil {
+		return nil, fmt.Errorf("index stats: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		st := &CollectionStats{}
+		if err := rows.Scan(&st.Name, &st.Docs, &st.Chunks, &st.Embedded); err != nil {
+			return nil, err
+		}
+		out[st.Name] = st
+	}
+	return out, rows.Err()
+}
+
+func sortHits(h []ChunkHit) {
+	sort.Slice(h, func(i, j int) bool {
+		if h[i].Score != h[j].Score {
+			return h[i].Score > h[j].Score
+		}
+		return h[i].DocID < h[j].DocID
+	})
+}

@@ -1,0 +1,174 @@
+// Package store keeps gno's index in SQLite: documents, their chunks, the
+// FTS5 word and trigram indexes, tags, vectors and the sync generation.
+//
+// The database runs in WAL mode with a busy timeout, so readers never block
+// the single writer and concurrent processes wait rather than fail.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	_ "modernc.org/sqlite" // registers the pure-Go "sqlite" driver
+)
+
+// schemaVersion is bumped whenever the schema changes incompatibly.
+const schemaVersion = 1
+
+// Store is an open index database. It is safe for concurrent use.
+type Store struct {
+	db   *sql.DB
+	path string
+}
+
+const schema = `
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS documents(
+	id INTEGER PRIMARY KEY,
+	collection TEXT NOT NULL,
+	rel_path TEXT NOT NULL,
+	hash TEXT NOT NULL,
+	title TEXT NOT NULL DEFAULT '',
+	lang TEXT NOT NULL DEFAULT '',
+	mime TEXT NOT NULL DEFAULT '',
+	size INTEGER NOT NULL DEFAULT 0,
+	mtime_ns INTEGER NOT NULL DEFAULT 0,
+	line_count INTEGER NOT NULL DEFAULT 0,
+	invalid_bytes INTEGER NOT NULL DEFAULT 0,
+	added_gen INTEGER NOT NULL,
+	changed_gen INTEGER NOT NULL,
+	UNIQUE(collection, rel_path)
+);
+CREATE INDEX IF NOT EXISTS documents_hash ON documents(hash);
+-- Content lives apart so that scans and joins over documents stay small.
+CREATE TABLE IF NOT EXISTS contents(
+	doc_id INTEGER PRIMARY KEY REFERENCES documents(id) ON DELETE CASCADE,
+	content TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS documents_gen ON documents(changed_gen);
+CREATE TABLE IF NOT EXISTS removed(
+	collection TEXT NOT NULL, rel_path TEXT NOT NULL, hash TEXT NOT NULL, gen INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS removed_gen ON removed(gen);
+CREATE TABLE IF NOT EXISTS tags(
+	doc_id INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+	tag TEXT NOT NULL,
+	user INTEGER NOT NULL DEFAULT 0,
+	PRIMARY KEY(doc_id, tag)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS tags_tag ON tags(tag);
+-- A chunk's id is doc_id<<16 | seq, so a search maps FTS rowids to
+-- documents without reading chunk rows.
+CREATE TABLE IF NOT EXISTS chunks(
+	id INTEGER PRIMARY KEY,
+	doc_id INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+	seq INTEGER NOT NULL,
+	title TEXT NOT NULL,
+	headings TEXT NOT NULL,
+	body TEXT NOT NULL,
+	start_line INTEGER NOT NULL, end_line INTEGER NOT NULL,
+	start_byte INTEGER NOT NULL, end_byte INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS chunks_doc ON chunks(doc_id);
+CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(title, headings, body,
+	content='chunks', content_rowid='id', tokenize='porter unicode61 remove_diacritics 2');
+CREATE VIRTUAL TABLE IF NOT EXISTS chunks_tri USING fts5(body, content='', contentless_delete=1, tokenize='trigram');
+CREATE TRIGGER IF NOT EXISTS chunks_ai AFTER INSERT ON chunks BEGIN
+	INSERT INTO chunks_fts(rowid, title, headings, body) VALUES (new.id, new.title, new.headings, new.body);
+END;
+CREATE TRIGGER IF NOT EXISTS chunks_ad AFTER DELETE ON chunks BEGIN
+	INSERT INTO chunks_fts(chunks_fts, rowid, title, headings, body) VALUES ('delete', old.id, old.title, old.headings, old.body);
+	DELETE FROM chunks_tri WHERE rowid = old.id;
+END;
+CREATE TABLE IF NOT EXISTS vectors(
+	chunk_id INTEGER PRIMARY KEY REFERENCES chunks(id) ON DELETE CASCADE,
+	model TEXT NOT NULL,
+	vec BLOB NOT NULL);
+CREATE INDEX IF NOT EXISTS vectors_model ON vectors(model);
+`
+
+// Open opens (creating if needed) the index database at path.
+func Open(ctx context.Context, path string) (*Store, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, fmt.Errorf("create index dir: %w", err)
+	}
+	q := url.Values{}
+	for _, p := range []string{"busy_timeout(15000)", "journal_mode(WAL)", "foreign_keys(1)", "synchronous(NORMAL)", "temp_store(MEMORY)", "cache_size(-32000)"} {
+		q.Add("_pragma", p)
+	}
+	q.Set("_txlock", "immediate")
+	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+	if err != nil {
+		return nil, fmt.Errorf("open index %s: %w", path, err)
+	}
+	db.SetMaxOpenConns(4)
+	db.SetMaxIdleConns(4)
+	s := &Store{db: db, path: path}
+	if err := s.migrate(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open index %s: %w", path, err)
+	}
+	return s, nil
+}
+
+func (s *Store) migrate(ctx context.Context) error {
+	var v int
+	if err := s.db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
+		return err
+	}
+	if v == schemaVersion {
+		return nil
+	}
+	if v > schemaVersion {
+		return fmt.Errorf("index schema %d is newer than this gno (%d): upgrade gno", v, schemaVersion)
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, schema); err != nil {
+		return fmt.Errorf("create schema: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, "PRAGMA user_version = "+strconv.Itoa(schemaVersion)); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// Close closes the database.
+func (s *Store) Close() error { return s.db.Close() }
+
+// Path is the database file.
+func (s *Store) Path() string { return s.path }
+
+// DB exposes the handle for packages that extend the schema's use
+// (vector loading); callers must not change the schema.
+func (s *Store) DB() *sql.DB { return s.db }
+
+// Meta reads a meta value; a missing key gives "".
+func (s *Store) Meta(ctx context.Context, key string) (string, error) {
+	var v string
+	err := s.db.QueryRowContext(ctx, "SELECT value FROM meta WHERE key = ?", key).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	return v, err
+}
+
+// SetMeta writes a meta value.
+func (s *Store) SetMeta(ctx context.Context, key, value string) error {
+	_, err := s.db.ExecContext(ctx, "INSERT INTO meta(key, value) VALUES(?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", key, value)
+	return err
+}
+
+// Generation is the number of the last sync that changed anything.
+func (s *Store) Generation(ctx context.Context) (int64, error) {
+	v, err := s.Meta(ctx, "generation")
+	if err != nil || v == "" {
+		return 0, err
+	}
+	return strconv.ParseInt(v, 10, 64)
+}

@@ -1,0 +1,206 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/gnosearch/gno/retrieval/chunk"
+	"github.com/gnosearch/gno/retrieval/ftsquery"
+)
+
+// DocState is what a sync needs to decide whether a file changed.
+type DocState struct {
+	ID      int64
+	Hash    string
+	Size    int64
+	MtimeNS int64
+}
+
+// DocStates returns the indexed state of every document of a collection,
+// keyed by relative path.
+func (s *Store) DocStates(ctx context.Context, collection string) (map[string]DocState, error) {
+	rows, err := s.db.QueryContext(ctx, "SELECT id, rel_path, hash, size, mtime_ns FROM documents WHERE collection = ?", collection)
+	if err != nil {
+		return nil, fmt.Errorf("read documents of %s: %w", collection, err)
+	}
+	defer rows.Close()
+	out := map[string]DocState{}
+	for rows.Next() {
+		var st DocState
+		var rel string
+		if err := rows.Scan(&st.ID, &rel, &st.Hash, &st.Size, &st.MtimeNS); err != nil {
+			return nil, err
+		}
+		out[rel] = st
+	}
+	return out, rows.Err()
+}
+
+// Document is a converted source file ready to index.
+type Document struct {
+	Collection   string
+	RelPath      string
+	Hash         string // BLAKE3 of the source bytes, hex
+	Title        string
+	Lang         string
+	Mime         string
+	Tags         []string
+	Content      string // normalised text (the Markdown mirror)
+	Size         int64
+	MtimeNS      int64
+	LineCount    int
+	InvalidBytes int
+	Chunks       []chunk.Chunk
+}
+
+// Batch is one write transaction of a sync. Either all of its changes land
+// or none do.
+type Batch struct {
+	tx  *sql.Tx
+	gen int64
+}
+
+// Begin starts a write batch for sync generation gen.
+func (s *Store) Begin(ctx context.Context, gen int64) (*Batch, error) {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, fmt.Errorf("begin write: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, "INSERT INTO meta(key, value) VALUES('generation', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", strconv.FormatInt(gen, 10)); err != nil {
+		tx.Rollback()
+		return nil, fmt.Errorf("begin write: %w", err)
+	}
+	return &Batch{tx: tx, gen: gen}, nil
+}
+
+// Commit makes the batch durable.
+func (b *Batch) Commit() error { return b.tx.Commit() }
+
+// Rollback abandons the batch; safe after Commit.
+func (b *Batch) Rollback() error {
+	err := b.tx.Rollback()
+	if errors.Is(err, sql.ErrTxDone) {
+		return nil
+	}
+	return err
+}
+
+// Put inserts or replaces a document and its chunks.
+func (b *Batch) Put(ctx context.Context, d *Document) error {
+	var id int64
+	err := b.tx.QueryRowContext(ctx, "SELECT id FROM documents WHERE collection = ? AND rel_path = ?", d.Collection, d.RelPath).Scan(&id)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		res, err := b.tx.ExecContext(ctx, `INSERT INTO documents(collection, rel_path, hash, title, lang, mime, size, mtime_ns, line_count, invalid_bytes, added_gen, changed_gen)
+			VALUES(?,?,?,?,?,?,?,?,?,?,?,?)`, d.Collection, d.RelPath, d.Hash, d.Title, d.Lang, d.Mime, d.Size, d.MtimeNS, d.LineCount, d.InvalidBytes, b.gen, b.gen)
+		if err != nil {
+			return fmt.Errorf("index %s/%s: %w", d.Collection, d.RelPath, err)
+		}
+		id, _ = res.LastInsertId()
+		if id >= MaxDocID {
+			return fmt.Errorf("index %s/%s: document id space exhausted; run `gno cleanup`", d.Collection, d.RelPath)
+		}
+	case err != nil:
+		return fmt.Errorf("index %s/%s: %w", d.Collection, d.RelPath, err)
+	default:
+		if _, err := b.tx.ExecContext(ctx, "DELETE FROM chunks WHERE doc_id = ?", id); err != nil {
+			return fmt.Errorf("index %s/%s: %w", d.Collection, d.RelPath, err)
+		}
+		if _, err := b.tx.ExecContext(ctx, "DELETE FROM tags WHERE doc_id = ? AND user = 0", id); err != nil {
+			return fmt.Errorf("index %s/%s: %w", d.Collection, d.RelPath, err)
+		}
+		if _, err := b.tx.ExecContext(ctx, `UPDATE documents SET hash=?, title=?, lang=?, mime=?, size=?, mtime_ns=?, line_count=?, invalid_bytes=?, changed_gen=? WHERE id=?`,
+			d.Hash, d.Title, d.Lang, d.Mime, d.Size, d.MtimeNS, d.LineCount, d.InvalidBytes, b.gen, id); err != nil {
+			return fmt.Errorf("index %s/%s: %w", d.Collection, d.RelPath, err)
+		}
+	}
+	if _, err := b.tx.ExecContext(ctx, "INSERT INTO contents(doc_id, content) VALUES(?, ?) ON CONFLICT(doc_id) DO UPDATE SET content = excluded.content", id, d.Content); err != nil {
+		return fmt.Errorf("index %s/%s: %w", d.Collection, d.RelPath, err)
+	}
+	if len(d.Chunks) > MaxChunks {
+		return fmt.Errorf("index %s/%s: %d chunks, more than %d", d.Collection, d.RelPath, len(d.Chunks), MaxChunks)
+	}
+	for _, t := range d.Tags {
+		if _, err := b.tx.ExecContext(ctx, "INSERT OR IGNORE INTO tags(doc_id, tag) VALUES(?, ?)", id, t); err != nil {
+			return fmt.Errorf("index tags of %s/%s: %w", d.Collection, d.RelPath, err)
+		}
+	}
+	for i, c := range d.Chunks {
+		cid := ChunkID(id, i)
+		_, err := b.tx.ExecContext(ctx, `INSERT INTO chunks(id, doc_id, seq, title, headings, body, start_line, end_line, start_byte, end_byte) VALUES(?,?,?,?,?,?,?,?,?,?)`,
+			cid, id, i, d.Title, strings.Join(c.Headings, " > "), c.Text, c.StartLine, c.EndLine, c.StartByte, c.EndByte)
+		if err != nil {
+			return fmt.Errorf("index chunk %d of %s/%s: %w", i, d.Collection, d.RelPath, err)
+		}
+		if ftsquery.HasCJK(c.Text) || ftsquery.HasCJK(d.Title) {
+			if _, err := b.tx.ExecContext(ctx, "INSERT INTO chunks_tri(rowid, body) VALUES(?, ?)", cid, d.Title+"\n"+c.Text); err != nil {
+				return fmt.Errorf("index chunk %d of %s/%s: %w", i, d.Collection, d.RelPath, err)
+			}
+		}
+	}
+	return nil
+}
+
+// MaxChunks bounds the chunks of one document: chunk ids keep the
+// sequence number in their low 16 bits.
+const MaxChunks = 1<<16 - 1
+
+// MaxDocID bounds document ids so chunk ids fit in 63 bits.
+const MaxDocID = 1 << 46
+
+// ChunkID is the id of chunk seq of document doc.
+func ChunkID(doc int64, seq int) int64 { return doc<<16 | int64(seq) }
+
+// DocOfChunk is the document of a chunk id.
+func DocOfChunk(chunk int64) int64 { return chunk >> 16 }
+
+// Touch records a new size and mtime for a document whose content is
+// unchanged, so the next sync can skip reading it.
+func (b *Batch) Touch(ctx context.Context, id, size, mtimeNS int64) error {
+	_, err := b.tx.ExecContext(ctx, "UPDATE documents SET size = ?, mtime_ns = ? WHERE id = ?", size, mtimeNS, id)
+	return err
+}
+
+// Remove deletes a document, recording it in the change feed.
+func (b *Batch) Remove(ctx context.Context, id int64) error {
+	if _, err := b.tx.ExecContext(ctx, "INSERT INTO removed(collection, rel_path, hash, gen) SELECT collection, rel_path, hash, ? FROM documents WHERE id = ?", b.gen, id); err != nil {
+		return fmt.Errorf("remove document %d: %w", id, err)
+	}
+	if _, err := b.tx.ExecContext(ctx, "DELETE FROM documents WHERE id = ?", id); err != nil {
+		return fmt.Errorf("remove document %d: %w", id, err)
+	}
+	return nil
+}
+
+// Cleanup deletes documents of collections not in keep, optimises the FTS
+// indexes and vacuums. It returns the number of documents dropped.
+func (s *Store) Cleanup(ctx context.Context, keep []string) (int, error) {
+	q := "DELETE FROM documents"
+	args := make([]any, len(keep))
+	for i, k := range keep {
+		args[i] = k
+	}
+	if len(keep) > 0 {
+		q += " WHERE collection NOT IN (" + placeholders(len(keep)) + ")"
+	}
+	res, err := s.db.ExecContext(ctx, q, args...)
+	if err != nil {
+		return 0, fmt.Errorf("drop orphans: %w", err)
+	}
+	n, _ := res.RowsAffected()
+	for _, stmt := range []string{
+		"DELETE FROM vectors WHERE chunk_id NOT IN (SELECT id FROM chunks)",
+		"INSERT INTO chunks_fts(chunks_fts) VALUES('optimize')",
+		"INSERT INTO chunks_tri(chunks_tri) VALUES('optimize')",
+		"VACUUM",
+	} {
+		if _, err := s.db.ExecContext(ctx, stmt); err != nil {
+			return int(n), fmt.Errorf("cleanup (%s): %w", stmt, err)
+		}
+	}
+	return int(n), nil
+}

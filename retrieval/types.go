@@ -1,0 +1,193 @@
+package retrieval
+
+// The types below are gno's output contract: their JSON is the
+// structuredContent of the MCP tools and the --json output of the CLI.
+
+// Source describes the file a document came from.
+type Source struct {
+	AbsPath    string `json:"absPath"`
+	RelPath    string `json:"relPath"`
+	Mime       string `json:"mime"`
+	Ext        string `json:"ext"`
+	ModifiedAt string `json:"modifiedAt,omitempty"`
+	SizeBytes  int64  `json:"sizeBytes,omitempty"`
+}
+
+// LineRange is an inclusive, 1-based range of lines.
+type LineRange struct {
+	Start int `json:"start"`
+	End   int `json:"end"`
+}
+
+// Result is one search hit: a document and its best chunk.
+type Result struct {
+	DocID      string    `json:"docid"`
+	Score      float64   `json:"score"`
+	URI        string    `json:"uri"`
+	Title      string    `json:"title,omitempty"`
+	Collection string    `json:"collection"`
+	Snippet    string    `json:"snippet"`
+	Lines      LineRange `json:"lines"`
+	Headings   string    `json:"headings,omitempty"`
+	Source     Source    `json:"source"`
+	Tags       []string  `json:"tags,omitempty"`
+	Lang       string    `json:"lang,omitempty"`
+	// Context holds the human-written contexts of the document's
+	// collection and path.
+	Context []string `json:"context,omitempty"`
+	// Content is the whole document, with --full.
+	Content string   `json:"content,omitempty"`
+	Explain *Explain `json:"explain,omitempty"`
+}
+
+// Explain shows how a result's score was made (--explain).
+type Explain struct {
+	BM25Rank    int     `json:"bm25Rank,omitempty"`
+	BM25Score   float64 `json:"bm25Score,omitempty"`
+	VectorRank  int     `json:"vectorRank,omitempty"`
+	VectorScore float64 `json:"vectorScore,omitempty"`
+	FusionRank  int     `json:"fusionRank,omitempty"`
+	FusionScore float64 `json:"fusionScore,omitempty"`
+	RerankScore float64 `json:"rerankScore,omitempty"`
+	FinalScore  float64 `json:"finalScore"`
+}
+
+// Meta describes how a search ran.
+type Meta struct {
+	Query string `json:"query"`
+	// Mode is bm25, vector, hybrid or bm25_only.
+	Mode         string `json:"mode"`
+	Expanded     bool   `json:"expanded"`
+	Reranked     bool   `json:"reranked"`
+	VectorsUsed  bool   `json:"vectorsUsed"`
+	TotalResults int    `json:"totalResults"`
+	// Notes say what degraded or was cut, and why.
+	Notes []string `json:"notes,omitempty"`
+	// Timings are per-stage milliseconds (--explain).
+	Timings map[string]float64 `json:"timings,omitempty"`
+	// RerankModel names the reranker used, and whether it is a test model.
+	RerankModel string `json:"rerankModel,omitempty"`
+	Expansion   any    `json:"expansion,omitempty"`
+}
+
+// SearchResults is the answer of search, vsearch and query.
+type SearchResults struct {
+	Results []Result `json:"results"`
+	Meta    Meta     `json:"meta"`
+}
+
+// SearchRequest is a search of any mode.
+type SearchRequest struct {
+	Query      string
+	Collection string
+	Limit      int
+	MinScore   float64
+	Lang       string
+	TagsAny    []string
+	TagsAll    []string
+	// Full returns each document's whole content.
+	Full    bool
+	Explain bool
+}
+
+// QueryRequest is a hybrid query.
+type QueryRequest struct {
+	SearchRequest
+	Fast     bool
+	Thorough bool
+	// Rerank nil means the mode's default.
+	Rerank *bool
+	Expand bool
+	// Candidates is how many fused documents are reranked (default 30).
+	Candidates int
+}
+
+// Document is a whole document as returned by get.
+type Document struct {
+	DocID         string    `json:"docid"`
+	URI           string    `json:"uri"`
+	Title         string    `json:"title"`
+	Collection    string    `json:"collection"`
+	Content       string    `json:"content"`
+	TotalLines    int       `json:"totalLines"`
+	ReturnedLines LineRange `json:"returnedLines"`
+	Truncated     bool      `json:"truncated,omitempty"`
+	Source        Source    `json:"source"`
+	Tags          []string  `json:"tags,omitempty"`
+	Lang          string    `json:"lang,omitempty"`
+	Context       []string  `json:"context,omitempty"`
+	// Generation is the sync generation that last changed the document.
+	Generation int64 `json:"generation"`
+}
+
+// GetRequest reads one document.
+type GetRequest struct {
+	Ref       string
+	FromLine  int
+	LineCount int
+}
+
+// MultiGetRequest reads several documents by refs or a glob.
+type MultiGetRequest struct {
+	Refs     []string
+	Pattern  string
+	MaxBytes int
+}
+
+// Skipped is a document multi-get did not return, and why.
+type Skipped struct {
+	Ref    string `json:"ref"`
+	Reason string `json:"reason"`
+}
+
+// MultiGetMeta counts a multi-get.
+type MultiGetMeta struct {
+	Requested int `json:"requested"`
+	Returned  int `json:"returned"`
+	Skipped   int `json:"skipped"`
+}
+
+// MultiGetResult is the answer of multi-get.
+type MultiGetResult struct {
+	Documents []Document   `json:"documents"`
+	Skipped   []Skipped    `json:"skipped"`
+	Meta      MultiGetMeta `json:"meta"`
+}
+
+// CollectionStatus is one collection in status.
+type CollectionStatus struct {
+	Name          string `json:"name"`
+	Path          string `json:"path"`
+	DocumentCount int    `json:"documentCount"`
+	ChunkCount    int    `json:"chunkCount"`
+	EmbeddedCount int    `json:"embeddedCount"`
+	Available     bool   `json:"available"`
+}
+
+// Status is the health of the index.
+type Status struct {
+	IndexName        string             `json:"indexName"`
+	ConfigPath       string             `json:"configPath"`
+	DBPath           string             `json:"dbPath"`
+	Collections      []CollectionStatus `json:"collections"`
+	TotalDocuments   int                `json:"totalDocuments"`
+	TotalChunks      int                `json:"totalChunks"`
+	EmbeddingBacklog int                `json:"embeddingBacklog"`
+	Generation       int64              `json:"generation"`
+	EmbedModel       string             `json:"embedModel,omitempty"`
+	RerankModel      string             `json:"rerankModel,omitempty"`
+	Healthy          bool               `json:"healthy"`
+	Issues           []string           `json:"issues,omitempty"`
+}
+
+// Entry is one document in a listing.
+type Entry struct {
+	DocID      string   `json:"docid"`
+	URI        string   `json:"uri"`
+	Title      string   `json:"title"`
+	Collection string   `json:"collection"`
+	RelPath    string   `json:"relPath"`
+	SizeBytes  int64    `json:"sizeBytes"`
+	ModifiedAt string   `json:"modifiedAt"`
+	Tags       []string `json:"tags,omitempty"`
+}
