@@ -23,7 +23,9 @@ GNO_MODELS_DIR ?= $(or $(if $(GNO_HOME),$(GNO_HOME)/models),$(if $(XDG_CACHE_HOM
 export GNO_MODELS_DIR
 
 MIRROR_DIR      := .cache/model-mirror
-# Until `gno models pull` exists this small program does the same.
+# Downloads and imports go through the CLI; the small helper program only
+# answers "installed?" and "which mirror artifacts?" from the registry.
+GNO_CLI         ?= go run ./cmd/gno
 GNO_MODELS_PULL ?= go run ./models/tools/pull
 # Every embedder in the registry, then the test cross-encoder (built from
 # all-minilm-l6-v2-q, so it comes after it).
@@ -61,7 +63,7 @@ models: setup
 	@set -e; for m in $(MODELS) $(TEST_RERANKER); do \
 	  if $(GNO_MODELS_PULL) -check $$m 2>/dev/null; then echo "models: $$m installed"; continue; fi; \
 	  rm -f $(MIRROR_DIR).err; \
-	  if [ "$$m" != "$(TEST_RERANKER)" ] && $(GNO_MODELS_PULL) $$m 2>$(MIRROR_DIR).err; then continue; fi; \
+	  if [ "$$m" != "$(TEST_RERANKER)" ] && $(GNO_CLI) models pull $$m 2>$(MIRROR_DIR).err; then continue; fi; \
 	  if [ -s $(MIRROR_DIR).err ]; then echo "models: $$m: primary source failed: $$(tail -c 300 $(MIRROR_DIR).err)"; fi; \
 	  rm -rf $(MIRROR_DIR)/files; mkdir -p $(MIRROR_DIR)/files $(MIRROR_DIR)/dl; \
 	  $(GNO_MODELS_PULL) -mirrors $$m | while read kind artifact rest; do \
@@ -75,7 +77,7 @@ models: setup
 	    build) $(MAKE) -f models.mk --no-print-directory $(MIRROR_DIR)/files/$$m.onnx;; \
 	    esac; \
 	  done; \
-	  $(GNO_MODELS_PULL) -from $(MIRROR_DIR)/files $$m; \
+	  $(GNO_CLI) models pull $$m --from $(MIRROR_DIR)/files; \
 	done; rm -rf $(MIRROR_DIR)/files $(MIRROR_DIR).err
 
 $(VENV)/bin/python:

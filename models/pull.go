@@ -414,4 +414,3 @@ func (c Cache) copyVerified(src string, m Model, f File) (string, error) {
 	}
 	return sum, nil
 }
-

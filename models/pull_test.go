@@ -366,3 +366,21 @@ func TestBuiltinRegistry(t *testing.T) {
 		t.Error("invalid model accepted")
 	}
 }
+
+func TestAddConfigModels(t *testing.T) {
+	r := Builtin()
+	err := r.AddConfig([]map[string]any{{
+		"name": "my-embedder", "role": "embed", "dims": 768, "max_tokens": 512, "pooling": "mean",
+		"files": []any{map[string]any{"name": "model.onnx", "url": "https://example.org/m.onnx"}, map[string]any{"name": "tokenizer.json"}},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m, err := r.Lookup("my-embedder"); err != nil || m.Dims != 768 {
+		t.Fatalf("%+v %v", m, err)
+	}
+	err = r.AddConfig([]map[string]any{{"name": "x", "role": "embed", "dimz": 3}})
+	if err == nil || !strings.Contains(err.Error(), "dimz") {
+		t.Errorf("unknown key should be reported: %v", err)
+	}
+}

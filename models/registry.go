@@ -234,3 +234,24 @@ func (r *Registry) All() []Model {
 // DefaultEmbedder is the embedding model gno uses when config names none;
 // MODELS.md says why it was chosen.
 const DefaultEmbedder = "bge-small-en-v1.5-q"
+
+// AddConfig adds user model entries from gno's config (YAML maps with the
+// same keys as registry.json), so users can run models gno does not ship.
+func (r *Registry) AddConfig(entries []map[string]any) error {
+	for i, e := range entries {
+		b, err := json.Marshal(e)
+		if err != nil {
+			return fmt.Errorf("config model %d: %w", i+1, err)
+		}
+		var m Model
+		dec := json.NewDecoder(strings.NewReader(string(b)))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&m); err != nil {
+			return fmt.Errorf("config model %d: %w", i+1, err)
+		}
+		if err := r.Add(m); err != nil {
+			return fmt.Errorf("config model %d: %w", i+1, err)
+		}
+	}
+	return nil
+}

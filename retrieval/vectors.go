@@ -2,23 +2,161 @@ package retrieval
 
 import (
 	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
 
+	"github.com/gnosearch/gno/inference"
+	"github.com/gnosearch/gno/inference/ollama"
+	"github.com/gnosearch/gno/inference/onnx"
+	"github.com/gnosearch/gno/inference/openai"
+	"github.com/gnosearch/gno/models"
 	"github.com/gnosearch/gno/retrieval/gnoerr"
+	"github.com/gnosearch/gno/retrieval/store"
 )
 
-// vectorState holds the lazily loaded embedder and vector graph.
-type vectorState struct{}
+// vectorState holds the lazily opened models and the in-memory vectors.
+// Nothing here is touched before a request needs it, so start-up stays fast.
+type vectorState struct {
+	mu       sync.Mutex
+	emb      inference.Embedder
+	embErr   error
+	rr       inference.Reranker
+	rrErr    error
+	rrOpened bool
+	exp      inference.Expander
+	index    *flatIndex
+}
 
-func (v *vectorState) close() {}
+func (v *vectorState) close() {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.emb != nil {
+		v.emb.Close()
+		v.emb = nil
+	}
+	if v.rr != nil {
+		v.rr.Close()
+		v.rr = nil
+	}
+}
 
-// embedModelName is the configured embedding model, "" if none.
-func (e *Engine) embedModelName() string { return e.Config().Models.Embed }
+// embedModelName is the configured embedding model, or the default.
+func (e *Engine) embedModelName() string {
+	if m := e.Config().Models.Embed; m != "" {
+		return m
+	}
+	return models.DefaultEmbedder
+}
+
+func (e *Engine) onnxEnv() onnx.Env {
+	m := e.Config().Models
+	return onnx.Env{ModelsDir: e.Paths.ModelsDir, ORTLib: m.ORTLib, Threads: m.Threads}
+}
+
+// embedder opens the embedding model once; a failure is remembered so a
+// broken model costs one attempt per process, not one per query.
+func (e *Engine) embedder(ctx context.Context) (inference.Embedder, error) {
+	v := &e.vec
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.emb != nil || v.embErr != nil {
+		return v.emb, v.embErr
+	}
+	emb, err := e.openEmbedder(ctx)
+	if err != nil {
+		v.embErr = gnoerr.Wrap(gnoerr.Unavailable, err, "embedding model %s unavailable", e.embedModelName())
+		return nil, v.embErr
+	}
+	v.emb = emb
+	return emb, nil
+}
+
+// openEmbedder opens the in-process ONNX model, or a remote backend when
+// the config names one.
+func (e *Engine) openEmbedder(ctx context.Context) (inference.Embedder, error) {
+	b := e.Config().Models.EmbedBackend
+	switch b.Kind {
+	case "":
+		return onnx.OpenInstalledEmbedder(ctx, e.onnxEnv(), e.embedModelName())
+	case "ollama":
+		return ollama.NewEmbedder(ollama.EmbedderConfig{URL: b.URL, Model: b.Model})
+	case "openai":
+		return openai.NewEmbedder(openai.EmbedderConfig{Config: openai.Config{BaseURL: b.URL, APIKey: b.APIKey, Model: b.Model}})
+	}
+	return nil, fmt.Errorf("unknown embed backend %q (ollama, openai, or empty for ONNX)", b.Kind)
+}
+
+// reranker opens the configured cross-encoder once. With none configured
+// it returns nil, nil. A test model is never used on a user's results.
+func (e *Engine) reranker(ctx context.Context) (inference.Reranker, error) {
+	v := &e.vec
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.rrOpened {
+		return v.rr, v.rrErr
+	}
+	v.rrOpened = true
+	cfg := e.Config().Models
+	if cfg.Rerank == "" && cfg.RerankBackend.Kind == "" {
+		return nil, nil
+	}
+	var rr inference.Reranker
+	var err error
+	switch b := cfg.RerankBackend; b.Kind {
+	case "":
+		rr, err = onnx.OpenInstalledReranker(ctx, e.onnxEnv(), cfg.Rerank, cfg.RerankMaxTokens)
+	case "openai":
+		rr, err = openai.NewReranker(openai.RerankerConfig{Config: openai.Config{BaseURL: b.URL, APIKey: b.APIKey, Model: b.Model}})
+	default:
+		err = fmt.Errorf("unknown rerank backend %q (openai, or empty for ONNX)", b.Kind)
+	}
+	if err != nil {
+		v.rrErr = gnoerr.Wrap(gnoerr.Unavailable, err, "reranker %s unavailable", cfg.Rerank)
+		return nil, v.rrErr
+	}
+	if rr.IsTestModel() {
+		rr.Close()
+		v.rrErr = gnoerr.New(gnoerr.Unavailable, "reranker %s is an untrained test model; it never ranks user results", cfg.Rerank)
+		return nil, v.rrErr
+	}
+	v.rr = rr
+	return rr, nil
+}
 
 // modelIssues lists problems with the configured models for status.
-func (e *Engine) modelIssues() []string { return nil }
+func (e *Engine) modelIssues() []string {
+	var out []string
+	c := models.Cache{Dir: e.Paths.ModelsDir}
+	if _, err := c.Installed(e.embedModelName()); err != nil {
+		out = append(out, fmt.Sprintf("embedding model %s not installed (vector search off): run `gno models pull %s`", e.embedModelName(), e.embedModelName()))
+	}
+	if r := e.Config().Models.Rerank; r != "" {
+		if m, err := c.Installed(r); err != nil {
+			out = append(out, fmt.Sprintf("reranker %s not installed: run `gno models pull %s`", r, r))
+		} else if m.Test {
+			out = append(out, fmt.Sprintf("reranker %s is an untrained test model: results are not reranked", r))
+		}
+	} else {
+		out = append(out, "no reranker configured: default mode answers with reranked=false")
+	}
+	return out
+}
 
-// syncVectors brings the vector graph in line with the store after a sync.
-func (e *Engine) syncVectors(ctx context.Context) error { return nil }
+// syncVectors drops the in-memory vectors after a sync so the next search
+// reloads them; embedding new chunks is `gno embed`'s job.
+func (e *Engine) syncVectors(ctx context.Context) error {
+	e.vec.mu.Lock()
+	e.vec.index = nil
+	e.vec.mu.Unlock()
+	return nil
+}
 
 // EmbedOptions tune Embed.
 type EmbedOptions struct {
@@ -37,7 +175,311 @@ type EmbedResult struct {
 	ChunksPerSec float64 `json:"chunksPerSec"`
 }
 
-// Embed computes vectors for chunks that lack them.
+// embedBatch is how many chunks one forward pass and one transaction hold;
+// a killed run loses at most one batch.
+const embedBatch = 32
+
+type pending struct {
+	id   int64
+	text string
+}
+
+// Embed computes vectors for chunks that lack one for the active model.
+// It is resumable: every batch is committed as it completes.
 func (e *Engine) Embed(ctx context.Context, opt EmbedOptions) (*EmbedResult, error) {
-	return nil, gnoerr.New(gnoerr.Unavailable, "no embedding model installed: run `make models` or `gno models pull`")
+	start := time.Now()
+	emb, err := e.embedder(ctx)
+	if err != nil {
+		return nil, err
+	}
+	lock, err := store.LockWriter(ctx, e.Paths.IndexDir, time.Minute)
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Unlock()
+	st, err := e.store(ctx)
+	if err != nil {
+		return nil, err
+	}
+	model := emb.ModelID()
+	db := st.DB()
+	// Vectors of another model are stale: drop them.
+	if opt.Force {
+		_, err = db.ExecContext(ctx, "DELETE FROM vectors")
+	} else {
+		_, err = db.ExecContext(ctx, "DELETE FROM vectors WHERE model != ?", model)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("clear stale vectors: %w", err)
+	}
+	q := `SELECT c.id, c.title, c.headings, c.body FROM chunks c JOIN documents d ON d.id = c.doc_id
+		WHERE NOT EXISTS (SELECT 1 FROM vectors v WHERE v.chunk_id = c.id)`
+	var args []any
+	if opt.Collection != "" {
+		name := strings.ToLower(opt.Collection)
+		if _, ok := e.Config().Collection(name); !ok {
+			return nil, gnoerr.New(gnoerr.NotFound, "collection %q not found", opt.Collection)
+		}
+		q += " AND d.collection = ?"
+		args = append(args, name)
+	}
+	rows, err := db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("find chunks to embed: %w", err)
+	}
+	var todo []pending
+	for rows.Next() {
+		var p pending
+		var title, headings, body string
+		if err := rows.Scan(&p.id, &title, &headings, &body); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		p.text = embedText(title, headings, body)
+		todo = append(todo, p)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	// Similar lengths together waste no padding.
+	sort.SliceStable(todo, func(i, j int) bool { return len(todo[i].text) < len(todo[j].text) })
+	res := &EmbedResult{Model: model}
+	for i := 0; i < len(todo); i += embedBatch {
+		batch := todo[i:min(i+embedBatch, len(todo))]
+		texts := make([]string, len(batch))
+		for j, p := range batch {
+			texts[j] = p.text
+		}
+		vecs, err := emb.Embed(ctx, texts, inference.Document)
+		if err != nil {
+			return res, fmt.Errorf("embed: %w", err)
+		}
+		if err := putVectors(ctx, st, model, batch, vecs); err != nil {
+			return res, err
+		}
+		res.Embedded += len(batch)
+		if opt.Progress != nil {
+			opt.Progress(res.Embedded, len(todo))
+		}
+	}
+	if err := st.SetMeta(ctx, "embed_model", model); err != nil {
+		return res, err
+	}
+	if err := st.SetMeta(ctx, "embed_dim", strconv.Itoa(emb.Dim())); err != nil {
+		return res, err
+	}
+	db.QueryRowContext(ctx, "SELECT count(*) FROM vectors WHERE model = ?", model).Scan(&res.Total)
+	d := time.Since(start)
+	res.DurationMS = ms(d)
+	if res.Embedded > 0 {
+		res.ChunksPerSec = float64(res.Embedded) / d.Seconds()
+	}
+	e.syncVectors(ctx)
+	return res, nil
+}
+
+// embedText is what the embedder sees for a chunk: the document title and
+// heading path give a passage its topic when the body alone does not.
+func embedText(title, headings, body string) string {
+	var b strings.Builder
+	if title != "" && !strings.Contains(body[:min(len(body), len(title)+8)], title) {
+		b.WriteString(title)
+		b.WriteString("\n")
+	}
+	if headings != "" && headings != title {
+		b.WriteString(headings)
+		b.WriteString("\n")
+	}
+	b.WriteString(body)
+	return b.String()
+}
+
+func putVectors(ctx context.Context, st *store.Store, model string, batch []pending, vecs [][]float32) error {
+	if len(vecs) != len(batch) {
+		return fmt.Errorf("embedder returned %d vectors for %d texts", len(vecs), len(batch))
+	}
+	tx, err := st.DB().BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("store vectors: %w", err)
+	}
+	defer tx.Rollback()
+	for i, p := range batch {
+		if _, err := tx.ExecContext(ctx, "INSERT OR REPLACE INTO vectors(chunk_id, model, vec) SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM chunks WHERE id = ?)",
+			p.id, model, encodeVec(vecs[i]), p.id); err != nil {
+			return fmt.Errorf("store vectors: %w", err)
+		}
+	}
+	return tx.Commit()
+}
+
+func encodeVec(v []float32) []byte {
+	b := make([]byte, 4*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
+	}
+	return b
+}
+
+// flatIndex is an exact cosine index over unit vectors: at the tens of
+// thousands of chunks of a personal corpus a scan takes a few
+// milliseconds and has perfect recall.
+type flatIndex struct {
+	dim  int
+	ids  []int64
+	data []float32
+}
+
+func (e *Engine) vectors(ctx context.Context, model string) (*flatIndex, error) {
+	v := &e.vec
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.index != nil {
+		return v.index, nil
+	}
+	st, err := e.store(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := st.DB().QueryContext(ctx, "SELECT chunk_id, vec FROM vectors WHERE model = ?", model)
+	if err != nil {
+		return nil, fmt.Errorf("load vectors: %w", err)
+	}
+	defer rows.Close()
+	ix := &flatIndex{}
+	for rows.Next() {
+		var id int64
+		var b []byte
+		if err := rows.Scan(&id, &b); err != nil {
+			return nil, err
+		}
+		if ix.dim == 0 {
+			ix.dim = len(b) / 4
+		}
+		if len(b) != 4*ix.dim {
+			continue
+		}
+		ix.ids = append(ix.ids, id)
+		for i := 0; i < len(b); i += 4 {
+			ix.data = append(ix.data, math.Float32frombits(binary.LittleEndian.Uint32(b[i:])))
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	v.index = ix
+	return ix, nil
+}
+
+// search returns the best chunk of each of the top k documents by cosine
+// similarity, among chunks whose document passes allow (nil: all).
+func (ix *flatIndex) search(q []float32, k int, allow func(doc int64) bool) []hit {
+	if len(q) != ix.dim || ix.dim == 0 {
+		return nil
+	}
+	best := map[int64]hit{}
+	for i, id := range ix.ids {
+		doc := store.DocOfChunk(id)
+		if allow != nil && !allow(doc) {
+			continue
+		}
+		row := ix.data[i*ix.dim : (i+1)*ix.dim]
+		var s float32
+		for j, x := range row {
+			s += x * q[j]
+		}
+		if h, ok := best[doc]; !ok || float64(s) > h.Score {
+			best[doc] = hit{DocID: doc, ChunkID: id, Score: float64(s)}
+		}
+	}
+	out := make([]hit, 0, len(best))
+	for _, h := range best {
+		out = append(out, h)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Score != out[j].Score {
+			return out[i].Score > out[j].Score
+		}
+		return out[i].DocID < out[j].DocID
+	})
+	if len(out) > k {
+		out = out[:k]
+	}
+	return out
+}
+
+// errNoVectors is returned when the index has no vectors for the model.
+var errNoVectors = gnoerr.New(gnoerr.Unavailable, "vectors not available: run `gno index` (or `gno embed`) to build them")
+
+// vectorHits embeds text and returns the top documents by similarity.
+func (e *Engine) vectorHits(ctx context.Context, text string, f store.Filter, k int) ([]hit, error) {
+	emb, err := e.embedder(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ix, err := e.vectors(ctx, emb.ModelID())
+	if err != nil {
+		return nil, err
+	}
+	if len(ix.ids) == 0 {
+		return nil, errNoVectors
+	}
+	vecs, err := emb.Embed(ctx, []string{text}, inference.Query)
+	if err != nil {
+		return nil, fmt.Errorf("embed query: %w", err)
+	}
+	allow, err := e.allowed(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	hits := ix.search(vecs[0], k, allow)
+	for i := range hits {
+		hits[i].Explain = &Explain{VectorRank: i + 1, VectorScore: round4(hits[i].Score)}
+		hits[i].Score = math.Max(0, math.Min(1, hits[i].Score))
+	}
+	return hits, nil
+}
+
+// allowed returns a predicate over document ids for a filter, nil if the
+// filter lets everything through. The filter applies before the top-k.
+func (e *Engine) allowed(ctx context.Context, f store.Filter) (func(int64) bool, error) {
+	if f.Empty() {
+		return nil, nil
+	}
+	st, err := e.store(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ids, err := st.FilterDocs(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	return func(id int64) bool { return ids[id] }, nil
+}
+
+// VSearch runs a vector search: embed the query, scan chunk vectors, best
+// chunk per document.
+func (e *Engine) VSearch(ctx context.Context, req SearchRequest) (*SearchResults, error) {
+	start := time.Now()
+	f, err := e.prepare(&req)
+	if err != nil {
+		return nil, err
+	}
+	hits, err := e.vectorHits(ctx, req.Query, f, req.Limit)
+	if err != nil {
+		if gnoerr.Is(err, gnoerr.Unavailable) && !errors.Is(err, errNoVectors) {
+			return nil, gnoerr.Wrap(gnoerr.Unavailable, err, "vectors not available: install an embedding model (`make models`) and run `gno index`")
+		}
+		return nil, err
+	}
+	res, err := e.results(ctx, hits, parseForSnippet(req.Query), req)
+	if err != nil {
+		return nil, err
+	}
+	res.Meta.Mode = "vector"
+	res.Meta.VectorsUsed = true
+	if req.Explain {
+		res.Meta.Timings = map[string]float64{"total": ms(time.Since(start))}
+	}
+	return res, nil
 }

@@ -140,21 +140,19 @@ type Gno struct {
 	env     []string
 }
 
-// New prepares an empty GNO_HOME under home. When modelsDir is set, the
-// home's model cache links to it, so an isolated index still finds models
+// New prepares an empty GNO_HOME under home. When modelsDir is set, it is
+// passed as GNO_MODELS_DIR, so an isolated index still finds the models
 // pulled once on the machine.
 func New(bin, home, modelsDir string) (*Gno, error) {
-	if err := os.MkdirAll(filepath.Join(home, "cache"), 0o755); err != nil {
+	if err := os.MkdirAll(home, 0o755); err != nil {
 		return nil, fmt.Errorf("prepare GNO_HOME: %w", err)
 	}
-	if modelsDir != "" {
-		if err := os.Symlink(modelsDir, filepath.Join(home, "cache", "models")); err != nil && !os.IsExist(err) {
-			return nil, fmt.Errorf("link models into GNO_HOME: %w", err)
-		}
-	}
 	env := []string{"GNO_HOME=" + home}
+	if modelsDir != "" {
+		env = append(env, "GNO_MODELS_DIR="+modelsDir)
+	}
 	for _, kv := range os.Environ() {
-		if strings.HasPrefix(kv, "GNO_HOME=") {
+		if strings.HasPrefix(kv, "GNO_HOME=") || (modelsDir != "" && strings.HasPrefix(kv, "GNO_MODELS_DIR=")) {
 			continue
 		}
 		env = append(env, kv)

@@ -74,23 +74,27 @@ func TestFindCount(t *testing.T) {
 
 func TestNewHome(t *testing.T) {
 	t.Setenv("GNO_HOME", "/somewhere/else")
-	models := t.TempDir()
+	t.Setenv("GNO_MODELS_DIR", "/inherited/models")
+	modelsDir := t.TempDir()
 	home := filepath.Join(t.TempDir(), "home")
-	g, err := New("/bin/true", home, models)
+	g, err := New("/bin/true", home, modelsDir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if target, err := os.Readlink(filepath.Join(home, "cache", "models")); err != nil || target != models {
-		t.Fatalf("models link = %q, %v", target, err)
-	}
-	var homes []string
+	var homes, models []string
 	for _, kv := range g.Env() {
 		if strings.HasPrefix(kv, "GNO_HOME=") {
 			homes = append(homes, kv)
 		}
+		if strings.HasPrefix(kv, "GNO_MODELS_DIR=") {
+			models = append(models, kv)
+		}
 	}
 	if len(homes) != 1 || homes[0] != "GNO_HOME="+home {
 		t.Fatalf("GNO_HOME entries = %v", homes)
+	}
+	if len(models) != 1 || models[0] != "GNO_MODELS_DIR="+modelsDir {
+		t.Fatalf("GNO_MODELS_DIR entries = %v", models)
 	}
 	if err := os.MkdirAll(filepath.Join(home, "data", "default"), 0o755); err != nil {
 		t.Fatal(err)

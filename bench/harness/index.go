@@ -86,7 +86,7 @@ func (h *harness) embed(ctx context.Context, name string, g *gnocli.Gno, ix *rep
 	ix.EmbedMS = msOf(res.Wall)
 	ix.EmbedRSS = res.MaxRSS
 	if st, err := g.Status(ctx); err == nil {
-		for _, key := range []string{"embedded", "vectors", "chunks"} {
+		for _, key := range []string{"embeddedcount", "embedded", "vectors", "totalchunks", "chunks"} {
 			if n, ok := gnocli.FindCount(st, key); ok && n > 0 {
 				ix.Chunks = n
 				break

@@ -69,7 +69,7 @@ func (h *harness) mode(ctx context.Context, name string, mr *report.Mode, g *gno
 
 func (h *harness) cliLatency(ctx context.Context, mr *report.Mode, g *gnocli.Gno, m gnocli.Mode, lat []query) {
 	deadline := time.Now().Add(h.cfg.PassBudget)
-	var walls []time.Duration
+	var walls, cpus []time.Duration
 	for i, q := range lat {
 		if ctx.Err() != nil {
 			break
@@ -88,6 +88,7 @@ func (h *harness) cliLatency(ctx context.Context, mr *report.Mode, g *gnocli.Gno
 			mr.CLIColdMS = msOf(res.Wall)
 		}
 		walls = append(walls, res.Wall)
+		cpus = append(cpus, res.CPU)
 		mr.CLIRSS = max(mr.CLIRSS, res.MaxRSS)
 		if time.Now().After(deadline) {
 			break
@@ -96,7 +97,9 @@ func (h *harness) cliLatency(ctx context.Context, mr *report.Mode, g *gnocli.Gno
 	if len(walls) > 0 {
 		s := latency.Summarize(walls)
 		mr.CLI = &s
-		h.logf("  CLI p50 %.1f ms p95 %.1f ms (n=%d, errors %d)", s.P50, s.P95, s.N, mr.CLIErrors)
+		c := latency.Summarize(cpus)
+		mr.CLICPU = &c
+		h.logf("  CLI p50 %.1f ms p95 %.1f ms, CPU p50 %.1f ms (n=%d, errors %d)", s.P50, s.P95, c.P50, s.N, mr.CLIErrors)
 	}
 }
 

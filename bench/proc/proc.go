@@ -35,7 +35,10 @@ type Result struct {
 	Wall           time.Duration
 	// MaxRSS is the peak resident set size in bytes (0 where the OS does
 	// not report it).
-	MaxRSS   int64
+	MaxRSS int64
+	// CPU is user plus system time: unlike Wall, it barely moves when other
+	// work shares the machine, so it is the figure to compare on a busy box.
+	CPU      time.Duration
 	ExitCode int
 }
 
@@ -62,6 +65,7 @@ func Run(ctx context.Context, c Cmd) (Result, error) {
 	if cmd.ProcessState != nil {
 		res.ExitCode = cmd.ProcessState.ExitCode()
 		res.MaxRSS = MaxRSS(cmd.ProcessState)
+		res.CPU = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 	}
 	if err != nil {
 		name := commandName(c)

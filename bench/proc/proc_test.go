@@ -16,7 +16,7 @@ func TestRun(t *testing.T) {
 	if string(res.Stdout) != "out\n" || string(res.Stderr) != "err\n" || res.ExitCode != 0 {
 		t.Fatalf("result = %+v", res)
 	}
-	if res.Wall <= 0 || res.MaxRSS <= 0 {
+	if res.Wall <= 0 || res.MaxRSS <= 0 || res.CPU < 0 {
 		t.Fatalf("wall %v, max RSS %d: not measured", res.Wall, res.MaxRSS)
 	}
 

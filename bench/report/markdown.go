@@ -59,6 +59,7 @@ func Markdown(r *Run) string {
 	fmt.Fprintf(&b, "\n## %s run, %s, commit %s\n\n", kind, r.Date.UTC().Format("2006-01-02 15:04 MST"), r.Commit)
 	fmt.Fprintf(&b, "- command: `%s`\n", r.Command)
 	fmt.Fprintf(&b, "- machine: %s, %d cores, %.0f GiB RAM, %s, %s\n", r.Machine.CPU, r.Machine.Cores, float64(r.Machine.RAMBytes)/(1<<30), r.Machine.OS, r.Machine.Go)
+	fmt.Fprintf(&b, "- load average (1 min) at start %.2f, at end %.2f: wall times above %d are inflated by other work; compare CPU times then\n", r.Machine.LoadStart, r.Machine.LoadEnd, r.Machine.Cores)
 	fmt.Fprintf(&b, "- gno: %s; run took %.0f s\n", r.Gno, r.Seconds)
 	for _, n := range r.Notes {
 		fmt.Fprintf(&b, "- note: %s\n", n)
@@ -86,7 +87,7 @@ func Markdown(r *Run) string {
 	}
 
 	b.WriteString("\n### Latency in ms (CLI: whole process `-n 10 --json`; MCP: tools/call round trip on a warm `gno mcp`, limit 10)\n\n")
-	header(&b, "corpus", "mode", "queries", "CLI p50", "CLI p95", "CLI p99", "CLI first", "CLI RSS MB", "MCP p50", "MCP p95", "MCP p99", "MCP cold start")
+	header(&b, "corpus", "mode", "queries", "CLI p50", "CLI p95", "CLI p99", "CLI CPU p50", "CLI first", "CLI RSS MB", "MCP p50", "MCP p95", "MCP p99", "MCP cold start")
 	var na []string
 	for _, c := range all {
 		for _, m := range c.Modes {
@@ -94,16 +95,22 @@ func Markdown(r *Run) string {
 				na = append(na, fmt.Sprintf("%s / %s: %s", c.Name, m.Mode, m.NA))
 				continue
 			}
-			cells := []string{c.Name, m.Mode, "–", "–", "–", "–", "–", "–", "–", "–", "–", "–"}
+			cells := []string{c.Name, m.Mode, "–", "–", "–", "–", "–", "–", "–", "–", "–", "–", "–"}
 			if m.CLI != nil {
 				cells[2] = fmt.Sprint(m.CLI.N)
 				cells[3], cells[4], cells[5] = ms(m.CLI.P50), ms(m.CLI.P95), ms(m.CLI.P99)
-				cells[6], cells[7] = ms(m.CLIColdMS), mb(m.CLIRSS)
+				cells[7], cells[8] = ms(m.CLIColdMS), mb(m.CLIRSS)
+			} else if m.CLINA != "" {
+				cells[3] = "n/a"
+				na = append(na, fmt.Sprintf("%s / %s over the CLI: %s", c.Name, m.Mode, m.CLINA))
+			}
+			if m.CLICPU != nil {
+				cells[6] = ms(m.CLICPU.P50)
 			}
 			if m.MCP != nil {
-				cells[8], cells[9], cells[10], cells[11] = ms(m.MCP.P50), ms(m.MCP.P95), ms(m.MCP.P99), ms(m.MCPColdMS)
+				cells[9], cells[10], cells[11], cells[12] = ms(m.MCP.P50), ms(m.MCP.P95), ms(m.MCP.P99), ms(m.MCPColdMS)
 			} else if m.MCPNA != "" {
-				cells[8] = "n/a"
+				cells[9] = "n/a"
 				na = append(na, fmt.Sprintf("%s / %s over MCP: %s", c.Name, m.Mode, m.MCPNA))
 			}
 			row(&b, cells...)

@@ -35,6 +35,10 @@ type Machine struct {
 	RAMBytes uint64 `json:"ram_bytes"`
 	OS       string `json:"os"`
 	Go       string `json:"go"`
+	// LoadStart and LoadEnd are the 1-minute load averages when the run
+	// began and ended: wall-time figures from a loaded machine are inflated.
+	LoadStart float64 `json:"load_start"`
+	LoadEnd   float64 `json:"load_end"`
 }
 
 // Corpus is what was measured on one collection: a real dataset or a
@@ -75,6 +79,9 @@ type Mode struct {
 	NA string `json:"na,omitempty"`
 	// CLI is the whole-process wall time of `gno <mode> Q -n 10 --json`.
 	CLI       *latency.Summary `json:"cli,omitempty"`
+	// CLICPU is user+system CPU time per query: the figure that stays
+	// honest when other processes share the machine.
+	CLICPU    *latency.Summary `json:"cli_cpu,omitempty"`
 	CLIColdMS float64          `json:"cli_first_ms,omitempty"`
 	CLIRSS    int64            `json:"cli_peak_rss_bytes,omitempty"`
 	CLIErrors int              `json:"cli_errors,omitempty"`

@@ -40,7 +40,7 @@ func TestMarkdown(t *testing.T) {
 	md := Markdown(sample())
 	for _, want := range []string{
 		"## quick run", "commit abc123", "Test CPU, 2 cores, 24 GiB RAM",
-		"| scifact | search | 50 | 9.0 | 18 | 27 |",
+		"| scifact | search | 50 | 9.0 | 18 | 27 | – |",
 		"| scifact | train | search | 809 | 0.700 |",
 		"bm25×809",
 		"| search p50 ms (whole process) | 9.0 | 190 | 21.1× |",

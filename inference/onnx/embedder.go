@@ -64,18 +64,22 @@ func (e *Embedder) Embed(ctx context.Context, texts []string, kind inference.Tex
 	}
 	e.s.texts.Add(int64(len(texts)))
 	out := make([][]float32, len(texts))
-	for _, b := range e.s.plan(encs) {
+	err := e.s.each(ctx, e.s.plan(encs), func(b batch) error {
 		data, shape, err := e.s.run(ctx, b)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		vecs, err := e.pool(data, shape, b)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		for j, i := range b.idx {
-			out[i] = vecs[j]
+			out[i] = vecs[j] // distinct i per batch: no race
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }

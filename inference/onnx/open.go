@@ -17,6 +17,15 @@ type Env struct {
 	ORTLib string
 	// Threads is the intra-op thread count; 0 means one per core.
 	Threads int
+	// Registry supplies current model descriptions (nil: the built-in one).
+	Registry *models.Registry
+}
+
+func (env Env) registry() *models.Registry {
+	if env.Registry != nil {
+		return env.Registry
+	}
+	return models.Builtin()
 }
 
 func (env Env) prepare() (models.Cache, error) {
@@ -45,7 +54,7 @@ func OpenInstalledEmbedder(ctx context.Context, env Env, name string) (*Embedder
 	if err != nil {
 		return nil, err
 	}
-	spec, err := c.Resolve(models.Builtin(), name)
+	spec, err := c.Resolve(env.registry(), name)
 	if err != nil {
 		return nil, fmt.Errorf("embedding model: %w", err)
 	}
@@ -60,7 +69,7 @@ func OpenInstalledReranker(ctx context.Context, env Env, name string, maxTokens 
 	if err != nil {
 		return nil, err
 	}
-	spec, err := c.Resolve(models.Builtin(), name)
+	spec, err := c.Resolve(env.registry(), name)
 	if err != nil {
 		return nil, fmt.Errorf("reranker: %w", err)
 	}

@@ -57,14 +57,14 @@ func (r *Reranker) Score(ctx context.Context, query string, passages []string) (
 	}
 	r.s.texts.Add(int64(len(passages)))
 	out := make([]float32, len(passages))
-	for _, b := range r.s.plan(encs) {
+	err := r.s.each(ctx, r.s.plan(encs), func(b batch) error {
 		data, shape, err := r.s.run(ctx, b)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		rows := len(b.idx)
 		if len(shape) != 2 || shape[0] != int64(rows) || (shape[1] != 1 && shape[1] != 2) {
-			return nil, fmt.Errorf("model %s: output %s has shape %v, want [%d 1] logits", r.s.opts.Spec.Name, r.s.output.Name, shape, rows)
+			return fmt.Errorf("model %s: output %s has shape %v, want [%d 1] logits", r.s.opts.Spec.Name, r.s.output.Name, shape, rows)
 		}
 		width := int(shape[1])
 		for j, i := range b.idx {
@@ -74,6 +74,10 @@ func (r *Reranker) Score(ctx context.Context, query string, passages []string) (
 			}
 			out[i] = float32(1 / (1 + math.Exp(-logit)))
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }

@@ -28,6 +28,11 @@ type Options struct {
 	Threads int
 	// BatchSize caps texts per forward pass; 0 means 32.
 	BatchSize int
+	// Parallel is how many forward passes one call runs at once (default
+	// 1). With Threads 1 and Parallel = cores, each core runs whole passes
+	// with no cross-thread synchronisation, which suits the one-text passes
+	// of quantised models.
+	Parallel int
 	// MaxTokens overrides Spec.MaxTokens when smaller (to hold a latency
 	// budget, e.g. for reranking); 0 keeps the model's.
 	MaxTokens int
@@ -92,6 +97,9 @@ func newSession(opts Options) (*session, error) {
 	}
 	if opts.ModelID == "" {
 		opts.ModelID = opts.Spec.Name
+	}
+	if opts.Parallel <= 0 {
+		opts.Parallel = 1
 	}
 	return &session{opts: opts}, nil
 }
@@ -303,6 +311,53 @@ func (s *session) run(ctx context.Context, b batch) ([]float32, ort.Shape, error
 	}
 	out := append([]float32(nil), t.GetData()...)
 	return out, t.GetShape().Clone(), nil
+}
+
+// each runs fn on every batch, Parallel at a time, and returns the first
+// error.
+func (s *session) each(ctx context.Context, batches []batch, fn func(batch) error) error {
+	workers := min(s.opts.Parallel, len(batches))
+	if workers <= 1 {
+		for _, b := range batches {
+			if err := fn(b); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	next := make(chan batch)
+	errs := make(chan error, workers)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for b := range next {
+				if err := fn(b); err != nil {
+					errs <- err
+					cancel()
+					return
+				}
+			}
+		}()
+	}
+feed:
+	for _, b := range batches {
+		select {
+		case next <- b:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	close(errs)
+	if err := <-errs; err != nil {
+		return err
+	}
+	return ctx.Err()
 }
 
 func (s *session) stats() Stats {

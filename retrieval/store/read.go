@@ -409,3 +409,22 @@ func sortHits(h []ChunkHit) {
 		return h[i].DocID < h[j].DocID
 	})
 }
+
+// FilterDocs returns the ids of documents passing f.
+func (s *Store) FilterDocs(ctx context.Context, f Filter) (map[int64]bool, error) {
+	where, args := f.where()
+	rows, err := s.db.QueryContext(ctx, "SELECT d.id FROM documents d WHERE 1=1"+where, args...)
+	if err != nil {
+		return nil, fmt.Errorf("filter documents: %w", err)
+	}
+	defer rows.Close()
+	out := map[int64]bool{}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		out[id] = true
+	}
+	return out, rows.Err()
+}

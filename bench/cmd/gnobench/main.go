@@ -43,7 +43,7 @@ func run() error {
 		withQmd   = flag.Bool("qmd", true, "run the side-by-side with qmd")
 		qmdDir    = flag.String("qmd-dir", "", "where qmd is installed (default: the user cache, reused across runs)")
 		qmdN      = flag.Int("qmd-queries", 0, "queries run through both tools (default: quick 200, full all)")
-		models    = flag.String("models", "", "model cache to link into each GNO_HOME (default: $GNO_HOME/cache/models or $XDG_CACHE_HOME/gno/models if present)")
+		models    = flag.String("models", "", "model cache to link into each GNO_HOME (default: $GNO_MODELS_DIR, else $GNO_HOME/models, else $XDG_CACHE_HOME/gno/models, else ~/.cache/gno/models, where present); passed to gno as GNO_MODELS_DIR")
 		seed      = flag.Uint64("seed", 20240601, "synthetic corpus seed")
 		results   = flag.String("results", "bench/RESULTS.md", "Markdown file the run is appended to (empty: none)")
 		outDir    = flag.String("out", "bench/results", "folder for the JSON file and the plot")
@@ -157,6 +157,7 @@ func run() error {
 		Quick:   *quick,
 		Machine: machine(),
 	}
+	r.Machine.LoadStart = loadAverage()
 	if cfg.ModelsDir == "" {
 		r.Notes = append(r.Notes, "no model cache found: modes needing models run without them (or are n/a)")
 	}
@@ -164,6 +165,7 @@ func run() error {
 		return err
 	}
 	r.Seconds = time.Since(started).Seconds()
+	r.Machine.LoadEnd = loadAverage()
 
 	if *printOnly {
 		fmt.Print(report.Markdown(r))
@@ -216,9 +218,12 @@ func validMode(m gnocli.Mode) bool {
 // defaultModels finds the user's gno model cache, so isolated GNO_HOMEs can
 // use models pulled once.
 func defaultModels() string {
+	if d := os.Getenv("GNO_MODELS_DIR"); d != "" {
+		return d
+	}
 	var cands []string
 	if h := os.Getenv("GNO_HOME"); h != "" {
-		cands = append(cands, filepath.Join(h, "cache", "models"))
+		cands = append(cands, filepath.Join(h, "models"), filepath.Join(h, "cache", "models"))
 	}
 	if c := os.Getenv("XDG_CACHE_HOME"); c != "" {
 		cands = append(cands, filepath.Join(c, "gno", "models"))
@@ -274,4 +279,18 @@ func machine() report.Machine {
 		m.CPU = "unknown CPU"
 	}
 	return m
+}
+
+// loadAverage is the 1-minute load average (0 where /proc is missing).
+func loadAverage() float64 {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return 0
+	}
+	v, _ := strconv.ParseFloat(f[0], 64)
+	return v
 }

@@ -11,6 +11,8 @@ computed exactly in the Go test.
   rank2_output/  output is [b, 4] while the spec asks for mean pooling
   small_vocab/   10-row table, smaller than the tokenizer's 20-token vocabulary
   not_onnx/      model.onnx is a text file
+  matmul/        C = A x B with both operands as inputs: the CPU's GEMM
+                 throughput through ONNX Runtime, for the FLOP ceiling
 """
 import json
 import os
@@ -97,7 +99,23 @@ def write(name, m):
         json.dump(tokenizer_json(), f, indent=1)
 
 
+def matmul():
+    g = helper.make_graph(
+        [helper.make_node("MatMul", ["A", "B"], ["C"])], "matmul",
+        [helper.make_tensor_value_info("A", TensorProto.FLOAT, ["m", "k"]),
+         helper.make_tensor_value_info("B", TensorProto.FLOAT, ["k", "n"])],
+        [helper.make_tensor_value_info("C", TensorProto.FLOAT, ["m", "n"])])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)], producer_name="gno-tiny")
+    m.ir_version = 8
+    onnx.checker.check_model(m)
+    d = os.path.join(HERE, "matmul")
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, "model.onnx"), "wb") as f:
+        f.write(m.SerializeToString(deterministic=True))
+
+
 if __name__ == "__main__":
+    matmul()
     write("ok", model())
     write("extra_input", model(extra_input=True))
     write("rank2_output", model(rank2=True))

@@ -1,0 +1,125 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"text/tabwriter"
+	"time"
+
+	"github.com/gnosearch/gno/inference"
+	"github.com/gnosearch/gno/inference/onnx"
+	"github.com/spf13/cobra"
+)
+
+type check struct {
+	Name   string `json:"name"`
+	Status string `json:"status"` // ok, warn, fail
+	Detail string `json:"detail"`
+}
+
+func newDoctorCmd(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "doctor",
+		Short: "Check the ONNX Runtime library and the configured models",
+		Long: `Check that ONNX Runtime loads and that the configured embedding model and
+reranker are installed and run. BM25 search needs none of this; vector
+search, hybrid queries and reranking do.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			checks := a.doctor(cmd.Context())
+			fails := 0
+			for _, c := range checks {
+				if c.Status == "fail" {
+					fails++
+				}
+			}
+			if a.json {
+				if err := a.printJSON(map[string]any{"checks": checks, "problems": fails}); err != nil {
+					return err
+				}
+			} else {
+				tw := tabwriter.NewWriter(a.stdout, 0, 2, 2, ' ', 0)
+				for _, c := range checks {
+					fmt.Fprintf(tw, "%s\t%s\t%s\n", c.Status, c.Name, c.Detail)
+				}
+				tw.Flush()
+			}
+			if fails > 0 {
+				return fmt.Errorf("doctor found %d problem(s); BM25 search (gno search) works without models", fails)
+			}
+			return nil
+		},
+	}
+}
+
+func (a *app) doctor(ctx context.Context) []check {
+	var out []check
+	env, err := a.modelEnv()
+	if err != nil {
+		return append(out, check{"config", "fail", err.Error()})
+	}
+	out = append(out, check{"model cache", "ok", env.cache.Dir})
+	lib, err := onnx.FindLibrary(onnx.LibrarySearch{ConfigPath: env.cfg.Models.ORTLib, ModelsDir: env.cache.Dir})
+	if err == nil {
+		err = onnx.Init(lib)
+	}
+	if err != nil {
+		return append(out, check{"ONNX Runtime", "fail", err.Error() +
+			"; vector search and reranking are off until it loads (run `make setup` or set " + onnx.EnvLibrary + ")"})
+	}
+	_, version, _ := onnx.Loaded()
+	out = append(out, check{"ONNX Runtime", "ok", fmt.Sprintf("%s at %s", version, lib)})
+	oenv := onnx.Env{ModelsDir: env.cache.Dir, ORTLib: lib, Threads: env.cfg.Models.Threads, Registry: env.registry}
+
+	name := env.activeEmbed()
+	if env.cfg.Models.EmbedBackend.Kind != "" {
+		out = append(out, check{"embedder", "ok", "served by " + env.cfg.Models.EmbedBackend.Kind + " (not checked here)"})
+	} else {
+		out = append(out, embedderCheck(ctx, oenv, name))
+	}
+
+	switch r := env.cfg.Models.Rerank; {
+	case env.cfg.Models.RerankBackend.Kind != "":
+		out = append(out, check{"reranker", "ok", "served by " + env.cfg.Models.RerankBackend.Kind + " (not checked here)"})
+	case r == "":
+		out = append(out, check{"reranker", "warn", "none configured: results are not reranked (set models.rerank, e.g. ms-marco-minilm-l-6-v2)"})
+	default:
+		out = append(out, rerankerCheck(ctx, oenv, r, env.cfg.Models.RerankMaxTokens))
+	}
+	return out
+}
+
+func embedderCheck(ctx context.Context, env onnx.Env, name string) check {
+	start := time.Now()
+	e, err := onnx.OpenInstalledEmbedder(ctx, env, name)
+	if err == nil {
+		defer e.Close()
+		err = e.Load()
+	}
+	if err != nil {
+		return check{"embedder", "fail", fmt.Sprintf("%s: %v", name, err)}
+	}
+	loaded := time.Since(start)
+	start = time.Now()
+	v, err := e.Embed(ctx, []string{"how does gno check its models"}, inference.Query)
+	if err != nil {
+		return check{"embedder", "fail", fmt.Sprintf("%s: %v", name, err)}
+	}
+	return check{"embedder", "ok", fmt.Sprintf("%s: %d dims, loaded in %s, one query in %s",
+		name, len(v[0]), loaded.Round(time.Millisecond), time.Since(start).Round(time.Millisecond))}
+}
+
+func rerankerCheck(ctx context.Context, env onnx.Env, name string, maxTokens int) check {
+	r, err := onnx.OpenInstalledReranker(ctx, env, name, maxTokens)
+	if err == nil {
+		defer r.Close()
+		_, err = r.Score(ctx, "doctor check", []string{"a passage"})
+	}
+	if err != nil {
+		return check{"reranker", "fail", fmt.Sprintf("%s: %v", name, err)}
+	}
+	if r.IsTestModel() {
+		return check{"reranker", "fail", fmt.Sprintf("%s is an untrained TEST model: gno never uses it to rank results; configure a real one (e.g. ms-marco-minilm-l-6-v2)", name)}
+	}
+	return check{"reranker", "ok", name + " loads and scores"}
+}

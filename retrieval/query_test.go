@@ -1,0 +1,145 @@
+package retrieval
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/gnosearch/gno/models"
+	"github.com/gnosearch/gno/retrieval/config"
+	"github.com/gnosearch/gno/retrieval/gnoerr"
+)
+
+func TestParseQueryDoc(t *testing.T) {
+	got := ParseQueryDoc("lex: sqlite wal\nvec: how does logging work\nhyde: SQLite appends pages.\nintent: internals")
+	want := QueryDoc{Text: "sqlite wal", Lex: []string{"sqlite wal"}, Vec: []string{"how does logging work"}, Hyde: "SQLite appends pages.", Intent: "internals"}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %+v", got)
+	}
+	if d := ParseQueryDoc("what is: a colon question"); d.Text != "what is: a colon question" {
+		t.Fatalf("plain text with colon: %+v", d)
+	}
+}
+
+func TestQueryWithoutVectorsDegrades(t *testing.T) {
+	e, _ := newEngine(t, corpus)
+	t.Setenv("GNO_MODELS_DIR", t.TempDir()) // no models at all
+	e.Paths.ModelsDir = os.Getenv("GNO_MODELS_DIR")
+	update(t, e)
+	ctx := context.Background()
+	res, err := e.Query(ctx, QueryRequest{SearchRequest: SearchRequest{Query: "readers writers", Limit: 5}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := res.Meta
+	if m.Mode != "bm25_only" || m.VectorsUsed || m.Reranked || m.Expanded || len(res.Results) == 0 {
+		t.Fatalf("meta: %+v", m)
+	}
+	res, err = e.Query(ctx, QueryRequest{SearchRequest: SearchRequest{Query: "readers writers"}, Thorough: true})
+	if err != nil || res.Meta.Expanded {
+		t.Fatalf("thorough without expander: %+v %v", res.Meta, err)
+	}
+	if _, err := e.VSearch(ctx, SearchRequest{Query: "readers"}); gnoerr.CodeOf(err) != gnoerr.Unavailable {
+		t.Fatalf("vsearch without model: %v", err)
+	}
+}
+
+// installedModels returns the model cache when the default embedder is
+// installed (`make models`); tests that need real models skip otherwise.
+func installedModels(t *testing.T) string {
+	t.Helper()
+	dir, err := models.DefaultDir()
+	if err != nil {
+		t.Skip(err)
+	}
+	if _, err := (models.Cache{Dir: dir}).Installed(models.DefaultEmbedder); err != nil {
+		t.Skipf("%s not installed (run `make models`): %v", models.DefaultEmbedder, err)
+	}
+	return dir
+}
+
+func TestHybridQueryWithRealModel(t *testing.T) {
+	dir := installedModels(t)
+	t.Setenv("GNO_MODELS_DIR", dir)
+	e, _ := newEngine(t, map[string]string{
+		"wal.md":   "# Write-ahead logging\n\nSQLite appends changes to a log so readers never block writers.\n",
+		"bread.md": "# Sourdough\n\nFeed the starter flour and water every day.\n",
+		"bike.md":  "# Flat tyre\n\nPatch the inner tube and pump it up.\n",
+	})
+	e.Paths.ModelsDir = dir
+	update(t, e)
+	ctx := context.Background()
+	er, err := e.Embed(ctx, EmbedOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if er.Embedded != 3 || er.Total != 3 {
+		t.Fatalf("embed: %+v", er)
+	}
+	// Resumable: nothing left to do.
+	if er, _ := e.Embed(ctx, EmbedOptions{}); er.Embedded != 0 {
+		t.Fatalf("second embed did work: %+v", er)
+	}
+	vs, err := e.VSearch(ctx, SearchRequest{Query: "baking bread at home", Limit: 3})
+	if err != nil || len(vs.Results) == 0 || vs.Results[0].URI != "gno://notes/bread.md" || vs.Meta.Mode != "vector" {
+		t.Fatalf("vsearch: %+v %v", vs, err)
+	}
+	for _, r := range vs.Results {
+		if r.Score < 0 || r.Score > 1 {
+			t.Fatalf("score out of range: %v", r.Score)
+		}
+	}
+	res, err := e.Query(ctx, QueryRequest{SearchRequest: SearchRequest{Query: "bicycle repair", Limit: 3, Explain: true}, Fast: true})
+	if err != nil || res.Meta.Mode != "hybrid" || !res.Meta.VectorsUsed || res.Results[0].URI != "gno://notes/bike.md" {
+		t.Fatalf("fast query: %+v %v", res, err)
+	}
+	if res.Results[0].Explain == nil || res.Results[0].Explain.VectorRank != 1 {
+		t.Fatalf("explain: %+v", res.Results[0].Explain)
+	}
+	// A filter applies before the top-k on the vector side too.
+	vs, err = e.VSearch(ctx, SearchRequest{Query: "baking bread", Collection: "notes", TagsAny: []string{"none"}})
+	if err != nil || len(vs.Results) != 0 {
+		t.Fatalf("filtered vsearch: %+v %v", vs, err)
+	}
+	// The test cross-encoder is never used on user results.
+	if _, err := (models.Cache{Dir: dir}).Installed("gno-test-cross-encoder"); err == nil {
+		e.UpdateConfig(ctx, func(c *config.Config) error { c.Models.Rerank = "gno-test-cross-encoder"; return nil })
+		res, err = e.Query(ctx, QueryRequest{SearchRequest: SearchRequest{Query: "bicycle repair"}})
+		if err != nil || res.Meta.Reranked {
+			t.Fatalf("test reranker used: %+v %v", res.Meta, err)
+		}
+	}
+}
+
+func TestCorruptModelDegrades(t *testing.T) {
+	dir := installedModels(t)
+	// Copy the model with a corrupt graph into a private cache.
+	priv := t.TempDir()
+	src := filepath.Join(dir, models.DefaultEmbedder)
+	dst := filepath.Join(priv, models.DefaultEmbedder)
+	os.MkdirAll(dst, 0o755)
+	ents, _ := os.ReadDir(src)
+	for _, en := range ents {
+		b, _ := os.ReadFile(filepath.Join(src, en.Name()))
+		if en.Name() == models.ModelFile {
+			b = b[:len(b)/3]
+		}
+		os.WriteFile(filepath.Join(dst, en.Name()), b, 0o644)
+	}
+	for _, f := range []string{"onnxruntime"} {
+		os.Symlink(filepath.Join(dir, f), filepath.Join(priv, f))
+	}
+	t.Setenv("GNO_MODELS_DIR", priv)
+	e, _ := newEngine(t, corpus)
+	e.Paths.ModelsDir = priv
+	update(t, e)
+	res, err := e.Query(context.Background(), QueryRequest{SearchRequest: SearchRequest{Query: "readers"}})
+	if err != nil || res.Meta.Mode != "bm25_only" || len(res.Results) == 0 {
+		t.Fatalf("corrupt model: %+v %v", res, err)
+	}
+	if _, err := e.Embed(context.Background(), EmbedOptions{}); err == nil {
+		t.Fatal("embed with a corrupt model succeeded")
+	}
+}

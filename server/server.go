@@ -1,0 +1,304 @@
+// Package server is gno's MCP server: the spec's tools and resources over
+// stdio or streamable HTTP, on top of the retrieval engine. It holds no
+// search logic of its own; it validates arguments, calls the engine, and
+// shapes results and errors the way gno-mcp-spec.md says.
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/gnosearch/gno/retrieval"
+	"github.com/gnosearch/gno/retrieval/gnoerr"
+	"github.com/mark3labs/mcp-go/mcp"
+	mcpsrv "github.com/mark3labs/mcp-go/server"
+)
+
+// EnvEnableWrite enables the write tools like --enable-write when set to 1.
+const EnvEnableWrite = "GNO_MCP_ENABLE_WRITE"
+
+// WriteEnabledByEnv reports whether the environment turns write tools on.
+func WriteEnabledByEnv() bool {
+	v, _ := strconv.ParseBool(os.Getenv(EnvEnableWrite))
+	return v
+}
+
+// Options configure a Server.
+type Options struct {
+	// Open opens the engine. It is called on the first request that needs
+	// the index, never at start-up, so initialize stays fast.
+	Open func(ctx context.Context) (*retrieval.Engine, error)
+	// Version is the server version reported in initialize.
+	Version string
+	// EnableWrite registers the write tools.
+	EnableWrite bool
+	// Logger receives diagnostics; nil discards them. It must never write
+	// to stdout when serving stdio.
+	Logger *slog.Logger
+	// PageSize is how many documents one resources/list page holds
+	// (default 100).
+	PageSize int
+	// ValidateOutput checks every structuredContent against the tool's
+	// outputSchema before it is sent (for tests).
+	ValidateOutput bool
+}
+
+// Server is one MCP server over one index.
+type Server struct {
+	opts Options
+	log  *slog.Logger
+	mcp  *mcpsrv.MCPServer
+	jobs *jobs
+
+	engMu sync.Mutex
+	eng   *retrieval.Engine
+
+	// reads holds documents read by the resources/read hook for the
+	// handler that follows it (see resources.go).
+	reads sync.Map
+}
+
+const instructions = `gno searches the user's local documents (notes, docs, Markdown).
+
+How to search well:
+- Start with gno_query (hybrid: keywords + meaning, reranked). Use gno_search for exact words, names or identifiers, gno_vsearch for concepts phrased differently from the text.
+- If results are not relevant: first rephrase the query (free, often effective: other words, fewer words, the terms the documents would use); then retry gno_query with thorough: true for better recall.
+- Narrow with collection, tagsAny/tagsAll or minScore; raise limit (max 100) to see more.
+- Results give a URI (gno://collection/path) and a docid (#abc12345). Read a document with gno_get (fromLine/lineCount for long ones), several with gno_multi_get, or as the resource gno://collection/path.
+- gno_status shows collections and index health; gno_list_tags the tags in use.`
+
+// New builds a server. Nothing is opened until a request needs it.
+func New(opts Options) *Server {
+	if opts.PageSize <= 0 {
+		opts.PageSize = 100
+	}
+	if opts.Version == "" {
+		opts.Version = "0.0.0"
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	s := &Server{opts: opts, log: log}
+	s.jobs = newJobs(s)
+	hooks := &mcpsrv.Hooks{}
+	hooks.AddBeforeReadResource(s.beforeReadResource)
+	hooks.AddBeforeListResources(s.beforeListResources)
+	hooks.AddAfterListResources(s.afterListResources)
+	hooks.AddOnError(func(ctx context.Context, id any, method mcp.MCPMethod, _ any, err error) {
+		s.log.Debug("request failed", "id", id, "method", method, "err", err)
+	})
+	sopts := []mcpsrv.ServerOption{
+		mcpsrv.WithToolCapabilities(false),
+		mcpsrv.WithResourceCapabilities(false, false),
+		mcpsrv.WithPromptCapabilities(false),
+		mcpsrv.WithLogging(),
+		mcpsrv.WithCompletions(),
+		mcpsrv.WithResourceCompletionProvider(completer{s}),
+		mcpsrv.WithInstructions(instructions),
+		mcpsrv.WithHooks(hooks),
+		mcpsrv.WithResourceRecovery(),
+	}
+	if opts.ValidateOutput {
+		sopts = append(sopts, mcpsrv.WithOutputSchemaValidation())
+	}
+	s.mcp = mcpsrv.NewMCPServer("gno", opts.Version, sopts...)
+	var tools []mcpsrv.ServerTool
+	for _, d := range readTools() {
+		tools = append(tools, s.serverTool(d))
+	}
+	if opts.EnableWrite {
+		for _, d := range writeTools() {
+			tools = append(tools, s.serverTool(d))
+		}
+	}
+	s.mcp.AddTools(tools...)
+	s.addResources()
+	return s
+}
+
+// MCP returns the underlying mcp-go server (for in-process clients).
+func (s *Server) MCP() *mcpsrv.MCPServer { return s.mcp }
+
+// Close cancels running jobs, waits for them, and closes the engine.
+func (s *Server) Close() error {
+	s.jobs.shutdown()
+	s.engMu.Lock()
+	defer s.engMu.Unlock()
+	if s.eng != nil {
+		err := s.eng.Close()
+		s.eng = nil
+		return err
+	}
+	return nil
+}
+
+// engine opens the index on first use; a failure is retried next time.
+func (s *Server) engine(ctx context.Context) (*retrieval.Engine, error) {
+	s.engMu.Lock()
+	defer s.engMu.Unlock()
+	if s.eng != nil {
+		return s.eng, nil
+	}
+	if s.opts.Open == nil {
+		return nil, gnoerr.New(gnoerr.Unavailable, "no index configured")
+	}
+	e, err := s.opts.Open(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("open index: %w", err)
+	}
+	s.eng = e
+	return e, nil
+}
+
+// toolDef is one tool: its description, schemas, annotations and handler.
+type toolDef struct {
+	name, title, desc string
+	input             string
+	output            []byte
+	readOnly          bool
+	destructive       bool
+	idempotent        bool
+	run               func(s *Server, ctx context.Context, a args, req mcp.CallToolRequest) (out any, text string, err error)
+}
+
+func (d toolDef) tool() mcp.Tool {
+	return mcp.Tool{
+		Name:            d.name,
+		Title:           d.title,
+		Description:     d.desc,
+		RawInputSchema:  []byte(d.input),
+		RawOutputSchema: d.output,
+		Annotations: mcp.ToolAnnotation{
+			Title:           d.title,
+			ReadOnlyHint:    mcp.ToBoolPtr(d.readOnly),
+			DestructiveHint: mcp.ToBoolPtr(d.destructive),
+			IdempotentHint:  mcp.ToBoolPtr(d.idempotent),
+			// gno reads and writes local files only.
+			OpenWorldHint: mcp.ToBoolPtr(false),
+		},
+	}
+}
+
+// serverTool wraps a handler with argument validation, error shaping and
+// panic recovery: whatever happens, the client gets a tool result.
+func (s *Server) serverTool(d toolDef) mcpsrv.ServerTool {
+	sch := parseSchema(d.input)
+	return mcpsrv.ServerTool{Tool: d.tool(), Handler: func(ctx context.Context, req mcp.CallToolRequest) (res *mcp.CallToolResult, _ error) {
+		defer func() {
+			if r := recover(); r != nil {
+				s.log.Error("panic in tool handler", "tool", d.name, "panic", r, "stack", string(debug.Stack()))
+				res = errorResult(gnoerr.New(gnoerr.Runtime, "internal error in %s: %v", d.name, r))
+			}
+		}()
+		raw, err := validateArgs(sch, req.Params.Arguments)
+		if err != nil {
+			return errorResult(gnoerr.New(gnoerr.InvalidInput, "%s", err.Error())), nil
+		}
+		out, text, err := d.run(s, ctx, args(raw), req)
+		if err != nil {
+			if ctx.Err() != nil && !errors.Is(err, ctx.Err()) {
+				err = fmt.Errorf("%w (%v)", err, ctx.Err())
+			}
+			s.log.Info("tool failed", "tool", d.name, "code", gnoerr.CodeOf(err), "err", err)
+			return errorResult(err), nil
+		}
+		return &mcp.CallToolResult{
+			Content:           []mcp.Content{mcp.TextContent{Type: mcp.ContentTypeText, Text: text}},
+			StructuredContent: out,
+		}, nil
+	}}
+}
+
+// errorBody is the structuredContent of a failed tool call.
+type errorBody struct {
+	Error errorDetail `json:"error"`
+}
+
+type errorDetail struct {
+	Code    gnoerr.Code `json:"code"`
+	Message string      `json:"message"`
+}
+
+// errorResult turns err into an isError result carrying the spec's code
+// in the text and in structuredContent.
+func errorResult(err error) *mcp.CallToolResult {
+	code := gnoerr.CodeOf(err)
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		code = gnoerr.Runtime
+	}
+	msg := err.Error()
+	return &mcp.CallToolResult{
+		IsError:           true,
+		Content:           []mcp.Content{mcp.TextContent{Type: mcp.ContentTypeText, Text: "Error: " + string(code) + ": " + msg}},
+		StructuredContent: errorBody{Error: errorDetail{Code: code, Message: msg}},
+	}
+}
+
+// progressToken returns the token a client sent to receive progress, or
+// nil.
+func progressToken(req mcp.CallToolRequest) mcp.ProgressToken {
+	if req.Params.Meta == nil {
+		return nil
+	}
+	return req.Params.Meta.ProgressToken
+}
+
+// sendProgress reports progress for token. Over stdio it is written at
+// once, before the call's result can be; over HTTP mcp-go drains queued
+// notifications ahead of the response.
+func (s *Server) sendProgress(ctx context.Context, token mcp.ProgressToken, progress, total float64, message string) {
+	if token == nil {
+		return
+	}
+	params := map[string]any{"progressToken": token, "progress": progress}
+	if total > 0 {
+		params["total"] = total
+	}
+	if message != "" {
+		params["message"] = message
+	}
+	if sess, ok := mcpsrv.ClientSessionFromContext(ctx).(*stdioSession); ok {
+		sess.out.write(mcp.JSONRPCNotification{JSONRPC: mcp.JSONRPC_VERSION,
+			Notification: mcp.Notification{Method: "notifications/progress", Params: mcp.NotificationParams{AdditionalFields: params}}})
+		return
+	}
+	if err := s.mcp.SendNotificationToClient(ctx, "notifications/progress", params); err != nil {
+		s.log.Debug("progress notification not sent", "err", err)
+	}
+}
+
+// logToClient sends a log message to the client (subject to the level it
+// asked for) and to the local log.
+func (s *Server) logToClient(ctx context.Context, level mcp.LoggingLevel, msg string) {
+	s.log.Info(msg, "level", level)
+	n := mcp.NewLoggingMessageNotification(level, "gno", msg)
+	if err := s.mcp.SendLogMessageToClient(ctx, n); err != nil {
+		s.log.Debug("log notification not sent", "err", err)
+	}
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}
+
+// oneLine squeezes s onto one line of at most max runes.
+func oneLine(s string, max int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	r := []rune(s)
+	if len(r) > max {
+		return string(r[:max-1]) + "…"
+	}
+	return s
+}
