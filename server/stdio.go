@@ -51,8 +51,19 @@ type lineWriter struct {
 	err error
 }
 
+// marshal encodes msg as one line; HTML characters stay readable.
+func marshal(msg any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(msg); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
 func (l *lineWriter) write(msg any) {
-	data, err := json.Marshal(msg)
+	data, err := marshal(msg)
 	if err != nil {
 		return
 	}
@@ -71,7 +82,7 @@ func (l *lineWriter) writeLocked(data []byte) {
 // writeResponse writes queued notifications, then resp, so a result never
 // overtakes a notification queued before it.
 func (l *lineWriter) writeResponse(resp any, queued chan mcp.JSONRPCNotification) {
-	data, err := json.Marshal(resp)
+	data, err := marshal(resp)
 	if err != nil {
 		return
 	}
@@ -80,7 +91,7 @@ func (l *lineWriter) writeResponse(resp any, queued chan mcp.JSONRPCNotification
 	for {
 		select {
 		case n := <-queued:
-			if nd, err := json.Marshal(n); err == nil {
+			if nd, err := marshal(n); err == nil {
 				l.writeLocked(nd)
 			}
 			continue

@@ -18,25 +18,25 @@ import (
 func writeTools() []toolDef {
 	return []toolDef{
 		{name: "gno_capture", title: "Capture document", input: captureInputSchema, output: captureOutput,
-			desc: "Create a new Markdown document in a collection and index it. Without path, the filename comes from the title or first heading. Refuses to replace an existing file unless overwrite is true.",
+			desc:        "Create a new Markdown document in a collection and index it. Without path, the filename comes from the title or first heading. Refuses to replace an existing file unless overwrite is true.",
 			destructive: true, run: (*Server).capture},
 		{name: "gno_add_collection", title: "Add collection", input: addCollectionInputSchema, output: addCollectionOutput,
 			desc: "Add a folder as a new collection and start indexing it as a background job (poll with gno_job_status). Broad or sensitive folders (/, ~, /etc, ~/.ssh ...) are refused.",
-			run: (*Server).addCollection},
+			run:  (*Server).addCollection},
 		{name: "gno_sync", title: "Sync collections", input: syncInputSchema, output: syncOutput,
-			desc: "Reindex one or all collections as a background job (poll with gno_job_status): picks up new, changed and deleted files.",
+			desc:       "Reindex one or all collections as a background job (poll with gno_job_status): picks up new, changed and deleted files.",
 			idempotent: true, run: (*Server).sync},
 		{name: "gno_remove_collection", title: "Remove collection", input: removeCollectionInputSchema, output: removeOutput,
-			desc: "Remove a collection from the config. Its files are untouched and its indexed data is retained until `gno cleanup`.",
+			desc:        "Remove a collection from the config. Its files are untouched and its indexed data is retained until `gno cleanup`.",
 			destructive: true, idempotent: true, run: (*Server).removeCollection},
 		{name: "gno_tag", title: "Tag document", input: tagInputSchema, output: tagOutput,
-			desc: "Add or remove a tag on a document (user tags survive re-indexing).",
+			desc:        "Add or remove a tag on a document (user tags survive re-indexing).",
 			destructive: true, idempotent: true, run: (*Server).tag},
 		{name: "gno_job_status", title: "Job status", input: jobStatusInputSchema, output: jobOutput,
-			desc: "Get the status, progress and result of a background job started by gno_sync or gno_add_collection.",
+			desc:     "Get the status, progress and result of a background job started by gno_sync or gno_add_collection.",
 			readOnly: true, idempotent: true, run: (*Server).jobStatus},
 		{name: "gno_list_jobs", title: "List jobs", input: listJobsInputSchema, output: jobsOutput,
-			desc: "List the running job and recent finished jobs of this server (kept 1 hour, at most 100).",
+			desc:     "List the running job and recent finished jobs of this server (kept 1 hour, at most 100).",
 			readOnly: true, idempotent: true, run: (*Server).listJobs},
 	}
 }
@@ -326,4 +326,3 @@ func describeJob(j Job) string {
 	}
 	return s
 }
-

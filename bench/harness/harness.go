@@ -41,13 +41,23 @@ type Config struct {
 	// PassBudget cuts one pass (one mode, one transport) after this long;
 	// the queries done so far are still reported.
 	PassBudget time.Duration
+	// QualityBudget cuts one quality pass (0 = PassBudget).
+	QualityBudget time.Duration
 	// Qmd enables the side-by-side with qmd on QmdDataset.
 	Qmd        bool
 	QmdDir     string
 	QmdDataset string
 	// QmdQueries caps the queries run through both tools (0 = all judged).
 	QmdQueries int
-	// ModelsDir is linked into every GNO_HOME as its model cache.
+	// ModelModesMaxDocs runs the modes that need vectors only on corpora of
+	// at most this many documents (0 = all): embedding is by far the
+	// slowest step, and the quick profile cannot afford it on 5k documents.
+	ModelModesMaxDocs int
+	// EmbedBudget stops `gno embed` after this long (0 = 30 minutes); it
+	// is resumable, so the modes then run on a partly embedded index, and
+	// the report says how much was embedded.
+	EmbedBudget time.Duration
+	// ModelsDir is passed to gno as GNO_MODELS_DIR.
 	ModelsDir string
 	// Work is the scratch folder for corpora and indexes.
 	Work string
@@ -196,6 +206,20 @@ func humanCount(n int) string {
 		return fmt.Sprintf("%dk", n/1000)
 	}
 	return fmt.Sprint(n)
+}
+
+// modesFor lists the modes measured on a corpus of docs documents.
+func (h *harness) modesFor(docs int) []gnocli.Mode {
+	if h.cfg.ModelModesMaxDocs <= 0 || docs <= h.cfg.ModelModesMaxDocs {
+		return h.cfg.Modes
+	}
+	var out []gnocli.Mode
+	for _, m := range h.cfg.Modes {
+		if !m.NeedsModels() {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 func needsModels(modes []gnocli.Mode) bool {

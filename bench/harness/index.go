@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"time"
@@ -63,10 +64,10 @@ func (h *harness) index(ctx context.Context, c *report.Corpus, name, docs, home 
 	h.logf("%s: indexed %d files in %.0f+%.0f ms (%.0f files/s, peak RSS %d MB), unchanged update %.0f ms",
 		name, c.Docs, ix.AddMS, ix.UpdateMS, ix.FilesPerSec, ix.UpdateRSS>>20, ix.ResyncMS)
 
-	if needsModels(h.cfg.Modes) {
+	if needsModels(h.modesFor(c.Docs)) {
 		h.embed(ctx, name, g, ix)
 	} else {
-		ix.EmbedNA = "no mode needing vectors was selected"
+		ix.EmbedNA = "not run: no mode needing vectors is measured on this corpus"
 	}
 	ix.IndexBytes = g.DataBytes()
 	if c.Docs > 0 {
@@ -76,9 +77,16 @@ func (h *harness) index(ctx context.Context, c *report.Corpus, name, docs, home 
 }
 
 func (h *harness) embed(ctx context.Context, name string, g *gnocli.Gno, ix *report.Indexing) {
-	h.logf("%s: gno embed", name)
+	budget := h.cfg.EmbedBudget
+	if budget <= 0 {
+		budget = 30 * time.Minute
+	}
+	h.logf("%s: gno embed (budget %s)", name, budget)
+	g.Timeout = budget
 	res, err := g.Run(ctx, "embed")
-	if err != nil {
+	g.Timeout = 10 * time.Minute
+	cut := err != nil && ctx.Err() == nil && res.Wall >= budget
+	if err != nil && !cut {
 		ix.EmbedNA = err.Error()
 		h.logf("%s: embed n/a: %v", name, err)
 		return
@@ -86,15 +94,22 @@ func (h *harness) embed(ctx context.Context, name string, g *gnocli.Gno, ix *rep
 	ix.EmbedMS = msOf(res.Wall)
 	ix.EmbedRSS = res.MaxRSS
 	if st, err := g.Status(ctx); err == nil {
-		for _, key := range []string{"embeddedcount", "embedded", "vectors", "totalchunks", "chunks"} {
+		for _, key := range []string{"embeddedcount", "embedded", "vectors"} {
 			if n, ok := gnocli.FindCount(st, key); ok && n > 0 {
 				ix.Chunks = n
 				break
 			}
 		}
+		if n, ok := gnocli.FindCount(st, "totalchunks"); ok {
+			ix.TotalChunks = n
+		}
 	}
 	if ix.Chunks > 0 && ix.EmbedMS > 0 {
 		ix.ChunksPerSec = float64(ix.Chunks) / (ix.EmbedMS / 1000)
 	}
-	h.logf("%s: embedded %d chunks in %.1f s (peak RSS %d MB)", name, ix.Chunks, ix.EmbedMS/1000, ix.EmbedRSS>>20)
+	if cut {
+		ix.EmbedCut = fmt.Sprintf("embed stopped by the %s budget with %d of %d chunks embedded; modes ran on the partly embedded index", budget, ix.Chunks, ix.TotalChunks)
+		h.logf("%s: %s", name, ix.EmbedCut)
+	}
+	h.logf("%s: embedded %d chunks in %.1f s (%.1f chunks/s, peak RSS %d MB)", name, ix.Chunks, ix.EmbedMS/1000, ix.ChunksPerSec, ix.EmbedRSS>>20)
 }

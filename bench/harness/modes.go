@@ -3,10 +3,13 @@ package harness
 import (
 	"context"
 	"fmt"
+	"runtime"
+	"sync"
 	"time"
 
 	"github.com/gnosearch/gno/bench/gnocli"
 	"github.com/gnosearch/gno/bench/latency"
+	"github.com/gnosearch/gno/bench/mcpclient"
 	"github.com/gnosearch/gno/bench/metrics"
 	"github.com/gnosearch/gno/bench/report"
 )
@@ -21,7 +24,7 @@ const (
 )
 
 func (h *harness) modes(ctx context.Context, c *report.Corpus, g *gnocli.Gno, queries []query, qrels metrics.Qrels) {
-	for _, m := range h.cfg.Modes {
+	for _, m := range h.modesFor(c.Docs) {
 		mr := report.Mode{Mode: string(m)}
 		if c.Index.NA != "" {
 			mr.NA = "index could not be built"
@@ -65,6 +68,15 @@ func (h *harness) mode(ctx context.Context, name string, mr *report.Mode, g *gno
 		mr.QualityVia = via
 		h.logf("%s / %s: nDCG@10 %.3f R@100 %.3f over %d queries (%d empty)", name, m, s.NDCG10, s.Recall100, s.Queries, s.Empty)
 	}
+}
+
+// qualityBudget bounds one quality pass: longer than a latency pass, since
+// the headline figures need every query.
+func (h *harness) qualityBudget() time.Duration {
+	if h.cfg.QualityBudget > 0 {
+		return h.cfg.QualityBudget
+	}
+	return h.cfg.PassBudget
 }
 
 func (h *harness) cliLatency(ctx context.Context, mr *report.Mode, g *gnocli.Gno, m gnocli.Mode, lat []query) {
@@ -149,61 +161,106 @@ func (h *harness) mcpPasses(ctx context.Context, mr *report.Mode, g *gnocli.Gno,
 		mr.MCP = &s
 		h.logf("  MCP cold start %.0f ms, warm p50 %.1f ms p95 %.1f ms", mr.MCPColdMS, s.P50, s.P95)
 	}
-	run, done, obs := h.qualityPass(ctx, qual, func(q string) (gnocli.Response, error) {
-		r, _, err := gnocli.QueryMCP(ctx, c, m, q, qualityLimit)
+	// Quality is not timed: one more warm server per extra core answers
+	// in parallel.
+	clients := []*mcpclient.Client{c}
+	for range runtime.NumCPU() - 1 {
+		extra, err := g.MCP(ctx)
+		if err != nil {
+			break
+		}
+		defer extra.Close()
+		clients = append(clients, extra)
+	}
+	run, done, obs := h.qualityPass(ctx, qual, len(clients), func(w int, q string) (gnocli.Response, error) {
+		r, _, err := gnocli.QueryMCP(ctx, clients[w], m, q, qualityLimit)
 		return r, err
 	})
 	return run, done, obs, "mcp"
 }
 
 func (h *harness) cliQuality(ctx context.Context, g *gnocli.Gno, m gnocli.Mode, qual []query) (map[string][]string, []string, *report.Observed) {
-	return h.qualityPass(ctx, qual, func(q string) (gnocli.Response, error) {
+	// Quality is not timed, so the CLI pass may use every core.
+	return h.qualityPass(ctx, qual, runtime.NumCPU(), func(_ int, q string) (gnocli.Response, error) {
 		r, _, err := g.Query(ctx, m, q, qualityLimit)
 		return r, err
 	})
 }
 
-// qualityPass runs every query once and collects ranked document ids. A
-// failed query counts as an empty answer (it scores 0), as a user would
-// see it.
-func (h *harness) qualityPass(ctx context.Context, qual []query, do func(string) (gnocli.Response, error)) (map[string][]string, []string, *report.Observed) {
-	deadline := time.Now().Add(h.cfg.PassBudget)
+// qualityPass runs every query once, on workers goroutines, and collects
+// ranked document ids. A failed query counts as an empty answer (it scores
+// 0), as a user would see it. It returns the ids of the queries done, in
+// query order, so a pass cut by its budget is scored on what it did.
+func (h *harness) qualityPass(ctx context.Context, qual []query, workers int, do func(worker int, q string) (gnocli.Response, error)) (map[string][]string, []string, *report.Observed) {
+	deadline := time.Now().Add(h.qualityBudget())
+	type answer struct {
+		r   gnocli.Response
+		err error
+		ok  bool
+	}
+	answers := make([]answer, len(qual))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for w := range max(workers, 1) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				r, err := do(w, qual[i].text)
+				answers[i] = answer{r: r, err: err, ok: true}
+			}
+		}()
+	}
+feed:
+	for i := range qual {
+		if ctx.Err() != nil || time.Now().After(deadline) {
+			break
+		}
+		select {
+		case next <- i:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+
 	run := make(map[string][]string, len(qual))
 	done := make([]string, 0, len(qual))
 	obs := &report.Observed{Modes: map[string]int{}}
 	var failures int
-	for _, q := range qual {
-		if ctx.Err() != nil {
-			break
+	for i, a := range answers {
+		if !a.ok {
+			continue
 		}
-		r, err := do(q.text)
-		done = append(done, q.id)
-		if err != nil {
+		id := qual[i].id
+		done = append(done, id)
+		if a.err != nil {
 			failures++
 			if failures <= 3 {
-				h.logf("  query %s failed: %v", q.id, err)
+				h.logf("  query %s failed: %v", id, a.err)
 			}
-		} else {
-			ids := make([]string, len(r.Hits))
-			for i, hit := range r.Hits {
-				ids[i] = hit.DocID
-			}
-			run[q.id] = ids
-			obs.Responses++
-			obs.Modes[r.Meta.Mode]++
-			if r.Meta.Reranked {
-				obs.Reranked++
-			}
-			if r.Meta.Expanded {
-				obs.Expanded++
-			}
-			if r.Meta.VectorsUsed {
-				obs.VectorsUsed++
-			}
+			continue
 		}
-		if time.Now().After(deadline) {
-			break
+		ids := make([]string, len(a.r.Hits))
+		for j, hit := range a.r.Hits {
+			ids[j] = hit.DocID
 		}
+		run[id] = ids
+		obs.Responses++
+		obs.Modes[a.r.Meta.Mode]++
+		if a.r.Meta.Reranked {
+			obs.Reranked++
+		}
+		if a.r.Meta.Expanded {
+			obs.Expanded++
+		}
+		if a.r.Meta.VectorsUsed {
+			obs.VectorsUsed++
+		}
+	}
+	if failures > 0 {
+		h.logf("  %d of %d queries failed (scored 0)", failures, len(done))
 	}
 	return run, done, obs
 }

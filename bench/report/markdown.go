@@ -3,8 +3,8 @@ package report
 import (
 	"fmt"
 	"maps"
-	"slices"
 	"os"
+	"slices"
 	"strings"
 )
 
@@ -61,6 +61,11 @@ func Markdown(r *Run) string {
 	fmt.Fprintf(&b, "- machine: %s, %d cores, %.0f GiB RAM, %s, %s\n", r.Machine.CPU, r.Machine.Cores, float64(r.Machine.RAMBytes)/(1<<30), r.Machine.OS, r.Machine.Go)
 	fmt.Fprintf(&b, "- load average (1 min) at start %.2f, at end %.2f: wall times above %d are inflated by other work; compare CPU times then\n", r.Machine.LoadStart, r.Machine.LoadEnd, r.Machine.Cores)
 	fmt.Fprintf(&b, "- gno: %s; run took %.0f s\n", r.Gno, r.Seconds)
+	for _, c := range append(append([]Corpus{}, r.Datasets...), r.Corpora...) {
+		if c.Index.EmbedCut != "" {
+			fmt.Fprintf(&b, "- %s: %s\n", c.Name, c.Index.EmbedCut)
+		}
+	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(&b, "- note: %s\n", n)
 	}
@@ -78,6 +83,9 @@ func Markdown(r *Run) string {
 		if ix.EmbedNA == "" {
 			embed = fmt.Sprintf("%.1f", ix.EmbedMS/1000)
 			chunks = fmt.Sprint(ix.Chunks)
+			if ix.TotalChunks > ix.Chunks {
+				chunks = fmt.Sprintf("%d of %d (cut)", ix.Chunks, ix.TotalChunks)
+			}
 			cps = fmt.Sprintf("%.0f", ix.ChunksPerSec)
 			ersss = mb(ix.EmbedRSS)
 		}

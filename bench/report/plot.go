@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"image/color"
 	"math"
-	"strconv"
 	"sort"
+	"strconv"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"

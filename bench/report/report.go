@@ -64,7 +64,9 @@ type Indexing struct {
 	ResyncMS      float64 `json:"unchanged_update_ms"`
 	EmbedNA       string  `json:"embed_na,omitempty"`
 	EmbedMS       float64 `json:"embed_ms,omitempty"`
-	Chunks        int64   `json:"chunks,omitempty"`
+	EmbedCut      string  `json:"embed_cut,omitempty"`
+	Chunks        int64   `json:"chunks_embedded,omitempty"`
+	TotalChunks   int64   `json:"chunks_total,omitempty"`
 	ChunksPerSec  float64 `json:"embed_chunks_per_s,omitempty"`
 	EmbedRSS      int64   `json:"embed_peak_rss_bytes,omitempty"`
 	IndexBytes    int64   `json:"index_bytes"`
@@ -78,7 +80,7 @@ type Mode struct {
 	// models are missing, …).
 	NA string `json:"na,omitempty"`
 	// CLI is the whole-process wall time of `gno <mode> Q -n 10 --json`.
-	CLI       *latency.Summary `json:"cli,omitempty"`
+	CLI *latency.Summary `json:"cli,omitempty"`
 	// CLICPU is user+system CPU time per query: the figure that stays
 	// honest when other processes share the machine.
 	CLICPU    *latency.Summary `json:"cli_cpu,omitempty"`

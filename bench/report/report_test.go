@@ -13,7 +13,9 @@ import (
 )
 
 func sample() *Run {
-	lat := func(p50 float64) *latency.Summary { return &latency.Summary{N: 50, P50: p50, P95: p50 * 2, P99: p50 * 3} }
+	lat := func(p50 float64) *latency.Summary {
+		return &latency.Summary{N: 50, P50: p50, P95: p50 * 2, P99: p50 * 3}
+	}
 	return &Run{
 		Quick: true, Date: time.Date(2025, 1, 2, 3, 4, 0, 0, time.UTC), Commit: "abc123", Command: "gnobench -quick",
 		Machine: Machine{CPU: "Test CPU", Cores: 2, RAMBytes: 24 << 30, OS: "linux/amd64", Go: "go1.26"},

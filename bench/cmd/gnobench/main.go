@@ -16,6 +16,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/gnosearch/gno/bench/gnocli"
@@ -32,17 +33,20 @@ func main() {
 
 func run() error {
 	var (
-		quick     = flag.Bool("quick", false, "the quick profile: SciFact and a 1k synthetic corpus, capped query sets (under 5 minutes on 2 cores)")
+		quick     = flag.Bool("quick", false, "the quick profile: SciFact and 200/1k-document synthetic corpora, capped query sets (under 5 minutes on 2 cores)")
 		gnoBin    = flag.String("gno", "", "gno binary to measure (default: build ./cmd/gno into the work folder)")
 		evalDir   = flag.String("eval", "../shared/eval", "folder with the BEIR datasets")
 		datasets  = flag.String("datasets", "", "comma-separated datasets (default: quick scifact; full scifact,cranfield,cmrc2018-zh)")
 		sizes     = flag.String("sizes", "", "comma-separated synthetic corpus sizes (default: quick 1000; full 1000,10000,50000)")
 		modes     = flag.String("modes", "search,vsearch,fast,default,thorough", "comma-separated modes")
-		latN      = flag.Int("latency-queries", 0, "queries timed per mode (default: quick 50, full 200)")
-		budget    = flag.Duration("pass-budget", 0, "cut any single pass after this long (default: quick 45s, full 10m)")
+		latN      = flag.Int("latency-queries", 0, "queries timed per mode (default: quick 30, full 200)")
+		budget    = flag.Duration("pass-budget", 0, "cut any single latency pass after this long (default: quick 30s, full 10m)")
+		qbudget   = flag.Duration("quality-budget", 0, "cut any single quality pass after this long (default: quick 90s, full 10m)")
+		embedB    = flag.Duration("embed-budget", 0, "stop `gno embed` after this long (default: quick 90s, full 30m)")
+		modelMax  = flag.Int("model-modes-max-docs", -1, "run modes needing vectors only on corpora up to this size, 0 = all (default: quick 200, full 10000)")
 		withQmd   = flag.Bool("qmd", true, "run the side-by-side with qmd")
 		qmdDir    = flag.String("qmd-dir", "", "where qmd is installed (default: the user cache, reused across runs)")
-		qmdN      = flag.Int("qmd-queries", 0, "queries run through both tools (default: quick 200, full all)")
+		qmdN      = flag.Int("qmd-queries", 0, "queries run through both tools (default: quick 100, full all)")
 		models    = flag.String("models", "", "model cache to link into each GNO_HOME (default: $GNO_MODELS_DIR, else $GNO_HOME/models, else $XDG_CACHE_HOME/gno/models, else ~/.cache/gno/models, where present); passed to gno as GNO_MODELS_DIR")
 		seed      = flag.Uint64("seed", 20240601, "synthetic corpus seed")
 		results   = flag.String("results", "bench/RESULTS.md", "Markdown file the run is appended to (empty: none)")
@@ -53,7 +57,7 @@ func run() error {
 	)
 	flag.Parse()
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	started := time.Now()
 
@@ -65,15 +69,23 @@ func run() error {
 		Log:        os.Stderr,
 	}
 	if *quick {
+		// SciFact for BM25 quality and the qmd comparison; the model modes
+		// only on a 200-document synthetic corpus, because embedding
+		// SciFact alone takes several minutes on 2 cores.
 		cfg.Datasets = []string{"scifact"}
-		cfg.Sizes = []int{1000}
-		cfg.LatencyQueries = 50
-		cfg.PassBudget = 45 * time.Second
-		cfg.QmdQueries = 200
-		cfg.QualityCap = map[gnocli.Mode]int{gnocli.VSearch: 300, gnocli.Fast: 300, gnocli.Default: 100, gnocli.Thorough: 30}
+		cfg.Sizes = []int{200, 1000}
+		cfg.ModelModesMaxDocs = 200
+		cfg.EmbedBudget = 90 * time.Second
+		cfg.LatencyQueries = 30
+		cfg.PassBudget = 30 * time.Second
+		cfg.QualityBudget = 90 * time.Second
+		cfg.QmdQueries = 100
+		cfg.QualityCap = map[gnocli.Mode]int{gnocli.VSearch: 100, gnocli.Fast: 100, gnocli.Default: 50, gnocli.Thorough: 20}
 	} else {
 		cfg.Datasets = []string{"scifact", "cranfield", "cmrc2018-zh"}
 		cfg.Sizes = []int{1000, 10000, 50000}
+		cfg.ModelModesMaxDocs = 10000
+		cfg.EmbedBudget = 30 * time.Minute
 		cfg.LatencyQueries = 200
 		cfg.PassBudget = 10 * time.Minute
 		cfg.QualityCap = map[gnocli.Mode]int{gnocli.Default: 1000, gnocli.Thorough: 200}
@@ -109,6 +121,15 @@ func run() error {
 	}
 	if *budget > 0 {
 		cfg.PassBudget = *budget
+	}
+	if *qbudget > 0 {
+		cfg.QualityBudget = *qbudget
+	}
+	if *embedB > 0 {
+		cfg.EmbedBudget = *embedB
+	}
+	if *modelMax >= 0 {
+		cfg.ModelModesMaxDocs = *modelMax
 	}
 	if *qmdN > 0 {
 		cfg.QmdQueries = *qmdN
@@ -162,7 +183,12 @@ func run() error {
 		r.Notes = append(r.Notes, "no model cache found: modes needing models run without them (or are n/a)")
 	}
 	if err := harness.Run(ctx, cfg, r); err != nil {
-		return err
+		if ctx.Err() == nil {
+			return err
+		}
+		// Interrupted: keep what was measured, marked as such.
+		r.Notes = append(r.Notes, "run interrupted: "+err.Error()+"; figures below are partial")
+		fmt.Fprintln(os.Stderr, "interrupted; writing partial results")
 	}
 	r.Seconds = time.Since(started).Seconds()
 	r.Machine.LoadEnd = loadAverage()

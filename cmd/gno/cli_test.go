@@ -1,0 +1,157 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// gnoBin is the binary under test, built once for the package.
+var gnoBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "gno-cli")
+	if err != nil {
+		panic(err)
+	}
+	gnoBin = filepath.Join(dir, "gno")
+	if out, err := exec.Command("go", "build", "-o", gnoBin, ".").CombinedOutput(); err != nil {
+		panic(string(out))
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+type cli struct {
+	t    *testing.T
+	home string
+}
+
+func (c cli) run(args ...string) (stdout, stderr string, code int) {
+	c.t.Helper()
+	cmd := exec.Command(gnoBin, args...)
+	cmd.Env = append(os.Environ(), "GNO_HOME="+c.home, "GNO_MODELS_DIR="+filepath.Join(c.home, "no-models"))
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err := cmd.Run()
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		c.t.Fatal(err)
+	}
+	return o.String(), e.String(), code
+}
+
+func (c cli) ok(args ...string) string {
+	c.t.Helper()
+	out, errOut, code := c.run(args...)
+	if code != 0 {
+		c.t.Fatalf("gno %s: exit %d: %s", strings.Join(args, " "), code, errOut)
+	}
+	return out
+}
+
+func TestCLIEndToEnd(t *testing.T) {
+	c := cli{t: t, home: t.TempDir()}
+	root := t.TempDir()
+	os.WriteFile(filepath.Join(root, "a b#1.md"), []byte("---\ntags: [x]\n---\n# Alpha\n\nThe quick brown fox.\n"), 0o644)
+	os.WriteFile(filepath.Join(root, "b.md"), []byte("# Beta\n\nLazy dogs sleep.\n"), 0o644)
+	c.ok("init")
+	c.ok("collection", "add", root, "--name", "Docs")
+	if out := c.ok("collection", "list"); !strings.Contains(out, "docs\t"+root) {
+		t.Fatalf("list: %s", out)
+	}
+	if out := c.ok("update"); !strings.Contains(out, "docs: 2 added") {
+		t.Fatalf("update: %s", out)
+	}
+	var res struct {
+		Results []struct {
+			DocID  string  `json:"docid"`
+			Score  float64 `json:"score"`
+			URI    string  `json:"uri"`
+			Source struct {
+				AbsPath, RelPath, Mime, Ext string
+			} `json:"source"`
+		} `json:"results"`
+		Meta struct {
+			Query        string `json:"query"`
+			Mode         string `json:"mode"`
+			TotalResults int    `json:"totalResults"`
+		} `json:"meta"`
+	}
+	out := c.ok("search", "where is the fox?", "--json")
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("search json: %v\n%s", err, out)
+	}
+	if len(res.Results) != 1 || res.Results[0].URI != "gno://docs/a%20b%231.md" || res.Meta.Mode != "bm25" || res.Meta.TotalResults != 1 {
+		t.Fatalf("search: %+v", res)
+	}
+	if strings.ContainsAny(out, "\x01\x02") {
+		t.Fatal("match markers leaked into JSON")
+	}
+	for _, ref := range []string{res.Results[0].URI, res.Results[0].DocID, "docs/a b#1.md"} {
+		if out := c.ok("get", ref, "--line-numbers", "--from", "4", "-l", "1"); out != "4: # Alpha\n" {
+			t.Fatalf("get %s: %q", ref, out)
+		}
+	}
+	if out := c.ok("query", "lazy dogs", "--json"); !strings.Contains(out, `"mode": "bm25_only"`) {
+		t.Fatalf("query without vectors: %s", out)
+	}
+	if out := c.ok("tags", "--json"); !strings.Contains(out, `"tag": "x"`) {
+		t.Fatalf("tags: %s", out)
+	}
+	c.ok("tag", "add", "docs/b.md", "Later")
+	if out := c.ok("search", "dogs", "--tags-all", "later", "--format", "files"); !strings.Contains(out, filepath.Join(root, "b.md")) {
+		t.Fatalf("tag filter: %s", out)
+	}
+	// Errors: clear message, code, exit status.
+	for _, tc := range []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"search", "   "}, 2, "empty query"},
+		{[]string{"search", "x", "-c", "nope"}, 3, "not found"},
+		{[]string{"get", "docs/../../etc/passwd"}, 2, "escapes"},
+		{[]string{"get", "#00000000"}, 3, "not found"},
+		{[]string{"collection", "add", "/etc"}, 2, "INVALID_PATH"},
+		{[]string{"collection", "add", root}, 1, "DUPLICATE"},
+		{[]string{"collection", "add", filepath.Join(root, "missing")}, 3, "PATH_NOT_FOUND"},
+		{[]string{"vsearch", "fox"}, 1, "gno index"},
+	} {
+		_, errOut, code := c.run(tc.args...)
+		if code != tc.code || !strings.Contains(errOut, tc.msg) {
+			t.Errorf("gno %s: exit %d, stderr %q; want exit %d with %q", strings.Join(tc.args, " "), code, errOut, tc.code, tc.msg)
+		}
+	}
+	out, _, _ = c.run("get", "#00000000", "--json")
+	if !strings.Contains(out, `"code":"NOT_FOUND"`) {
+		t.Errorf("json error: %q", out)
+	}
+	// Removing the file and re-syncing drops it; status reports it.
+	os.Remove(filepath.Join(root, "b.md"))
+	if out := c.ok("update"); !strings.Contains(out, "1 removed") {
+		t.Fatalf("update after delete: %s", out)
+	}
+	if out := c.ok("changes", "--since", "1"); !strings.Contains(out, "D #") {
+		t.Fatalf("changes: %s", out)
+	}
+	if out := c.ok("status"); !strings.Contains(out, "Documents: 1") {
+		t.Fatalf("status: %s", out)
+	}
+}
+
+func TestCLIBrokenConfig(t *testing.T) {
+	c := cli{t: t, home: t.TempDir()}
+	cfg := filepath.Join(c.home, "bad.yml")
+	os.WriteFile(cfg, []byte("collections:\n  - name: [unclosed\n"), 0o644)
+	_, errOut, code := c.run("--config", cfg, "status")
+	if code == 0 || !strings.Contains(errOut, cfg) || !strings.Contains(errOut, "line") {
+		t.Fatalf("broken config: exit %d %q", code, errOut)
+	}
+}
