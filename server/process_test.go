@@ -39,7 +39,11 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if benchDir != "" {
+		os.RemoveAll(benchDir)
+	}
+	os.Exit(code)
 }
 
 func TestStdioSubprocess(t *testing.T) {
@@ -91,10 +95,13 @@ func TestStdioSubprocess(t *testing.T) {
 		t.Fatalf("capture under a foreign lock: %v", m)
 	}
 	lock.Unlock()
-	// The server holds the lock for a job; this process now gets LOCKED.
+	// A sync with a progress token answers when the job is done.
 	send(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"gno_sync","arguments":{},"_meta":{"progressToken":7}}}`)
 	for {
 		m := recv()
+		if m["method"] == "ping" {
+			send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%q,"result":{}}`, m["id"]))
+		}
 		if m["id"] == 4.0 {
 			break
 		}

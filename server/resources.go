@@ -109,7 +109,11 @@ func (s *Server) afterListResources(ctx context.Context, _ any, req *mcp.ListRes
 		entries = entries[:s.opts.PageSize]
 	}
 	list := make([]mcp.Resource, 0, len(entries))
+	cfg := e.Config()
 	for _, en := range entries {
+		if _, ok := cfg.Collection(en.Collection); !ok {
+			continue // a removed collection's data, retained until cleanup
+		}
 		r := mcp.Resource{URI: en.URI, Name: en.Collection + "/" + en.RelPath, Title: en.Title, MIMEType: "text/markdown",
 			Description: "Indexed document " + en.DocID}
 		list = append(list, r)

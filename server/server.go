@@ -276,6 +276,15 @@ func (s *Server) sendProgress(ctx context.Context, token mcp.ProgressToken, prog
 	}
 }
 
+// settleProgress makes sure the client has handled the progress
+// notifications sent so far before the result follows (stdio only; over
+// HTTP each is its own SSE event).
+func (s *Server) settleProgress(ctx context.Context) {
+	if sess, ok := mcpsrv.ClientSessionFromContext(ctx).(*stdioSession); ok && sess.t != nil {
+		sess.t.roundTrip(ctx)
+	}
+}
+
 // logToClient sends a log message to the client (subject to the level it
 // asked for) and to the local log.
 func (s *Server) logToClient(ctx context.Context, level mcp.LoggingLevel, msg string) {

@@ -341,9 +341,7 @@ func addTestTools(s *Server, started chan<- struct{}) {
 		return nil, "", ctx.Err()
 	}}
 	boom := toolDef{name: "test_panic", input: emptyInputSchema, output: removeOutput, run: func(*Server, context.Context, args, mcp.CallToolRequest) (any, string, error) {
-		var m map[string]int
-		m["x"]++
-		return nil, "", nil
+		panic("boom")
 	}}
 	s.mcp.AddTools(s.serverTool(block), s.serverTool(boom))
 }

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"runtime/debug"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -105,6 +106,7 @@ func (l *lineWriter) writeResponse(resp any, queued chan mcp.JSONRPCNotification
 // stdioSession is the single client of a stdio server.
 type stdioSession struct {
 	out           *lineWriter
+	t             *stdioTransport
 	notifications chan mcp.JSONRPCNotification
 	initialized   atomic.Bool
 	level         atomic.Value
@@ -146,6 +148,8 @@ type stdioTransport struct {
 	mu        sync.Mutex
 	inflight  map[string]bool
 	cancelled map[string]bool
+	pings     map[string]chan struct{}
+	nextPing  int
 }
 
 // ServeStdio serves MCP over newline-delimited JSON-RPC on in and out until
@@ -161,7 +165,8 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	reqCtx, cancelReqs := context.WithCancel(s.mcp.WithContext(ctx, sess))
 	defer cancelReqs()
 	t := &stdioTransport{s: s, out: lw, sess: sess, ctx: reqCtx, work: make(chan func(), 1024),
-		inflight: map[string]bool{}, cancelled: map[string]bool{}}
+		inflight: map[string]bool{}, cancelled: map[string]bool{}, pings: map[string]chan struct{}{}}
+	sess.t = t
 
 	stopPump := make(chan struct{})
 	pumpDone := make(chan struct{})
@@ -287,8 +292,15 @@ func (t *stdioTransport) handleLine(line []byte) {
 	if env.Method == "" {
 		if isNull {
 			t.out.write(errorResponse(nil, mcp.INVALID_REQUEST, "invalid request: no method"))
+			return
 		}
-		return // a response to a server request; gno sends none
+		t.mu.Lock()
+		if ch := t.pings[idKey(env.ID)]; ch != nil {
+			close(ch)
+			delete(t.pings, idKey(env.ID))
+		}
+		t.mu.Unlock()
+		return // a response to a server request: only pings are sent
 	}
 	if isNull {
 		if env.Method == string(mcp.MethodNotificationCancelled) {
@@ -327,6 +339,32 @@ func (t *stdioTransport) handleLine(line []byte) {
 	default:
 		go run()
 	}
+}
+
+// pingTimeout bounds how long a ping to the client is awaited.
+const pingTimeout = 2 * time.Second
+
+// roundTrip pings the client and waits for its answer. A client handles
+// messages in order, so once it answers, it has seen every notification
+// written before the ping. The TypeScript SDK, for one, handles a
+// notification a tick after reading it: a progress notification read in
+// the same chunk as the result would reach a request already finished.
+func (t *stdioTransport) roundTrip(ctx context.Context) {
+	t.mu.Lock()
+	t.nextPing++
+	id := fmt.Sprintf("gno-ping-%d", t.nextPing)
+	ch := make(chan struct{})
+	t.pings[idKey(json.RawMessage(strconv.Quote(id)))] = ch
+	t.mu.Unlock()
+	t.out.write(mcp.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION, ID: mcp.NewRequestId(id), Request: mcp.Request{Method: string(mcp.MethodPing)}})
+	select {
+	case <-ch:
+	case <-ctx.Done():
+	case <-time.After(pingTimeout):
+	}
+	t.mu.Lock()
+	delete(t.pings, idKey(json.RawMessage(strconv.Quote(id))))
+	t.mu.Unlock()
 }
 
 func (t *stdioTransport) markCancelled(key string) {

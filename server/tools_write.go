@@ -235,6 +235,7 @@ func (s *Server) awaitJob(ctx context.Context, je *jobEntry, req mcp.CallToolReq
 	case <-je.done:
 		job := s.jobs.snapshot(je)
 		s.sendProgress(ctx, token, n+1, n+1, "job "+job.Status)
+		s.settleProgress(ctx)
 		return job
 	case <-ctx.Done():
 		return s.jobs.snapshot(je)

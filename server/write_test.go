@@ -131,6 +131,9 @@ func TestJobs(t *testing.T) {
 	if progress == 0 {
 		t.Fatalf("no progress notification before the result; got %v", before)
 	}
+	if last := before[len(before)-1]; last["method"] != "ping" {
+		t.Errorf("the server did not ping between progress and result: %v", last)
+	}
 	// Without a token the call returns at once and the job is polled.
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "w.md"), []byte("# W\n\nwombats\n"), 0o644)

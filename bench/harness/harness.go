@@ -41,6 +41,11 @@ type Config struct {
 	// PassBudget cuts one pass (one mode, one transport) after this long;
 	// the queries done so far are still reported.
 	PassBudget time.Duration
+	// MaxTime is the time the whole run may take (0 = no limit): passes
+	// are cut, and modes skipped, so the run ends near it. The qmd
+	// comparison runs right after the datasets, before the synthetic
+	// corpora, so a tight limit costs synthetic figures first.
+	MaxTime time.Duration
 	// QualityBudget cuts one quality pass (0 = PassBudget).
 	QualityBudget time.Duration
 	// Qmd enables the side-by-side with qmd on QmdDataset.
@@ -68,6 +73,9 @@ type Config struct {
 // end up in the report; only a broken setup returns an error.
 func Run(ctx context.Context, cfg Config, r *report.Run) error {
 	h := &harness{cfg: cfg, run: r}
+	if cfg.MaxTime > 0 {
+		h.deadline = time.Now().Add(cfg.MaxTime)
+	}
 	if cfg.Log == nil {
 		h.cfg.Log = io.Discard
 	}
@@ -91,9 +99,16 @@ func Run(ctx context.Context, cfg Config, r *report.Run) error {
 		}
 		r.Datasets = append(r.Datasets, *c)
 	}
+	if cfg.Qmd {
+		r.Peers = append(r.Peers, h.qmd(ctx))
+	}
 	for _, n := range cfg.Sizes {
 		if err := ctx.Err(); err != nil {
 			return err
+		}
+		if h.pastDeadline() {
+			r.Notes = append(r.Notes, fmt.Sprintf("synthetic corpus of %d docs skipped: the run's time limit was reached", n))
+			continue
 		}
 		c, err := h.synthetic(ctx, n)
 		if err != nil {
@@ -102,15 +117,14 @@ func Run(ctx context.Context, cfg Config, r *report.Run) error {
 		}
 		r.Corpora = append(r.Corpora, *c)
 	}
-	if cfg.Qmd {
-		r.Peers = append(r.Peers, h.qmd(ctx))
-	}
 	return nil
 }
 
 type harness struct {
 	cfg Config
 	run *report.Run
+	// deadline is when the run must be done (zero: none).
+	deadline time.Time
 	// kept for the peer comparison: the dataset's index figures and files.
 	indexed map[string]indexedCorpus
 }

@@ -81,6 +81,10 @@ func (h *harness) embed(ctx context.Context, name string, g *gnocli.Gno, ix *rep
 	if budget <= 0 {
 		budget = 30 * time.Minute
 	}
+	if !h.deadline.IsZero() {
+		budget = max(min(budget, time.Until(h.deadline)), 10*time.Second)
+	}
+	budget = budget.Round(time.Second)
 	h.logf("%s: gno embed (budget %s)", name, budget)
 	g.Timeout = budget
 	res, err := g.Run(ctx, "embed")

@@ -26,9 +26,12 @@ const (
 func (h *harness) modes(ctx context.Context, c *report.Corpus, g *gnocli.Gno, queries []query, qrels metrics.Qrels) {
 	for _, m := range h.modesFor(c.Docs) {
 		mr := report.Mode{Mode: string(m)}
-		if c.Index.NA != "" {
+		switch {
+		case c.Index.NA != "":
 			mr.NA = "index could not be built"
-		} else {
+		case h.pastDeadline():
+			mr.NA = "skipped: the run's time limit (-max-time) was reached"
+		default:
 			h.mode(ctx, c.Name, &mr, g, m, queries, qrels)
 		}
 		c.Modes = append(c.Modes, mr)
@@ -70,6 +73,21 @@ func (h *harness) mode(ctx context.Context, name string, mr *report.Mode, g *gno
 	}
 }
 
+// until is when a pass of the given budget must stop: after budget, and
+// never past the run's deadline.
+func (h *harness) until(budget time.Duration) time.Time {
+	t := time.Now().Add(budget)
+	if !h.deadline.IsZero() && h.deadline.Before(t) {
+		return h.deadline
+	}
+	return t
+}
+
+// pastDeadline reports whether the run's time is spent.
+func (h *harness) pastDeadline() bool {
+	return !h.deadline.IsZero() && time.Now().After(h.deadline)
+}
+
 // qualityBudget bounds one quality pass: longer than a latency pass, since
 // the headline figures need every query.
 func (h *harness) qualityBudget() time.Duration {
@@ -80,7 +98,7 @@ func (h *harness) qualityBudget() time.Duration {
 }
 
 func (h *harness) cliLatency(ctx context.Context, mr *report.Mode, g *gnocli.Gno, m gnocli.Mode, lat []query) {
-	deadline := time.Now().Add(h.cfg.PassBudget)
+	deadline := h.until(h.cfg.PassBudget)
 	var walls, cpus []time.Duration
 	for i, q := range lat {
 		if ctx.Err() != nil {
@@ -140,7 +158,7 @@ func (h *harness) mcpPasses(ctx context.Context, mr *report.Mode, g *gnocli.Gno,
 	}
 	mr.MCPColdMS = msOf(time.Since(start))
 
-	deadline := time.Now().Add(h.cfg.PassBudget)
+	deadline := h.until(h.cfg.PassBudget)
 	var rtts []time.Duration
 	for _, q := range lat {
 		if ctx.Err() != nil {
@@ -192,7 +210,7 @@ func (h *harness) cliQuality(ctx context.Context, g *gnocli.Gno, m gnocli.Mode, 
 // 0), as a user would see it. It returns the ids of the queries done, in
 // query order, so a pass cut by its budget is scored on what it did.
 func (h *harness) qualityPass(ctx context.Context, qual []query, workers int, do func(worker int, q string) (gnocli.Response, error)) (map[string][]string, []string, *report.Observed) {
-	deadline := time.Now().Add(h.qualityBudget())
+	deadline := h.until(h.qualityBudget())
 	type answer struct {
 		r   gnocli.Response
 		err error

@@ -76,10 +76,18 @@ func (h *harness) qmd(ctx context.Context) report.Peer {
 	qrun := map[string][]string{}
 	var qwalls []time.Duration
 	var qerrs []string
-	for _, x := range queries {
+	deadline := h.until(h.qualityBudget())
+	for i, x := range queries {
 		if ctx.Err() != nil {
 			p.NA = ctx.Err().Error()
 			return p
+		}
+		if time.Now().After(deadline) {
+			// Both tools answer the same queries: cut the set for both.
+			h.logf("qmd: cut by the pass budget after %d of %d queries", i, len(queries))
+			queries, ids = queries[:i], ids[:i]
+			p.Queries = i
+			break
 		}
 		hits, res, err := q.Search(ctx, x.Text, qualityLimit)
 		if err != nil {

@@ -16,6 +16,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/gnosearch/gno/bench/proc"
 )
 
 // ProtocolVersion is the MCP revision the client announces.
@@ -209,7 +211,7 @@ func (c *Client) MaxRSS() int64 {
 	if c.cmd.ProcessState == nil {
 		return 0
 	}
-	return maxRSS(c.cmd.ProcessState)
+	return proc.MaxRSS(c.cmd.ProcessState)
 }
 
 // tailBuffer keeps the last max bytes written, for error messages.

@@ -15,8 +15,9 @@ import (
 
 // Plot draws whole-process CLI p50 (solid) and p95 (dashed) latency against
 // corpus size, one colour per mode, from the synthetic corpora, and writes
-// a PNG to path. It does nothing when no corpus has latency figures.
-func Plot(path string, r *Run) error {
+// a PNG to path. It writes nothing, and returns false, when no synthetic
+// corpus has latency figures.
+func Plot(path string, r *Run) (bool, error) {
 	type pt struct{ docs, p50, p95 float64 }
 	byMode := map[string][]pt{}
 	var order []string
@@ -32,7 +33,7 @@ func Plot(path string, r *Run) error {
 		}
 	}
 	if len(order) == 0 {
-		return nil
+		return false, nil
 	}
 	p := plot.New()
 	p.Title.Text = fmt.Sprintf("gno latency vs corpus size (whole process, %d cores)", r.Machine.Cores)
@@ -58,7 +59,7 @@ func Plot(path string, r *Run) error {
 		for k, xy := range []plotter.XYs{p50, p95} {
 			l, s, err := plotter.NewLinePoints(xy)
 			if err != nil {
-				return fmt.Errorf("plot %s: %w", mode, err)
+				return false, fmt.Errorf("plot %s: %w", mode, err)
 			}
 			l.Color, s.Color = col, col
 			s.Shape = plotutil.Shape(i)
@@ -75,9 +76,9 @@ func Plot(path string, r *Run) error {
 	// Head room for the legend, which sits top left.
 	p.Y.Max *= 3
 	if err := p.Save(8*vg.Inch, 5*vg.Inch, path); err != nil {
-		return fmt.Errorf("save plot %s: %w", path, err)
+		return false, fmt.Errorf("save plot %s: %w", path, err)
 	}
-	return nil
+	return true, nil
 }
 
 func fade(c color.Color) color.Color {

@@ -78,10 +78,20 @@ func TestOutputs(t *testing.T) {
 		t.Fatalf("JSON round trip: %v", err)
 	}
 	png := filepath.Join(dir, "lat.png")
-	if err := Plot(png, r); err != nil {
-		t.Fatal(err)
+	if ok, err := Plot(png, r); err != nil || !ok {
+		t.Fatalf("plot: %v, %v", ok, err)
 	}
 	if st, err := os.Stat(png); err != nil || st.Size() < 1000 {
 		t.Fatalf("plot not written: %v", err)
+	}
+}
+
+func TestPlotNothing(t *testing.T) {
+	png := filepath.Join(t.TempDir(), "none.png")
+	if ok, err := Plot(png, &Run{}); ok || err != nil {
+		t.Fatalf("plot of no data: %v, %v", ok, err)
+	}
+	if _, err := os.Stat(png); err == nil {
+		t.Fatal("a plot was written without data")
 	}
 }

@@ -6,10 +6,14 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
 	"sync"
 
 	"github.com/gnosearch/gno/retrieval"
 	"github.com/gnosearch/gno/server"
+	"github.com/gnosearch/gno/server/install"
 	"github.com/spf13/cobra"
 )
 
@@ -98,4 +102,178 @@ func mcpLogger(a *app, logFile string) (*slog.Logger, func(), error) {
 		level = slog.LevelDebug
 	}
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level})), closeFn, nil
+}
+
+// newMCPInstallCmds are `gno mcp install|uninstall|status`.
+func newMCPInstallCmds(a *app) []*cobra.Command {
+	var target, scope string
+	var force, dryRun, enableWrite bool
+	inst := &cobra.Command{
+		Use:   "install",
+		Short: "Add gno to an MCP client's config (claude-desktop, claude-code, codex)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			env, err := installEnv()
+			if err != nil {
+				return err
+			}
+			exe, err := os.Executable()
+			if err != nil {
+				return fmt.Errorf("find the gno binary: %w", err)
+			}
+			if real, err := filepath.EvalSymlinks(exe); err == nil {
+				exe = real
+			}
+			res, err := install.Install(env, install.Options{Target: install.Target(target), Scope: install.Scope(scope),
+				Command: exe, Args: mcpArgs(a, enableWrite), Force: force, DryRun: dryRun})
+			if err != nil {
+				return err
+			}
+			return printInstall(a, res)
+		},
+	}
+	f := inst.Flags()
+	f.StringVarP(&target, "target", "t", string(install.ClaudeDesktop), "client: claude-desktop, claude-code or codex")
+	f.StringVarP(&scope, "scope", "s", string(install.User), "scope: user, or project (claude-code and codex)")
+	f.BoolVarP(&force, "force", "f", false, "replace an existing, different gno entry")
+	f.BoolVar(&dryRun, "dry-run", false, "show what would change without writing")
+	f.BoolVar(&enableWrite, "enable-write", false, "install with --enable-write (write tools on)")
+
+	var uTarget, uScope string
+	var uDry bool
+	uninst := &cobra.Command{
+		Use:   "uninstall",
+		Short: "Remove gno from an MCP client's config",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			env, err := installEnv()
+			if err != nil {
+				return err
+			}
+			res, err := install.Uninstall(env, install.Target(uTarget), install.Scope(uScope), uDry)
+			if err != nil {
+				return err
+			}
+			return printInstall(a, res)
+		},
+	}
+	uf := uninst.Flags()
+	uf.StringVarP(&uTarget, "target", "t", string(install.ClaudeDesktop), "client: claude-desktop, claude-code or codex")
+	uf.StringVarP(&uScope, "scope", "s", string(install.User), "scope: user or project")
+	uf.BoolVar(&uDry, "dry-run", false, "show what would change without writing")
+
+	var sTarget, sScope string
+	status := &cobra.Command{
+		Use:   "status",
+		Short: "Show whether gno is configured in each MCP client",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			env, err := installEnv()
+			if err != nil {
+				return err
+			}
+			st, err := install.Status(env, sTarget, sScope)
+			if err != nil {
+				return err
+			}
+			if a.json {
+				return a.printJSON(map[string]any{"targets": st})
+			}
+			return printStatus(a, env, st)
+		},
+	}
+	sf := status.Flags()
+	sf.StringVarP(&sTarget, "target", "t", "all", "client, or all")
+	sf.StringVarP(&sScope, "scope", "s", "all", "user, project or all")
+	return []*cobra.Command{inst, uninst, status}
+}
+
+// mcpArgs are the arguments a client runs gno with: mcp, and the index
+// and config this command was given.
+func mcpArgs(a *app, enableWrite bool) []string {
+	args := []string{"mcp"}
+	if enableWrite {
+		args = append(args, "--enable-write")
+	}
+	if a.index != "" && a.index != "default" {
+		args = append(args, "--index", a.index)
+	}
+	if a.configPath != "" {
+		if abs, err := filepath.Abs(a.configPath); err == nil {
+			args = append(args, "--config", abs)
+		}
+	}
+	return args
+}
+
+func installEnv() (install.Env, error) {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return install.Env{}, fmt.Errorf("find home folder: %w", err)
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		return install.Env{}, fmt.Errorf("find current folder: %w", err)
+	}
+	return install.Env{GOOS: runtime.GOOS, Home: home, CWD: cwd, AppData: os.Getenv("APPDATA"), XDGConfigHome: os.Getenv("XDG_CONFIG_HOME")}, nil
+}
+
+var targetNames = map[install.Target]string{install.ClaudeDesktop: "Claude Desktop", install.ClaudeCode: "Claude Code", install.Codex: "Codex"}
+
+func printInstall(a *app, res *install.Result) error {
+	if a.json {
+		return a.printJSON(res)
+	}
+	name := targetNames[res.Target]
+	prefix := ""
+	if res.DryRun {
+		prefix = "[dry run] would have "
+	}
+	switch res.Action {
+	case "installed", "updated":
+		fmt.Fprintf(a.stdout, "%s%s gno for %s (%s scope)\n    Command: %s\n    Config: %s\n", prefix, res.Action, name, res.Scope, res.Entry.Describe(), res.ConfigPath)
+	case "unchanged":
+		fmt.Fprintf(a.stdout, "gno is already configured for %s (%s scope) in %s\n", name, res.Scope, res.ConfigPath)
+	case "uninstalled":
+		fmt.Fprintf(a.stdout, "%suninstalled gno from %s (%s scope)\n    Config: %s\n", prefix, name, res.Scope, res.ConfigPath)
+	case "not-installed":
+		fmt.Fprintf(a.stdout, "gno is not configured for %s (%s scope) in %s\n", name, res.Scope, res.ConfigPath)
+	}
+	if res.Backup != "" {
+		fmt.Fprintf(a.stdout, "    Backup: %s\n", res.Backup)
+	}
+	if res.Action == "installed" || res.Action == "updated" || res.Action == "uninstalled" {
+		if !res.DryRun {
+			fmt.Fprintf(a.stdout, "Restart %s to apply.\n", name)
+		}
+	}
+	return nil
+}
+
+func printStatus(a *app, env install.Env, st []install.StatusEntry) error {
+	w := a.stdout
+	fmt.Fprintf(w, "MCP Server Status\n%s\n", strings.Repeat("─", 50))
+	n := 0
+	for _, s := range st {
+		label := targetNames[s.Target]
+		if s.Target != install.ClaudeDesktop {
+			label += " (" + string(s.Scope) + ")"
+		}
+		cfg := s.ConfigPath
+		if env.Home != "" && strings.HasPrefix(cfg, env.Home+string(filepath.Separator)) {
+			cfg = "~" + cfg[len(env.Home):]
+		}
+		switch {
+		case s.Error != "":
+			fmt.Fprintf(w, "\n! %s: unreadable config\n    Error: %s\n", label, s.Error)
+		case s.Configured:
+			n++
+			fmt.Fprintf(w, "\n✓ %s: configured\n    Command: %s\n    Args: %s\n", label, s.Entry.Command, strings.Join(s.Entry.Args, " "))
+		default:
+			fmt.Fprintf(w, "\n✗ %s: not configured\n", label)
+		}
+		fmt.Fprintf(w, "    Config: %s\n", cfg)
+	}
+	fmt.Fprintf(w, "\n%d/%d targets configured\n", n, len(st))
+	return nil
 }

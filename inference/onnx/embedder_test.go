@@ -77,8 +77,12 @@ func TestTinyPipelineKnownOutputs(t *testing.T) {
 	texts := []string{"the cat sat", "hello", "", "the dogs run fast on the mat", "unknownword"}
 	ids := [][]int{{2, 4, 5, 6, 3}, {2, 14, 3}, {2, 3}, {2, 4, 10, 11, 12, 13, 7, 3}, {2, 1, 3}}
 	// MaxTokens 8 truncates the fourth text ([CLS] + 7 tokens + [SEP] = 9) to 8.
-	for _, pool := range []models.Pooling{models.PoolMean, models.PoolCLS} {
-		e, err := OpenEmbedder(ctx, Options{ModelDir: "testdata/tiny/ok", Spec: tinySpec(pool), BatchSize: 2})
+	for _, run := range []struct {
+		pool     models.Pooling
+		parallel int // forward passes at once
+	}{{models.PoolMean, 1}, {models.PoolCLS, 1}, {models.PoolMean, 2}} {
+		pool := run.pool
+		e, err := OpenEmbedder(ctx, Options{ModelDir: "testdata/tiny/ok", Spec: tinySpec(pool), BatchSize: 2, Parallel: run.parallel})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -235,3 +235,12 @@ func (c *Config) Collection(name string) (*Collection, bool) {
 	}
 	return nil, false
 }
+
+// CollectionNames lists the configured collection names (never nil).
+func (c *Config) CollectionNames() []string {
+	out := make([]string, 0, len(c.Collections))
+	for _, col := range c.Collections {
+		out = append(out, col.Name)
+	}
+	return out
+}

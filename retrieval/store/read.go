@@ -156,54 +156,6 @@ func mergeHits(a, b []ChunkHit, limit int) []ChunkHit {
 	return out
 }
 
-// Snippet returns the part of a chunk around the match of q, with matched
-// words wrapped in \x01 and \x02.
-func (s *Store) Snippet(ctx context.Context, chunkID int64, q ftsquery.Query) (string, error) {
-	if expr := q.MatchExpr(); expr != "" {
-		var snip string
-		err := s.db.QueryRowContext(ctx, "SELECT snippet(chunks_fts, 2, char(1), char(2), '…', 24) FROM chunks_fts WHERE chunks_fts MATCH ? AND rowid = ?", expr, chunkID).Scan(&snip)
-		if err == nil && strings.TrimSpace(snip) != "" {
-			return snip, nil
-		}
-		if err != nil && !errors.Is(err, sql.ErrNoRows) {
-			return "", fmt.Errorf("snippet: %w", err)
-		}
-	}
-	c, err := s.Chunk(ctx, chunkID)
-	if err != nil {
-		return "", err
-	}
-	return LeadSnippet(c.Body, q.CJK), nil
-}
-
-// LeadSnippet returns about 200 characters of body, starting near the first
-// occurrence of any of needles when one is found.
-func LeadSnippet(body string, needles []string) string {
-	start := 0
-	for _, n := range needles {
-		if i := strings.Index(body, n); i >= 0 && (start == 0 || i < start) {
-			start = i
-		}
-	}
-	rs := []rune(body[start:])
-	if start > 0 {
-		back := []rune(body[:start])
-		k := len(back) - 40
-		if k < 0 {
-			k = 0
-		}
-		rs = append(back[k:], rs...)
-	}
-	prefix := ""
-	if start > 0 {
-		prefix = "…"
-	}
-	if len(rs) > 200 {
-		return prefix + strings.TrimSpace(string(rs[:200])) + "…"
-	}
-	return prefix + strings.TrimSpace(string(rs))
-}
-
 // ChunkRow is a stored chunk.
 type ChunkRow struct {
 	ID        int64
@@ -224,6 +176,31 @@ func (s *Store) Chunk(ctx context.Context, id int64) (*ChunkRow, error) {
 		return nil, fmt.Errorf("read chunk %d: %w", id, err)
 	}
 	return c, nil
+}
+
+// Chunks reads chunks by id.
+func (s *Store) Chunks(ctx context.Context, ids []int64) (map[int64]*ChunkRow, error) {
+	out := make(map[int64]*ChunkRow, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	rows, err := s.db.QueryContext(ctx, "SELECT id, doc_id, seq, headings, body, start_line, end_line FROM chunks WHERE id IN ("+placeholders(len(ids))+")", args...)
+	if err != nil {
+		return nil, fmt.Errorf("read chunks: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		c := &ChunkRow{}
+		if err := rows.Scan(&c.ID, &c.DocID, &c.Seq, &c.Headings, &c.Body, &c.StartLine, &c.EndLine); err != nil {
+			return nil, err
+		}
+		out[c.ID] = c
+	}
+	return out, rows.Err()
 }
 
 // DocMeta is a document's metadata, without its content.
@@ -338,14 +315,19 @@ func (s *Store) Content(ctx context.Context, id int64) (string, error) {
 	return c, nil
 }
 
-// List returns documents of a collection (all if empty) whose path starts
-// with prefix, ordered by collection and path.
-func (s *Store) List(ctx context.Context, collection, prefix string, limit, offset int) ([]*DocMeta, error) {
+// List returns documents of the given collections (all if nil) whose path
+// starts with prefix, ordered by collection and path.
+func (s *Store) List(ctx context.Context, collections []string, prefix string, limit, offset int) ([]*DocMeta, error) {
 	q := "SELECT " + metaCols + " FROM documents WHERE 1=1"
 	var args []any
-	if collection != "" {
-		q += " AND collection = ?"
-		args = append(args, collection)
+	if collections != nil {
+		q += " AND collection IN (" + placeholders(max(len(collections), 1)) + ")"
+		for _, c := range collections {
+			args = append(args, c)
+		}
+		if len(collections) == 0 {
+			args = append(args, "")
+		}
 	}
 	if prefix != "" {
 		q += " AND substr(rel_path, 1, ?) = ?"
@@ -425,6 +407,24 @@ func (s *Store) FilterDocs(ctx context.Context, f Filter) (map[int64]bool, error
 			return nil, err
 		}
 		out[id] = true
+	}
+	return out, rows.Err()
+}
+
+// CollectionNames lists the collections that have indexed documents.
+func (s *Store) CollectionNames(ctx context.Context) ([]string, error) {
+	rows, err := s.db.QueryContext(ctx, "SELECT DISTINCT collection FROM documents")
+	if err != nil {
+		return nil, fmt.Errorf("list collections: %w", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return nil, err
+		}
+		out = append(out, n)
 	}
 	return out, rows.Err()
 }

@@ -60,8 +60,26 @@ type Document struct {
 // Batch is one write transaction of a sync. Either all of its changes land
 // or none do.
 type Batch struct {
-	tx  *sql.Tx
-	gen int64
+	tx    *sql.Tx
+	gen   int64
+	stmts map[string]*sql.Stmt
+}
+
+// exec runs query through a statement prepared once per batch: a sync
+// runs the same few statements thousands of times.
+func (b *Batch) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	st, ok := b.stmts[query]
+	if !ok {
+		var err error
+		if st, err = b.tx.PrepareContext(ctx, query); err != nil {
+			return nil, err
+		}
+		if b.stmts == nil {
+			b.stmts = map[string]*sql.Stmt{}
+		}
+		b.stmts[query] = st
+	}
+	return st.ExecContext(ctx, args...)
 }
 
 // Begin starts a write batch for sync generation gen.
@@ -95,7 +113,7 @@ func (b *Batch) Put(ctx context.Context, d *Document) error {
 	err := b.tx.QueryRowContext(ctx, "SELECT id FROM documents WHERE collection = ? AND rel_path = ?", d.Collection, d.RelPath).Scan(&id)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
-		res, err := b.tx.ExecContext(ctx, `INSERT INTO documents(collection, rel_path, hash, title, lang, mime, size, mtime_ns, line_count, invalid_bytes, added_gen, changed_gen)
+		res, err := b.exec(ctx, `INSERT INTO documents(collection, rel_path, hash, title, lang, mime, size, mtime_ns, line_count, invalid_bytes, added_gen, changed_gen)
 			VALUES(?,?,?,?,?,?,?,?,?,?,?,?)`, d.Collection, d.RelPath, d.Hash, d.Title, d.Lang, d.Mime, d.Size, d.MtimeNS, d.LineCount, d.InvalidBytes, b.gen, b.gen)
 		if err != nil {
 			return fmt.Errorf("index %s/%s: %w", d.Collection, d.RelPath, err)
@@ -107,37 +125,37 @@ func (b *Batch) Put(ctx context.Context, d *Document) error {
 	case err != nil:
 		return fmt.Errorf("index %s/%s: %w", d.Collection, d.RelPath, err)
 	default:
-		if _, err := b.tx.ExecContext(ctx, "DELETE FROM chunks WHERE doc_id = ?", id); err != nil {
+		if _, err := b.exec(ctx, "DELETE FROM chunks WHERE doc_id = ?", id); err != nil {
 			return fmt.Errorf("index %s/%s: %w", d.Collection, d.RelPath, err)
 		}
-		if _, err := b.tx.ExecContext(ctx, "DELETE FROM tags WHERE doc_id = ? AND user = 0", id); err != nil {
+		if _, err := b.exec(ctx, "DELETE FROM tags WHERE doc_id = ? AND user = 0", id); err != nil {
 			return fmt.Errorf("index %s/%s: %w", d.Collection, d.RelPath, err)
 		}
-		if _, err := b.tx.ExecContext(ctx, `UPDATE documents SET hash=?, title=?, lang=?, mime=?, size=?, mtime_ns=?, line_count=?, invalid_bytes=?, changed_gen=? WHERE id=?`,
+		if _, err := b.exec(ctx, `UPDATE documents SET hash=?, title=?, lang=?, mime=?, size=?, mtime_ns=?, line_count=?, invalid_bytes=?, changed_gen=? WHERE id=?`,
 			d.Hash, d.Title, d.Lang, d.Mime, d.Size, d.MtimeNS, d.LineCount, d.InvalidBytes, b.gen, id); err != nil {
 			return fmt.Errorf("index %s/%s: %w", d.Collection, d.RelPath, err)
 		}
 	}
-	if _, err := b.tx.ExecContext(ctx, "INSERT INTO contents(doc_id, content) VALUES(?, ?) ON CONFLICT(doc_id) DO UPDATE SET content = excluded.content", id, d.Content); err != nil {
+	if _, err := b.exec(ctx, "INSERT INTO contents(doc_id, content) VALUES(?, ?) ON CONFLICT(doc_id) DO UPDATE SET content = excluded.content", id, d.Content); err != nil {
 		return fmt.Errorf("index %s/%s: %w", d.Collection, d.RelPath, err)
 	}
 	if len(d.Chunks) > MaxChunks {
 		return fmt.Errorf("index %s/%s: %d chunks, more than %d", d.Collection, d.RelPath, len(d.Chunks), MaxChunks)
 	}
 	for _, t := range d.Tags {
-		if _, err := b.tx.ExecContext(ctx, "INSERT OR IGNORE INTO tags(doc_id, tag) VALUES(?, ?)", id, t); err != nil {
+		if _, err := b.exec(ctx, "INSERT OR IGNORE INTO tags(doc_id, tag) VALUES(?, ?)", id, t); err != nil {
 			return fmt.Errorf("index tags of %s/%s: %w", d.Collection, d.RelPath, err)
 		}
 	}
 	for i, c := range d.Chunks {
 		cid := ChunkID(id, i)
-		_, err := b.tx.ExecContext(ctx, `INSERT INTO chunks(id, doc_id, seq, title, headings, body, start_line, end_line, start_byte, end_byte) VALUES(?,?,?,?,?,?,?,?,?,?)`,
+		_, err := b.exec(ctx, `INSERT INTO chunks(id, doc_id, seq, title, headings, body, start_line, end_line, start_byte, end_byte) VALUES(?,?,?,?,?,?,?,?,?,?)`,
 			cid, id, i, d.Title, strings.Join(c.Headings, " > "), c.Text, c.StartLine, c.EndLine, c.StartByte, c.EndByte)
 		if err != nil {
 			return fmt.Errorf("index chunk %d of %s/%s: %w", i, d.Collection, d.RelPath, err)
 		}
 		if ftsquery.HasCJK(c.Text) || ftsquery.HasCJK(d.Title) {
-			if _, err := b.tx.ExecContext(ctx, "INSERT INTO chunks_tri(rowid, body) VALUES(?, ?)", cid, d.Title+"\n"+c.Text); err != nil {
+			if _, err := b.exec(ctx, "INSERT INTO chunks_tri(rowid, body) VALUES(?, ?)", cid, d.Title+"\n"+c.Text); err != nil {
 				return fmt.Errorf("index chunk %d of %s/%s: %w", i, d.Collection, d.RelPath, err)
 			}
 		}
@@ -161,16 +179,16 @@ func DocOfChunk(chunk int64) int64 { return chunk >> 16 }
 // Touch records a new size and mtime for a document whose content is
 // unchanged, so the next sync can skip reading it.
 func (b *Batch) Touch(ctx context.Context, id, size, mtimeNS int64) error {
-	_, err := b.tx.ExecContext(ctx, "UPDATE documents SET size = ?, mtime_ns = ? WHERE id = ?", size, mtimeNS, id)
+	_, err := b.exec(ctx, "UPDATE documents SET size = ?, mtime_ns = ? WHERE id = ?", size, mtimeNS, id)
 	return err
 }
 
 // Remove deletes a document, recording it in the change feed.
 func (b *Batch) Remove(ctx context.Context, id int64) error {
-	if _, err := b.tx.ExecContext(ctx, "INSERT INTO removed(collection, rel_path, hash, gen) SELECT collection, rel_path, hash, ? FROM documents WHERE id = ?", b.gen, id); err != nil {
+	if _, err := b.exec(ctx, "INSERT INTO removed(collection, rel_path, hash, gen) SELECT collection, rel_path, hash, ? FROM documents WHERE id = ?", b.gen, id); err != nil {
 		return fmt.Errorf("remove document %d: %w", id, err)
 	}
-	if _, err := b.tx.ExecContext(ctx, "DELETE FROM documents WHERE id = ?", id); err != nil {
+	if _, err := b.exec(ctx, "DELETE FROM documents WHERE id = ?", id); err != nil {
 		return fmt.Errorf("remove document %d: %w", id, err)
 	}
 	return nil

@@ -42,6 +42,7 @@ func run() error {
 		latN      = flag.Int("latency-queries", 0, "queries timed per mode (default: quick 30, full 200)")
 		budget    = flag.Duration("pass-budget", 0, "cut any single latency pass after this long (default: quick 30s, full 10m)")
 		qbudget   = flag.Duration("quality-budget", 0, "cut any single quality pass after this long (default: quick 90s, full 10m)")
+		maxTime   = flag.Duration("max-time", -1, "cut passes and skip modes so the run ends near this (0 = no limit; default: quick 4m15s, full none)")
 		embedB    = flag.Duration("embed-budget", 0, "stop `gno embed` after this long (default: quick 90s, full 30m)")
 		modelMax  = flag.Int("model-modes-max-docs", -1, "run modes needing vectors only on corpora up to this size, 0 = all (default: quick 200, full 10000)")
 		withQmd   = flag.Bool("qmd", true, "run the side-by-side with qmd")
@@ -79,6 +80,7 @@ func run() error {
 		cfg.LatencyQueries = 30
 		cfg.PassBudget = 30 * time.Second
 		cfg.QualityBudget = 90 * time.Second
+		cfg.MaxTime = 4*time.Minute + 15*time.Second
 		cfg.QmdQueries = 100
 		cfg.QualityCap = map[gnocli.Mode]int{gnocli.VSearch: 100, gnocli.Fast: 100, gnocli.Default: 50, gnocli.Thorough: 20}
 	} else {
@@ -121,6 +123,9 @@ func run() error {
 	}
 	if *budget > 0 {
 		cfg.PassBudget = *budget
+	}
+	if *maxTime >= 0 {
+		cfg.MaxTime = *maxTime
 	}
 	if *qbudget > 0 {
 		cfg.QualityBudget = *qbudget
@@ -209,8 +214,13 @@ func run() error {
 		return err
 	}
 	pngPath := filepath.Join(*outDir, "latency-"+kind+".png")
-	if err := report.Plot(pngPath, r); err != nil {
+	plotted, err := report.Plot(pngPath, r)
+	if err != nil {
 		return err
+	}
+	wrote := jsonPath
+	if plotted {
+		wrote += ", " + pngPath
 	}
 	if *results != "" {
 		if err := report.AppendMarkdown(*results, r); err != nil {
@@ -218,7 +228,10 @@ func run() error {
 		}
 	}
 	fmt.Print(report.Markdown(r))
-	fmt.Fprintf(os.Stderr, "\nwrote %s, %s, appended to %s (%.0f s)\n", jsonPath, pngPath, *results, r.Seconds)
+	if *results != "" {
+		wrote += ", appended to " + *results
+	}
+	fmt.Fprintf(os.Stderr, "\nwrote %s (%.0f s)\n", wrote, r.Seconds)
 	return nil
 }
 
