@@ -66,12 +66,15 @@ func ParseQueryDoc(s string) QueryDoc {
 // so; see bench/RESULTS.md for the figures they come from.
 var defaultBudgets = map[string]time.Duration{"fast": 2 * time.Second, "default": 5 * time.Second, "thorough": 15 * time.Second}
 
-// Fusion weights: the user's own query counts twice an expansion variant.
+// Fusion weights, tuned on SciFact train (bench/RESULTS.md has the
+// ablation): the vector list of the user's own query counts twice its BM25
+// list, and an expansion variant half the BM25 list.
 const (
-	originalWeight  = 2.0
-	expansionWeight = 1.0
+	bm25Weight      = 1.0
+	vectorWeight    = 2.0
+	expansionWeight = 0.5
 	// candidatesPerList is how deep each retriever's list goes into fusion.
-	candidatesPerList = 50
+	candidatesPerList = 50 // raised to the request limit when that is larger
 )
 
 func parseForSnippet(q string) ftsquery.Query { return ftsquery.Parse(q) }
@@ -94,6 +97,7 @@ func (e *Engine) Query(ctx context.Context, req QueryRequest) (*SearchResults, e
 	case req.Thorough:
 		mode = "thorough"
 	}
+	depth := max(candidatesPerList, req.Limit)
 	budget := defaultBudgets[mode]
 	if b, ok := e.Config().Search.Budgets[mode]; ok && b > 0 {
 		budget = time.Duration(b)
@@ -107,7 +111,7 @@ func (e *Engine) Query(ctx context.Context, req QueryRequest) (*SearchResults, e
 	// 1. Expansion (thorough or --expand), skipped on a strong BM25 signal.
 	q := ftsquery.Parse(req.Query)
 	t0 := time.Now()
-	bm, err := e.bm25(ctx, q, f, candidatesPerList)
+	bm, err := e.bm25(ctx, q, f, depth)
 	if err != nil && !q.Empty() {
 		return nil, err
 	}
@@ -136,13 +140,21 @@ func (e *Engine) Query(ctx context.Context, req QueryRequest) (*SearchResults, e
 	}
 
 	// 2. Candidate lists.
-	lists := []fusion.List{{Name: "bm25", Weight: originalWeight, Hits: toFusion(bm)}}
+	sc := e.Config().Search
+	bmW, vecW := bm25Weight, vectorWeight
+	if sc.BM25Weight > 0 {
+		bmW = sc.BM25Weight
+	}
+	if sc.VectorWeight > 0 {
+		vecW = sc.VectorWeight
+	}
+	lists := []fusion.List{{Name: "bm25", Weight: bmW, Hits: toFusion(bm)}}
 	for i, lx := range doc.Lex {
 		lq := ftsquery.Parse(lx)
 		if lq.Empty() {
 			continue
 		}
-		h, err := e.bm25(ctx, lq, f, candidatesPerList)
+		h, err := e.bm25(ctx, lq, f, depth)
 		if err != nil {
 			return nil, err
 		}
@@ -154,7 +166,7 @@ func (e *Engine) Query(ctx context.Context, req QueryRequest) (*SearchResults, e
 		vecTexts = append(vecTexts, doc.Hyde)
 	}
 	for i, vt := range vecTexts {
-		h, err := e.vectorHits(ctx, vt, f, candidatesPerList)
+		h, err := e.vectorHits(ctx, vt, f, depth)
 		if err != nil {
 			if gnoerr.Is(err, gnoerr.Unavailable) {
 				meta.Notes = append(meta.Notes, "vectors unavailable: "+firstLine(err))
@@ -167,7 +179,7 @@ func (e *Engine) Query(ctx context.Context, req QueryRequest) (*SearchResults, e
 			return nil, err
 		}
 		meta.VectorsUsed = true
-		name, w := "vector", originalWeight
+		name, w := "vector", vecW
 		if i > 0 {
 			name, w = fmt.Sprintf("vec%d", i), expansionWeight
 		}

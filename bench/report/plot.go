@@ -13,12 +13,13 @@ import (
 	"gonum.org/v1/plot/vg"
 )
 
-// Plot draws whole-process CLI p50 (solid) and p95 (dashed) latency against
-// corpus size, one colour per mode, from the synthetic corpora, and writes
+// Plot draws whole-process CLI p50 (solid) and p95 (dashed) and warm MCP
+// p50 (dotted) latency against corpus size, one colour per mode, from the
+// synthetic corpora, and writes
 // a PNG to path. It writes nothing, and returns false, when no synthetic
 // corpus has latency figures.
 func Plot(path string, r *Run) (bool, error) {
-	type pt struct{ docs, p50, p95 float64 }
+	type pt struct{ docs, p50, p95, mcp float64 }
 	byMode := map[string][]pt{}
 	var order []string
 	for _, c := range r.Corpora {
@@ -29,14 +30,18 @@ func Plot(path string, r *Run) (bool, error) {
 			if _, ok := byMode[m.Mode]; !ok {
 				order = append(order, m.Mode)
 			}
-			byMode[m.Mode] = append(byMode[m.Mode], pt{float64(c.Docs), m.CLI.P50, m.CLI.P95})
+			var mcp float64
+			if m.MCP != nil {
+				mcp = m.MCP.P50
+			}
+			byMode[m.Mode] = append(byMode[m.Mode], pt{float64(c.Docs), m.CLI.P50, m.CLI.P95, mcp})
 		}
 	}
 	if len(order) == 0 {
 		return false, nil
 	}
 	p := plot.New()
-	p.Title.Text = fmt.Sprintf("gno latency vs corpus size (whole process, %d cores)", r.Machine.Cores)
+	p.Title.Text = fmt.Sprintf("gno latency vs corpus size (%d cores)", r.Machine.Cores)
 	p.X.Label.Text = "documents"
 	p.Y.Label.Text = "ms per query"
 	p.X.Scale = plot.LogScale{}
@@ -51,24 +56,33 @@ func Plot(path string, r *Run) (bool, error) {
 		sort.Slice(pts, func(a, b int) bool { return pts[a].docs < pts[b].docs })
 		p50 := make(plotter.XYs, len(pts))
 		p95 := make(plotter.XYs, len(pts))
+		var mcp plotter.XYs
 		for j, q := range pts {
 			p50[j] = plotter.XY{X: q.docs, Y: q.p50}
 			p95[j] = plotter.XY{X: q.docs, Y: q.p95}
+			if q.mcp > 0 {
+				mcp = append(mcp, plotter.XY{X: q.docs, Y: q.mcp})
+			}
 		}
 		col := plotutil.Color(i)
-		for k, xy := range []plotter.XYs{p50, p95} {
+		for k, xy := range []plotter.XYs{p50, p95, mcp} {
+			if len(xy) == 0 {
+				continue
+			}
 			l, s, err := plotter.NewLinePoints(xy)
 			if err != nil {
 				return false, fmt.Errorf("plot %s: %w", mode, err)
 			}
 			l.Color, s.Color = col, col
 			s.Shape = plotutil.Shape(i)
-			if k == 1 {
+			switch k {
+			case 0:
+				p.Legend.Add(mode+": CLI p50 (p95 dashed, warm MCP p50 dotted)", l, s)
+			case 1:
 				l.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
-				l.Color = fade(col)
-				s.Color = fade(col)
-			} else {
-				p.Legend.Add(mode+" p50 (p95 dashed)", l, s)
+				l.Color, s.Color = fade(col), fade(col)
+			case 2:
+				l.Dashes = []vg.Length{vg.Points(1), vg.Points(2)}
 			}
 			p.Add(l, s)
 		}

@@ -105,7 +105,11 @@ type IndexOptions struct {
 
 // Search tunes the query pipeline.
 type Search struct {
-	RRFK       float64 `yaml:"rrfK,omitempty"`
+	RRFK float64 `yaml:"rrfK,omitempty"`
+	// BM25Weight and VectorWeight scale the original query's lists in
+	// fusion (defaults in retrieval).
+	BM25Weight   float64 `yaml:"bm25Weight,omitempty"`
+	VectorWeight float64 `yaml:"vectorWeight,omitempty"`
 	Candidates int     `yaml:"candidates,omitempty"`
 	// Budgets per mode ("fast", "default", "thorough").
 	Budgets map[string]Duration `yaml:"budgets,omitempty"`
