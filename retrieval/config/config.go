@@ -110,7 +110,7 @@ type Search struct {
 	// fusion (defaults in retrieval).
 	BM25Weight   float64 `yaml:"bm25Weight,omitempty"`
 	VectorWeight float64 `yaml:"vectorWeight,omitempty"`
-	Candidates int     `yaml:"candidates,omitempty"`
+	Candidates   int     `yaml:"candidates,omitempty"`
 	// Budgets per mode ("fast", "default", "thorough").
 	Budgets map[string]Duration `yaml:"budgets,omitempty"`
 }
