@@ -143,3 +143,62 @@ func TestCorruptModelDegrades(t *testing.T) {
 		t.Fatal("embed with a corrupt model succeeded")
 	}
 }
+
+func TestVectorGraphPersistsAndFollowsChanges(t *testing.T) {
+	dir := installedModels(t)
+	t.Setenv("GNO_MODELS_DIR", dir)
+	e, root := newEngine(t, map[string]string{
+		"a.md": "# Volcanoes\n\nMagma erupts as lava and ash.\n",
+		"b.md": "# Espresso\n\nHot water through ground coffee.\n",
+		"c.md": "# Whales\n\nThe blue whale eats krill.\n",
+	})
+	e.Paths.ModelsDir = dir
+	ctx := context.Background()
+	update(t, e)
+	if _, err := e.Embed(ctx, EmbedOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	model := e.embedModelName()
+	if _, err := os.Stat(e.graphFile(model)); err != nil {
+		t.Fatalf("graph not saved: %v", err)
+	}
+	// Another process (a fresh engine) changes the corpus and re-embeds.
+	e2, err := Open(ctx, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e2.Close()
+	e2.Paths.ModelsDir = dir
+	write(t, root, "b.md", "# Bicycles\n\nPatch the inner tube of a flat tyre.\n")
+	os.Remove(filepath.Join(root, "a.md"))
+	if _, err := e2.Update(ctx, UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// Before re-embedding, a loaded export must drop the deleted vectors.
+	e4, _ := Open(ctx, Options{})
+	e4.Paths.ModelsDir = dir
+	res, err := e4.VSearch(ctx, SearchRequest{Query: "volcano eruption", Limit: 5})
+	e4.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res.Results {
+		if r.URI != "gno://notes/c.md" {
+			t.Fatalf("stale vector found: %+v", r)
+		}
+	}
+	if _, err := e2.Embed(ctx, EmbedOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// A third engine loads the export and must see the new state only.
+	e3, _ := Open(ctx, Options{})
+	defer e3.Close()
+	e3.Paths.ModelsDir = dir
+	res, err = e3.VSearch(ctx, SearchRequest{Query: "fixing a bike", Limit: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Results) != 2 || res.Results[0].URI != "gno://notes/b.md" || res.Results[0].Title != "Bicycles" {
+		t.Fatalf("after changes: %+v", res.Results)
+	}
+}

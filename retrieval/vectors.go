@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -17,8 +19,10 @@ import (
 	"github.com/gnosearch/gno/inference/onnx"
 	"github.com/gnosearch/gno/inference/openai"
 	"github.com/gnosearch/gno/models"
+	"github.com/gnosearch/gno/retrieval/config"
 	"github.com/gnosearch/gno/retrieval/gnoerr"
 	"github.com/gnosearch/gno/retrieval/store"
+	"github.com/gnosearch/gno/retrieval/vector"
 )
 
 // vectorState holds the lazily opened models and the in-memory vectors.
@@ -31,7 +35,7 @@ type vectorState struct {
 	rrErr    error
 	rrOpened bool
 	exp      inference.Expander
-	index    *flatIndex
+	index    *vector.Index
 }
 
 func (v *vectorState) close() {
@@ -275,7 +279,12 @@ func (e *Engine) Embed(ctx context.Context, opt EmbedOptions) (*EmbedResult, err
 	if res.Embedded > 0 {
 		res.ChunksPerSec = float64(res.Embedded) / d.Seconds()
 	}
+	// Build (or bring up to date) and save the graph now, so searches
+	// start from the export.
 	e.syncVectors(ctx)
+	if _, err := e.vectors(ctx, model); err != nil {
+		return res, err
+	}
 	return res, nil
 }
 
@@ -304,9 +313,14 @@ func putVectors(ctx context.Context, st *store.Store, model string, batch []pend
 		return fmt.Errorf("store vectors: %w", err)
 	}
 	defer tx.Rollback()
+	var ver int64
+	if err := tx.QueryRowContext(ctx, `INSERT INTO meta(key, value) VALUES('vectors_version', '1')
+		ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1 RETURNING CAST(value AS INTEGER)`).Scan(&ver); err != nil {
+		return fmt.Errorf("store vectors: %w", err)
+	}
 	for i, p := range batch {
-		if _, err := tx.ExecContext(ctx, "INSERT OR REPLACE INTO vectors(chunk_id, model, vec) SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM chunks WHERE id = ?)",
-			p.id, model, encodeVec(vecs[i]), p.id); err != nil {
+		if _, err := tx.ExecContext(ctx, "INSERT OR REPLACE INTO vectors(chunk_id, model, ver, vec) SELECT ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM chunks WHERE id = ?)",
+			p.id, model, ver, encodeVec(vecs[i]), p.id); err != nil {
 			return fmt.Errorf("store vectors: %w", err)
 		}
 	}
@@ -321,91 +335,137 @@ func encodeVec(v []float32) []byte {
 	return b
 }
 
-// flatIndex is an exact cosine index over unit vectors: at the tens of
-// thousands of chunks of a personal corpus a scan takes a few
-// milliseconds and has perfect recall.
-type flatIndex struct {
-	dim  int
-	ids  []int64
-	data []float32
+// graphFile is the persisted vector graph of model in the index directory.
+func (e *Engine) graphFile(model string) string {
+	safe := strings.Map(func(r rune) rune {
+		if r == '/' || r == '\\' || r == ':' || r == ' ' {
+			return '_'
+		}
+		return r
+	}, model)
+	return filepath.Join(e.Paths.IndexDir, "vectors-"+safe+".hnsw")
 }
 
-func (e *Engine) vectors(ctx context.Context, model string) (*flatIndex, error) {
+// vectors returns the vector graph of model, loading the persisted export
+// and applying what changed in SQLite since it was saved (rows with a
+// newer ver, rows deleted with their chunks); without an export the graph
+// is built from the stored vectors and saved.
+func (e *Engine) vectors(ctx context.Context, model string) (*vector.Index, error) {
 	v := &e.vec
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if v.index != nil {
+	if v.index != nil && v.index.ModelID() == model {
 		return v.index, nil
 	}
 	st, err := e.store(ctx)
 	if err != nil {
 		return nil, err
 	}
-	rows, err := st.DB().QueryContext(ctx, "SELECT chunk_id, vec FROM vectors WHERE model = ?", model)
+	db := st.DB()
+	var count, dims int
+	if err := db.QueryRowContext(ctx, "SELECT count(*), coalesce(max(length(vec)), 0) / 4 FROM vectors WHERE model = ?", model).Scan(&count, &dims); err != nil {
+		return nil, fmt.Errorf("load vectors: %w", err)
+	}
+	if count == 0 {
+		v.index = vector.New(0, model, vector.Params{})
+		return v.index, nil
+	}
+	path := e.graphFile(model)
+	var saved int64 = -1
+	ix, err := vector.Load(path, dims, model, vector.Params{})
+	if err == nil {
+		if b, err := os.ReadFile(path + ".ver"); err == nil {
+			saved, _ = strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+		}
+	}
+	if ix == nil || saved < 0 {
+		ix, saved = vector.New(dims, model, vector.Params{}), -1
+	}
+	cur, _ := st.Meta(ctx, "vectors_version")
+	curVer, _ := strconv.ParseInt(cur, 10, 64)
+	if saved == curVer && ix.Len() == count {
+		v.index = ix
+		return ix, nil
+	}
+	rows, err := db.QueryContext(ctx, "SELECT chunk_id, vec FROM vectors WHERE model = ? AND ver > ?", model, saved)
 	if err != nil {
 		return nil, fmt.Errorf("load vectors: %w", err)
 	}
-	defer rows.Close()
-	ix := &flatIndex{}
 	for rows.Next() {
 		var id int64
 		var b []byte
 		if err := rows.Scan(&id, &b); err != nil {
+			rows.Close()
 			return nil, err
 		}
-		if ix.dim == 0 {
-			ix.dim = len(b) / 4
-		}
-		if len(b) != 4*ix.dim {
-			continue
-		}
-		ix.ids = append(ix.ids, id)
-		for i := 0; i < len(b); i += 4 {
-			ix.data = append(ix.data, math.Float32frombits(binary.LittleEndian.Uint32(b[i:])))
+		if len(b) == 4*dims {
+			ix.Add(id, decodeVec(b))
 		}
 	}
+	rows.Close()
 	if err := rows.Err(); err != nil {
 		return nil, err
+	}
+	if ix.Len() != count {
+		// Some vectors went with their chunks: drop them from the graph.
+		live := make(map[int64]bool, count)
+		rows, err := db.QueryContext(ctx, "SELECT chunk_id FROM vectors WHERE model = ?", model)
+		if err != nil {
+			return nil, fmt.Errorf("load vectors: %w", err)
+		}
+		for rows.Next() {
+			var id int64
+			rows.Scan(&id)
+			live[id] = true
+		}
+		rows.Close()
+		for _, id := range ix.Keys() {
+			if !live[id] {
+				ix.Delete(id)
+			}
+		}
+	}
+	// A failed save only costs the next process a rebuild.
+	if err := ix.Save(path); err == nil {
+		config.WriteFileAtomic(path+".ver", []byte(strconv.FormatInt(curVer, 10)), 0o644)
 	}
 	v.index = ix
 	return ix, nil
 }
 
-// search returns the best chunk of each of the top k documents by cosine
-// similarity, among chunks whose document passes allow (nil: all).
-func (ix *flatIndex) search(q []float32, k int, allow func(doc int64) bool) []hit {
-	if len(q) != ix.dim || ix.dim == 0 {
-		return nil
+func decodeVec(b []byte) []float32 {
+	v := make([]float32, len(b)/4)
+	for i := range v {
+		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
 	}
-	best := map[int64]hit{}
-	for i, id := range ix.ids {
-		doc := store.DocOfChunk(id)
-		if allow != nil && !allow(doc) {
+	return v
+}
+
+// searchGraph returns the best chunk of each of the top k documents among
+// chunks whose document passes allow (nil: all).
+func searchGraph(ix *vector.Index, q []float32, k int, allow func(doc int64) bool, admitted int) ([]hit, error) {
+	vq := vector.Query{Vector: q, K: k * 3, Admitted: admitted}
+	if allow != nil {
+		vq.Filter = func(key int64) bool { return allow(store.DocOfChunk(key)) }
+	}
+	hs, err := ix.Search(vq)
+	if err != nil {
+		return nil, err
+	}
+	var out []hit
+	seen := map[int64]bool{}
+	for _, h := range hs {
+		doc := store.DocOfChunk(h.Key)
+		if seen[doc] {
 			continue
 		}
-		row := ix.data[i*ix.dim : (i+1)*ix.dim]
-		var s float32
-		for j, x := range row {
-			s += x * q[j]
-		}
-		if h, ok := best[doc]; !ok || float64(s) > h.Score {
-			best[doc] = hit{DocID: doc, ChunkID: id, Score: float64(s)}
+		seen[doc] = true
+		out = append(out, hit{DocID: doc, ChunkID: h.Key, Score: float64(h.Score)})
+		if len(out) == k {
+			break
 		}
 	}
-	out := make([]hit, 0, len(best))
-	for _, h := range best {
-		out = append(out, h)
-	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].Score != out[j].Score {
-			return out[i].Score > out[j].Score
-		}
-		return out[i].DocID < out[j].DocID
-	})
-	if len(out) > k {
-		out = out[:k]
-	}
-	return out
+	return out, nil
 }
 
 // errNoVectors is returned when the index has no vectors for the model.
@@ -421,18 +481,21 @@ func (e *Engine) vectorHits(ctx context.Context, text string, f store.Filter, k 
 	if err != nil {
 		return nil, err
 	}
-	if len(ix.ids) == 0 {
+	if ix.Len() == 0 {
 		return nil, errNoVectors
 	}
 	vecs, err := emb.Embed(ctx, []string{text}, inference.Query)
 	if err != nil {
 		return nil, fmt.Errorf("embed query: %w", err)
 	}
-	allow, err := e.allowed(ctx, f)
+	allow, admitted, err := e.allowed(ctx, f)
 	if err != nil {
 		return nil, err
 	}
-	hits := ix.search(vecs[0], k, allow)
+	hits, err := searchGraph(ix, vecs[0], k, allow, admitted)
+	if err != nil {
+		return nil, err
+	}
 	for i := range hits {
 		hits[i].Explain = &Explain{VectorRank: i + 1, VectorScore: round4(hits[i].Score)}
 		hits[i].Score = math.Max(0, math.Min(1, hits[i].Score))
@@ -442,19 +505,20 @@ func (e *Engine) vectorHits(ctx context.Context, text string, f store.Filter, k 
 
 // allowed returns a predicate over document ids for a filter, nil if the
 // filter lets everything through. The filter applies before the top-k.
-func (e *Engine) allowed(ctx context.Context, f store.Filter) (func(int64) bool, error) {
+func (e *Engine) allowed(ctx context.Context, f store.Filter) (func(int64) bool, int, error) {
 	if f.Empty() {
-		return nil, nil
+		return nil, 0, nil
 	}
 	st, err := e.store(ctx)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	ids, err := st.FilterDocs(ctx, f)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	return func(id int64) bool { return ids[id] }, nil
+	// Documents average about one chunk; the graph only needs an estimate.
+	return func(id int64) bool { return ids[id] }, len(ids) + 1, nil
 }
 
 // VSearch runs a vector search: embed the query, scan chunk vectors, best

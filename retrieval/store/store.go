@@ -82,9 +82,12 @@ CREATE TRIGGER IF NOT EXISTS chunks_ad AFTER DELETE ON chunks BEGIN
 	INSERT INTO chunks_fts(chunks_fts, rowid, title, headings, body) VALUES ('delete', old.id, old.title, old.headings, old.body);
 	DELETE FROM chunks_tri WHERE rowid = old.id;
 END;
+-- ver is the vectors_version (meta) at insertion, so a persisted vector
+-- graph knows which rows arrived after it was saved.
 CREATE TABLE IF NOT EXISTS vectors(
 	chunk_id INTEGER PRIMARY KEY REFERENCES chunks(id) ON DELETE CASCADE,
 	model TEXT NOT NULL,
+	ver INTEGER NOT NULL DEFAULT 0,
 	vec BLOB NOT NULL);
 CREATE INDEX IF NOT EXISTS vectors_model ON vectors(model);
 `
