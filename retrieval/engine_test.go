@@ -384,3 +384,20 @@ func TestRemovedCollectionNotFound(t *testing.T) {
 		t.Fatalf("cleanup: %d %v", n, err)
 	}
 }
+
+func TestManyChunksOneDocument(t *testing.T) {
+	var big strings.Builder
+	for i := 0; i < 60; i++ {
+		big.WriteString("## Part\n\nzebra zebra zebra stripes " + strings.Repeat("filler text ", 300) + "\n\n")
+	}
+	e, _ := newEngine(t, map[string]string{
+		"big.md": big.String(),
+		"a.md":   "# A\n\none zebra here\n",
+		"b.md":   "# B\n\nanother zebra there\n",
+	})
+	update(t, e)
+	res, err := e.Search(context.Background(), SearchRequest{Query: "zebra", Limit: 3})
+	if err != nil || len(res.Results) != 3 {
+		t.Fatalf("want 3 distinct documents: %+v %v", res, err)
+	}
+}

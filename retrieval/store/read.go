@@ -92,36 +92,56 @@ func (s *Store) SearchFTS(ctx context.Context, q ftsquery.Query, f Filter, limit
 }
 
 func (s *Store) bestPerDoc(ctx context.Context, table, rank, expr, where string, fargs []any, limit int) ([]ChunkHit, error) {
-	// The CTE is materialised so SQLite does not flatten bm25() into the
-	// aggregate, where FTS5 cannot evaluate it; SQLite's bare-column rule
-	// makes id the chunk of the max score.
-	// Chunk ids carry their document (DocOfChunk), so without a filter
-	// the search reads only the FTS index. The CTE is materialised so
-	// SQLite does not flatten bm25() into the aggregate, where FTS5 cannot
-	// evaluate it; the bare-column rule makes id the chunk of the max.
+	// Chunk ids carry their document (DocOfChunk), so without a filter the
+	// search reads only the FTS index.
 	from := table + " WHERE " + table + " MATCH ?"
 	if where != "" {
 		from = table + " JOIN documents d ON d.id = (" + table + ".rowid >> 16) WHERE " + table + " MATCH ?" + where
 	}
-	query := `WITH m AS MATERIALIZED (
-		SELECT ` + table + `.rowid AS id, ` + table + `.rowid >> 16 AS doc_id, -` + rank + ` AS s FROM ` + from + `)
-	SELECT id, doc_id, max(s) AS s FROM m GROUP BY doc_id ORDER BY s DESC, doc_id LIMIT ?`
-	args := append([]any{expr}, fargs...)
-	args = append(args, limit)
+	// Fast path: the top chunks, grouped here. Most documents have few
+	// chunks, so 2×limit+10 chunks nearly always hold limit documents.
+	fetch := 2*limit + 10
+	plain := `SELECT ` + table + `.rowid, -` + rank + ` AS s FROM ` + from + ` ORDER BY s DESC LIMIT ?`
+	hits, n, err := s.scanHits(ctx, plain, append(append([]any{expr}, fargs...), fetch), limit)
+	if err != nil || len(hits) >= limit || n < fetch {
+		return hits, err
+	}
+	// Slow path: one best chunk per document over every match. The CTE is
+	// materialised so SQLite does not flatten bm25() into the aggregate,
+	// where FTS5 cannot evaluate it; the bare-column rule makes id the chunk
+	// of the max.
+	grouped := `WITH m AS MATERIALIZED (
+		SELECT ` + table + `.rowid AS id, -` + rank + ` AS s FROM ` + from + `)
+	SELECT id, max(s) AS s FROM m GROUP BY id >> 16 ORDER BY s DESC, id LIMIT ?`
+	hits, _, err = s.scanHits(ctx, grouped, append(append([]any{expr}, fargs...), limit), limit)
+	return hits, err
+}
+
+// scanHits reads (chunk id, score) rows, keeping the first (best) chunk of
+// each document, up to limit documents; n is the number of rows read.
+func (s *Store) scanHits(ctx context.Context, query string, args []any, limit int) ([]ChunkHit, int, error) {
 	rows, err := s.db.QueryContext(ctx, query, args...)
 	if err != nil {
-		return nil, fmt.Errorf("search: %w", err)
+		return nil, 0, fmt.Errorf("search: %w", err)
 	}
 	defer rows.Close()
 	var out []ChunkHit
+	seen := map[int64]bool{}
+	n := 0
 	for rows.Next() {
 		var h ChunkHit
-		if err := rows.Scan(&h.ChunkID, &h.DocID, &h.Score); err != nil {
-			return nil, err
+		if err := rows.Scan(&h.ChunkID, &h.Score); err != nil {
+			return nil, n, err
 		}
+		n++
+		h.DocID = DocOfChunk(h.ChunkID)
+		if seen[h.DocID] || len(out) >= limit {
+			continue
+		}
+		seen[h.DocID] = true
 		out = append(out, h)
 	}
-	return out, rows.Err()
+	return out, n, rows.Err()
 }
 
 // mergeHits joins word and trigram hits, keeping each document's better
