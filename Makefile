@@ -24,7 +24,8 @@ demo: build setup models
 
 # Everything CI checks: static checks, unit and integration tests with the
 # real ONNX Runtime and models, and a short fuzzing pass.
-test: setup models check unit fuzz mcp-checks
+# Go's test output comes last: it is the verdict CI reads.
+test: setup models check mcp-checks fuzz unit
 
 mcp-checks: build
 	$(if $(MCP_TEST_TARGETS),$(MAKE) $(MCP_TEST_TARGETS),@echo 'npm not found: MCP client checks skipped')
