@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // gnoBin is the binary under test, built once for the package.
@@ -154,4 +155,28 @@ func TestCLIBrokenConfig(t *testing.T) {
 	if code == 0 || !strings.Contains(errOut, cfg) || !strings.Contains(errOut, "line") {
 		t.Fatalf("broken config: exit %d %q", code, errOut)
 	}
+}
+
+func TestCLIWatch(t *testing.T) {
+	c := cli{t: t, home: t.TempDir()}
+	root := t.TempDir()
+	os.WriteFile(filepath.Join(root, "a.md"), []byte("# A\n\nalpha\n"), 0o644)
+	c.ok("collection", "add", root, "--name", "w")
+	cmd := exec.Command(gnoBin, "watch", "--debounce", "100ms")
+	cmd.Env = append(os.Environ(), "GNO_HOME="+c.home)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Signal(os.Interrupt); cmd.Wait() }()
+	os.MkdirAll(filepath.Join(root, "sub"), 0o755)
+	time.Sleep(500 * time.Millisecond)
+	os.WriteFile(filepath.Join(root, "sub", "b.md"), []byte("# B\n\nplatypus\n"), 0o644)
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		if out, _, code := c.run("search", "platypus", "--format", "files"); code == 0 && strings.Contains(out, "b.md") {
+			return
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	t.Fatal("watch did not index a new file in a new folder")
 }
