@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -157,5 +158,83 @@ func TestThoroughExpansion(t *testing.T) {
 	res, err = e.Query(ctx, QueryRequest{SearchRequest: SearchRequest{Query: "vehicle maintenance schedule"}, Thorough: true})
 	if err != nil || res.Meta.Expanded {
 		t.Fatalf("refused expander: %+v %v", res.Meta, err)
+	}
+}
+
+// fakeRerank serves the common /v1/rerank API: documents mentioning
+// favourite score high, the rest low.
+func fakeRerank(t *testing.T, favourite string) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Query     string   `json:"query"`
+			Documents []string `json:"documents"`
+		}
+		if r.URL.Path != "/v1/rerank" || json.NewDecoder(r.Body).Decode(&req) != nil {
+			http.Error(w, `{"error":{"message":"bad request"}}`, http.StatusBadRequest)
+			return
+		}
+		type res struct {
+			Index int     `json:"index"`
+			Score float64 `json:"relevance_score"`
+		}
+		var out []res
+		for i, d := range req.Documents {
+			s := 0.05
+			if strings.Contains(d, favourite) {
+				s = 0.97
+			}
+			out = append(out, res{i, s})
+		}
+		json.NewEncoder(w).Encode(map[string]any{"results": out})
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func TestRerankBlendsAndProtects(t *testing.T) {
+	e, _ := newEngine(t, map[string]string{
+		"a.md": "# Garden\n\nWater the tomato plants deeply.\n",
+		"b.md": "# Plants\n\nTomato plants like sun and deep water.\n",
+		"c.md": "# Kitchen\n\nTomato sauce needs plants of basil too.\n",
+	})
+	update(t, e)
+	ctx := context.Background()
+	srv := fakeRerank(t, "basil")
+	e.UpdateConfig(ctx, func(c *config.Config) error {
+		c.Models.RerankBackend = config.Backend{Kind: "openai", URL: srv.URL + "/v1", Model: "m"}
+		return nil
+	})
+	res, err := e.Query(ctx, QueryRequest{SearchRequest: SearchRequest{Query: "tomato plants water", Limit: 3, Explain: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Meta.Reranked || res.Meta.Mode != "bm25_only" {
+		t.Fatalf("meta: %+v", res.Meta)
+	}
+	var c *Result
+	for i := range res.Results {
+		if res.Results[i].Source.RelPath == "c.md" {
+			c = &res.Results[i]
+		}
+		if s := res.Results[i].Score; s < 0 || s > 1 {
+			t.Fatalf("score out of 0-1: %v", s)
+		}
+	}
+	if c == nil || c.Explain.RerankScore < 0.9 {
+		t.Fatalf("reranked result: %+v", res.Results)
+	}
+	// --no-rerank and fast mode skip it.
+	no := false
+	res, _ = e.Query(ctx, QueryRequest{SearchRequest: SearchRequest{Query: "tomato plants water"}, Rerank: &no})
+	if res.Meta.Reranked {
+		t.Fatal("reranked with --no-rerank")
+	}
+	// A dead reranker degrades, never fails the query.
+	srv.Close()
+	e.vec.rrOpened, e.vec.rr = false, nil
+	res, err = e.Query(ctx, QueryRequest{SearchRequest: SearchRequest{Query: "tomato plants water"}})
+	if err != nil || res.Meta.Reranked || len(res.Results) == 0 {
+		t.Fatalf("dead reranker: %+v %v", res.Meta, err)
 	}
 }
