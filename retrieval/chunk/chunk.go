@@ -11,7 +11,6 @@ import (
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
-	"github.com/yuin/goldmark/extension"
 	"github.com/yuin/goldmark/text"
 )
 
@@ -75,7 +74,10 @@ type block struct {
 	title      string
 }
 
-var md = goldmark.New(goldmark.WithExtensions(extension.Table, extension.Strikethrough))
+// md parses CommonMark only: a GFM table is then one paragraph, which is
+// just as unsplittable, and the extensions cost a millisecond of start-up
+// in every gno process.
+var md = goldmark.New()
 
 // Markdown chunks Markdown source.
 func Markdown(src string, opt Options) []Chunk {
