@@ -10,8 +10,9 @@ FUZZTIME  ?= 10s
 
 all: build
 
+# gno and gno-mcp (the MCP server `gno mcp` runs) go side by side.
 build:
-	$(GO) build -o $(BIN) ./cmd/gno
+	$(GO) build -o bin/ ./cmd/gno ./cmd/gno-mcp
 
 # Fetch the runtime and models, index examples/corpus, answer queries.
 demo: build setup models

@@ -20,7 +20,7 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	gnoBin = filepath.Join(dir, "gno")
-	if out, err := exec.Command("go", "build", "-o", gnoBin, ".").CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", "build", "-o", dir+"/", ".", "../gno-mcp").CombinedOutput(); err != nil {
 		panic(string(out))
 	}
 	code := m.Run()
@@ -179,4 +179,31 @@ func TestCLIWatch(t *testing.T) {
 		time.Sleep(200 * time.Millisecond)
 	}
 	t.Fatal("watch did not index a new file in a new folder")
+}
+
+// TestCLIMCP checks that `gno mcp` reaches the server binary with the
+// global flags and that stdout carries JSON-RPC only.
+func TestCLIMCP(t *testing.T) {
+	home := t.TempDir()
+	cmd := exec.Command(gnoBin, "--index", "other", "mcp")
+	cmd.Env = append(os.Environ(), "GNO_HOME="+home)
+	cmd.Stdin = strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n")
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("gno mcp: %v: %s", err, errOut.String())
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 1 {
+		t.Fatalf("stdout has %d lines: %q", len(lines), out.String())
+	}
+	var resp struct {
+		ID     int `json:"id"`
+		Result struct {
+			ServerInfo struct{ Name string } `json:"serverInfo"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal([]byte(lines[0]), &resp); err != nil || resp.ID != 1 || resp.Result.ServerInfo.Name != "gno" {
+		t.Fatalf("initialize: %q %v", lines[0], err)
+	}
 }

@@ -1,23 +1,59 @@
 package main
 
 import (
-	"context"
 	"fmt"
-	"io"
-	"log/slog"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
+	"syscall"
 
-	"github.com/gnosearch/gno/retrieval"
-	"github.com/gnosearch/gno/server"
 	"github.com/gnosearch/gno/server/install"
 	"github.com/spf13/cobra"
 )
 
 func init() { extraCommands = append(extraCommands, newMCPCmd) }
+
+// mcpBinary is the MCP server program, installed beside gno.
+const mcpBinary = "gno-mcp"
+
+// execMCP replaces this process with gno-mcp, passing the command line on
+// without the "mcp" word, so stdio, signals and the exit status are the
+// server's own. The server lives in its own binary to keep its start-up
+// cost out of every other gno command.
+func execMCP() error {
+	path, err := findMCP()
+	if err != nil {
+		return err
+	}
+	args := []string{mcpBinary}
+	dropped := false
+	for _, a := range os.Args[1:] {
+		if a == "mcp" && !dropped {
+			dropped = true
+			continue
+		}
+		args = append(args, a)
+	}
+	return syscall.Exec(path, args, os.Environ())
+}
+
+func findMCP() (string, error) {
+	if exe, err := os.Executable(); err == nil {
+		if real, err := filepath.EvalSymlinks(exe); err == nil {
+			exe = real
+		}
+		p := filepath.Join(filepath.Dir(exe), mcpBinary)
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
+			return p, nil
+		}
+	}
+	if p, err := exec.LookPath(mcpBinary); err == nil {
+		return p, nil
+	}
+	return "", fmt.Errorf("%s not found next to gno or on PATH: install both (`make build`, or `go install ./cmd/...`)", mcpBinary)
+}
 
 // newMCPCmd is `gno mcp`: serve the index to AI agents over MCP, and
 // install gno into their clients' configs.
@@ -38,39 +74,7 @@ Write tools (capture, add/remove collection, sync, tag) are off unless
 --enable-write or GNO_MCP_ENABLE_WRITE=1.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			logger, closeLog, err := mcpLogger(a, logFile)
-			if err != nil {
-				return err
-			}
-			defer closeLog()
-			var mu sync.Mutex
-			srv := server.New(server.Options{
-				Open: func(ctx context.Context) (*retrieval.Engine, error) {
-					mu.Lock()
-					defer mu.Unlock()
-					return a.engine(ctx)
-				},
-				Version:     version,
-				EnableWrite: enableWrite || server.WriteEnabledByEnv(),
-				Logger:      logger,
-			})
-			defer srv.Close()
-			ctx := cmd.Context()
-			if httpAddr != "" {
-				return srv.ServeHTTP(ctx, httpAddr, server.HTTPOptions{ListenAny: listenAny, Ready: func(addr string) {
-					fmt.Fprintf(a.stderr, "gno mcp: serving http://%s%s\n", addr, server.EndpointPath)
-				}})
-			}
-			out := a.stdout
-			if a.stdout == os.Stdout {
-				f, err := server.ProtectStdout()
-				if err != nil {
-					return err
-				}
-				defer f.Close()
-				out = f
-			}
-			return srv.ServeStdio(ctx, os.Stdin, out)
+			return execMCP()
 		},
 	}
 	f := cmd.Flags()
@@ -80,28 +84,6 @@ Write tools (capture, add/remove collection, sync, tag) are off unless
 	f.StringVar(&logFile, "log-file", "", "append logs to `FILE` (stdout never carries logs)")
 	cmd.AddCommand(newMCPInstallCmds(a)...)
 	return cmd
-}
-
-// mcpLogger logs to --log-file, else to stderr with -v, else nowhere.
-func mcpLogger(a *app, logFile string) (*slog.Logger, func(), error) {
-	var w io.Writer = io.Discard
-	closeFn := func() {}
-	level := slog.LevelInfo
-	switch {
-	case logFile != "":
-		f, err := os.OpenFile(logFile, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
-		if err != nil {
-			return nil, nil, fmt.Errorf("open log file: %w", err)
-		}
-		w, closeFn = f, func() { f.Close() }
-		if a.verbose {
-			level = slog.LevelDebug
-		}
-	case a.verbose:
-		w = a.stderr
-		level = slog.LevelDebug
-	}
-	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level})), closeFn, nil
 }
 
 // newMCPInstallCmds are `gno mcp install|uninstall|status`.

@@ -24,7 +24,7 @@ node_major="$(node -p 'process.versions.node.split(".")[0]')"
 [ "$node_major" -ge 22 ] || { echo "run.sh: need node >= 22, have $(node --version)" >&2; exit 1; }
 
 bin="$scratch/bin/gno"
-(cd "$repo" && go build -o "$bin" ./cmd/gno)
+(cd "$repo" && go build -o "$(dirname "$bin")/" ./cmd/gno ./cmd/gno-mcp)
 export GNO_BIN="$bin"
 
 run_client() {
