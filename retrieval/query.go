@@ -280,7 +280,9 @@ func toFusion(hs []hit) []fusion.Hit {
 }
 
 // strongSignal reports a BM25 top hit clearly ahead of the rest: then
-// expansion cannot help and reranking must not bury it.
+// expansion cannot help and reranking must not bury it. Tuned on SciFact
+// train: a gap of 0.3 flags 29% of claims with the top hit relevant in 93%
+// of them (0.2: 47% at 86%; 0.4: 20% at 97.5%; overall P@1 is 61%).
 func strongSignal(bm []hit) bool {
 	if len(bm) == 0 {
 		return false
@@ -290,7 +292,7 @@ func strongSignal(bm []hit) bool {
 	if len(bm) > 1 {
 		second = bm[1].Score
 	}
-	return top >= 0.8 && top-second >= 0.2
+	return top >= 0.8 && top-second >= 0.3
 }
 
 // rerank scores the top n fused candidates' best chunks. It returns nil and

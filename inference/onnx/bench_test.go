@@ -118,24 +118,26 @@ func BenchmarkQueryEmbed(b *testing.B) {
 	c := testCache(b)
 	q := "does vitamin d supplementation reduce the risk of bone fractures in adults"
 	for _, name := range benchModels {
-		b.Run(name, func(b *testing.B) {
-			spec, err := c.Resolve(models.Builtin(), name)
-			if err != nil {
-				b.Skipf("skipping: %v", err)
-			}
-			e, err := OpenEmbedder(context.Background(), Options{ModelDir: c.ModelDir(name), Spec: spec})
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer e.Close()
-			e.Embed(context.Background(), []string{q}, inference.Query)
-			lat := latencies(b, func() error {
-				_, err := e.Embed(context.Background(), []string{q}, inference.Query)
-				return err
+		for _, threads := range []int{1, 2} {
+			b.Run(fmt.Sprintf("%s/threads=%d", name, threads), func(b *testing.B) {
+				spec, err := c.Resolve(models.Builtin(), name)
+				if err != nil {
+					b.Skipf("skipping: %v", err)
+				}
+				e, err := OpenEmbedder(context.Background(), Options{ModelDir: c.ModelDir(name), Spec: spec, Threads: threads})
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer e.Close()
+				e.Embed(context.Background(), []string{q}, inference.Query)
+				lat := latencies(b, func() error {
+					_, err := e.Embed(context.Background(), []string{q}, inference.Query)
+					return err
+				})
+				b.ReportMetric(lat[len(lat)/2], "p50-ms")
+				b.ReportMetric(lat[len(lat)*95/100], "p95-ms")
 			})
-			b.ReportMetric(lat[len(lat)/2], "p50-ms")
-			b.ReportMetric(lat[len(lat)*95/100], "p95-ms")
-		})
+		}
 	}
 }
 
