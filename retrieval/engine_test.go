@@ -2,6 +2,7 @@ package retrieval
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -399,5 +400,23 @@ func TestManyChunksOneDocument(t *testing.T) {
 	res, err := e.Search(context.Background(), SearchRequest{Query: "zebra", Limit: 3})
 	if err != nil || len(res.Results) != 3 {
 		t.Fatalf("want 3 distinct documents: %+v %v", res, err)
+	}
+}
+
+func TestBulkSyncKeepsMerging(t *testing.T) {
+	files := map[string]string{}
+	for i := 0; i < 1100; i++ {
+		files[fmt.Sprintf("d%04d.md", i)] = fmt.Sprintf("# Doc %d\n\nword%d common text\n", i, i)
+	}
+	e, _ := newEngine(t, files)
+	update(t, e)
+	st, _ := e.store(context.Background())
+	var v string
+	st.DB().QueryRow("SELECT v FROM chunks_fts_config WHERE k = 'automerge'").Scan(&v)
+	if v != "4" {
+		t.Fatalf("automerge after a bulk sync = %q, want 4", v)
+	}
+	if rs := search(t, e, "word1050"); len(rs) != 1 {
+		t.Fatalf("after bulk sync: %+v", rs)
 	}
 }

@@ -86,6 +86,10 @@ var skipDirs = map[string]bool{".git": true, ".hg": true, ".svn": true, "node_mo
 // supported lists the extensions gno can convert.
 var supported = map[string]bool{".md": true, ".markdown": true, ".mdx": true, ".txt": true, ".text": true}
 
+// bulkThreshold is the number of files to (re)index from which a sync
+// merges the word index once at the end instead of as it goes.
+const bulkThreshold = 1000
+
 type candidate struct {
 	rel     string
 	abs     string
@@ -142,6 +146,13 @@ func Sync(ctx context.Context, st *store.Store, col config.Collection, gen int64
 			continue
 		}
 		todo = append(todo, c)
+	}
+	if len(todo) >= bulkThreshold {
+		if err := st.BeginBulk(ctx); err != nil {
+			return nil, err
+		}
+		// Whatever happens, merging comes back on.
+		defer st.EndBulk(context.WithoutCancel(ctx))
 	}
 	if err := w.process(ctx, col, todo, states, opt, res); err != nil {
 		return nil, err

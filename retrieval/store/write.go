@@ -222,3 +222,31 @@ func (s *Store) Cleanup(ctx context.Context, keep []string) (int, error) {
 	}
 	return int(n), nil
 }
+
+// BeginBulk stops FTS5's incremental segment merging for a large sync:
+// merging while thousands of documents arrive redoes the same work many
+// times. EndBulk merges once and restores it. A sync killed in between
+// leaves merging off until the next EndBulk, which only costs query speed.
+func (s *Store) BeginBulk(ctx context.Context) error {
+	for _, q := range []string{
+		"INSERT INTO chunks_fts(chunks_fts, rank) VALUES('automerge', 0)",
+	} {
+		if _, err := s.db.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("start bulk index: %w", err)
+		}
+	}
+	return nil
+}
+
+// EndBulk optimises the word index and turns incremental merging back on.
+func (s *Store) EndBulk(ctx context.Context) error {
+	for _, q := range []string{
+		"INSERT INTO chunks_fts(chunks_fts) VALUES('optimize')",
+		"INSERT INTO chunks_fts(chunks_fts, rank) VALUES('automerge', 4)",
+	} {
+		if _, err := s.db.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("finish bulk index: %w", err)
+		}
+	}
+	return nil
+}
