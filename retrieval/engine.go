@@ -118,6 +118,7 @@ func (e *Engine) updateConfigLocked(fn func(*config.Config) error) error {
 	e.mu.Lock()
 	e.cfg = cfg
 	e.mu.Unlock()
+	e.vec.close() // models may have changed
 	return nil
 }
 

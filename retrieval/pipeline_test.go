@@ -144,7 +144,6 @@ func TestThoroughExpansion(t *testing.T) {
 		c.Search.Budgets = map[string]config.Duration{"thorough": config.Duration(300 * time.Millisecond)}
 		return nil
 	})
-	e.vec.exp = nil
 	res, err = e.Query(ctx, QueryRequest{SearchRequest: SearchRequest{Query: "vehicle maintenance schedule"}, Thorough: true})
 	if err != nil || res.Meta.Expanded || len(res.Meta.Notes) == 0 {
 		t.Fatalf("slow expander: %+v %v", res.Meta, err)
@@ -154,7 +153,6 @@ func TestThoroughExpansion(t *testing.T) {
 		c.Models.Expand = config.Backend{Kind: "ollama", URL: "http://127.0.0.1:1", Model: "m"}
 		return nil
 	})
-	e.vec.exp = nil
 	res, err = e.Query(ctx, QueryRequest{SearchRequest: SearchRequest{Query: "vehicle maintenance schedule"}, Thorough: true})
 	if err != nil || res.Meta.Expanded {
 		t.Fatalf("refused expander: %+v %v", res.Meta, err)
@@ -232,7 +230,7 @@ func TestRerankBlendsAndProtects(t *testing.T) {
 	}
 	// A dead reranker degrades, never fails the query.
 	srv.Close()
-	e.vec.rrOpened, e.vec.rr = false, nil
+	e.vec.close()
 	res, err = e.Query(ctx, QueryRequest{SearchRequest: SearchRequest{Query: "tomato plants water"}})
 	if err != nil || res.Meta.Reranked || len(res.Results) == 0 {
 		t.Fatalf("dead reranker: %+v %v", res.Meta, err)

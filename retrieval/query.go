@@ -358,35 +358,30 @@ func (e *Engine) expand(ctx context.Context, query string, limit time.Duration) 
 	return exp, ""
 }
 
-// expander builds the configured expander (cheap: no connection is made
-// until the first call).
+// expander builds the configured expander once (cheap: no connection is
+// made until the first call).
 func (e *Engine) expander() (inference.Expander, error) {
 	b := e.Config().Models.Expand
+	e.vec.mu.Lock()
+	defer e.vec.mu.Unlock()
+	if e.vec.exp != nil {
+		return e.vec.exp, nil
+	}
+	var x inference.Expander
+	var err error
 	switch b.Kind {
 	case "":
 		return nil, errors.New("no expansion model configured (models.expand in config)")
 	case "ollama":
-		e.vec.mu.Lock()
-		defer e.vec.mu.Unlock()
-		if e.vec.exp == nil {
-			x, err := ollama.NewExpander(ollama.ExpanderConfig{URL: b.URL, Model: b.Model})
-			if err != nil {
-				return nil, err
-			}
-			e.vec.exp = x
-		}
-		return e.vec.exp, nil
+		x, err = ollama.NewExpander(ollama.ExpanderConfig{URL: b.URL, Model: b.Model})
 	case "openai":
-		e.vec.mu.Lock()
-		defer e.vec.mu.Unlock()
-		if e.vec.exp == nil {
-			x, err := openai.NewExpander(openai.ExpanderConfig{Config: openai.Config{BaseURL: b.URL, APIKey: b.APIKey, Model: b.Model}})
-			if err != nil {
-				return nil, err
-			}
-			e.vec.exp = x
-		}
-		return e.vec.exp, nil
+		x, err = openai.NewExpander(openai.ExpanderConfig{Config: openai.Config{BaseURL: b.URL, APIKey: b.APIKey, Model: b.Model}})
+	default:
+		return nil, fmt.Errorf("unknown expansion backend %q (ollama or openai)", b.Kind)
 	}
-	return nil, fmt.Errorf("unknown expansion backend %q (ollama or openai)", b.Kind)
+	if err != nil {
+		return nil, err
+	}
+	e.vec.exp = x
+	return x, nil
 }

@@ -38,17 +38,18 @@ type vectorState struct {
 	index    *vector.Index
 }
 
+// close releases the models and forgets every cached open result, so the
+// next request opens what the (possibly changed) config names.
 func (v *vectorState) close() {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if v.emb != nil {
 		v.emb.Close()
-		v.emb = nil
 	}
 	if v.rr != nil {
 		v.rr.Close()
-		v.rr = nil
 	}
+	v.emb, v.embErr, v.rr, v.rrErr, v.rrOpened, v.exp, v.index = nil, nil, nil, nil, false, nil, nil
 }
 
 // embedModelName is the configured embedding model, or the default.
