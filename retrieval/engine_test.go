@@ -11,6 +11,7 @@ import (
 
 	"github.com/gnosearch/gno/retrieval/config"
 	"github.com/gnosearch/gno/retrieval/gnoerr"
+	"github.com/gnosearch/gno/retrieval/ingest"
 )
 
 // newEngine makes an engine with its own GNO_HOME and one collection
@@ -418,5 +419,35 @@ func TestBulkSyncKeepsMerging(t *testing.T) {
 	}
 	if rs := search(t, e, "word1050"); len(rs) != 1 {
 		t.Fatalf("after bulk sync: %+v", rs)
+	}
+}
+
+// A sync cut off part-way (a killed process, Ctrl-C) leaves every
+// committed batch intact, and the next sync completes the rest.
+func TestInterruptedSyncResumes(t *testing.T) {
+	files := map[string]string{}
+	for i := 0; i < 1300; i++ {
+		files[fmt.Sprintf("d%04d.md", i)] = fmt.Sprintf("# Doc %d\n\nterm%d shared\n", i, i)
+	}
+	e, _ := newEngine(t, files)
+	ctx, cancel := context.WithCancel(context.Background())
+	_, err := e.Update(ctx, UpdateOptions{Progress: func(p ingest.Progress) {
+		if p.Done >= 700 {
+			cancel()
+		}
+	}})
+	if err == nil {
+		t.Fatal("cancelled sync reported success")
+	}
+	st, _ := e.Status(context.Background())
+	if st.TotalDocuments == 0 || st.TotalDocuments >= 1300 {
+		t.Fatalf("after interruption: %d documents (want the committed batches)", st.TotalDocuments)
+	}
+	res := update(t, e)
+	if c := res.Collections[0]; c.Added+c.Unchanged != 1300 || c.Added == 0 {
+		t.Fatalf("resume: %+v", c)
+	}
+	if rs := search(t, e, "term1299"); len(rs) != 1 {
+		t.Fatal("last document missing after resume")
 	}
 }

@@ -22,8 +22,11 @@ func BenchmarkHNSW100k(b *testing.B) {
 	)
 	setup := func() {
 		once.Do(func() {
-			vecs := clustered(n, 2000, dims, 11)
-			queries = clustered(200, 2000, dims, 12)
+			// Queries are held-out points of the same clusters, as real
+			// queries land near real documents.
+			all := clustered(n+200, 2000, dims, 11)
+			vecs := all[:n]
+			queries = all[n:]
 			t0 := time.Now()
 			ix = build0(b, vecs)
 			build = time.Since(t0)
