@@ -60,9 +60,18 @@ func (e *Engine) embedModelName() string {
 	return models.DefaultEmbedder
 }
 
+// onnxEnv says where models and the runtime are, with the user's own
+// registry entries (models.custom) added to the built-in ones.
 func (e *Engine) onnxEnv() onnx.Env {
 	m := e.Config().Models
-	return onnx.Env{ModelsDir: e.Paths.ModelsDir, ORTLib: m.ORTLib, Threads: m.Threads}
+	env := onnx.Env{ModelsDir: e.Paths.ModelsDir, ORTLib: m.ORTLib, Threads: m.Threads, Parallel: m.Parallel}
+	if len(m.Custom) > 0 {
+		reg := models.Builtin()
+		if err := reg.AddConfig(m.Custom); err == nil {
+			env.Registry = reg
+		}
+	}
+	return env
 }
 
 // embedder opens the embedding model once; a failure is remembered so a

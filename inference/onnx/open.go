@@ -15,8 +15,11 @@ type Env struct {
 	// ORTLib is the runtime library path from config; empty means search
 	// ($GNO_ORT_LIB, next to the binary, the model cache).
 	ORTLib string
-	// Threads is the intra-op thread count; 0 means one per core.
+	// Threads is the intra-op thread count per forward pass; 0 means
+	// DefaultThreads (1, measured best here).
 	Threads int
+	// Parallel is how many forward passes run at once; 0 means one per core.
+	Parallel int
 	// Registry supplies current model descriptions (nil: the built-in one).
 	Registry *models.Registry
 }
@@ -58,7 +61,7 @@ func OpenInstalledEmbedder(ctx context.Context, env Env, name string) (*Embedder
 	if err != nil {
 		return nil, fmt.Errorf("embedding model: %w", err)
 	}
-	return OpenEmbedder(ctx, Options{ModelDir: c.ModelDir(name), Spec: spec, Threads: env.Threads})
+	return OpenEmbedder(ctx, Options{ModelDir: c.ModelDir(name), Spec: spec, Threads: env.Threads, Parallel: env.Parallel})
 }
 
 // OpenInstalledReranker opens the installed cross-encoder called name;
@@ -73,5 +76,5 @@ func OpenInstalledReranker(ctx context.Context, env Env, name string, maxTokens 
 	if err != nil {
 		return nil, fmt.Errorf("reranker: %w", err)
 	}
-	return OpenReranker(ctx, Options{ModelDir: c.ModelDir(name), Spec: spec, Threads: env.Threads, MaxTokens: maxTokens})
+	return OpenReranker(ctx, Options{ModelDir: c.ModelDir(name), Spec: spec, Threads: env.Threads, Parallel: env.Parallel, MaxTokens: maxTokens})
 }

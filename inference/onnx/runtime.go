@@ -186,6 +186,14 @@ func versionAtLeast(have, want string) bool {
 	return true
 }
 
-// DefaultThreads is the intra-op thread count used when none is set: one
-// per core, which is what a forward pass of these small encoders can use.
-func DefaultThreads() int { return runtime.NumCPU() }
+// DefaultThreads is the intra-op thread count used when none is set: 1.
+// Measured on gno's 2-vCPU reference machine (MODELS.md), a second
+// intra-op thread made every model slower (query p50 6.2 ms at 1 thread,
+// 12 ms at 2 for bge-small int8) because the threads synchronise on every
+// operator; throughput comes instead from running passes side by side
+// (DefaultParallel).
+func DefaultThreads() int { return 1 }
+
+// DefaultParallel is how many forward passes one call runs at once when
+// none is set: one per core.
+func DefaultParallel() int { return runtime.NumCPU() }

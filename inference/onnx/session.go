@@ -24,14 +24,14 @@ type Options struct {
 	// ORTLib is the ONNX Runtime library to load; empty means Init was
 	// called already.
 	ORTLib string
-	// Threads is ONNX Runtime's intra-op thread count; 0 means one per core.
+	// Threads is ONNX Runtime's intra-op thread count per forward pass;
+	// 0 means DefaultThreads.
 	Threads int
 	// BatchSize caps texts per forward pass; 0 means 32.
 	BatchSize int
-	// Parallel is how many forward passes one call runs at once (default
-	// 1). With Threads 1 and Parallel = cores, each core runs whole passes
-	// with no cross-thread synchronisation, which suits the one-text passes
-	// of quantised models.
+	// Parallel is how many forward passes one call runs at once; 0 means
+	// DefaultParallel (one per core). With one intra-op thread each, every
+	// core runs whole passes with no cross-thread synchronisation.
 	Parallel int
 	// MaxTokens overrides Spec.MaxTokens when smaller (to hold a latency
 	// budget, e.g. for reranking); 0 keeps the model's.
@@ -99,7 +99,7 @@ func newSession(opts Options) (*session, error) {
 		opts.ModelID = opts.Spec.Name
 	}
 	if opts.Parallel <= 0 {
-		opts.Parallel = 1
+		opts.Parallel = DefaultParallel()
 	}
 	return &session{opts: opts}, nil
 }

@@ -76,8 +76,13 @@ type Models struct {
 	RerankBackend Backend `yaml:"rerankBackend,omitempty"`
 	// ORTLib is the path of libonnxruntime.so.
 	ORTLib string `yaml:"ortLib,omitempty"`
-	// Threads is ONNX Runtime's intra-op thread count; 0 means all cores.
+	// Threads is ONNX Runtime's intra-op thread count per forward pass;
+	// 0 means 1, which measured fastest here (a second thread slowed
+	// every model on 2 cores).
 	Threads int `yaml:"threads,omitempty"`
+	// Parallel is how many forward passes run side by side; 0 means one
+	// per core.
+	Parallel int `yaml:"parallel,omitempty"`
 	// RerankMaxTokens caps the cross-encoder's sequence length.
 	RerankMaxTokens int `yaml:"rerankMaxTokens,omitempty"`
 	// Custom adds user models to the built-in registry.
