@@ -147,6 +147,11 @@ func (e *Engine) reranker(ctx context.Context) (inference.Reranker, error) {
 // modelIssues lists problems with the configured models for status.
 func (e *Engine) modelIssues() []string {
 	var out []string
+	if custom := e.Config().Models.Custom; len(custom) > 0 {
+		if err := models.Builtin().AddConfig(custom); err != nil {
+			out = append(out, fmt.Sprintf("config models.custom ignored: %v", err))
+		}
+	}
 	c := models.Cache{Dir: e.Paths.ModelsDir}
 	if _, err := c.Installed(e.embedModelName()); err != nil {
 		out = append(out, fmt.Sprintf("embedding model %s not installed (vector search off): run `gno models pull %s`", e.embedModelName(), e.embedModelName()))
