@@ -20,9 +20,10 @@ type check struct {
 func newDoctorCmd(a *app) *cobra.Command {
 	return &cobra.Command{
 		Use:   "doctor",
-		Short: "Check the ONNX Runtime library and the configured models",
-		Long: `Check that ONNX Runtime loads and that the configured embedding model and
-reranker are installed and run. BM25 search needs none of this; vector
+		Short: "Check the index, the ONNX Runtime library and the configured models",
+		Long: `Check the index (config, database, collection folders, embedding backlog),
+that ONNX Runtime loads, and that the configured embedding model and
+reranker are installed and run. BM25 search needs no models; vector
 search, hybrid queries and reranking do.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -53,7 +54,7 @@ search, hybrid queries and reranking do.`,
 }
 
 func (a *app) doctor(ctx context.Context) []check {
-	var out []check
+	out := a.indexChecks(ctx)
 	env, err := a.modelEnv()
 	if err != nil {
 		return append(out, check{"config", "fail", err.Error()})
@@ -69,7 +70,7 @@ func (a *app) doctor(ctx context.Context) []check {
 	}
 	_, version, _ := onnx.Loaded()
 	out = append(out, check{"ONNX Runtime", "ok", fmt.Sprintf("%s at %s", version, lib)})
-	oenv := onnx.Env{ModelsDir: env.cache.Dir, ORTLib: lib, Threads: env.cfg.Models.Threads, Registry: env.registry}
+	oenv := onnx.Env{ModelsDir: env.cache.Dir, ORTLib: lib, Threads: env.cfg.Models.Threads, Parallel: env.cfg.Models.Parallel, Registry: env.registry}
 
 	name := env.activeEmbed()
 	if env.cfg.Models.EmbedBackend.Kind != "" {
@@ -122,4 +123,28 @@ func rerankerCheck(ctx context.Context, env onnx.Env, name string, maxTokens int
 		return check{"reranker", "fail", fmt.Sprintf("%s is an untrained TEST model: gno never uses it to rank results; configure a real one (e.g. ms-marco-minilm-l-6-v2)", name)}
 	}
 	return check{"reranker", "ok", name + " loads and scores"}
+}
+
+// indexChecks report the index's own health: config, database, folders,
+// and vectors still to compute.
+func (a *app) indexChecks(ctx context.Context) []check {
+	e, err := a.engine(ctx)
+	if err != nil {
+		return []check{{"config", "fail", err.Error()}}
+	}
+	st, err := e.Status(ctx)
+	if err != nil {
+		return []check{{"index", "fail", err.Error()}}
+	}
+	out := []check{{"index", "ok", fmt.Sprintf("%s: %d collections, %d documents, %d chunks (generation %d)",
+		st.DBPath, len(st.Collections), st.TotalDocuments, st.TotalChunks, st.Generation)}}
+	for _, c := range st.Collections {
+		if !c.Available {
+			out = append(out, check{"collection", "fail", fmt.Sprintf("%s: folder %s is missing", c.Name, c.Path)})
+		}
+	}
+	if st.EmbeddingBacklog > 0 {
+		out = append(out, check{"vectors", "warn", fmt.Sprintf("%d chunks have no vector for %s: run `gno embed`", st.EmbeddingBacklog, st.EmbedModel)})
+	}
+	return out
 }
