@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/gnosearch/gno/retrieval/config"
 	"github.com/gnosearch/gno/retrieval/gnoerr"
@@ -31,6 +32,10 @@ func newEngine(t *testing.T, files map[string]string) (*Engine, string) {
 	t.Cleanup(func() { e.Close() })
 	if err := e.UpdateConfig(ctx, func(c *config.Config) error {
 		_, err := c.AddCollection(config.Collection{Name: "Notes", Path: root, Include: []string{"**/*.txt"}})
+		// Budgets are for a warm, quiet machine; a loaded test machine must
+		// not cut stages the tests look at.
+		lots := config.Duration(30 * time.Second)
+		c.Search.Budgets = map[string]config.Duration{"fast": lots, "default": lots, "thorough": lots}
 		return err
 	}); err != nil {
 		t.Fatal(err)

@@ -98,6 +98,16 @@ func TestHybridQueryWithRealModel(t *testing.T) {
 	if res.Results[0].Explain == nil || res.Results[0].Explain.VectorRank != 1 {
 		t.Fatalf("explain: %+v", res.Results[0].Explain)
 	}
+	// A budget too small for the vector stage cuts it and says so; BM25
+	// still answers.
+	e.UpdateConfig(ctx, func(c *config.Config) error {
+		c.Search.Budgets = map[string]config.Duration{"fast": 1}
+		return nil
+	})
+	res, err = e.Query(ctx, QueryRequest{SearchRequest: SearchRequest{Query: "bicycle repair", Limit: 3}, Fast: true})
+	if err != nil || res.Meta.VectorsUsed || len(res.Meta.Notes) == 0 {
+		t.Fatalf("1ns budget: %+v %v", res.Meta, err)
+	}
 	// A filter applies before the top-k on the vector side too.
 	vs, err = e.VSearch(ctx, SearchRequest{Query: "baking bread", Collection: "notes", TagsAny: []string{"none"}})
 	if err != nil || len(vs.Results) != 0 {

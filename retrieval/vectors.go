@@ -125,7 +125,11 @@ func (e *Engine) reranker(ctx context.Context) (inference.Reranker, error) {
 	var err error
 	switch b := cfg.RerankBackend; b.Kind {
 	case "":
-		rr, err = onnx.OpenInstalledReranker(ctx, e.onnxEnv(), cfg.Rerank, cfg.RerankMaxTokens)
+		maxTokens := cfg.RerankMaxTokens
+		if maxTokens <= 0 {
+			maxTokens = defaultRerankTokens
+		}
+		rr, err = onnx.OpenInstalledReranker(ctx, e.onnxEnv(), cfg.Rerank, maxTokens)
 	case "openai":
 		rr, err = openai.NewReranker(openai.RerankerConfig{Config: openai.Config{BaseURL: b.URL, APIKey: b.APIKey, Model: b.Model}})
 	default:

@@ -83,7 +83,8 @@ type Models struct {
 	// Parallel is how many forward passes run side by side; 0 means one
 	// per core.
 	Parallel int `yaml:"parallel,omitempty"`
-	// RerankMaxTokens caps the cross-encoder's sequence length.
+	// RerankMaxTokens caps the cross-encoder's sequence length (default
+	// 128, to hold the default mode's budget).
 	RerankMaxTokens int `yaml:"rerankMaxTokens,omitempty"`
 	// Custom adds user models to the built-in registry.
 	Custom []map[string]any `yaml:"custom,omitempty"`
