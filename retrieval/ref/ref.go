@@ -73,9 +73,6 @@ func CleanRel(rel string) (string, error) {
 	if rel == "" || strings.ContainsRune(rel, 0) {
 		return "", gnoerr.New(gnoerr.InvalidPath, "invalid path %q", rel)
 	}
-	if strings.HasPrefix(rel, "/") || strings.HasPrefix(rel, `\`) || (len(rel) > 1 && rel[1] == ':') {
-		return "", gnoerr.New(gnoerr.InvalidPath, "path %q must be relative", rel)
-	}
 	for _, seg := range strings.FieldsFunc(rel, func(r rune) bool { return r == '/' || r == '\\' }) {
 		if seg == ".." {
 			return "", gnoerr.New(gnoerr.InvalidPath, "path %q escapes its collection (..)", rel)
@@ -85,7 +82,16 @@ func CleanRel(rel string) (string, error) {
 	if c == "." || c == "" {
 		return "", gnoerr.New(gnoerr.InvalidPath, "invalid path %q", rel)
 	}
+	// Checked on the cleaned form, so "./C:" cannot slip through.
+	if strings.HasPrefix(rel, "/") || strings.HasPrefix(c, "/") || strings.HasPrefix(c, `\`) || isDrive(c) {
+		return "", gnoerr.New(gnoerr.InvalidPath, "path %q must be relative", rel)
+	}
 	return c, nil
+}
+
+// isDrive reports a Windows drive prefix such as "C:".
+func isDrive(p string) bool {
+	return len(p) >= 2 && p[1] == ':' && ('a' <= p[0] && p[0] <= 'z' || 'A' <= p[0] && p[0] <= 'Z')
 }
 
 // String formats the ref in its canonical form.
