@@ -85,8 +85,6 @@ const (
 	candidatesPerList = 50 // raised to the request limit when that is larger
 )
 
-func parseForSnippet(q string) ftsquery.Query { return ftsquery.Parse(q) }
-
 // Query runs the hybrid pipeline: BM25 and vector candidates (plus
 // expansion variants in thorough mode) fused by RRF, the top candidates
 // reranked, scores blended. Missing parts degrade and say so in meta.
@@ -358,13 +356,19 @@ func (e *Engine) rerank(ctx context.Context, doc QueryDoc, fused []fusion.Fused,
 	if err != nil {
 		return nil, "not reranked: " + err.Error()
 	}
+	ids := make([]int64, n)
+	for i := range ids {
+		ids[i] = fused[i].ChunkID
+	}
+	chunks, err := st.Chunks(ctx, ids)
+	if err != nil {
+		return nil, "not reranked: " + err.Error()
+	}
 	texts := make([]string, n)
-	for i := 0; i < n; i++ {
-		c, err := st.Chunk(ctx, fused[i].ChunkID)
-		if err != nil {
-			return nil, "not reranked: " + err.Error()
+	for i, id := range ids {
+		if c := chunks[id]; c != nil {
+			texts[i] = c.Body // a chunk gone in a concurrent sync scores as empty text
 		}
-		texts[i] = c.Body
 	}
 	query := doc.Text
 	if doc.Intent != "" {

@@ -8,6 +8,7 @@ import (
 	"github.com/gnosearch/gno/retrieval/config"
 	"github.com/gnosearch/gno/retrieval/ftsquery"
 	"github.com/gnosearch/gno/retrieval/gnoerr"
+	"github.com/gnosearch/gno/retrieval/ingest"
 	"github.com/gnosearch/gno/retrieval/ref"
 	"github.com/gnosearch/gno/retrieval/store"
 )
@@ -62,12 +63,12 @@ func (e *Engine) prepare(ctx context.Context, req *SearchRequest) (store.Filter,
 		}
 	}
 	for _, t := range req.TagsAny {
-		if t = strings.ToLower(strings.TrimPrefix(strings.TrimSpace(t), "#")); t != "" {
+		if t = ingest.NormalizeTag(t); t != "" {
 			f.TagsAny = append(f.TagsAny, t)
 		}
 	}
 	for _, t := range req.TagsAll {
-		if t = strings.ToLower(strings.TrimPrefix(strings.TrimSpace(t), "#")); t != "" {
+		if t = ingest.NormalizeTag(t); t != "" {
 			f.TagsAll = append(f.TagsAll, t)
 		}
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/gnosearch/gno/inference/openai"
 	"github.com/gnosearch/gno/models"
 	"github.com/gnosearch/gno/retrieval/config"
+	"github.com/gnosearch/gno/retrieval/ftsquery"
 	"github.com/gnosearch/gno/retrieval/gnoerr"
 	"github.com/gnosearch/gno/retrieval/store"
 	"github.com/gnosearch/gno/retrieval/vector"
@@ -555,7 +556,7 @@ func (e *Engine) VSearch(ctx context.Context, req SearchRequest) (*SearchResults
 		}
 		return nil, err
 	}
-	res, err := e.results(ctx, hits, parseForSnippet(req.Query), req)
+	res, err := e.results(ctx, hits, ftsquery.Parse(req.Query), req)
 	if err != nil {
 		return nil, err
 	}

@@ -187,17 +187,6 @@ type ChunkRow struct {
 	EndLine   int
 }
 
-// Chunk reads one chunk.
-func (s *Store) Chunk(ctx context.Context, id int64) (*ChunkRow, error) {
-	c := &ChunkRow{}
-	err := s.db.QueryRowContext(ctx, "SELECT id, doc_id, seq, headings, body, start_line, end_line FROM chunks WHERE id = ?", id).
-		Scan(&c.ID, &c.DocID, &c.Seq, &c.Headings, &c.Body, &c.StartLine, &c.EndLine)
-	if err != nil {
-		return nil, fmt.Errorf("read chunk %d: %w", id, err)
-	}
-	return c, nil
-}
-
 // Chunks reads chunks by id.
 func (s *Store) Chunks(ctx context.Context, ids []int64) (map[int64]*ChunkRow, error) {
 	out := make(map[int64]*ChunkRow, len(ids))
