@@ -1,0 +1,270 @@
+package reliability
+
+import (
+	"context"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// crashStats are the figures the crash harness reports.
+type crashStats struct {
+	mu                  sync.Mutex
+	kills, completed    map[string]int
+	bytesLost, tempLeft int
+}
+
+func (s *crashStats) add(kind string, killed bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if killed {
+		s.kills[kind]++
+	} else {
+		s.completed[kind]++
+	}
+}
+
+// killer kills a process after a random delay drawn from [0, est), where
+// est follows the runs that finished before their kill, so kills spread
+// over the whole of an operation rather than its start-up.
+type killer struct {
+	est map[string]time.Duration
+}
+
+func (k *killer) delay(rng *rand.Rand, kind string) time.Duration {
+	est := k.est[kind]
+	if est == 0 {
+		est = 500 * time.Millisecond
+		if kind == "embed" {
+			est = 3 * time.Second // the model alone takes about a second to load
+		}
+	}
+	return time.Duration(rng.Int64N(int64(est)))
+}
+
+func (k *killer) finished(kind string, took time.Duration) {
+	if took > k.est[kind] {
+		k.est[kind] = took + took/5
+	}
+}
+
+// killAt starts gno args and SIGKILLs it after d. It reports whether the
+// process was killed (rather than finished first) and how long it ran.
+func killAt(t testing.TB, e *env, d time.Duration, args ...string) (bool, time.Duration) {
+	t.Helper()
+	start := time.Now()
+	cmd := e.start(args...)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+		return false, time.Since(start)
+	case <-time.After(d):
+	}
+	cmd.Process.Signal(syscall.SIGKILL)
+	<-done
+	ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus)
+	return ok && ws.Signaled(), time.Since(start)
+}
+
+// TestCrash kills gno update, gno embed and the MCP write tools at random
+// points over many seeds and checks, after every kill, that the index is
+// whole, and at the end of each seed, that one more sync converges to a
+// clean build of the same files and no user file lost a byte.
+//
+// Short: 1 seed, 4 kills. Full (-full): 30 seeds, 200+ kills.
+func TestCrash(t *testing.T) {
+	seeds := pick(1, 30)
+	rounds := pick(1, 2)
+	docs := pick(8, 20)
+	embed := haveEmbedder()
+	if !embed {
+		t.Logf("embed cases skipped: model %s or ONNX Runtime not in %s", embedModel, modelsDir())
+	}
+	st := &crashStats{kills: map[string]int{}, completed: map[string]int{}}
+	k := &killer{est: map[string]time.Duration{}}
+	start := time.Now()
+	for seed := range seeds {
+		crashSeed(t, uint64(seed), rounds, docs, embed, k, st)
+		if t.Failed() {
+			break
+		}
+	}
+	total := 0
+	var parts []string
+	for kind, n := range st.kills {
+		total += n
+		parts = append(parts, kind+"="+strconv.Itoa(n))
+	}
+	sort.Strings(parts)
+	t.Logf("crash: %d seeds, %d kills (%s), %d runs finished before their kill, %d bytes of user data lost, %d temp files left by killed writes, %s",
+		seeds, total, strings.Join(parts, " "), sum(st.completed), st.bytesLost, st.tempLeft, time.Since(start).Round(time.Second))
+	if full() && total < 200 {
+		t.Errorf("only %d kills injected; the full run needs at least 200", total)
+	}
+}
+
+func crashSeed(t *testing.T, seed uint64, rounds, docs int, embed bool, k *killer, st *crashStats) {
+	rng := rand.New(rand.NewPCG(seed, 42))
+	e := newEnv(t, corpus(seed, docs))
+	for r := range rounds {
+		if r > 0 {
+			mutate(t, rng, e.notes, r)
+		}
+		// A sync killed anywhere: from process start to the last commit.
+		killed, took := killAt(t, e, k.delay(rng, "update"), "update", "--no-update-cmd")
+		st.add("update", killed)
+		if !killed {
+			k.finished("update", took)
+		}
+		checkWhole(t, e)
+		if embed {
+			killed, took := killAt(t, e, k.delay(rng, "embed"), "embed")
+			st.add("embed", killed)
+			if !killed {
+				k.finished("embed", took)
+			}
+			checkWhole(t, e)
+		}
+		for _, op := range writeOps {
+			killWrite(t, e, rng, op, k, st)
+			checkWhole(t, e)
+		}
+		if t.Failed() {
+			return
+		}
+	}
+	// Converge: one uninterrupted sync (and embed) must give exactly what
+	// a clean build of the same files gives.
+	e.mustGno("update", "--no-update-cmd")
+	if embed {
+		e.mustGno("embed")
+		e.mustGno("vsearch", "crash recovery", "--json")
+		checkExportMatches(t, e)
+	}
+	checkWhole(t, e)
+	got := takeSnapshot(t, e.dbFile())
+	if embed && got.Vectors != got.Chunks {
+		t.Fatalf("seed %d: after kills and one embed, %d of %d chunks have vectors", seed, got.Vectors, got.Chunks)
+	}
+	// Vectors are compared by presence above; the clean build need not
+	// embed again.
+	got.Vectors = 0
+	want := cleanBuild(t, e.notes, false)
+	if got != want {
+		t.Fatalf("seed %d: after kills and one sync the index is %v; a clean build is %v", seed, got, want)
+	}
+	temps, _ := filepath.Glob(filepath.Join(e.notes, "*", ".*.tmp*"))
+	top, _ := filepath.Glob(filepath.Join(e.notes, ".*.tmp*"))
+	st.mu.Lock()
+	st.tempLeft += len(temps) + len(top)
+	st.mu.Unlock()
+}
+
+// killWrite starts an MCP server with write tools, sends one call of op
+// and SIGKILLs the server at a random point of it; the files it touched
+// must then be in one of op's allowed states.
+func killWrite(t *testing.T, e *env, rng *rand.Rand, op writeOp, k *killer, st *crashStats) {
+	t.Helper()
+	rel, old := pickNote(t, rng, e.notes)
+	args, allowed := op.plan(rng, rel, old)
+	c := startStdio(t, e, "--enable-write")
+	d := k.delay(rng, op.name)
+	start := time.Now()
+	done := make(chan error, 1)
+	go func() {
+		_, err := tool(context.Background(), c, op.tool, args)
+		done <- err
+	}()
+	killed := false
+	select {
+	case <-done:
+		k.finished(op.name, time.Since(start))
+	case <-time.After(d):
+		killed = true
+	}
+	c.kill()
+	st.add(op.name, killed)
+	if lost := checkFiles(t, e.notes, allowed); lost > 0 {
+		st.mu.Lock()
+		st.bytesLost += lost
+		st.mu.Unlock()
+	}
+}
+
+// pickNote returns a random existing note and its content.
+func pickNote(t testing.TB, rng *rand.Rand, root string) (string, string) {
+	t.Helper()
+	var files []string
+	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".md") && !strings.HasPrefix(d.Name(), ".") {
+			files = append(files, p)
+		}
+		return nil
+	})
+	if len(files) == 0 {
+		t.Fatal("no notes left")
+	}
+	sort.Strings(files)
+	p := files[rng.IntN(len(files))]
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rel, _ := filepath.Rel(root, p)
+	return filepath.ToSlash(rel), string(b)
+}
+
+// checkFiles fails unless the files match one allowed state; it returns
+// the bytes lost (a truncated or mixed file counts all its old bytes).
+func checkFiles(t testing.TB, root string, allowed []fileState) int {
+	t.Helper()
+	got := fileState{}
+	for _, s := range allowed {
+		for rel := range s {
+			if b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel))); err == nil {
+				got[rel] = some(string(b))
+			} else {
+				got[rel] = nil
+			}
+		}
+	}
+next:
+	for _, s := range allowed {
+		for rel, want := range s {
+			g := got[rel]
+			if (g == nil) != (want == nil) || g != nil && *g != *want {
+				continue next
+			}
+		}
+		return 0
+	}
+	lost := 0
+	for rel, g := range got {
+		n := 0
+		if g != nil {
+			n = len(*g)
+		}
+		t.Errorf("killed write left %s in no allowed state (%d bytes now)", rel, n)
+		if s := allowed[0][rel]; s != nil {
+			lost += len(*s)
+		}
+	}
+	return lost
+}
+
+func sum(m map[string]int) int {
+	n := 0
+	for _, v := range m {
+		n += v
+	}
+	return n
+}
+

@@ -1,0 +1,80 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"strings"
+)
+
+// Check verifies that the index is whole: SQLite's own integrity check,
+// the FTS5 word index against the chunks it mirrors, and that no document
+// is half-indexed (every document has its content, its chunks are numbered
+// without gaps, no chunk, tag or vector outlives its document). It returns
+// the problems found, empty for a healthy index; err is for a database that
+// cannot be read at all.
+//
+// A sync commits each document with its chunks in one transaction, so any
+// problem here means a bug or a damaged file, never an interrupted sync.
+func (s *Store) Check(ctx context.Context) ([]string, error) {
+	var problems []string
+	rows, err := s.db.QueryContext(ctx, "PRAGMA integrity_check")
+	if err != nil {
+		return nil, fmt.Errorf("check index %s: %w", s.path, err)
+	}
+	for rows.Next() {
+		var msg string
+		if err := rows.Scan(&msg); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("check index %s: %w", s.path, err)
+		}
+		if msg != "ok" {
+			problems = append(problems, "integrity: "+msg)
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("check index %s: %w", s.path, err)
+	}
+	if len(problems) > 0 {
+		return problems, nil // the queries below would read damaged pages
+	}
+	// FTS5 compares its index with the content table (chunks) itself.
+	if _, err := s.db.ExecContext(ctx, "INSERT INTO chunks_fts(chunks_fts, rank) VALUES('integrity-check', 1)"); err != nil {
+		problems = append(problems, "word index does not match the chunks: "+err.Error())
+	}
+	for _, q := range consistencyQueries {
+		var n int64
+		if err := s.db.QueryRowContext(ctx, q.sql).Scan(&n); err != nil {
+			return problems, fmt.Errorf("check index %s (%s): %w", s.path, q.what, err)
+		}
+		if n > 0 {
+			problems = append(problems, fmt.Sprintf("%d %s", n, q.what))
+		}
+	}
+	return problems, nil
+}
+
+// consistencyQueries each count rows that break one invariant.
+var consistencyQueries = []struct{ what, sql string }{
+	{"documents without content", "SELECT count(*) FROM documents d WHERE NOT EXISTS (SELECT 1 FROM contents c WHERE c.doc_id = d.id)"},
+	{"contents without a document", "SELECT count(*) FROM contents c WHERE NOT EXISTS (SELECT 1 FROM documents d WHERE d.id = c.doc_id)"},
+	{"chunks without a document", "SELECT count(*) FROM chunks c WHERE NOT EXISTS (SELECT 1 FROM documents d WHERE d.id = c.doc_id)"},
+	{"chunks whose id does not encode their document and sequence", "SELECT count(*) FROM chunks WHERE id != (doc_id << 16 | seq)"},
+	{"documents whose chunk sequence has gaps", `SELECT count(*) FROM (SELECT doc_id FROM chunks GROUP BY doc_id HAVING max(seq) + 1 != count(*))`},
+	{"chunks outside their document's text", `SELECT count(*) FROM chunks c JOIN contents t ON t.doc_id = c.doc_id
+		WHERE c.start_byte < 0 OR c.end_byte < c.start_byte OR c.end_byte > length(CAST(t.content AS BLOB))`},
+	{"vectors without a chunk", "SELECT count(*) FROM vectors v WHERE NOT EXISTS (SELECT 1 FROM chunks c WHERE c.id = v.chunk_id)"},
+	{"tags without a document", "SELECT count(*) FROM tags t WHERE NOT EXISTS (SELECT 1 FROM documents d WHERE d.id = t.doc_id)"},
+	{"trigram rows without a chunk", "SELECT count(*) FROM chunks_tri t WHERE NOT EXISTS (SELECT 1 FROM chunks c WHERE c.id = t.rowid)"},
+}
+
+// IsCorrupt reports whether err comes from a damaged or non-database file,
+// the case `gno update --rebuild` recovers from.
+func IsCorrupt(err error) bool {
+	if err == nil {
+		return false
+	}
+	m := strings.ToLower(err.Error())
+	return strings.Contains(m, "malformed") || strings.Contains(m, "not a database") ||
+		strings.Contains(m, "sqlite_corrupt") || strings.Contains(m, "(11)") || strings.Contains(m, "(26)")
+}
