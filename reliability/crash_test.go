@@ -267,4 +267,3 @@ func sum(m map[string]int) int {
 	}
 	return n
 }
-
