@@ -9,6 +9,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -83,7 +84,7 @@ func (e *Engine) store(ctx context.Context) (*store.Store, error) {
 	}
 	st, err := store.Open(ctx, e.Paths.DBFile)
 	if err != nil {
-		return nil, err
+		return nil, damaged(e.Paths.DBFile, err)
 	}
 	e.st = st
 	return st, nil
@@ -143,7 +144,11 @@ type UpdateOptions struct {
 	// LockWait is how long to wait for another writer (0: fail at once).
 	LockWait time.Duration
 	// Locked means the caller already holds the writer lock.
-	Locked   bool
+	Locked bool
+	// Rebuild moves the database aside (kept as index.sqlite.damaged) and
+	// indexes every collection from scratch, keeping user tags and the
+	// generation; vectors must be embedded again.
+	Rebuild  bool
 	Progress func(ingest.Progress)
 }
 
@@ -173,9 +178,22 @@ func (e *Engine) Update(ctx context.Context, opt UpdateOptions) (*UpdateResult, 
 		}
 		cols = []config.Collection{*c}
 	}
+	var saved salvaged
+	if opt.Rebuild {
+		cols = cfg.Collections
+		var err error
+		if saved, err = e.moveAside(ctx); err != nil {
+			return nil, err
+		}
+	}
 	st, err := e.store(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if saved.gen > 0 {
+		if err := st.SetMeta(ctx, "generation", strconv.FormatInt(saved.gen, 10)); err != nil {
+			return nil, err
+		}
 	}
 	gen, err := st.Generation(ctx)
 	if err != nil {
@@ -205,6 +223,11 @@ func (e *Engine) Update(ctx context.Context, opt UpdateOptions) (*UpdateResult, 
 			res.Generation = gen
 		}
 		res.Collections = append(res.Collections, r)
+	}
+	if opt.Rebuild {
+		if err := restoreTags(ctx, st, saved); err != nil {
+			errs = append(errs, err.Error())
+		}
 	}
 	if res.Generation == gen {
 		if err := e.syncVectors(ctx); err != nil {
@@ -434,11 +457,15 @@ func (e *Engine) Status(ctx context.Context) (*Status, error) {
 	model := e.embedModelName()
 	stats, err := st.Stats(ctx, model)
 	if err != nil {
-		return nil, err
+		return nil, damaged(e.Paths.DBFile, err)
 	}
 	gen, _ := st.Generation(ctx)
 	s := &Status{IndexName: e.Paths.Index, ConfigPath: e.Paths.ConfigFile, DBPath: e.Paths.DBFile,
 		Collections: []CollectionStatus{}, Generation: gen, EmbedModel: model, Healthy: true}
+	if p := quickCheck(ctx, st); p != "" {
+		s.Healthy = false
+		s.Issues = append(s.Issues, fmt.Sprintf("index is damaged (%s): rebuild it from your files with `gno update --rebuild`", p))
+	}
 	for _, c := range cfg.Collections {
 		cs := CollectionStatus{Name: c.Name, Path: c.Path, Available: true}
 		if fi, err := os.Stat(c.Path); err != nil || !fi.IsDir() {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -138,6 +139,14 @@ func (a *app) indexChecks(ctx context.Context) []check {
 	}
 	out := []check{{"index", "ok", fmt.Sprintf("%s: %d collections, %d documents, %d chunks (generation %d)",
 		st.DBPath, len(st.Collections), st.TotalDocuments, st.TotalChunks, st.Generation)}}
+	switch problems, err := e.Check(ctx); {
+	case err != nil:
+		out = append(out, check{"index integrity", "fail", err.Error()})
+	case len(problems) > 0:
+		out = append(out, check{"index integrity", "fail", strings.Join(problems, "; ") + "; rebuild it with `gno update --rebuild`"})
+	default:
+		out = append(out, check{"index integrity", "ok", "SQLite and word index consistent, no half-indexed document"})
+	}
 	for _, c := range st.Collections {
 		if !c.Available {
 			out = append(out, check{"collection", "fail", fmt.Sprintf("%s: folder %s is missing", c.Name, c.Path)})

@@ -21,6 +21,7 @@ type updateFlags struct {
 	collection string
 	gitPull    bool
 	noCmd      bool
+	rebuild    bool
 	wait       time.Duration
 }
 
@@ -29,6 +30,7 @@ func (f *updateFlags) register(cmd *cobra.Command) {
 	cmd.Flags().BoolVar(&f.gitPull, "git-pull", false, "run `git pull --ff-only` in each collection first")
 	cmd.Flags().BoolVar(&f.noCmd, "no-update-cmd", false, "do not run the collections' update commands")
 	cmd.Flags().DurationVar(&f.wait, "wait", 60*time.Second, "how long to wait for another writer")
+	cmd.Flags().BoolVar(&f.rebuild, "rebuild", false, "rebuild the index from the files of every collection (for a damaged index; keeps user tags, the old database stays as index.sqlite.damaged)")
 }
 
 // runUpdate syncs and prints the summary.
@@ -41,7 +43,7 @@ func (a *app) runUpdate(ctx context.Context, f updateFlags) (*retrieval.UpdateRe
 		return nil, fmt.Errorf("no collections: add one with `gno collection add PATH`")
 	}
 	var bar *progressbar.ProgressBar
-	opt := retrieval.UpdateOptions{Collection: f.collection, GitPull: f.gitPull, RunUpdateCmd: !f.noCmd, LockWait: f.wait}
+	opt := retrieval.UpdateOptions{Collection: f.collection, GitPull: f.gitPull, RunUpdateCmd: !f.noCmd, LockWait: f.wait, Rebuild: f.rebuild}
 	if a.stderrTTY() {
 		opt.Progress = func(p ingest.Progress) {
 			if bar == nil || p.Done < 64 && p.Done != p.Total {
