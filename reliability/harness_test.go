@@ -3,6 +3,7 @@ package reliability
 import (
 	"bytes"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"math/rand/v2"
@@ -375,3 +376,14 @@ func sameTree(a, b map[string]string) string {
 
 // cores is how many CPUs the harnesses may keep busy.
 func cores() int { return max(1, runtime.NumCPU()) }
+
+func newRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 7)) }
+
+func bg() context.Context { return context.Background() }
+
+func errorsAs(err error, target any) bool { return errors.As(err, target) }
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	return s
+}

@@ -216,6 +216,15 @@ func (e *Engine) Embed(ctx context.Context, opt EmbedOptions) (*EmbedResult, err
 	if err != nil {
 		return nil, err
 	}
+	// Vectors outlive the run that made them: a damaged model file of the
+	// right size would fill the index with garbage without an error, so
+	// embedding checks the model's checksums first (a query does not; its
+	// vector lives for one search).
+	if e.Config().Models.EmbedBackend.Kind == "" {
+		if err := (models.Cache{Dir: e.Paths.ModelsDir}).Verify(e.embedModelName()); err != nil {
+			return nil, gnoerr.Wrap(gnoerr.Unavailable, err, "embedding model %s is damaged; reinstall it with `gno models pull %s`", e.embedModelName(), e.embedModelName())
+		}
+	}
 	lock, err := store.LockWriter(ctx, e.Paths.IndexDir, time.Minute)
 	if err != nil {
 		return nil, err

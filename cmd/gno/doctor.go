@@ -9,6 +9,7 @@ import (
 
 	"github.com/gnosearch/gno/inference"
 	"github.com/gnosearch/gno/inference/onnx"
+	"github.com/gnosearch/gno/models"
 	"github.com/spf13/cobra"
 )
 
@@ -77,7 +78,7 @@ func (a *app) doctor(ctx context.Context) []check {
 	if env.cfg.Models.EmbedBackend.Kind != "" {
 		out = append(out, check{"embedder", "ok", "served by " + env.cfg.Models.EmbedBackend.Kind + " (not checked here)"})
 	} else {
-		out = append(out, embedderCheck(ctx, oenv, name))
+		out = append(out, embedderCheck(ctx, oenv, name, env.cache))
 	}
 
 	switch r := env.cfg.Models.Rerank; {
@@ -91,7 +92,14 @@ func (a *app) doctor(ctx context.Context) []check {
 	return out
 }
 
-func embedderCheck(ctx context.Context, env onnx.Env, name string) check {
+func embedderCheck(ctx context.Context, env onnx.Env, name string, cache models.Cache) check {
+	// A file of the right size can still be damaged; only its checksum
+	// tells, and a damaged model would embed garbage without an error.
+	if _, err := cache.Installed(name); err == nil {
+		if err := cache.Verify(name); err != nil {
+			return check{"embedder", "fail", fmt.Sprintf("%s: %v (run `gno models pull %s`)", name, err, name)}
+		}
+	}
 	start := time.Now()
 	e, err := onnx.OpenInstalledEmbedder(ctx, env, name)
 	if err == nil {
