@@ -11,6 +11,7 @@ import (
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
 )
 
@@ -79,10 +80,25 @@ type block struct {
 // in every gno process.
 var md = goldmark.New()
 
+// blocks parses block structure only. Chunking needs where blocks start,
+// not their inline content, and CommonMark inline parsing is quadratic on
+// hostile input (200k "[" took 40 s); headings get their inline text
+// from md, a line at a time.
+var blocks = parser.NewParser(parser.WithBlockParsers(parser.DefaultBlockParsers()...))
+
+// maxNesting is the deepest container nesting (list items, block quotes)
+// chunked as Markdown: goldmark's block parser slows down
+// super-linearly with depth, and no real note nests this deep. Deeper
+// documents are chunked as plain text.
+const maxNesting = 32
+
 // Markdown chunks Markdown source.
 func Markdown(src string, opt Options) []Chunk {
+	if tooDeep(src) {
+		return Text(src, opt)
+	}
 	b := []byte(src)
-	doc := md.Parser().Parse(text.NewReader(b))
+	doc := blocks.Parse(text.NewReader(b))
 	var blocks []block
 	for n := doc.FirstChild(); n != nil; n = n.NextSibling() {
 		pos := n.Pos()
@@ -140,7 +156,61 @@ func Text(src string, opt Options) []Chunk {
 	return pack(src, blocks, opt.norm())
 }
 
+// maxInlineHeading is the longest heading whose inline Markdown is parsed
+// for its title; a longer one keeps its raw text.
+const maxInlineHeading = 1024
+
 func headingText(h *ast.Heading, src []byte) string {
+	raw := inlineText(h, src)
+	if len(raw) > maxInlineHeading || !strings.ContainsAny(raw, "*_`[]<>&\\!~") {
+		return raw
+	}
+	doc := md.Parser().Parse(text.NewReader([]byte("# " + raw)))
+	if full, ok := doc.FirstChild().(*ast.Heading); ok {
+		return inlineText(full, []byte("# "+raw))
+	}
+	return raw
+}
+
+// tooDeep reports whether some line opens more than maxNesting containers:
+// indentation (two columns a level), block-quote markers and list markers
+// before its text.
+func tooDeep(src string) bool {
+	for i := 0; i < len(src); {
+		depth, cols := 0, 0
+		j := i
+	scan:
+		for ; j < len(src); j++ {
+			switch src[j] {
+			case ' ':
+				cols++
+			case '\t':
+				cols += 4
+			case '>':
+				depth++
+			case '-', '*', '+': // a list marker only when a space follows ("---" is a rule)
+				if j+1 < len(src) && (src[j+1] == ' ' || src[j+1] == '\t') {
+					depth++
+				} else {
+					break scan
+				}
+			default:
+				break scan
+			}
+			if depth+cols/2 > maxNesting {
+				return true
+			}
+		}
+		nl := strings.IndexByte(src[j:], '\n')
+		if nl < 0 {
+			break
+		}
+		i = j + nl + 1
+	}
+	return false
+}
+
+func inlineText(h *ast.Heading, src []byte) string {
 	var sb strings.Builder
 	_ = ast.Walk(h, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		if entering {
@@ -281,7 +351,13 @@ func splitBig(src string, start, end, maxTok, overlapTok int) [][2]int {
 			if nl >= 0 {
 				next = stop + nl + 1
 			}
-			t := EstimateTokens(src[stop:next])
+			// A token is at most four bytes, so a line this long cannot
+			// fit: measuring it would make splitting one huge line
+			// quadratic.
+			t := maxTok + 1
+			if next-stop <= 4*(maxTok+1) {
+				t = EstimateTokens(src[stop:next])
+			}
 			if tok+t > maxTok {
 				if stop == start {
 					next = cutRunes(src, stop, next, maxTok)

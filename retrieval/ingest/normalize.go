@@ -76,6 +76,9 @@ func SplitFrontMatter(text string) (FrontMatter, int) {
 			} else {
 				off = len(rest)
 			}
+			if end > MaxFrontMatter || flowDepth(rest[:end]) > maxFlowDepth {
+				return FrontMatter{}, 0 // a YAML bomb, not metadata
+			}
 			var raw map[string]any
 			if err := yaml.Unmarshal([]byte(rest[:end]), &raw); err != nil {
 				return FrontMatter{}, 0
@@ -94,6 +97,31 @@ func SplitFrontMatter(text string) (FrontMatter, int) {
 		off += nl + 1
 	}
 	return FrontMatter{}, 0
+}
+
+// MaxFrontMatter bounds the YAML front matter gno parses: yaml.v3 checks
+// duplicate keys in quadratic time (400k "k: v" lines never finished) and
+// real metadata is a few hundred bytes. A larger block is body text.
+const MaxFrontMatter = 64 << 10
+
+// maxFlowDepth bounds "[" / "{" nesting in front matter; yaml.v3 takes
+// seconds on 50k levels.
+const maxFlowDepth = 64
+
+// flowDepth is the deepest flow-collection nesting in s, ignoring quotes
+// (an overestimate only makes gno skip pathological front matter).
+func flowDepth(s string) int {
+	depth, deepest := 0, 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '[', '{':
+			depth++
+			deepest = max(deepest, depth)
+		case ']', '}':
+			depth = max(depth-1, 0)
+		}
+	}
+	return deepest
 }
 
 func str(v any) string {
