@@ -13,6 +13,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -140,6 +141,7 @@ type result struct {
 	code           int
 	err            error
 	took           time.Duration
+	maxRSS         int64 // bytes
 }
 
 func (r result) String() string {
@@ -167,6 +169,9 @@ func (e *env) gnoIn(stdin []byte, args ...string) result {
 	r := result{stdout: out.String(), stderr: errb.String(), err: err, took: time.Since(start)}
 	if cmd.ProcessState != nil {
 		r.code = cmd.ProcessState.ExitCode()
+		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+			r.maxRSS = ru.Maxrss << 10
+		}
 	}
 	return r
 }

@@ -13,15 +13,15 @@ func TestHostileMarkdown(t *testing.T) {
 		nested.WriteString("- item\n")
 	}
 	for name, src := range map[string]string{
-		"hashes":      strings.Repeat("#", 1000000) + "\n",
-		"long line":   "# Long\n\n" + strings.Repeat("word ", 400000) + "\n",
-		"nested list": strings.Repeat("- ", 100000) + "x\n",
-		"quotes":      strings.Repeat(">", 100000) + " x\n",
-		"indented":    nested.String(),
-		"brackets":    strings.Repeat("[", 200000) + strings.Repeat("]", 200000) + "\n",
-		"emphasis":    strings.Repeat("*a ", 200000) + "\n",
-		"backticks":   strings.Repeat("`", 200000) + "\n",
-		"rules":       strings.Repeat("-", 100000) + "\n\n" + strings.Repeat("---\n", 10000),
+		"hashes":           strings.Repeat("#", 1000000) + "\n",
+		"long line":        "# Long\n\n" + strings.Repeat("word ", 400000) + "\n",
+		"nested list":      strings.Repeat("- ", 100000) + "x\n",
+		"quotes":           strings.Repeat(">", 100000) + " x\n",
+		"indented":         nested.String(),
+		"brackets":         strings.Repeat("[", 200000) + strings.Repeat("]", 200000) + "\n",
+		"emphasis":         strings.Repeat("*a ", 200000) + "\n",
+		"backticks":        strings.Repeat("`", 200000) + "\n",
+		"rules":            strings.Repeat("-", 100000) + "\n\n" + strings.Repeat("---\n", 10000),
 		"heading brackets": "# " + strings.Repeat("[", 100000) + "\n",
 	} {
 		start := time.Now()
