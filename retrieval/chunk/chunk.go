@@ -160,8 +160,20 @@ func Text(src string, opt Options) []Chunk {
 // for its title; a longer one keeps its raw text.
 const maxInlineHeading = 1024
 
+// maxHeadingBytes bounds a heading's text in the chunk's heading path.
+const maxHeadingBytes = 256
+
 func headingText(h *ast.Heading, src []byte) string {
 	raw := inlineText(h, src)
+	if len(raw) > maxHeadingBytes {
+		// Every chunk under a heading carries its text: a setext heading
+		// over a 2 MB paragraph must not be copied into each.
+		n := maxHeadingBytes
+		for n > 0 && !utf8.RuneStart(raw[n]) {
+			n--
+		}
+		return raw[:n]
+	}
 	if len(raw) > maxInlineHeading || !strings.ContainsAny(raw, "*_`[]<>&\\!~") {
 		return raw
 	}

@@ -48,3 +48,19 @@ func TestHeadingInlineText(t *testing.T) {
 		t.Fatal("a rule is not nesting")
 	}
 }
+
+func TestHugeSetextHeading(t *testing.T) {
+	src := strings.Repeat("k: v\n", 100000) + "---\n\nbody\n"
+	start := time.Now()
+	cs := Markdown(src, Options{})
+	for _, c := range cs {
+		for _, h := range c.Headings {
+			if len(h) > maxHeadingBytes {
+				t.Fatalf("heading of %d bytes", len(h))
+			}
+		}
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("took %s", d)
+	}
+}

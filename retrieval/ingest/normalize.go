@@ -124,6 +124,21 @@ func flowDepth(s string) int {
 	return deepest
 }
 
+// MaxTitleBytes bounds a document title: it is stored with every chunk
+// and indexed, so a megabyte "# ..." line must not be copied into each.
+const MaxTitleBytes = 512
+
+// clip cuts s to at most n bytes on a rune boundary.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
 func str(v any) string {
 	switch t := v.(type) {
 	case string:
@@ -173,12 +188,12 @@ func NormalizeTag(t string) string {
 // the file name without extension.
 func Title(fm FrontMatter, body, rel string) string {
 	if fm.Title != "" {
-		return fm.Title
+		return clip(fm.Title, MaxTitleBytes)
 	}
 	for _, line := range strings.SplitN(body, "\n", 200) {
 		t := strings.TrimSpace(line)
 		if strings.HasPrefix(t, "# ") {
-			return strings.TrimSpace(strings.TrimRight(t[2:], "# "))
+			return clip(strings.TrimSpace(strings.TrimRight(t[2:], "# ")), MaxTitleBytes)
 		}
 	}
 	base := path.Base(rel)
