@@ -17,7 +17,10 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// DefaultPattern is the include glob of a new collection.
+// DefaultPattern is the include glob of a collection whose config names
+// none: Markdown only, as gno has always read such configs. `gno
+// collection add` writes convert.DefaultPattern (every document format)
+// into new collections instead.
 const DefaultPattern = "**/*.md"
 
 // DefaultMaxFileBytes caps the size of an indexed file.
@@ -43,6 +46,9 @@ type Collection struct {
 	UpdateCmd string   `yaml:"updateCmd,omitempty"`
 	// Lang is the default language of the collection's documents (BCP-47).
 	Lang string `yaml:"lang,omitempty"`
+	// Code makes the collection take source code files its patterns
+	// match, each indexed as one fenced block of its language.
+	Code bool `yaml:"code,omitempty"`
 }
 
 // Patterns returns the include globs: Pattern (or the default) plus Include.

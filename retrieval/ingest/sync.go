@@ -20,6 +20,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/gnosearch/gno/retrieval/chunk"
 	"github.com/gnosearch/gno/retrieval/config"
+	"github.com/gnosearch/gno/retrieval/convert"
 	"github.com/gnosearch/gno/retrieval/store"
 	"lukechampine.com/blake3"
 )
@@ -38,6 +39,8 @@ type Options struct {
 	BatchSize int
 	// Progress, when set, is called as files are processed.
 	Progress func(Progress)
+	// Limits bound the conversion of one file (PDF, office, mail...).
+	Limits convert.Limits
 }
 
 // Progress reports a running sync.
@@ -76,15 +79,14 @@ const (
 	SkipUnreadable = "unreadable"
 	SkipSymlink    = "symlink outside root"
 	SkipVanished   = "vanished during scan"
+	// SkipUnsupported is a file whose type gno does not convert.
+	SkipUnsupported = "unsupported type"
 )
 
 // skipDirs are never descended into: VCS metadata, dependency trees and
 // folders that hold secrets.
 var skipDirs = map[string]bool{".git": true, ".hg": true, ".svn": true, "node_modules": true, ".ssh": true,
 	".gnupg": true, ".aws": true, ".kube": true, ".docker": true, "__pycache__": true, ".venv": true, ".Trash": true}
-
-// supported lists the extensions gno can convert.
-var supported = map[string]bool{".md": true, ".markdown": true, ".mdx": true, ".txt": true, ".text": true}
 
 // bulkThreshold is the number of files to (re)index from which a sync
 // merges the word index once at the end instead of as it goes.
@@ -132,7 +134,11 @@ func Sync(ctx context.Context, st *store.Store, col config.Collection, gen int64
 	if err != nil {
 		return nil, err
 	}
-	w := &writer{st: st, gen: gen, batchSize: opt.BatchSize, kept: map[string]bool{}}
+	skips, err := st.SkipStates(ctx, col.Name)
+	if err != nil {
+		return nil, err
+	}
+	w := &writer{st: st, gen: gen, batchSize: opt.BatchSize, kept: map[string]bool{}, col: col.Name, skips: skips, skipped: map[string]bool{}}
 	defer w.rollback()
 
 	// Files whose size and mtime match the index are unchanged without
@@ -143,6 +149,13 @@ func Sync(ctx context.Context, st *store.Store, col config.Collection, gen int64
 		seen[c.rel] = true
 		if s, ok := states[c.rel]; ok && s.Size == c.size && s.MtimeNS == c.mtimeNS {
 			res.Unchanged++
+			continue
+		}
+		// A file that failed to convert is not tried again until it
+		// changes; it is counted under its reason every sync.
+		if s, ok := skips[c.rel]; ok && s.Size == c.size && s.MtimeNS == c.mtimeNS {
+			res.skip(s.Reason)
+			w.skipped[c.rel] = true
 			continue
 		}
 		todo = append(todo, c)
@@ -173,6 +186,17 @@ func Sync(ctx context.Context, st *store.Store, col config.Collection, gen int64
 			return nil, err
 		}
 		res.Removed++
+	}
+	// Forget failures of files that are gone or converted now.
+	for rel := range skips {
+		if !w.skipped[rel] {
+			if err := w.begin(ctx); err != nil {
+				return nil, err
+			}
+			if err := w.batch.DeleteSkip(ctx, col.Name, rel); err != nil {
+				return nil, err
+			}
+		}
 	}
 	if err := w.commit(); err != nil {
 		return nil, err
@@ -226,7 +250,7 @@ func walk(ctx context.Context, col config.Collection, maxBytes int64, res *Resul
 		if !included(includes, rel) || excluded(col.Exclude, rel) {
 			return nil
 		}
-		if !supported[strings.ToLower(path.Ext(rel))] {
+		if _, ok := convert.ForPath(rel, col.Code); !ok {
 			return nil
 		}
 		info, err := d.Info()
@@ -297,6 +321,9 @@ type converted struct {
 	same   bool   // content hash unchanged
 	skip   string // skip reason
 	errMsg string
+	// failed is set when conversion failed: the skip is recorded so the
+	// same bytes are not converted again.
+	failed *store.SkipState
 }
 
 // writer applies changes in batches of one transaction each.
@@ -307,6 +334,9 @@ type writer struct {
 	n         int
 	batchSize int
 	kept      map[string]bool // skipped files whose old entries stay
+	col       string
+	skips     map[string]store.SkipState // recorded conversion failures
+	skipped   map[string]bool            // files still failing this sync
 }
 
 func (w *writer) begin(ctx context.Context) error {
@@ -376,7 +406,7 @@ func (w *writer) process(ctx context.Context, col config.Collection, todo []cand
 			defer wg.Done()
 			for c := range jobs {
 				select {
-				case out <- convert(col, c, states, opt):
+				case out <- convertFile(wctx, col, c, states, w.skips, opt):
 				case <-wctx.Done():
 					return
 				}
@@ -411,7 +441,16 @@ func (w *writer) process(ctx context.Context, col config.Collection, todo []cand
 			if existed && cv.skip == SkipUnreadable {
 				w.kept[cv.c.rel] = true
 			}
-			continue
+			if cv.failed == nil {
+				continue
+			}
+			w.skipped[cv.c.rel] = true
+			if err := w.begin(ctx); err != nil {
+				return err
+			}
+			if err := w.batch.PutSkip(ctx, col.Name, cv.c.rel, *cv.failed); err != nil {
+				return err
+			}
 		case cv.same:
 			res.Unchanged++
 			if err := w.begin(ctx); err != nil {
@@ -441,7 +480,11 @@ func (w *writer) process(ctx context.Context, col config.Collection, todo []cand
 	return ctx.Err()
 }
 
-func convert(col config.Collection, c candidate, states map[string]store.DocState, opt Options) converted {
+func convertFile(ctx context.Context, col config.Collection, c candidate, states map[string]store.DocState, skips map[string]store.SkipState, opt Options) converted {
+	f, ok := convert.ForPath(c.rel, col.Code)
+	if !ok {
+		return converted{c: c, skip: SkipUnsupported}
+	}
 	data, err := os.ReadFile(c.abs)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -452,7 +495,7 @@ func convert(col config.Collection, c candidate, states map[string]store.DocStat
 	if int64(len(data)) > opt.MaxFileBytes {
 		return converted{c: c, skip: SkipTooLarge}
 	}
-	if isBinary(data) {
+	if f.Convert == nil && isBinary(data) {
 		return converted{c: c, skip: SkipBinary}
 	}
 	sum := blake3.Sum256(data)
@@ -460,19 +503,61 @@ func convert(col config.Collection, c candidate, states map[string]store.DocStat
 	if s, ok := states[c.rel]; ok && s.Hash == hash {
 		return converted{c: c, same: true}
 	}
-	doc := Convert(col, c.rel, data, opt.Chunk)
+	failed := func(reason, detail string) converted {
+		return converted{c: c, skip: reason, errMsg: c.rel + ": " + detail,
+			failed: &store.SkipState{Hash: hash, Size: c.size, MtimeNS: c.mtimeNS, Reason: reason, Detail: detail}}
+	}
+	if s, ok := skips[c.rel]; ok && s.Hash == hash {
+		// Touched but not changed: the old verdict stands.
+		return failed(s.Reason, s.Detail)
+	}
+	var doc *store.Document
+	if f.Convert == nil {
+		doc = Convert(col, c.rel, data, opt.Chunk)
+	} else {
+		mirror, err := convert.Run(ctx, f, data, opt.Limits)
+		if err != nil {
+			var ce *convert.Error
+			if !errors.As(err, &ce) || ce.Reason == convert.ReasonEngine {
+				// Not the file's fault: try again next sync.
+				return converted{c: c, skip: convert.ReasonEngine, errMsg: fmt.Sprintf("%s: %v", c.rel, err)}
+			}
+			if ce.Reason == convert.ReasonTimeout && ctx.Err() != nil {
+				// The sync was cancelled, not the file slow.
+				return converted{c: c, skip: SkipVanished}
+			}
+			return failed(ce.Reason, err.Error())
+		}
+		doc = Mirror(col, c.rel, f, mirror, opt.Chunk)
+	}
 	doc.Hash = hash
 	doc.Size = c.size
 	doc.MtimeNS = c.mtimeNS
 	return converted{c: c, doc: doc}
 }
 
-// Convert normalises a file's bytes and chunks it into a Document (without
-// hash or stat fields).
+// Convert normalises the bytes of a Markdown or plain-text file and chunks
+// it into a Document (without hash or stat fields).
 func Convert(col config.Collection, rel string, data []byte, copt chunk.Options) *store.Document {
 	text, invalid := Normalize(data)
-	ext := strings.ToLower(path.Ext(rel))
-	doc := &store.Document{Collection: col.Name, RelPath: rel, Content: text, InvalidBytes: invalid, Mime: Mime(ext)}
+	return build(col, rel, text, invalid, Mime(path.Ext(rel)), copt)
+}
+
+// Mirror chunks the Markdown mirror of a converted file into a Document
+// that reports the original's MIME type. A title the file declares wins
+// over the mirror's first heading.
+func Mirror(col config.Collection, rel string, f convert.Format, m *convert.Doc, copt chunk.Options) *store.Document {
+	text, invalid := Normalize([]byte(m.Markdown))
+	doc := build(col, rel, text, invalid, "text/markdown", copt)
+	doc.Mime = f.Mime
+	if t := strings.Join(strings.Fields(m.Title), " "); t != "" {
+		doc.Title = t
+	}
+	return doc
+}
+
+func build(col config.Collection, rel, text string, invalid int, mime string, copt chunk.Options) *store.Document {
+	doc := &store.Document{Collection: col.Name, RelPath: rel, Content: text, InvalidBytes: invalid, Mime: mime}
 	doc.LineCount = strings.Count(text, "\n")
 	if !strings.HasSuffix(text, "\n") && text != "" {
 		doc.LineCount++
