@@ -449,6 +449,12 @@ func (e *Engine) Status(ctx context.Context) (*Status, error) {
 		if x := stats[c.Name]; x != nil {
 			cs.DocumentCount, cs.ChunkCount, cs.EmbeddedCount = x.Docs, x.Chunks, x.Embedded
 		}
+		if cs.Skipped, err = st.SkipCounts(ctx, c.Name); err != nil {
+			return nil, err
+		}
+		if len(cs.Skipped) == 0 {
+			cs.Skipped = nil
+		}
 		s.TotalDocuments += cs.DocumentCount
 		s.TotalChunks += cs.ChunkCount
 		if model != "" {

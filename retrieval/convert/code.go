@@ -3,6 +3,7 @@ package convert
 import (
 	"bytes"
 	"context"
+	"sort"
 	"strings"
 )
 
@@ -61,4 +62,12 @@ func longestRun(data []byte, c byte) int {
 		}
 	}
 	return best
+}
+
+// DefaultCodePattern is DefaultPattern with the source extensions added,
+// for a collection that takes code.
+func DefaultCodePattern() string {
+	exts := append(append([]string(nil), DefaultExtensions...), CodeExtensions()...)
+	sort.Strings(exts)
+	return "**/*.{" + strings.Join(exts, ",") + "}"
 }

@@ -53,7 +53,7 @@ func escapeLine(s string) string {
 			return `\` + t
 		}
 	}
-	if i := strings.IndexFunc(t, func(r rune) bool { return r < '0' || r > '9' }); i > 0 && i < 10 && (t[i] == '.' || t[i] == ')') {
+	if i := strings.IndexFunc(t, func(r rune) bool { return r < '0' || r > '9' }); i > 0 && i < 10 && (t[i] == '.' || t[i] == ')') && (i+1 == len(t) || t[i+1] == ' ' || t[i+1] == '\t') {
 		return t[:i] + `\` + t[i:]
 	}
 	return t
@@ -85,8 +85,19 @@ func cell(s string) string {
 }
 
 // writeTable writes rows as a GFM table, the first row as the header. Rows
-// are padded to the widest; an empty table writes nothing.
+// are padded to the widest; empty rows are dropped, and an empty table
+// writes nothing.
 func writeTable(b *strings.Builder, rows [][]string) {
+	kept := rows[:0:0]
+	for _, r := range rows {
+		for _, c := range r {
+			if strings.TrimSpace(c) != "" {
+				kept = append(kept, r)
+				break
+			}
+		}
+	}
+	rows = kept
 	width := 0
 	for _, r := range rows {
 		width = max(width, len(r))

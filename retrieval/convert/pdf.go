@@ -17,6 +17,8 @@ import (
 	"github.com/klippa-app/go-pdfium/requests"
 	"github.com/klippa-app/go-pdfium/webassembly"
 	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/experimental"
 )
 
 // PDF text comes from PDFium (the engine of Chrome's viewer) compiled to
@@ -36,7 +38,9 @@ var pdfPool struct {
 
 func pdfiumPool() (pdfium.Pool, error) {
 	pdfPool.once.Do(func() {
-		rc := wazero.NewRuntimeConfig().WithCloseOnContextDone(true).WithMemoryLimitPages(pdfMemoryPages)
+		// The PDFium build uses WebAssembly exception handling.
+		rc := wazero.NewRuntimeConfig().WithCoreFeatures(api.CoreFeaturesV2 | experimental.CoreFeaturesExceptionHandling).
+			WithCloseOnContextDone(true).WithMemoryLimitPages(pdfMemoryPages)
 		if dir, err := os.UserCacheDir(); err == nil {
 			if cache, err := wazero.NewCompilationCacheWithDir(filepath.Join(dir, "gno", "wazero")); err == nil {
 				rc = rc.WithCompilationCache(cache)
@@ -158,12 +162,12 @@ func pdfText(ctx context.Context, inst pdfium.Pdfium, data []byte, lim Limits) (
 }
 
 // pdfPageText cleans one page of PDFium text: LF line ends, soft hyphens
-// (U+0002 marks a hyphen PDFium removed at a line end) joined, blank runs
+// (U+0002, a hyphen PDFium found at a line end) joined, blank runs
 // collapsed, Markdown structure escaped.
 func pdfPageText(s string) string {
 	s = strings.ReplaceAll(s, "\r\n", "\n")
 	s = strings.ReplaceAll(s, "\x02\n", "")
-	s = strings.ReplaceAll(s, "\x02", "-")
+	s = strings.ReplaceAll(s, "\x02", "")
 	lines := strings.Split(escapeText(s), "\n")
 	out := lines[:0]
 	blank := true
