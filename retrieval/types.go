@@ -31,10 +31,10 @@ type Result struct {
 	Headings   string    `json:"headings,omitempty"`
 	// Page is the PDF page the hit's chunk starts on (1-based); 0 for
 	// other formats.
-	Page   int    `json:"page,omitempty"`
-	Source     Source    `json:"source"`
-	Tags       []string  `json:"tags,omitempty"`
-	Lang       string    `json:"lang,omitempty"`
+	Page   int      `json:"page,omitempty"`
+	Source Source   `json:"source"`
+	Tags   []string `json:"tags,omitempty"`
+	Lang   string   `json:"lang,omitempty"`
 	// Context holds the human-written contexts of the document's
 	// collection and path.
 	Context []string `json:"context,omitempty"`
