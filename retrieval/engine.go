@@ -184,10 +184,11 @@ func (e *Engine) Update(ctx context.Context, opt UpdateOptions) (*UpdateResult, 
 	gen++
 	res := &UpdateResult{Generation: gen - 1}
 	iopt := ingest.Options{
-		MaxFileBytes: cfg.Index.MaxFileBytes,
-		RunUpdateCmd: opt.RunUpdateCmd,
-		GitPull:      opt.GitPull,
-		Progress:     opt.Progress,
+		MaxFileBytes:     cfg.Index.MaxFileBytes,
+		MaxDocumentBytes: cfg.Index.MaxDocumentBytes,
+		RunUpdateCmd:     opt.RunUpdateCmd,
+		GitPull:          opt.GitPull,
+		Progress:         opt.Progress,
 	}
 	iopt.Chunk.Tokens = cfg.Index.ChunkTokens
 	iopt.Chunk.Overlap = cfg.Index.ChunkOverlap

@@ -26,6 +26,10 @@ const DefaultPattern = "**/*.md"
 // DefaultMaxFileBytes caps the size of an indexed file.
 const DefaultMaxFileBytes = 10 << 20
 
+// DefaultMaxDocumentBytes caps the size of a converted document (PDF,
+// office, mail, e-book): their bytes are mostly layout and images.
+const DefaultMaxDocumentBytes = 64 << 20
+
 // Config is the whole configuration of one index.
 type Config struct {
 	Version     int          `yaml:"version"`
@@ -109,6 +113,8 @@ type Backend struct {
 // IndexOptions tune ingestion and chunking.
 type IndexOptions struct {
 	MaxFileBytes int64 `yaml:"maxFileBytes,omitempty"`
+	// MaxDocumentBytes caps converted documents (PDF, DOCX, ...) instead.
+	MaxDocumentBytes int64 `yaml:"maxDocumentBytes,omitempty"`
 	// ChunkTokens is the target chunk size in tokens-equivalent.
 	ChunkTokens int `yaml:"chunkTokens,omitempty"`
 	// ChunkOverlap is the share of a chunk repeated in the next one.

@@ -27,8 +27,10 @@ import (
 
 // Options tune a sync.
 type Options struct {
-	// MaxFileBytes skips larger files (default 10 MiB).
+	// MaxFileBytes skips larger text files (default 10 MiB).
 	MaxFileBytes int64
+	// MaxDocumentBytes skips larger converted documents (default 64 MiB).
+	MaxDocumentBytes int64
 	// Chunk sets chunk size and overlap.
 	Chunk chunk.Options
 	// RunUpdateCmd runs the collection's update command first.
@@ -106,6 +108,9 @@ func Sync(ctx context.Context, st *store.Store, col config.Collection, gen int64
 	if opt.MaxFileBytes <= 0 {
 		opt.MaxFileBytes = config.DefaultMaxFileBytes
 	}
+	if opt.MaxDocumentBytes <= 0 {
+		opt.MaxDocumentBytes = config.DefaultMaxDocumentBytes
+	}
 	if opt.BatchSize <= 0 {
 		opt.BatchSize = 500
 	}
@@ -126,7 +131,7 @@ func Sync(ctx context.Context, st *store.Store, col config.Collection, gen int64
 			res.Errors = append(res.Errors, "update command: "+err.Error())
 		}
 	}
-	cands, err := walk(ctx, col, opt.MaxFileBytes, res)
+	cands, err := walk(ctx, col, opt, res)
 	if err != nil {
 		return nil, err
 	}
@@ -204,6 +209,14 @@ func Sync(ctx context.Context, st *store.Store, col config.Collection, gen int64
 	return res, nil
 }
 
+// maxBytes is the size cap of files of format f.
+func (o Options) maxBytes(f convert.Format) int64 {
+	if f.Kind == convert.KindDocument && o.MaxDocumentBytes > 0 {
+		return o.MaxDocumentBytes
+	}
+	return o.MaxFileBytes
+}
+
 func runCmd(ctx context.Context, dir string, name string, args ...string) error {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancel()
@@ -221,7 +234,7 @@ func runCmd(ctx context.Context, dir string, name string, args ...string) error 
 }
 
 // walk lists the files of col that match its patterns.
-func walk(ctx context.Context, col config.Collection, maxBytes int64, res *Result) ([]candidate, error) {
+func walk(ctx context.Context, col config.Collection, opt Options, res *Result) ([]candidate, error) {
 	root := col.Path
 	includes := col.Patterns()
 	var out []candidate
@@ -250,7 +263,8 @@ func walk(ctx context.Context, col config.Collection, maxBytes int64, res *Resul
 		if !included(includes, rel) || excluded(col.Exclude, rel) {
 			return nil
 		}
-		if _, ok := convert.ForPath(rel, col.Code); !ok {
+		f, ok := convert.ForPath(rel, col.Code)
+		if !ok {
 			return nil
 		}
 		info, err := d.Info()
@@ -271,7 +285,7 @@ func walk(ctx context.Context, col config.Collection, maxBytes int64, res *Resul
 		} else if !info.Mode().IsRegular() {
 			return nil
 		}
-		if info.Size() > maxBytes {
+		if info.Size() > opt.maxBytes(f) {
 			res.skip(SkipTooLarge)
 			return nil
 		}
@@ -492,7 +506,7 @@ func convertFile(ctx context.Context, col config.Collection, c candidate, states
 		}
 		return converted{c: c, skip: SkipUnreadable, errMsg: fmt.Sprintf("%s: %v", c.rel, err)}
 	}
-	if int64(len(data)) > opt.MaxFileBytes {
+	if int64(len(data)) > opt.maxBytes(f) {
 		return converted{c: c, skip: SkipTooLarge}
 	}
 	if f.Convert == nil && isBinary(data) {
