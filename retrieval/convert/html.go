@@ -3,6 +3,7 @@ package convert
 import (
 	"bytes"
 	"context"
+	"strconv"
 	"strings"
 
 	"github.com/JohannesKaufmann/html-to-markdown/v2/converter"
@@ -22,7 +23,7 @@ func newHTMLConverter() *converter.Converter {
 	conv := converter.NewConverter(converter.WithPlugins(
 		base.NewBasePlugin(),
 		commonmark.NewCommonmarkPlugin(),
-		table.NewTablePlugin(table.WithHeaderPromotion(true), table.WithSpanCellBehavior(table.SpanBehaviorMirror)),
+		table.NewTablePlugin(table.WithHeaderPromotion(true), table.WithSpanCellBehavior(table.SpanBehaviorEmpty)),
 		strikethrough.NewStrikethroughPlugin(),
 	))
 	for _, t := range dropTags {
@@ -68,10 +69,67 @@ func dropHidden(n *html.Node) {
 		if c.Type == html.ElementNode && hiddenElement(c) {
 			n.RemoveChild(c)
 		} else {
+			if c.Type == html.ElementNode && c.Data == "table" {
+				clampTable(c)
+			}
 			dropHidden(c)
 		}
 		c = next
 	}
+}
+
+// Span caps: the table plugin builds the full grid, so one cell claiming
+// colspan=99999 rowspan=99999 would cost gigabytes (found by FuzzHTML).
+// Spans are clamped per cell, and dropped from a table whose grid would
+// still pass maxGridCells.
+const maxColspan, maxRowspan, maxGridCells = 32, 64, 200_000
+
+func clampTable(t *html.Node) {
+	var cells []*html.Node
+	var collect func(*html.Node)
+	collect = func(n *html.Node) {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type == html.ElementNode && (c.Data == "td" || c.Data == "th") {
+				cells = append(cells, c)
+			}
+			collect(c)
+		}
+	}
+	collect(t)
+	grid := 0
+	for _, c := range cells {
+		grid += clampSpans(c, false)
+	}
+	if grid > maxGridCells {
+		for _, c := range cells {
+			clampSpans(c, true)
+		}
+	}
+}
+
+// clampSpans caps a cell's spans (or resets them to 1 when drop) and
+// returns the grid cells it covers.
+func clampSpans(n *html.Node, drop bool) int {
+	area := 1
+	for i, a := range n.Attr {
+		limit := 0
+		switch a.Key {
+		case "colspan":
+			limit = maxColspan
+		case "rowspan":
+			limit = maxRowspan
+		default:
+			continue
+		}
+		v, err := strconv.Atoi(strings.TrimSpace(a.Val))
+		if err != nil || v < 1 || drop {
+			v = 1
+		}
+		v = min(v, limit)
+		n.Attr[i].Val = strconv.Itoa(v)
+		area *= v
+	}
+	return area
 }
 
 func hiddenElement(n *html.Node) bool {
