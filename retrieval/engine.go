@@ -190,6 +190,7 @@ func (e *Engine) Update(ctx context.Context, opt UpdateOptions) (*UpdateResult, 
 		GitPull:          opt.GitPull,
 		Progress:         opt.Progress,
 	}
+	iopt.Limits.Timeout = time.Duration(cfg.Index.ConvertTimeout)
 	iopt.Chunk.Tokens = cfg.Index.ChunkTokens
 	iopt.Chunk.Overlap = cfg.Index.ChunkOverlap
 	var errs []string

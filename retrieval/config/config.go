@@ -115,6 +115,8 @@ type IndexOptions struct {
 	MaxFileBytes int64 `yaml:"maxFileBytes,omitempty"`
 	// MaxDocumentBytes caps converted documents (PDF, DOCX, ...) instead.
 	MaxDocumentBytes int64 `yaml:"maxDocumentBytes,omitempty"`
+	// ConvertTimeout bounds the conversion of one file (default 30s).
+	ConvertTimeout Duration `yaml:"convertTimeout,omitempty"`
 	// ChunkTokens is the target chunk size in tokens-equivalent.
 	ChunkTokens int `yaml:"chunkTokens,omitempty"`
 	// ChunkOverlap is the share of a chunk repeated in the next one.

@@ -536,9 +536,14 @@ func convertFile(ctx context.Context, col config.Collection, c candidate, states
 				// Not the file's fault: try again next sync.
 				return converted{c: c, skip: convert.ReasonEngine, errMsg: fmt.Sprintf("%s: %v", c.rel, err)}
 			}
-			if ce.Reason == convert.ReasonTimeout && ctx.Err() != nil {
-				// The sync was cancelled, not the file slow.
-				return converted{c: c, skip: SkipVanished}
+			if ce.Reason == convert.ReasonTimeout {
+				if ctx.Err() != nil {
+					// The sync was cancelled, not the file slow.
+					return converted{c: c, skip: SkipVanished}
+				}
+				// A busy machine may be to blame: tried again next
+				// sync rather than remembered.
+				return converted{c: c, skip: ce.Reason, errMsg: fmt.Sprintf("%s: %v", c.rel, err)}
 			}
 			return failed(ce.Reason, err.Error())
 		}
