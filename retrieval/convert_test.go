@@ -28,7 +28,8 @@ func mixedFolder(t *testing.T) (*Engine, string) {
 		"plan.docx": fixture.DOCX("Plan", fixture.DOCXPart{Style: "Berschrift1", Text: "Budget"},
 			fixture.DOCXPart{Text: "The table below lists costs."},
 			fixture.DOCXPart{Table: [][]string{{"Item", "Cost"}, {"quokkabudget", "300"}}}),
-		"deck.pptx":   fixture.PPTX(fixture.Slide{Title: "Kickoff", Bullets: []string{"Agenda"}, Notes: "Remember the wombatcontract"}),
+		"deck.pptx":   fixture.PPTX(fixture.Slide{Title: "Kickoff", Bullets: []string{"Agenda"}, Notes: "Remember the wombatcontract"}, fixture.Slide{Title: "Risks", Bullets: []string{"Delays"}}),
+		"short.pdf":   fixture.PDF("First short page.", "The ibisword page."),
 		"report.pdf":  fixture.PDF(filler+"Page one topic.", filler+"Page two topic.", filler+"The heronmigration was observed here.", filler),
 		"mail.eml":    []byte(fixture.EML),
 		"page.html":   []byte(fixture.HTML),
@@ -83,7 +84,7 @@ func TestConvertedFormats(t *testing.T) {
 	e, root := mixedFolder(t)
 	res := update(t, e)
 	c := res.Collections[0]
-	if c.Added != 7 || c.Skipped[convert.ReasonEncrypted] != 1 || c.Skipped[convert.ReasonNoText] != 1 || c.Skipped[convert.ReasonCorrupt] != 1 {
+	if c.Added != 8 || c.Skipped[convert.ReasonEncrypted] != 1 || c.Skipped[convert.ReasonNoText] != 1 || c.Skipped[convert.ReasonCorrupt] != 1 {
 		t.Fatalf("first sync: %+v", c)
 	}
 	for _, tc := range []struct{ q, rel, mime string }{
@@ -110,6 +111,13 @@ func TestConvertedFormats(t *testing.T) {
 	if r := hitFor(t, e, "heronmigration", "report.pdf"); r.Page != 3 || !strings.Contains(r.Headings, "Page 3") {
 		t.Fatalf("PDF hit: page %d headings %q", r.Page, r.Headings)
 	}
+	// Short pages are chunks of their own too: the hit names its page.
+	if r := hitFor(t, e, "ibisword", "short.pdf"); r.Page != 2 || r.Lines.Start != 5 {
+		t.Fatalf("short PDF page hit: page %d lines %+v", r.Page, r.Lines)
+	}
+	if r := hitFor(t, e, "Risks", "deck.pptx"); r.Headings != "Slide 2: Risks" {
+		t.Fatalf("slide hit headings %q", r.Headings)
+	}
 	if r := hitFor(t, e, "quokkabudget", "plan.docx"); r.Title != "Plan" || r.Headings != "Budget" {
 		t.Fatalf("DOCX hit: title %q headings %q", r.Title, r.Headings)
 	}
@@ -128,7 +136,7 @@ func TestConvertedFormats(t *testing.T) {
 
 	// Unchanged: nothing converted again, the failures still counted.
 	res = update(t, e)
-	if c := res.Collections[0]; c.Changed() || c.Unchanged != 7 || c.Skipped[convert.ReasonCorrupt] != 1 {
+	if c := res.Collections[0]; c.Changed() || c.Unchanged != 8 || c.Skipped[convert.ReasonCorrupt] != 1 {
 		t.Fatalf("unchanged sync: %+v", c)
 	}
 	// Touched but same bytes: the recorded verdict stands, no new

@@ -130,6 +130,9 @@ type Format struct {
 	// Convert makes the mirror; nil for markdown and text, which are
 	// indexed as they are.
 	Convert Func
+	// Sections is the heading level of the mirror's units (2 for a PDF's
+	// "## Page N" and a deck's "## Slide N"); chunks never span two.
+	Sections int
 }
 
 // Kinds of Format.
@@ -150,9 +153,9 @@ var formats = map[string]Format{
 	".htm":      {Mime: "text/html", Kind: KindDocument, Convert: HTML},
 	".xhtml":    {Mime: "application/xhtml+xml", Kind: KindDocument, Convert: HTML},
 	".docx":     {Mime: "application/vnd.openxmlformats-officedocument.wordprocessingml.document", Kind: KindDocument, Convert: DOCX},
-	".pptx":     {Mime: "application/vnd.openxmlformats-officedocument.presentationml.presentation", Kind: KindDocument, Convert: PPTX},
+	".pptx":     {Mime: "application/vnd.openxmlformats-officedocument.presentationml.presentation", Kind: KindDocument, Convert: PPTX, Sections: 2},
 	".xlsx":     {Mime: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", Kind: KindDocument, Convert: XLSX},
-	".pdf":      {Mime: "application/pdf", Kind: KindDocument, Convert: PDF},
+	".pdf":      {Mime: "application/pdf", Kind: KindDocument, Convert: PDF, Sections: 2},
 	".eml":      {Mime: "message/rfc822", Kind: KindDocument, Convert: EML},
 	".mbox":     {Mime: "application/mbox", Kind: KindDocument, Convert: MBOX},
 	".epub":     {Mime: "application/epub+zip", Kind: KindDocument, Convert: EPUB},

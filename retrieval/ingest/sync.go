@@ -567,6 +567,7 @@ func Convert(col config.Collection, rel string, data []byte, copt chunk.Options)
 // over the mirror's first heading.
 func Mirror(col config.Collection, rel string, f convert.Format, m *convert.Doc, copt chunk.Options) *store.Document {
 	text, invalid := Normalize([]byte(m.Markdown))
+	copt.BreakLevel = f.Sections
 	doc := build(col, rel, text, invalid, "text/markdown", copt)
 	doc.Mime = f.Mime
 	if t := strings.Join(strings.Fields(m.Title), " "); t != "" {
