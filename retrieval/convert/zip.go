@@ -34,8 +34,6 @@ func openArchive(ctx context.Context, data []byte, lim Limits) (*archive, error)
 	return a, nil
 }
 
-func (a *archive) has(name string) bool { _, ok := a.files[name]; return ok }
-
 // read returns an entry's bytes; a missing entry gives (nil, nil) when
 // optional.
 func (a *archive) read(name string, optional bool) ([]byte, error) {
