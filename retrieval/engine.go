@@ -202,11 +202,13 @@ func (e *Engine) Update(ctx context.Context, opt UpdateOptions) (*UpdateResult, 
 	gen++
 	res := &UpdateResult{Generation: gen - 1}
 	iopt := ingest.Options{
-		MaxFileBytes: cfg.Index.MaxFileBytes,
-		RunUpdateCmd: opt.RunUpdateCmd,
-		GitPull:      opt.GitPull,
-		Progress:     opt.Progress,
+		MaxFileBytes:     cfg.Index.MaxFileBytes,
+		MaxDocumentBytes: cfg.Index.MaxDocumentBytes,
+		RunUpdateCmd:     opt.RunUpdateCmd,
+		GitPull:          opt.GitPull,
+		Progress:         opt.Progress,
 	}
+	iopt.Limits.Timeout = time.Duration(cfg.Index.ConvertTimeout)
 	iopt.Chunk.Tokens = cfg.Index.ChunkTokens
 	iopt.Chunk.Overlap = cfg.Index.ChunkOverlap
 	var errs []string
@@ -475,6 +477,12 @@ func (e *Engine) Status(ctx context.Context) (*Status, error) {
 		}
 		if x := stats[c.Name]; x != nil {
 			cs.DocumentCount, cs.ChunkCount, cs.EmbeddedCount = x.Docs, x.Chunks, x.Embedded
+		}
+		if cs.Skipped, err = st.SkipCounts(ctx, c.Name); err != nil {
+			return nil, err
+		}
+		if len(cs.Skipped) == 0 {
+			cs.Skipped = nil
 		}
 		s.TotalDocuments += cs.DocumentCount
 		s.TotalChunks += cs.ChunkCount

@@ -191,6 +191,9 @@ func (e *Engine) results(ctx context.Context, hits []hit, q ftsquery.Query, req 
 		r := e.result(cfg, m, h, makeSnippet(c.Body, q))
 		r.Lines = LineRange{Start: c.StartLine, End: c.EndLine}
 		r.Headings = c.Headings
+		if m.Mime == "application/pdf" {
+			r.Page = pageOf(c.Headings)
+		}
 		if req.Full {
 			if r.Content, err = st.Content(ctx, m.ID); err != nil {
 				return nil, err

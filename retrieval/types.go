@@ -29,9 +29,12 @@ type Result struct {
 	Snippet    string    `json:"snippet"`
 	Lines      LineRange `json:"lines"`
 	Headings   string    `json:"headings,omitempty"`
-	Source     Source    `json:"source"`
-	Tags       []string  `json:"tags,omitempty"`
-	Lang       string    `json:"lang,omitempty"`
+	// Page is the PDF page the hit's chunk starts on (1-based); 0 for
+	// other formats.
+	Page   int      `json:"page,omitempty"`
+	Source Source   `json:"source"`
+	Tags   []string `json:"tags,omitempty"`
+	Lang   string   `json:"lang,omitempty"`
 	// Context holds the human-written contexts of the document's
 	// collection and path.
 	Context []string `json:"context,omitempty"`
@@ -162,6 +165,9 @@ type CollectionStatus struct {
 	ChunkCount    int    `json:"chunkCount"`
 	EmbeddedCount int    `json:"embeddedCount"`
 	Available     bool   `json:"available"`
+	// Skipped counts, by reason, the files the last syncs could not
+	// convert (encrypted, no text, over limits...).
+	Skipped map[string]int `json:"skipped,omitempty"`
 }
 
 // Status is the health of the index.

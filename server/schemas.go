@@ -91,7 +91,7 @@ const addCollectionInputSchema = `{
   "properties": {
     "path": {"type": "string", "description": "Absolute or ~-expanded folder path"},
     "name": {"type": "string", "description": "Optional collection name (defaults to folder name)"},
-    "pattern": {"type": "string", "description": "Glob pattern (default: **/*.md)"},
+    "pattern": {"type": "string", "description": "Glob pattern (default: every document format gno converts, **/*.{md,markdown,mdx,txt,html,htm,pdf,docx,pptx,xlsx,eml,mbox,epub})"},
     "include": {"type": "array", "items": {"type": "string"}, "description": "Additional include patterns"},
     "exclude": {"type": "array", "items": {"type": "string"}, "description": "Exclude patterns"},
     "gitPull": {"type": "boolean", "description": "Run git pull before indexing", "default": false}
@@ -160,7 +160,7 @@ const sourceSchema = `{"type": "object", "required": ["absPath", "relPath", "mim
 var resultSchema = `{"type": "object", "required": ["docid", "score", "uri", "snippet", "source"], "properties": {
   "docid": {"type": "string"}, "score": {"type": "number"}, "uri": {"type": "string"}, "title": {"type": "string"},
   "collection": {"type": "string"}, "snippet": {"type": "string"}, "lines": ` + lineRangeSchema + `,
-  "headings": {"type": "string"}, "source": ` + sourceSchema + `, "tags": ` + stringsSchema + `,
+  "headings": {"type": "string"}, "page": {"type": "integer", "minimum": 1}, "source": ` + sourceSchema + `, "tags": ` + stringsSchema + `,
   "lang": {"type": "string"}, "context": ` + stringsSchema + `, "content": {"type": "string"}, "explain": {"type": "object"}}}`
 
 const metaSchema = `{"type": "object", "required": ["query", "mode", "totalResults"], "properties": {
@@ -229,7 +229,8 @@ var (
 	statusOutput = outputSchema("status@1.0", `"indexName": {"type": "string"}, "configPath": {"type": "string"}, "dbPath": {"type": "string"},
   "collections": {"type": "array", "items": {"type": "object", "required": ["name", "documentCount", "chunkCount", "embeddedCount"], "properties": {
     "name": {"type": "string"}, "path": {"type": "string"}, "documentCount": {"type": "integer"}, "chunkCount": {"type": "integer"},
-    "embeddedCount": {"type": "integer"}, "available": {"type": "boolean"}}}},
+    "embeddedCount": {"type": "integer"}, "available": {"type": "boolean"},
+    "skipped": {"type": "object", "additionalProperties": {"type": "integer"}}}}},
   "totalDocuments": {"type": "integer"}, "totalChunks": {"type": "integer"}, "embeddingBacklog": {"type": "integer"},
   "generation": {"type": "integer"}, "embedModel": {"type": "string"}, "rerankModel": {"type": "string"},
   "healthy": {"type": "boolean"}, "issues": `+stringsSchema,

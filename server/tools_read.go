@@ -121,6 +121,9 @@ func formatResults(res *retrieval.SearchResults) string {
 		if r.Lines.Start > 0 {
 			fmt.Fprintf(&b, " lines %d-%d", r.Lines.Start, r.Lines.End)
 		}
+		if r.Page > 0 {
+			fmt.Fprintf(&b, " page %d", r.Page)
+		}
 		b.WriteByte('\n')
 		if r.Title != "" {
 			fmt.Fprintf(&b, "   %s\n", oneLine(r.Title, 120))
@@ -206,6 +209,9 @@ func (s *Server) status(ctx context.Context, _ args, _ mcp.CallToolRequest) (any
 		st.IndexName, len(st.Collections), st.TotalDocuments, st.TotalChunks, st.EmbeddingBacklog, st.Healthy)
 	for _, c := range st.Collections {
 		fmt.Fprintf(&b, "- %s: %d documents, %d chunks, %d embedded (%s)\n", c.Name, c.DocumentCount, c.ChunkCount, c.EmbeddedCount, c.Path)
+		for r, n := range c.Skipped {
+			fmt.Fprintf(&b, "  not converted (%s): %d\n", r, n)
+		}
 	}
 	for _, is := range st.Issues {
 		fmt.Fprintf(&b, "Issue: %s\n", is)

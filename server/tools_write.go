@@ -8,6 +8,7 @@ import (
 
 	"github.com/gnosearch/gno/retrieval"
 	"github.com/gnosearch/gno/retrieval/config"
+	"github.com/gnosearch/gno/retrieval/convert"
 	"github.com/gnosearch/gno/retrieval/gnoerr"
 	"github.com/gnosearch/gno/retrieval/ingest"
 	"github.com/gnosearch/gno/retrieval/ref"
@@ -142,7 +143,11 @@ func (s *Server) addCollection(ctx context.Context, a args, req mcp.CallToolRequ
 	}
 	var added config.Collection
 	err = e.UpdateConfigLocked(func(c *config.Config) error {
-		col, err := c.AddCollection(config.Collection{Name: a.str("name"), Path: a.str("path"), Pattern: a.str("pattern"),
+		pattern := a.str("pattern")
+		if pattern == "" {
+			pattern = convert.DefaultPattern
+		}
+		col, err := c.AddCollection(config.Collection{Name: a.str("name"), Path: a.str("path"), Pattern: pattern,
 			Include: a.strs("include"), Exclude: a.strs("exclude")})
 		if err == nil {
 			added = *col

@@ -2,9 +2,11 @@ package main
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/gnosearch/gno/retrieval/config"
+	"github.com/gnosearch/gno/retrieval/convert"
 	"github.com/spf13/cobra"
 )
 
@@ -44,6 +46,9 @@ func newCollectionCmd(a *app) *cobra.Command {
 			}
 			c := col
 			c.Path = args[0]
+			if c.Code && !cmd.Flags().Changed("pattern") {
+				c.Pattern = convert.DefaultCodePattern()
+			}
 			var added config.Collection
 			err = e.UpdateConfig(cmd.Context(), func(cfg *config.Config) error {
 				p, err := cfg.AddCollection(c)
@@ -63,11 +68,12 @@ func newCollectionCmd(a *app) *cobra.Command {
 		},
 	}
 	add.Flags().StringVar(&col.Name, "name", "", "collection name (default: folder name)")
-	add.Flags().StringVar(&col.Pattern, "pattern", config.DefaultPattern, "include glob")
+	add.Flags().StringVar(&col.Pattern, "pattern", convert.DefaultPattern, "include glob (default: every document format gno converts)")
 	add.Flags().StringArrayVar(&col.Include, "include", nil, "additional include glob (repeatable)")
 	add.Flags().StringArrayVar(&col.Exclude, "exclude", nil, "exclude glob (repeatable)")
 	add.Flags().StringVar(&col.UpdateCmd, "update-cmd", "", "command run in the folder before each update")
 	add.Flags().StringVar(&col.Lang, "lang", "", "language of the documents (BCP-47)")
+	add.Flags().BoolVar(&col.Code, "code", false, "also index source code (each file fenced with its language); with the default pattern, adds the code extensions to it")
 
 	list := &cobra.Command{
 		Use:   "list",
@@ -197,4 +203,15 @@ func newContextCmd(a *app) *cobra.Command {
 	}
 	cmd.AddCommand(add, list, rm)
 	return cmd
+}
+
+// skipSummary formats skip counts by reason ("2 encrypted, 1 no
+// extractable text"), sorted.
+func skipSummary(m map[string]int) string {
+	parts := make([]string, 0, len(m))
+	for r, n := range m {
+		parts = append(parts, fmt.Sprintf("%d %s", n, r))
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, ", ")
 }

@@ -152,6 +152,9 @@ func newStatusCmd(a *app) *cobra.Command {
 			}
 			for _, c := range s.Collections {
 				fmt.Fprintf(a.stdout, "  %-16s %6d docs %7d chunks %7d embedded  %s\n", c.Name, c.DocumentCount, c.ChunkCount, c.EmbeddedCount, c.Path)
+				if sk := skipSummary(c.Skipped); sk != "" {
+					fmt.Fprintf(a.stdout, "  %-16s not converted: %s\n", "", sk)
+				}
 			}
 			for _, is := range s.Issues {
 				fmt.Fprintf(a.stdout, "! %s\n", is)

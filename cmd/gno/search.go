@@ -155,7 +155,11 @@ func (a *app) printResultsCLI(res *retrieval.SearchResults, f searchFlags) {
 		fmt.Fprintf(a.stdout, "No results for %q.\n", res.Meta.Query)
 	}
 	for i, r := range res.Results {
-		fmt.Fprintf(a.stdout, "%s%d. %s%s  %s%.2f  %s:%d%s\n", bold, i+1, r.Title, reset, dim, r.Score, r.URI, r.Lines.Start, reset)
+		page := ""
+		if r.Page > 0 {
+			page = fmt.Sprintf(" (page %d)", r.Page)
+		}
+		fmt.Fprintf(a.stdout, "%s%d. %s%s  %s%.2f  %s:%d%s%s\n", bold, i+1, r.Title, reset, dim, r.Score, r.URI, r.Lines.Start, page, reset)
 		if len(r.Context) > 0 {
 			fmt.Fprintf(a.stdout, "   %scontext: %s%s\n", dim, strings.Join(r.Context, " | "), reset)
 		}

@@ -34,6 +34,10 @@ type Options struct {
 	// Overlap is the share of a chunk repeated in the next one when a
 	// section is split (default 0.15).
 	Overlap float64
+	// BreakLevel, when set, makes every heading of that level or above
+	// start a chunk however small the previous one is: a converted PDF's
+	// pages and a deck's slides, so that a hit cites the right one.
+	BreakLevel int
 }
 
 func (o Options) norm() Options {
@@ -313,7 +317,7 @@ func pack(src string, blocks []block, opt Options) []Chunk {
 		if bl.heading > 0 {
 			// A heading starts a new chunk unless the current one is too
 			// small to stand alone.
-			if curTok >= maxTok/4 {
+			if curTok >= maxTok/4 || bl.heading <= opt.BreakLevel {
 				flush(false)
 			}
 			for len(levels) > 0 && levels[len(levels)-1] >= bl.heading {

@@ -17,11 +17,18 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// DefaultPattern is the include glob of a new collection.
+// DefaultPattern is the include glob of a collection whose config names
+// none: Markdown only, as gno has always read such configs. `gno
+// collection add` writes convert.DefaultPattern (every document format)
+// into new collections instead.
 const DefaultPattern = "**/*.md"
 
 // DefaultMaxFileBytes caps the size of an indexed file.
 const DefaultMaxFileBytes = 10 << 20
+
+// DefaultMaxDocumentBytes caps the size of a converted document (PDF,
+// office, mail, e-book): their bytes are mostly layout and images.
+const DefaultMaxDocumentBytes = 64 << 20
 
 // Config is the whole configuration of one index.
 type Config struct {
@@ -43,6 +50,9 @@ type Collection struct {
 	UpdateCmd string   `yaml:"updateCmd,omitempty"`
 	// Lang is the default language of the collection's documents (BCP-47).
 	Lang string `yaml:"lang,omitempty"`
+	// Code makes the collection take source code files its patterns
+	// match, each indexed as one fenced block of its language.
+	Code bool `yaml:"code,omitempty"`
 }
 
 // Patterns returns the include globs: Pattern (or the default) plus Include.
@@ -103,6 +113,10 @@ type Backend struct {
 // IndexOptions tune ingestion and chunking.
 type IndexOptions struct {
 	MaxFileBytes int64 `yaml:"maxFileBytes,omitempty"`
+	// MaxDocumentBytes caps converted documents (PDF, DOCX, ...) instead.
+	MaxDocumentBytes int64 `yaml:"maxDocumentBytes,omitempty"`
+	// ConvertTimeout bounds the conversion of one file (default 30s).
+	ConvertTimeout Duration `yaml:"convertTimeout,omitempty"`
 	// ChunkTokens is the target chunk size in tokens-equivalent.
 	ChunkTokens int `yaml:"chunkTokens,omitempty"`
 	// ChunkOverlap is the share of a chunk repeated in the next one.

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/gnosearch/gno/retrieval/convert"
+
 	"gopkg.in/yaml.v3"
 )
 
@@ -202,11 +204,8 @@ func Title(fm FrontMatter, body, rel string) string {
 
 // Mime returns the MIME type gno reports for a file extension.
 func Mime(ext string) string {
-	switch strings.ToLower(ext) {
-	case ".md", ".markdown", ".mdx":
-		return "text/markdown"
-	case ".txt", ".text":
-		return "text/plain"
+	if f, ok := convert.ForExt(ext, true); ok {
+		return f.Mime
 	}
 	return "text/plain"
 }

@@ -20,14 +20,17 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/gnosearch/gno/retrieval/chunk"
 	"github.com/gnosearch/gno/retrieval/config"
+	"github.com/gnosearch/gno/retrieval/convert"
 	"github.com/gnosearch/gno/retrieval/store"
 	"lukechampine.com/blake3"
 )
 
 // Options tune a sync.
 type Options struct {
-	// MaxFileBytes skips larger files (default 10 MiB).
+	// MaxFileBytes skips larger text files (default 10 MiB).
 	MaxFileBytes int64
+	// MaxDocumentBytes skips larger converted documents (default 64 MiB).
+	MaxDocumentBytes int64
 	// Chunk sets chunk size and overlap.
 	Chunk chunk.Options
 	// RunUpdateCmd runs the collection's update command first.
@@ -38,6 +41,8 @@ type Options struct {
 	BatchSize int
 	// Progress, when set, is called as files are processed.
 	Progress func(Progress)
+	// Limits bound the conversion of one file (PDF, office, mail...).
+	Limits convert.Limits
 }
 
 // Progress reports a running sync.
@@ -76,15 +81,14 @@ const (
 	SkipUnreadable = "unreadable"
 	SkipSymlink    = "symlink outside root"
 	SkipVanished   = "vanished during scan"
+	// SkipUnsupported is a file whose type gno does not convert.
+	SkipUnsupported = "unsupported type"
 )
 
 // skipDirs are never descended into: VCS metadata, dependency trees and
 // folders that hold secrets.
 var skipDirs = map[string]bool{".git": true, ".hg": true, ".svn": true, "node_modules": true, ".ssh": true,
 	".gnupg": true, ".aws": true, ".kube": true, ".docker": true, "__pycache__": true, ".venv": true, ".Trash": true}
-
-// supported lists the extensions gno can convert.
-var supported = map[string]bool{".md": true, ".markdown": true, ".mdx": true, ".txt": true, ".text": true}
 
 // bulkThreshold is the number of files to (re)index from which a sync
 // merges the word index once at the end instead of as it goes.
@@ -103,6 +107,9 @@ func Sync(ctx context.Context, st *store.Store, col config.Collection, gen int64
 	res := &Result{Collection: col.Name}
 	if opt.MaxFileBytes <= 0 {
 		opt.MaxFileBytes = config.DefaultMaxFileBytes
+	}
+	if opt.MaxDocumentBytes <= 0 {
+		opt.MaxDocumentBytes = config.DefaultMaxDocumentBytes
 	}
 	if opt.BatchSize <= 0 {
 		opt.BatchSize = 500
@@ -124,7 +131,7 @@ func Sync(ctx context.Context, st *store.Store, col config.Collection, gen int64
 			res.Errors = append(res.Errors, "update command: "+err.Error())
 		}
 	}
-	cands, err := walk(ctx, col, opt.MaxFileBytes, res)
+	cands, err := walk(ctx, col, opt, res)
 	if err != nil {
 		return nil, err
 	}
@@ -132,7 +139,11 @@ func Sync(ctx context.Context, st *store.Store, col config.Collection, gen int64
 	if err != nil {
 		return nil, err
 	}
-	w := &writer{st: st, gen: gen, batchSize: opt.BatchSize, kept: map[string]bool{}}
+	skips, err := st.SkipStates(ctx, col.Name)
+	if err != nil {
+		return nil, err
+	}
+	w := &writer{st: st, gen: gen, batchSize: opt.BatchSize, kept: map[string]bool{}, col: col.Name, skips: skips, skipped: map[string]bool{}}
 	defer w.rollback()
 
 	// Files whose size and mtime match the index are unchanged without
@@ -143,6 +154,13 @@ func Sync(ctx context.Context, st *store.Store, col config.Collection, gen int64
 		seen[c.rel] = true
 		if s, ok := states[c.rel]; ok && s.Size == c.size && s.MtimeNS == c.mtimeNS {
 			res.Unchanged++
+			continue
+		}
+		// A file that failed to convert is not tried again until it
+		// changes; it is counted under its reason every sync.
+		if s, ok := skips[c.rel]; ok && s.Size == c.size && s.MtimeNS == c.mtimeNS {
+			res.skip(s.Reason)
+			w.skipped[c.rel] = true
 			continue
 		}
 		todo = append(todo, c)
@@ -174,10 +192,29 @@ func Sync(ctx context.Context, st *store.Store, col config.Collection, gen int64
 		}
 		res.Removed++
 	}
+	// Forget failures of files that are gone or converted now.
+	for rel := range skips {
+		if !w.skipped[rel] {
+			if err := w.begin(ctx); err != nil {
+				return nil, err
+			}
+			if err := w.batch.DeleteSkip(ctx, col.Name, rel); err != nil {
+				return nil, err
+			}
+		}
+	}
 	if err := w.commit(); err != nil {
 		return nil, err
 	}
 	return res, nil
+}
+
+// maxBytes is the size cap of files of format f.
+func (o Options) maxBytes(f convert.Format) int64 {
+	if f.Kind == convert.KindDocument && o.MaxDocumentBytes > 0 {
+		return o.MaxDocumentBytes
+	}
+	return o.MaxFileBytes
 }
 
 func runCmd(ctx context.Context, dir string, name string, args ...string) error {
@@ -197,7 +234,7 @@ func runCmd(ctx context.Context, dir string, name string, args ...string) error 
 }
 
 // walk lists the files of col that match its patterns.
-func walk(ctx context.Context, col config.Collection, maxBytes int64, res *Result) ([]candidate, error) {
+func walk(ctx context.Context, col config.Collection, opt Options, res *Result) ([]candidate, error) {
 	root := col.Path
 	includes := col.Patterns()
 	var out []candidate
@@ -226,7 +263,8 @@ func walk(ctx context.Context, col config.Collection, maxBytes int64, res *Resul
 		if !included(includes, rel) || excluded(col.Exclude, rel) {
 			return nil
 		}
-		if !supported[strings.ToLower(path.Ext(rel))] {
+		f, ok := convert.ForPath(rel, col.Code)
+		if !ok {
 			return nil
 		}
 		info, err := d.Info()
@@ -247,7 +285,7 @@ func walk(ctx context.Context, col config.Collection, maxBytes int64, res *Resul
 		} else if !info.Mode().IsRegular() {
 			return nil
 		}
-		if info.Size() > maxBytes {
+		if info.Size() > opt.maxBytes(f) {
 			res.skip(SkipTooLarge)
 			return nil
 		}
@@ -297,6 +335,9 @@ type converted struct {
 	same   bool   // content hash unchanged
 	skip   string // skip reason
 	errMsg string
+	// failed is set when conversion failed: the skip is recorded so the
+	// same bytes are not converted again.
+	failed *store.SkipState
 }
 
 // writer applies changes in batches of one transaction each.
@@ -307,6 +348,9 @@ type writer struct {
 	n         int
 	batchSize int
 	kept      map[string]bool // skipped files whose old entries stay
+	col       string
+	skips     map[string]store.SkipState // recorded conversion failures
+	skipped   map[string]bool            // files still failing this sync
 }
 
 func (w *writer) begin(ctx context.Context) error {
@@ -376,7 +420,7 @@ func (w *writer) process(ctx context.Context, col config.Collection, todo []cand
 			defer wg.Done()
 			for c := range jobs {
 				select {
-				case out <- convert(col, c, states, opt):
+				case out <- convertFile(wctx, col, c, states, w.skips, opt):
 				case <-wctx.Done():
 					return
 				}
@@ -411,7 +455,16 @@ func (w *writer) process(ctx context.Context, col config.Collection, todo []cand
 			if existed && cv.skip == SkipUnreadable {
 				w.kept[cv.c.rel] = true
 			}
-			continue
+			if cv.failed == nil {
+				continue
+			}
+			w.skipped[cv.c.rel] = true
+			if err := w.begin(ctx); err != nil {
+				return err
+			}
+			if err := w.batch.PutSkip(ctx, col.Name, cv.c.rel, *cv.failed); err != nil {
+				return err
+			}
 		case cv.same:
 			res.Unchanged++
 			if err := w.begin(ctx); err != nil {
@@ -441,7 +494,11 @@ func (w *writer) process(ctx context.Context, col config.Collection, todo []cand
 	return ctx.Err()
 }
 
-func convert(col config.Collection, c candidate, states map[string]store.DocState, opt Options) converted {
+func convertFile(ctx context.Context, col config.Collection, c candidate, states map[string]store.DocState, skips map[string]store.SkipState, opt Options) converted {
+	f, ok := convert.ForPath(c.rel, col.Code)
+	if !ok {
+		return converted{c: c, skip: SkipUnsupported}
+	}
 	data, err := os.ReadFile(c.abs)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -449,10 +506,10 @@ func convert(col config.Collection, c candidate, states map[string]store.DocStat
 		}
 		return converted{c: c, skip: SkipUnreadable, errMsg: fmt.Sprintf("%s: %v", c.rel, err)}
 	}
-	if int64(len(data)) > opt.MaxFileBytes {
+	if int64(len(data)) > opt.maxBytes(f) {
 		return converted{c: c, skip: SkipTooLarge}
 	}
-	if isBinary(data) {
+	if f.Convert == nil && isBinary(data) {
 		return converted{c: c, skip: SkipBinary}
 	}
 	sum := blake3.Sum256(data)
@@ -460,19 +517,67 @@ func convert(col config.Collection, c candidate, states map[string]store.DocStat
 	if s, ok := states[c.rel]; ok && s.Hash == hash {
 		return converted{c: c, same: true}
 	}
-	doc := Convert(col, c.rel, data, opt.Chunk)
+	failed := func(reason, detail string) converted {
+		return converted{c: c, skip: reason, errMsg: c.rel + ": " + detail,
+			failed: &store.SkipState{Hash: hash, Size: c.size, MtimeNS: c.mtimeNS, Reason: reason, Detail: detail}}
+	}
+	if s, ok := skips[c.rel]; ok && s.Hash == hash {
+		// Touched but not changed: the old verdict stands.
+		return failed(s.Reason, s.Detail)
+	}
+	var doc *store.Document
+	if f.Convert == nil {
+		doc = Convert(col, c.rel, data, opt.Chunk)
+	} else {
+		mirror, err := convert.Run(ctx, f, data, opt.Limits)
+		if err != nil {
+			var ce *convert.Error
+			if !errors.As(err, &ce) || ce.Reason == convert.ReasonEngine {
+				// Not the file's fault: try again next sync.
+				return converted{c: c, skip: convert.ReasonEngine, errMsg: fmt.Sprintf("%s: %v", c.rel, err)}
+			}
+			if ce.Reason == convert.ReasonTimeout {
+				if ctx.Err() != nil {
+					// The sync was cancelled, not the file slow.
+					return converted{c: c, skip: SkipVanished}
+				}
+				// A busy machine may be to blame: tried again next
+				// sync rather than remembered.
+				return converted{c: c, skip: ce.Reason, errMsg: fmt.Sprintf("%s: %v", c.rel, err)}
+			}
+			return failed(ce.Reason, err.Error())
+		}
+		doc = Mirror(col, c.rel, f, mirror, opt.Chunk)
+	}
 	doc.Hash = hash
 	doc.Size = c.size
 	doc.MtimeNS = c.mtimeNS
 	return converted{c: c, doc: doc}
 }
 
-// Convert normalises a file's bytes and chunks it into a Document (without
-// hash or stat fields).
+// Convert normalises the bytes of a Markdown or plain-text file and chunks
+// it into a Document (without hash or stat fields).
 func Convert(col config.Collection, rel string, data []byte, copt chunk.Options) *store.Document {
 	text, invalid := Normalize(data)
-	ext := strings.ToLower(path.Ext(rel))
-	doc := &store.Document{Collection: col.Name, RelPath: rel, Content: text, InvalidBytes: invalid, Mime: Mime(ext)}
+	return build(col, rel, text, invalid, Mime(path.Ext(rel)), copt)
+}
+
+// Mirror chunks the Markdown mirror of a converted file into a Document
+// that reports the original's MIME type. A title the file declares wins
+// over the mirror's first heading.
+func Mirror(col config.Collection, rel string, f convert.Format, m *convert.Doc, copt chunk.Options) *store.Document {
+	text, invalid := Normalize([]byte(m.Markdown))
+	copt.BreakLevel = f.Sections
+	doc := build(col, rel, text, invalid, "text/markdown", copt)
+	doc.Mime = f.Mime
+	if t := strings.Join(strings.Fields(m.Title), " "); t != "" {
+		doc.Title = t
+	}
+	return doc
+}
+
+func build(col config.Collection, rel, text string, invalid int, mime string, copt chunk.Options) *store.Document {
+	doc := &store.Document{Collection: col.Name, RelPath: rel, Content: text, InvalidBytes: invalid, Mime: mime}
 	doc.LineCount = strings.Count(text, "\n")
 	if !strings.HasSuffix(text, "\n") && text != "" {
 		doc.LineCount++

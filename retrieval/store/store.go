@@ -19,7 +19,7 @@ import (
 )
 
 // schemaVersion is bumped whenever the schema changes incompatibly.
-const schemaVersion = 1
+const schemaVersion = 2
 
 // Store is an open index database. It is safe for concurrent use.
 type Store struct {
@@ -133,6 +133,9 @@ func (s *Store) migrate(ctx context.Context) error {
 	}
 	defer tx.Rollback()
 	if _, err := tx.ExecContext(ctx, schema); err != nil {
+		return fmt.Errorf("create schema: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, skippedSchema); err != nil {
 		return fmt.Errorf("create schema: %w", err)
 	}
 	if _, err := tx.ExecContext(ctx, "PRAGMA user_version = "+strconv.Itoa(schemaVersion)); err != nil {

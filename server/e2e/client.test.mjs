@@ -40,11 +40,39 @@ function makeDocs(dir, n, prefix) {
   }
 }
 
+// tinyPDF writes a PDF with one line of Helvetica text per page.
+function tinyPDF(pages) {
+  const objs = ['<</Type/Catalog/Pages 2 0 R>>',
+    `<</Type/Pages/Kids[${pages.map((_, i) => `${3 + 2 * i} 0 R`).join(' ')}]/Count ${pages.length}>>`];
+  const font = 3 + 2 * pages.length;
+  pages.forEach((text, i) => {
+    const stream = `BT /F1 12 Tf 72 720 Td (${text}) Tj ET`;
+    objs.push(`<</Type/Page/Parent 2 0 R/MediaBox[0 0 612 792]/Resources<</Font<</F1 ${font} 0 R>>>>/Contents ${4 + 2 * i} 0 R>>`);
+    objs.push(`<</Length ${stream.length}>>\nstream\n${stream}\nendstream`);
+  });
+  objs.push('<</Type/Font/Subtype/Type1/BaseFont/Helvetica>>');
+  let out = '%PDF-1.4\n';
+  const offsets = objs.map((o, i) => {
+    const at = out.length;
+    out += `${i + 1} 0 obj\n${o}\nendobj\n`;
+    return at;
+  });
+  const xref = out.length;
+  out += `xref\n0 ${objs.length + 1}\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('')}`;
+  return out + `trailer\n<</Size ${objs.length + 1}/Root 1 0 R>>\nstartxref\n${xref}\n%%EOF\n`;
+}
+
 before(async () => {
   root = mkdtempSync(join(tmpdir(), 'gno-mcp-e2e-'));
   env = { ...process.env, GNO_HOME: join(root, 'home') };
   makeDocs(join(root, 'notes'), DOCS, 'doc');
   gno('collection', 'add', join(root, 'notes'), '--name', 'notes');
+  // A collection of converted documents: a PDF whose hits carry a page,
+  // and a broken one that is skipped and counted.
+  mkdirSync(join(root, 'papers'));
+  writeFileSync(join(root, 'papers', 'report.pdf'), tinyPDF(['Estuaries and their tides.', 'The xylophonist measured salinity.']));
+  writeFileSync(join(root, 'papers', 'broken.docx'), 'PK\x03\x04 not a zip');
+  gno('collection', 'add', join(root, 'papers'), '--name', 'papers');
   gno('update');
   // GNO_MCP_LOG=FILE keeps the server's debug log for a failing run.
   const logArgs = process.env.GNO_MCP_LOG ? ['-v', '--log-file', process.env.GNO_MCP_LOG] : [];
@@ -153,11 +181,28 @@ test('read tools with valid arguments', async () => {
   sc = await ok('gno_multi_get', { pattern: 'notes/doc-000*.md', maxBytes: 100000, lineNumbers: false });
   assert.equal(sc.documents.length, 10);
   sc = await ok('gno_status', {});
-  assert.equal(sc.totalDocuments, DOCS);
+  assert.equal(sc.totalDocuments, DOCS + 1);
   sc = await ok('gno_list_tags', { prefix: 'project/' });
   assert.deepEqual(sc.tags, [{ tag: 'project/api', count: 13 }]);
   sc = await ok('gno_changes', { since: 0 });
-  assert.equal(sc.added.length, DOCS);
+  assert.equal(sc.added.length, DOCS + 1);
+});
+
+test('converted documents: PDF page, source mime, mirror, skipped files', async () => {
+  let sc = await ok('gno_search', { query: 'xylophonist' });
+  assert.equal(sc.results.length, 1);
+  const r = sc.results[0];
+  assert.equal(r.page, 2);
+  assert.deepEqual([r.source.mime, r.source.ext], ['application/pdf', '.pdf']);
+  sc = await ok('gno_get', { ref: r.uri, fromLine: r.lines.start, lineCount: r.lines.end - r.lines.start + 1 });
+  assert.match(sc.content, /## Page 2\n\nThe xylophonist measured salinity\./);
+  assert.equal(sc.source.mime, 'application/pdf');
+  const { contents } = await client.readResource({ uri: r.uri });
+  assert.equal(contents[0].mimeType, 'text/markdown');
+  assert.match(contents[0].text, /mime: application\/pdf[\s\S]*1: ## Page 1/);
+  sc = await ok('gno_status', {});
+  const papers = sc.collections.find((c) => c.name === 'papers');
+  assert.deepEqual(papers.skipped, { 'corrupt or unreadable': 1 });
 });
 
 test('invalid arguments and unknown tools', async () => {
