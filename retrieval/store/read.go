@@ -74,15 +74,18 @@ const bm25Weights = "2.0, 1.5, 1.0"
 func (s *Store) SearchFTS(ctx context.Context, q ftsquery.Query, f Filter, limit int) ([]ChunkHit, error) {
 	var hits []ChunkHit
 	where, args := f.where()
-	if expr := q.MatchExpr(); expr != "" {
+	// A query in unspaced script searches the segmented index, which
+	// holds every word of its chunks; the word index adds the documents
+	// without such script that match the query's other words.
+	if expr := q.MatchExpr(); expr != "" && q.WordOnly() {
 		h, err := s.bestPerDoc(ctx, "chunks_fts", "bm25(chunks_fts, "+bm25Weights+")", expr, where, args, limit)
 		if err != nil {
 			return nil, err
 		}
 		hits = h
 	}
-	if expr := q.TrigramExpr(); expr != "" {
-		h, err := s.bestPerDoc(ctx, "chunks_tri", "bm25(chunks_tri)", expr, where, args, limit)
+	if expr := q.SegmentExpr(); expr != "" {
+		h, err := s.bestPerDoc(ctx, "chunks_seg", "bm25(chunks_seg, "+bm25Weights+")", expr, where, args, limit)
 		if err != nil {
 			return nil, err
 		}
@@ -144,9 +147,10 @@ func (s *Store) scanHits(ctx context.Context, query string, args []any, limit in
 	return out, n, rows.Err()
 }
 
-// mergeHits joins word and trigram hits, keeping each document's better
-// hit; the trigram scores are on their own scale, so they are rescaled to
-// the word list's top before comparing.
+// mergeHits joins word and segmented-index hits, keeping each document's
+// better hit. Both are BM25 over the same words with the same column
+// weights, so their scores compare directly; a document with unspaced
+// script scores higher in the segmented index, which sees all its terms.
 func mergeHits(a, b []ChunkHit, limit int) []ChunkHit {
 	if len(a) == 0 {
 		return b
@@ -154,13 +158,11 @@ func mergeHits(a, b []ChunkHit, limit int) []ChunkHit {
 	if len(b) == 0 {
 		return a
 	}
-	scale := a[0].Score / b[0].Score
 	best := map[int64]ChunkHit{}
 	for _, h := range a {
 		best[h.DocID] = h
 	}
 	for _, h := range b {
-		h.Score *= scale
 		if cur, ok := best[h.DocID]; !ok || h.Score > cur.Score {
 			best[h.DocID] = h
 		}

@@ -15,11 +15,12 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"github.com/gnosearch/gno/retrieval/segment"
 	_ "modernc.org/sqlite" // registers the pure-Go "sqlite" driver
 )
 
 // schemaVersion is bumped whenever the schema changes incompatibly.
-const schemaVersion = 1
+const schemaVersion = 2
 
 // Store is an open index database. It is safe for concurrent use.
 type Store struct {
@@ -82,6 +83,14 @@ CREATE TRIGGER IF NOT EXISTS chunks_ad AFTER DELETE ON chunks BEGIN
 	INSERT INTO chunks_fts(chunks_fts, rowid, title, headings, body) VALUES ('delete', old.id, old.title, old.headings, old.body);
 	DELETE FROM chunks_tri WHERE rowid = old.id;
 END;
+-- The segmented index (package segment): chunks holding unspaced script
+-- (Chinese, Japanese, Korean, Thai...), their runs cut into two-character
+-- grams so that one- and two-character words can be found (schema 2).
+CREATE VIRTUAL TABLE IF NOT EXISTS chunks_seg USING fts5(title, headings, body,
+	content='', contentless_delete=1, tokenize="`+segment.Tokenizer+`");
+CREATE TRIGGER IF NOT EXISTS chunks_ad_seg AFTER DELETE ON chunks BEGIN
+	DELETE FROM chunks_seg WHERE rowid = old.id;
+END;
 -- ver is the vectors_version (meta) at insertion, so a persisted vector
 -- graph knows which rows arrived after it was saved.
 CREATE TABLE IF NOT EXISTS vectors(
@@ -135,11 +144,53 @@ func (s *Store) migrate(ctx context.Context) error {
 	if _, err := tx.ExecContext(ctx, schema); err != nil {
 		return fmt.Errorf("create schema: %w", err)
 	}
+	if v > 0 && v < 2 {
+		if err := fillSegmented(ctx, tx); err != nil {
+			return fmt.Errorf("upgrade index to schema 2: %w", err)
+		}
+	}
 	if _, err := tx.ExecContext(ctx, "PRAGMA user_version = "+strconv.Itoa(schemaVersion)); err != nil {
 		return err
 	}
 	return tx.Commit()
 }
+
+// fillSegmented indexes the existing chunks that hold unspaced script into
+// chunks_seg, the table schema 2 added, so an upgraded index finds short
+// CJK words without a rebuild.
+func fillSegmented(ctx context.Context, tx *sql.Tx) error {
+	rows, err := tx.QueryContext(ctx, "SELECT id, title, headings, body FROM chunks")
+	if err != nil {
+		return err
+	}
+	type row struct {
+		id                    int64
+		title, headings, body string
+	}
+	var todo []row
+	for rows.Next() {
+		var r row
+		if err := rows.Scan(&r.id, &r.title, &r.headings, &r.body); err != nil {
+			rows.Close()
+			return err
+		}
+		if segment.Has(r.title) || segment.Has(r.headings) || segment.Has(r.body) {
+			todo = append(todo, r)
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, r := range todo {
+		if _, err := tx.ExecContext(ctx, insertSegmented, r.id, segment.Text(r.title), segment.Text(r.headings), segment.Text(r.body)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+const insertSegmented = "INSERT INTO chunks_seg(rowid, title, headings, body) VALUES(?, ?, ?, ?)"
 
 // Close closes the database.
 func (s *Store) Close() error { return s.db.Close() }
