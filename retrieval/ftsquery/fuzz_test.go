@@ -4,6 +4,8 @@ import (
 	"database/sql"
 	"testing"
 
+	"github.com/gnosearch/gno/retrieval/segment"
+
 	_ "modernc.org/sqlite"
 )
 
@@ -16,11 +18,11 @@ func FuzzParse(f *testing.F) {
 	}
 	db.SetMaxOpenConns(1)
 	if _, err := db.Exec(`CREATE VIRTUAL TABLE w USING fts5(body, tokenize='porter unicode61 remove_diacritics 2');
-		CREATE VIRTUAL TABLE g USING fts5(body, tokenize='trigram');
-		INSERT INTO w VALUES ('the quick brown fox'); INSERT INTO g VALUES ('数据库设计');`); err != nil {
+		CREATE VIRTUAL TABLE g USING fts5(body, tokenize="` + segment.Tokenizer + `");
+		INSERT INTO w VALUES ('the quick brown fox'); INSERT INTO g VALUES ('数据 据库 库设 设计 计');`); err != nil {
 		f.Fatal(err)
 	}
-	for _, s := range []string{`"exact" -not`, `NEAR(a b)`, `a:b*`, `((`, `"unbalanced`, `-`, `数据库设计`, `^x`, `a AND OR NOT b`} {
+	for _, s := range []string{`"exact" -not`, `NEAR(a b)`, `a:b*`, `((`, `"unbalanced`, `-`, `数据库设计`, `花`, `"東京 sqlite" -"大阪"`, `ｶﾀｶﾅ`, `^x`, `a AND OR NOT b`} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -30,9 +32,9 @@ func FuzzParse(f *testing.F) {
 				t.Fatalf("Parse(%q).MatchExpr() = %s: %v", s, e, err)
 			}
 		}
-		if e := q.TrigramExpr(); e != "" {
+		if e := q.SegmentExpr(); e != "" {
 			if _, err := db.Exec(`SELECT count(*) FROM g WHERE g MATCH ?`, e); err != nil {
-				t.Fatalf("Parse(%q).TrigramExpr() = %s: %v", s, e, err)
+				t.Fatalf("Parse(%q).SegmentExpr() = %s: %v", s, e, err)
 			}
 		}
 	})

@@ -36,12 +36,22 @@ func (q Query) Empty() bool {
 	return len(q.Terms) == 0 && len(q.Phrases) == 0 && len(q.CJK) == 0 && len(q.SegPhrases) == 0
 }
 
-// Segmented reports whether the query needs the segmented index.
-func (q Query) Segmented() bool { return len(q.CJK) > 0 || len(q.SegPhrases) > 0 }
+// NeedsSegmented reports whether only the segmented index can answer: a
+// required phrase is in unspaced script, which the word index cannot see.
+func (q Query) NeedsSegmented() bool { return len(q.SegPhrases) > 0 }
 
-// WordOnly reports whether the word index alone can evaluate the query:
-// false when a required phrase or an exclusion is in unspaced script.
-func (q Query) WordOnly() bool { return len(q.SegPhrases) == 0 && len(q.SegExcludes) == 0 }
+// SegExcludeExpr renders the exclusions in unspaced script as a match
+// expression for the segmented index ("" without any), so hits from the
+// word index can be checked against them.
+func (q Query) SegExcludeExpr() string {
+	var ex []string
+	for _, p := range q.SegExcludes {
+		if e := segPhrase(p); e != "" {
+			ex = append(ex, e)
+		}
+	}
+	return strings.Join(ex, " OR ")
+}
 
 // quote renders s as an FTS5 string literal.
 func quote(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
@@ -67,12 +77,10 @@ func (q Query) MatchExpr() string {
 // SegmentExpr renders the segmented-index expression: the word terms and
 // the grams of every unspaced run ORed (a one-character run is a prefix
 // query, reaching every gram that starts with it), phrases and exclusions
-// as before, their unspaced runs as phrases of grams. It is "" when the
-// query has no unspaced script.
+// as before, their unspaced runs as phrases of grams. The segmented index
+// also holds the Latin words of its chunks (often glued to kana, as in
+// "SQLiteの"), so it is searched for every query.
 func (q Query) SegmentExpr() string {
-	if !q.Segmented() {
-		return ""
-	}
 	var terms []string
 	seen := map[string]bool{}
 	add := func(s string) {

@@ -507,10 +507,10 @@ func Convert(col config.Collection, rel string, data []byte, copt chunk.Options)
 }
 
 // detectScript guesses a language only where the script decides it: kana
-// means Japanese, Hangul Korean, Han alone Chinese. Latin text stays
+// means Japanese, Hangul Korean, Han alone Chinese, Thai script Thai. Latin text stays
 // unknown rather than guessed.
 func detectScript(s string) string {
-	var han, kana, hangul, letters int
+	var han, kana, hangul, thai, letters int
 	for i, r := range s {
 		if i > 4096 {
 			break
@@ -522,15 +522,19 @@ func detectScript(s string) string {
 			hangul++
 		case unicode.Is(unicode.Han, r):
 			han++
+		case unicode.Is(unicode.Thai, r):
+			thai++
 		case unicode.IsLetter(r):
 			letters++
 		}
 	}
-	total := han + kana + hangul + letters
-	if total == 0 || (han+kana+hangul)*3 < total {
+	total := han + kana + hangul + thai + letters
+	if total == 0 || (han+kana+hangul+thai)*3 < total {
 		return ""
 	}
 	switch {
+	case thai > han+kana+hangul:
+		return "th"
 	case kana > 0:
 		return "ja"
 	case hangul > han:

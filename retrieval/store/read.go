@@ -74,13 +74,17 @@ const bm25Weights = "2.0, 1.5, 1.0"
 func (s *Store) SearchFTS(ctx context.Context, q ftsquery.Query, f Filter, limit int) ([]ChunkHit, error) {
 	var hits []ChunkHit
 	where, args := f.where()
-	// A query in unspaced script searches the segmented index, which
-	// holds every word of its chunks; the word index adds the documents
-	// without such script that match the query's other words.
-	if expr := q.MatchExpr(); expr != "" && q.WordOnly() {
+	// The segmented index holds every word of the chunks with unspaced
+	// script; the word index adds the documents without such script.
+	if expr := q.MatchExpr(); expr != "" && !q.NeedsSegmented() {
 		h, err := s.bestPerDoc(ctx, "chunks_fts", "bm25(chunks_fts, "+bm25Weights+")", expr, where, args, limit)
 		if err != nil {
 			return nil, err
+		}
+		if ex := q.SegExcludeExpr(); ex != "" && len(h) > 0 {
+			if h, err = s.dropMatching(ctx, h, ex); err != nil {
+				return nil, err
+			}
 		}
 		hits = h
 	}
@@ -92,6 +96,35 @@ func (s *Store) SearchFTS(ctx context.Context, q ftsquery.Query, f Filter, limit
 		hits = mergeHits(hits, h, limit)
 	}
 	return hits, nil
+}
+
+// dropMatching removes the hits whose chunk matches expr in the segmented
+// index (an exclusion the word index cannot evaluate).
+func (s *Store) dropMatching(ctx context.Context, hits []ChunkHit, expr string) ([]ChunkHit, error) {
+	args := []any{expr}
+	for _, h := range hits {
+		args = append(args, h.ChunkID)
+	}
+	rows, err := s.db.QueryContext(ctx, "SELECT rowid FROM chunks_seg WHERE chunks_seg MATCH ? AND rowid IN ("+placeholders(len(hits))+")", args...)
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	defer rows.Close()
+	drop := map[int64]bool{}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		drop[id] = true
+	}
+	out := hits[:0]
+	for _, h := range hits {
+		if !drop[h.ChunkID] {
+			out = append(out, h)
+		}
+	}
+	return out, rows.Err()
 }
 
 func (s *Store) bestPerDoc(ctx context.Context, table, rank, expr, where string, fargs []any, limit int) ([]ChunkHit, error) {

@@ -87,7 +87,7 @@ END;
 -- (Chinese, Japanese, Korean, Thai...), their runs cut into two-character
 -- grams so that one- and two-character words can be found (schema 2).
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_seg USING fts5(title, headings, body,
-	content='', contentless_delete=1, tokenize="`+segment.Tokenizer+`");
+	content='', contentless_delete=1, tokenize="` + segment.Tokenizer + `");
 CREATE TRIGGER IF NOT EXISTS chunks_ad_seg AFTER DELETE ON chunks BEGIN
 	DELETE FROM chunks_seg WHERE rowid = old.id;
 END;
