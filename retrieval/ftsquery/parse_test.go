@@ -58,7 +58,7 @@ func TestSegmentExpr(t *testing.T) {
 		`東京 -"大阪"`:     `("東京") NOT ("大阪")`,
 		"서울에서":         `"서울" OR "울에" OR "에서"`,
 		"ภาษาไทย":      `"ภา" OR "าษ" OR "ษา" OR "าไ" OR "ไท" OR "ทย"`,
-		"english only": ``,
+		"english only": `"english" OR "only"`,
 		"スーパー":         `"スー" OR "ーパ" OR "パー"`, // ー belongs to the run
 	}
 	for in, want := range cases {
