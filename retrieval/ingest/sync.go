@@ -500,16 +500,16 @@ func Convert(col config.Collection, rel string, data []byte, copt chunk.Options)
 		doc.Lang = col.Lang
 	}
 	if doc.Lang == "" {
-		doc.Lang = detectScript(text)
+		doc.Lang = DetectLang(text)
 	}
 	doc.Chunks = chunks
 	return doc
 }
 
-// detectScript guesses a language only where the script decides it: kana
+// DetectLang guesses a language only where the script decides it: kana
 // means Japanese, Hangul Korean, Han alone Chinese, Thai script Thai. Latin text stays
 // unknown rather than guessed.
-func detectScript(s string) string {
+func DetectLang(s string) string {
 	var han, kana, hangul, thai, letters int
 	for i, r := range s {
 		if i > 4096 {
