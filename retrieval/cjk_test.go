@@ -2,7 +2,11 @@ package retrieval
 
 import (
 	"context"
+	"strings"
 	"testing"
+
+	"github.com/gnosearch/gno/models"
+	"github.com/gnosearch/gno/retrieval/config"
 )
 
 // cjkCorpus holds notes in scripts written without spaces between words
@@ -119,5 +123,82 @@ func TestDetectedLangFilter(t *testing.T) {
 				t.Errorf("lang %s: result %s has lang %q", lang, r.URI, r.Lang)
 			}
 		}
+	}
+}
+
+var zhNotes = map[string]string{
+	"db.txt":    "数据库使用倒排索引进行全文检索。\n",
+	"cook.txt":  "红烧肉需要慢火炖两个小时。\n",
+	"train.txt": "高速列车从北京开往上海。\n",
+	"en.txt":    "An inverted index maps words to the documents that hold them.\n",
+}
+
+func TestForeignQuerySkipsVectors(t *testing.T) {
+	dir := installedModels(t)
+	t.Setenv("GNO_MODELS_DIR", dir)
+	e, _ := newEngine(t, zhNotes)
+	e.Paths.ModelsDir = dir
+	ctx := context.Background()
+	if err := e.UpdateConfig(ctx, func(c *config.Config) error { c.Models.Embed = models.DefaultEmbedder; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	update(t, e)
+	if _, err := e.Embed(ctx, EmbedOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	bm, err := e.Search(ctx, SearchRequest{Query: "倒排索引", Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := e.Query(ctx, QueryRequest{SearchRequest: SearchRequest{Query: "倒排索引", Limit: 10}, Fast: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q.Meta.VectorsUsed || q.Meta.Mode != "bm25_only" || len(q.Meta.Notes) == 0 || !strings.Contains(q.Meta.Notes[0], "does not cover the query's language (zh)") {
+		t.Fatalf("English embedder fused into a Chinese query: %+v", q.Meta)
+	}
+	if strings.Join(uris(q.Results), " ") != strings.Join(uris(bm.Results), " ") {
+		t.Errorf("query %v, search %v: without vectors the ranking must be BM25's", uris(q.Results), uris(bm.Results))
+	}
+	en, err := e.Query(ctx, QueryRequest{SearchRequest: SearchRequest{Query: "inverted index", Limit: 10}, Fast: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !en.Meta.VectorsUsed {
+		t.Errorf("English query lost its vectors: %+v", en.Meta)
+	}
+}
+
+func TestAutoEmbedderForChineseIndex(t *testing.T) {
+	dir := installedModels(t)
+	const zh = "bge-small-zh-v1.5-q"
+	if _, err := (models.Cache{Dir: dir}).Installed(zh); err != nil {
+		t.Skipf("%s not installed (make models): %v", zh, err)
+	}
+	t.Setenv("GNO_MODELS_DIR", dir)
+	e, _ := newEngine(t, zhNotes)
+	e.Paths.ModelsDir = dir
+	ctx := context.Background()
+	update(t, e)
+	if got := e.embedModelName(); got != zh {
+		t.Fatalf("embedder for a Chinese index: %s, want %s", got, zh)
+	}
+	r, err := e.Embed(ctx, EmbedOptions{})
+	if err != nil || r.Model != zh {
+		t.Fatalf("embed: %+v %v", r, err)
+	}
+	q, err := e.Query(ctx, QueryRequest{SearchRequest: SearchRequest{Query: "火车去上海", Limit: 10}, Fast: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !q.Meta.VectorsUsed || len(q.Results) == 0 || q.Results[0].URI != "gno://notes/train.txt" {
+		t.Errorf("Chinese query with a Chinese embedder: %v %+v", uris(q.Results), q.Meta)
+	}
+	// A name in config wins over the automatic choice.
+	if err := e.UpdateConfig(ctx, func(c *config.Config) error { c.Models.Embed = models.DefaultEmbedder; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.embedModelName(); got != models.DefaultEmbedder {
+		t.Errorf("configured embedder ignored: %s", got)
 	}
 }

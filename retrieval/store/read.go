@@ -477,3 +477,22 @@ func (s *Store) CollectionNames(ctx context.Context) ([]string, error) {
 	}
 	return out, rows.Err()
 }
+
+// LangCounts counts documents per language ("" for undetermined).
+func (s *Store) LangCounts(ctx context.Context) (map[string]int, error) {
+	rows, err := s.db.QueryContext(ctx, "SELECT lang, count(*) FROM documents GROUP BY lang")
+	if err != nil {
+		return nil, fmt.Errorf("count languages: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]int{}
+	for rows.Next() {
+		var l string
+		var n int
+		if err := rows.Scan(&l, &n); err != nil {
+			return nil, err
+		}
+		out[l] = n
+	}
+	return out, rows.Err()
+}
