@@ -202,3 +202,35 @@ func TestAutoEmbedderForChineseIndex(t *testing.T) {
 		t.Errorf("configured embedder ignored: %s", got)
 	}
 }
+
+// An index made before the segmented table existed (schema 1) gets it
+// filled on open, so short CJK words are found without a rebuild.
+func TestUpgradeFillsSegmentedIndex(t *testing.T) {
+	e, _ := newEngine(t, cjkCorpus)
+	update(t, e)
+	ctx := context.Background()
+	st, err := e.Store(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{"DROP TRIGGER chunks_ad_seg", "DROP TABLE chunks_seg", "PRAGMA user_version = 1"} {
+		if _, err := st.DB().ExecContext(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.Close()
+	e2, err := Open(ctx, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e2.Close()
+	if rs := search(t, e2, "花火"); len(rs) != 1 || rs[0].URI != "gno://notes/hanabi.txt" {
+		t.Fatalf("after upgrade: %v", uris(rs))
+	}
+	// Deleting a chunk also deletes it from the filled table.
+	write(t, e2.Config().Collections[0].Path, "hanabi.txt", "夏の夜。\n")
+	update(t, e2)
+	if rs := search(t, e2, "花火"); len(rs) != 0 {
+		t.Fatalf("stale segmented rows: %v", uris(rs))
+	}
+}

@@ -75,6 +75,8 @@ CREATE TABLE IF NOT EXISTS chunks(
 CREATE INDEX IF NOT EXISTS chunks_doc ON chunks(doc_id);
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(title, headings, body,
 	content='chunks', content_rowid='id', tokenize='porter unicode61 remove_diacritics 2');
+-- chunks_tri (trigram) is no longer written since schema 2 (chunks_seg
+-- below replaced it); it stays, empty, because chunks_ad names it.
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_tri USING fts5(body, content='', contentless_delete=1, tokenize='trigram');
 CREATE TRIGGER IF NOT EXISTS chunks_ai AFTER INSERT ON chunks BEGIN
 	INSERT INTO chunks_fts(rowid, title, headings, body) VALUES (new.id, new.title, new.headings, new.body);
@@ -141,6 +143,14 @@ func (s *Store) migrate(ctx context.Context) error {
 		return err
 	}
 	defer tx.Rollback()
+	if v == 1 {
+		// Schema 2 searches the segmented index instead of the trigram
+		// one: drop the old rows (the schema recreates the table empty,
+		// kept for the delete trigger of older builds' indexes).
+		if _, err := tx.ExecContext(ctx, "DROP TABLE IF EXISTS chunks_tri"); err != nil {
+			return fmt.Errorf("upgrade index to schema 2: %w", err)
+		}
+	}
 	if _, err := tx.ExecContext(ctx, schema); err != nil {
 		return fmt.Errorf("create schema: %w", err)
 	}
