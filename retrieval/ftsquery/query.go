@@ -97,10 +97,10 @@ func (q Query) SegmentExpr() string {
 	// and changed no ranking, so it is searched only when it is all there is.
 	long := false
 	for _, run := range q.CJK {
-		long = long || len([]rune(run)) > 1
+		long = long || !segment.OneChar(run)
 	}
 	for _, run := range q.CJK {
-		if long && len([]rune(run)) == 1 {
+		if long && segment.OneChar(run) {
 			continue
 		}
 		for _, g := range runTerms(run) {
@@ -134,7 +134,7 @@ func runTerms(run string) []string {
 	out := make([]string, len(gs))
 	for i, g := range gs {
 		out[i] = quote(g)
-		if len(gs) == 1 && len([]rune(g)) == 1 {
+		if len(gs) == 1 && segment.OneChar(g) {
 			out[i] += "*"
 		}
 	}
@@ -150,7 +150,7 @@ func segPhrase(p string) string {
 	}
 	for _, run := range segment.Runs(p) {
 		gs := segment.QueryGrams(run)
-		if len(gs) == 1 && len([]rune(gs[0])) == 1 {
+		if len(gs) == 1 && segment.OneChar(gs[0]) {
 			parts = append(parts, quote(gs[0])+"*")
 			continue
 		}

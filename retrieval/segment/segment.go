@@ -123,6 +123,10 @@ func QueryGrams(run string) []string {
 	return g
 }
 
+// OneChar reports whether run is a single character (a base rune and its
+// combining marks): such a query run is searched as a prefix.
+func OneChar(run string) bool { return run != "" && len(characters(run)) == 1 }
+
 func characters(run string) []string {
 	var out []string
 	start := 0
