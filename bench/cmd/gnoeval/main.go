@@ -38,7 +38,11 @@ func main() {
 	embed := flag.String("embed", "", "embedding model (models.embed) for vsearch/fast/default")
 	home := flag.String("home", "", "GNO_HOME to build or reuse (default: a temp dir, removed after)")
 	maxQ := flag.Int("n", 0, "use only the first n judged queries (0: all)")
+	noEmbed := flag.Bool("no-embed", false, "do not run `gno embed` first (use the vectors already in -home, if any)")
 	flag.Parse()
+	if *noEmbed {
+		embedModes = nil
+	}
 	if err := run(context.Background(), *evalDir, *dataset, strings.Split(*modes, ","), *embed, *home, *maxQ); err != nil {
 		fmt.Fprintln(os.Stderr, "gnoeval:", err)
 		os.Exit(1)
@@ -111,6 +115,9 @@ func run(ctx context.Context, evalDir, name string, modes []string, embed, home 
 	return nil
 }
 
+// embedModes are the modes that need vectors, embedded before they run.
+var embedModes = map[string]bool{"vsearch": true, "fast": true, "default": true}
+
 func report(ds *beir.Dataset, mode string, runs map[string][]string, only []string, took time.Duration) {
 	s := metrics.Evaluate(ds.Qrels, runs, only)
 	fmt.Printf("%s %s queries %d nDCG@10 %.4f R@10 %.4f R@100 %.4f MRR@10 %.4f empty %d (%.1f ms/query)\n",
@@ -161,7 +168,7 @@ func engine(ctx context.Context, ds *beir.Dataset, embed, home string, modes []s
 	}
 	fmt.Printf("indexed %s in %s (home %s)\n", ds.Name, time.Since(t0).Round(time.Millisecond), home)
 	for _, m := range modes {
-		if m == "vsearch" || m == "fast" || m == "default" {
+		if embedModes[m] {
 			t0 = time.Now()
 			r, err := e.Embed(ctx, retrieval.EmbedOptions{})
 			if err != nil {
