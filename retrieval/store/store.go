@@ -1,5 +1,6 @@
 // Package store keeps gno's index in SQLite: documents, their chunks, the
-// FTS5 word and trigram indexes, tags, vectors and the sync generation.
+// FTS5 word and segmented (CJK/Thai bigram) indexes, tags, vectors and the
+// sync generation.
 //
 // The database runs in WAL mode with a busy timeout, so readers never block
 // the single writer and concurrent processes wait rather than fail.
