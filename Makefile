@@ -49,6 +49,7 @@ unit:
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./retrieval/ref
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./retrieval/ftsquery
+	$(GO) test -run '^$$' -fuzz '^FuzzSegmentRoundTrip$$' -fuzztime $(FUZZTIME) ./retrieval/ftsquery
 	$(GO) test -run '^$$' -fuzz '^FuzzMarkdown$$' -fuzztime $(FUZZTIME) ./retrieval/chunk
 	$(GO) test -run '^$$' -fuzz '^FuzzOOXML$$' -fuzztime $(FUZZTIME) ./retrieval/convert
 	$(GO) test -run '^$$' -fuzz '^FuzzMail$$' -fuzztime $(FUZZTIME) ./retrieval/convert

@@ -99,6 +99,34 @@ type Mirror struct {
 	Paths map[string]string `json:"paths"`
 }
 
+// Covers reports whether the model was trained for text in lang (an ISO
+// 639-1 code). An empty lang (undetermined, e.g. Latin-script text gno does
+// not try to name) and a model that declares no languages count as
+// covered: gno only refuses what it knows does not fit.
+func (m *Model) Covers(lang string) bool {
+	if lang == "" || len(m.Languages) == 0 {
+		return true
+	}
+	for _, l := range m.Languages {
+		if strings.EqualFold(l, lang) {
+			return true
+		}
+	}
+	return false
+}
+
+// LanguageList renders a language list for a table: short lists in full,
+// long (multilingual) ones as a count.
+func LanguageList(langs []string) string {
+	switch {
+	case len(langs) == 0:
+		return "-"
+	case len(langs) > 4:
+		return fmt.Sprintf("%d languages", len(langs))
+	}
+	return strings.Join(langs, ",")
+}
+
 // File returns the model's file with the given cache name.
 func (m *Model) File(name string) (File, bool) {
 	for _, f := range m.Files {

@@ -39,6 +39,8 @@ type Engine struct {
 	st  *store.Store
 
 	vec vectorState
+	// auto is the embedder chosen for the index's languages (lang.go).
+	auto autoEmbed
 }
 
 // Open loads the config of an index. The database is opened on first use.

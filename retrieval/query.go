@@ -13,6 +13,7 @@ import (
 	"github.com/gnosearch/gno/retrieval/ftsquery"
 	"github.com/gnosearch/gno/retrieval/fusion"
 	"github.com/gnosearch/gno/retrieval/gnoerr"
+	"github.com/gnosearch/gno/retrieval/store"
 )
 
 // QueryDoc is a query split into its typed variants. A plain query has only
@@ -88,73 +89,126 @@ const (
 // Query runs the hybrid pipeline: BM25 and vector candidates (plus
 // expansion variants in thorough mode) fused by RRF, the top candidates
 // reranked, scores blended. Missing parts degrade and say so in meta.
+//
+// The stages run in data-flow order, each a method of queryRun: BM25 of
+// the user's words, expansion, the candidate lists, fusion and reranking,
+// results.
 func (e *Engine) Query(ctx context.Context, req QueryRequest) (*SearchResults, error) {
 	start := time.Now()
+	r, err := e.newQueryRun(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	// Loading models is a one-off per process that no budget can cut: do it
+	// before the clock starts, so a cold CLI call is judged like a warm one.
+	e.warm(ctx, r.wantRerank)
+	r.ctx, r.cancel = context.WithTimeout(ctx, r.budget)
+	defer r.cancel()
+
+	// BM25 of the user's own words is the floor every mode stands on: it
+	// runs outside the budget (only the caller can cancel it).
+	t0 := time.Now()
+	bm, err := e.bm25(ctx, r.q, r.f, r.depth)
+	if err != nil && !r.q.Empty() {
+		return nil, err
+	}
+	r.stage("bm25", t0)
+	strong := strongSignal(bm)
+	r.expand(strong)
+	lists, err := r.candidateLists(bm)
+	if err != nil {
+		return nil, err
+	}
+	fused := r.fuse(lists, bm, strong)
+	res, err := r.results(fused)
+	if err != nil {
+		return nil, err
+	}
+	if req.Explain {
+		r.timings["total"] = ms(time.Since(start))
+		res.Meta.Timings = r.timings
+	}
+	return res, nil
+}
+
+// queryRun is one Query call's state as it passes through the stages.
+type queryRun struct {
+	e       *Engine
+	req     QueryRequest
+	doc     QueryDoc
+	q       ftsquery.Query
+	f       store.Filter
+	mode    string // fast, default or thorough
+	depth   int    // candidates per list
+	budget  time.Duration
+	ctx     context.Context // the budgeted context of the model stages
+	cancel  context.CancelFunc
+	meta    Meta
+	timings map[string]float64
+
+	wantRerank bool
+}
+
+func (e *Engine) newQueryRun(ctx context.Context, req QueryRequest) (*queryRun, error) {
 	doc := ParseQueryDoc(req.Query)
 	req.Query = doc.Text
 	f, err := e.prepare(ctx, &req.SearchRequest)
 	if err != nil {
 		return nil, err
 	}
-	mode := "default"
+	r := &queryRun{e: e, req: req, doc: doc, f: f, mode: "default", q: ftsquery.Parse(req.Query),
+		meta: Meta{Query: req.Query}, timings: map[string]float64{}}
 	switch {
 	case req.Fast:
-		mode = "fast"
+		r.mode = "fast"
 	case req.Thorough:
-		mode = "thorough"
+		r.mode = "thorough"
 	}
-	depth := max(candidatesPerList, req.Limit)
-	budget := defaultBudgets[mode]
-	if b, ok := e.Config().Search.Budgets[mode]; ok && b > 0 {
-		budget = time.Duration(b)
+	r.depth = max(candidatesPerList, req.Limit)
+	r.budget = defaultBudgets[r.mode]
+	if b, ok := e.Config().Search.Budgets[r.mode]; ok && b > 0 {
+		r.budget = time.Duration(b)
 	}
-	// Loading models is a one-off per process that no budget can cut: do it
-	// before the clock starts, so a cold CLI call is judged like a warm one.
-	wantRerank := mode != "fast" && (req.Rerank == nil || *req.Rerank)
-	e.warm(ctx, wantRerank)
-	baseCtx := ctx
-	ctx, cancel := context.WithTimeout(ctx, budget)
-	defer cancel()
-	meta := Meta{Query: req.Query}
-	timings := map[string]float64{}
-	stage := func(name string, t0 time.Time) { timings[name] = ms(time.Since(t0)) }
+	r.wantRerank = r.mode != "fast" && (req.Rerank == nil || *req.Rerank)
+	return r, nil
+}
 
-	// 1. Expansion (thorough or --expand), skipped on a strong BM25 signal.
-	q := ftsquery.Parse(req.Query)
-	t0 := time.Now()
-	// BM25 of the user's own words is the floor every mode stands on: it
-	// runs outside the budget (only the caller can cancel it).
-	bm, err := e.bm25(baseCtx, q, f, depth)
-	if err != nil && !q.Empty() {
-		return nil, err
-	}
-	stage("bm25", t0)
-	strong := strongSignal(bm)
-	wantExpand := (mode == "thorough" || req.Expand) && !req.Fast
-	if wantExpand && len(doc.Lex)+len(doc.Vec) == 0 && doc.Hyde == "" {
-		switch {
-		case strong:
-			meta.Notes = append(meta.Notes, "expansion skipped: strong keyword match")
-		default:
-			t0 = time.Now()
-			exp, reason := e.expand(ctx, req.Query, budget/2)
-			stage("expand", t0)
-			if exp != nil {
-				meta.Expanded = true
-				meta.Expansion = exp
-				doc.Lex = append(doc.Lex, exp.Keywords...)
-				doc.Hyde = exp.Passage
-			} else {
-				meta.Notes = append(meta.Notes, "expansion unavailable: "+reason)
-			}
+func (r *queryRun) stage(name string, t0 time.Time) { r.timings[name] = ms(time.Since(t0)) }
+
+func (r *queryRun) note(s string) { r.meta.Notes = append(r.meta.Notes, s) }
+
+// expand adds expansion variants (thorough or --expand), skipped on a
+// strong BM25 signal or when the caller gave the variants.
+func (r *queryRun) expand(strong bool) {
+	doc := &r.doc
+	wantExpand := (r.mode == "thorough" || r.req.Expand) && !r.req.Fast
+	switch {
+	case !wantExpand:
+	case len(doc.Lex)+len(doc.Vec) > 0 || doc.Hyde != "":
+		r.meta.Expanded = true // the caller gave the variants
+	case strong:
+		r.note("expansion skipped: strong keyword match")
+	default:
+		t0 := time.Now()
+		exp, reason := r.e.expand(r.ctx, r.req.Query, r.budget/2)
+		r.stage("expand", t0)
+		if exp == nil {
+			r.note("expansion unavailable: " + reason)
+			return
 		}
-	} else if wantExpand {
-		meta.Expanded = true // the caller gave the variants
+		r.meta.Expanded = true
+		r.meta.Expansion = exp
+		doc.Lex = append(doc.Lex, exp.Keywords...)
+		doc.Hyde = exp.Passage
 	}
+}
 
-	// 2. Candidate lists.
-	sc := e.Config().Search
-	bmW, vecW := bm25Weight, vectorWeightFor(e.embedModelName())
+// candidateLists gathers the ranked lists to fuse: the user's BM25 list,
+// the keyword variants', and the vector lists when the embedder covers the
+// query's language.
+func (r *queryRun) candidateLists(bm []hit) ([]fusion.List, error) {
+	sc := r.e.Config().Search
+	bmW, vecW := bm25Weight, vectorWeightFor(r.e.embedModelName())
 	if sc.BM25Weight > 0 {
 		bmW = sc.BM25Weight
 	}
@@ -162,117 +216,119 @@ func (e *Engine) Query(ctx context.Context, req QueryRequest) (*SearchResults, e
 		vecW = sc.VectorWeight
 	}
 	lists := []fusion.List{{Name: "bm25", Weight: bmW, Hits: toFusion(bm)}}
-	for i, lx := range doc.Lex {
+	for i, lx := range r.doc.Lex {
 		lq := ftsquery.Parse(lx)
 		if lq.Empty() {
 			continue
 		}
-		h, err := e.bm25(ctx, lq, f, depth)
+		h, err := r.e.bm25(r.ctx, lq, r.f, r.depth)
 		if err != nil {
-			if ctx.Err() != nil {
-				meta.Notes = append(meta.Notes, "keyword variants cut: budget exceeded")
+			if r.ctx.Err() != nil {
+				r.note("keyword variants cut: budget exceeded")
 				break
 			}
 			return nil, err
 		}
 		lists = append(lists, fusion.List{Name: fmt.Sprintf("lex%d", i+1), Weight: expansionWeight, Hits: toFusion(h)})
 	}
-	t0 = time.Now()
-	vecTexts := append([]string{req.Query}, doc.Vec...)
-	if doc.Hyde != "" {
-		vecTexts = append(vecTexts, doc.Hyde)
+	t0 := time.Now()
+	defer r.stage("vector", t0)
+	r.meta.Mode = "bm25_only"
+	if lang, model, ok := r.e.embedderCovers(r.req.Query); !ok {
+		// An embedder that does not know the language ranks nearly at
+		// random, and fusing that list pulls good BM25 hits down.
+		r.note(fmt.Sprintf("vector list skipped: embedder %s does not cover the query's language (%s); name one that does in models.embed (see `gno models list`)", model, lang))
+		return lists, nil
+	}
+	vecTexts := append([]string{r.req.Query}, r.doc.Vec...)
+	if r.doc.Hyde != "" {
+		vecTexts = append(vecTexts, r.doc.Hyde)
 	}
 	for i, vt := range vecTexts {
-		h, err := e.vectorHits(ctx, vt, f, depth)
+		h, err := r.e.vectorHits(r.ctx, vt, r.f, r.depth)
 		if err != nil {
 			if gnoerr.Is(err, gnoerr.Unavailable) {
-				meta.Notes = append(meta.Notes, "vectors unavailable: "+firstLine(err))
+				r.note("vectors unavailable: " + firstLine(err))
 				break
 			}
-			if ctx.Err() != nil {
-				meta.Notes = append(meta.Notes, "vector search cut: budget exceeded")
+			if r.ctx.Err() != nil {
+				r.note("vector search cut: budget exceeded")
 				break
 			}
 			return nil, err
 		}
-		meta.VectorsUsed = true
+		r.meta.VectorsUsed = true
+		r.meta.Mode = "hybrid"
 		name, w := "vector", vecW
 		if i > 0 {
 			name, w = fmt.Sprintf("vec%d", i), expansionWeight
 		}
 		lists = append(lists, fusion.List{Name: name, Weight: w, Hits: toFusion(h)})
 	}
-	stage("vector", t0)
-	meta.Mode = "hybrid"
-	if !meta.VectorsUsed {
-		meta.Mode = "bm25_only"
-	}
+	return lists, nil
+}
 
-	// 3. Fusion.
-	k := e.Config().Search.RRFK
+// fuse merges the lists by RRF and, in default and thorough modes,
+// reranks the top candidates and blends the scores.
+func (r *queryRun) fuse(lists []fusion.List, bm []hit, strong bool) []fusion.Fused {
+	k := r.e.Config().Search.RRFK
 	if k <= 0 {
 		k = fusion.DefaultK
 	}
 	fused := fusion.RRF(lists, k)
 	maxRRF := fusion.MaxRRF(lists, k)
-
-	// 4. Rerank the top candidates (default and thorough modes).
-	if wantRerank && len(fused) > 0 {
-		t0 = time.Now()
-		n := req.Candidates
-		if n <= 0 {
-			n = e.Config().Search.Candidates
-		}
-		if n <= 0 {
-			n = 30
-		}
-		scores, note := e.rerank(ctx, doc, fused, n)
-		stage("rerank", t0)
-		if scores != nil {
-			meta.Reranked = true
-			fused = fusion.Blend(fused, scores, nil)
-			protected := map[int64]bool{}
-			if strong && len(bm) > 0 {
-				protected[bm[0].DocID] = true
-			}
-			fused = fusion.Protect(fused, protected, 3)
-			fused = fusion.Normalize(fused, 1)
-		} else {
-			meta.Notes = append(meta.Notes, note)
-			fused = fusion.Normalize(fused, maxRRF)
-		}
-		if rr, _ := e.reranker(ctx); rr != nil {
-			meta.RerankModel = rr.ModelID()
-		}
-	} else {
-		fused = fusion.Normalize(fused, maxRRF)
+	if !r.wantRerank || len(fused) == 0 {
+		return fusion.Normalize(fused, maxRRF)
 	}
+	t0 := time.Now()
+	n := r.req.Candidates
+	if n <= 0 {
+		n = r.e.Config().Search.Candidates
+	}
+	if n <= 0 {
+		n = 30
+	}
+	scores, note := r.e.rerank(r.ctx, r.doc, fused, n)
+	r.stage("rerank", t0)
+	if rr, _ := r.e.reranker(r.ctx); rr != nil {
+		r.meta.RerankModel = rr.ModelID()
+	}
+	if scores == nil {
+		r.note(note)
+		return fusion.Normalize(fused, maxRRF)
+	}
+	r.meta.Reranked = true
+	fused = fusion.Blend(fused, scores, nil)
+	protected := map[int64]bool{}
+	if strong && len(bm) > 0 {
+		protected[bm[0].DocID] = true
+	}
+	fused = fusion.Protect(fused, protected, 3)
+	return fusion.Normalize(fused, 1)
+}
 
-	// 5. Results.
+// results turns fused documents into contract results with explanations.
+func (r *queryRun) results(fused []fusion.Fused) (*SearchResults, error) {
 	hits := make([]hit, len(fused))
 	for i, fd := range fused {
 		x := &Explain{FusionRank: fd.FusedRank, FusionScore: round4(fd.RRF)}
-		if r, ok := fd.Ranks["bm25"]; ok {
-			x.BM25Rank, x.BM25Score = r, round4(fd.Scores["bm25"])
+		if rk, ok := fd.Ranks["bm25"]; ok {
+			x.BM25Rank, x.BM25Score = rk, round4(fd.Scores["bm25"])
 		}
-		if r, ok := fd.Ranks["vector"]; ok {
-			x.VectorRank, x.VectorScore = r, round4(fd.Scores["vector"])
+		if rk, ok := fd.Ranks["vector"]; ok {
+			x.VectorRank, x.VectorScore = rk, round4(fd.Scores["vector"])
 		}
 		if fd.Reranked {
 			x.RerankScore = round4(fd.Rerank)
 		}
 		hits[i] = hit{DocID: fd.DocID, ChunkID: fd.ChunkID, Score: fd.Score, Explain: x}
 	}
-	res, err := e.results(context.WithoutCancel(ctx), hits, q, req.SearchRequest)
+	res, err := r.e.results(context.WithoutCancel(r.ctx), hits, r.q, r.req.SearchRequest)
 	if err != nil {
 		return nil, err
 	}
-	meta.TotalResults = res.Meta.TotalResults
-	res.Meta = meta
-	if req.Explain {
-		timings["total"] = ms(time.Since(start))
-		res.Meta.Timings = timings
-	}
+	r.meta.TotalResults = res.Meta.TotalResults
+	res.Meta = r.meta
 	return res, nil
 }
 

@@ -53,9 +53,14 @@ func (v *vectorState) close() {
 	v.emb, v.embErr, v.rr, v.rrErr, v.rrOpened, v.exp, v.index = nil, nil, nil, nil, false, nil, nil
 }
 
-// embedModelName is the configured embedding model, or the default.
+// embedModelName is the configured embedding model; without one, an
+// installed model that covers the index's main language when the default
+// does not (autoEmbedder), else the default.
 func (e *Engine) embedModelName() string {
 	if m := e.Config().Models.Embed; m != "" {
+		return m
+	}
+	if m := e.autoEmbedder(); m != "" {
 		return m
 	}
 	return models.DefaultEmbedder

@@ -65,6 +65,8 @@ type modelRow struct {
 	Test      bool   `json:"test,omitempty"`
 	Pinned    bool   `json:"pinned"`
 	Desc      string `json:"description,omitempty"`
+	// Languages are the ISO 639-1 codes the model was trained for.
+	Languages []string `json:"languages,omitempty"`
 }
 
 func newModelsListCmd(a *app) *cobra.Command {
@@ -105,14 +107,14 @@ func newModelsListCmd(a *app) *cobra.Command {
 				rows = append(rows, modelRow{
 					Name: m.Name, Role: string(m.Role), Size: size, Dims: m.Dims, Installed: ok,
 					Active: m.Name == env.activeEmbed() || m.Name == env.cfg.Models.Rerank,
-					Test:   m.Test, Pinned: pinned, Desc: m.Description,
+					Test:   m.Test, Pinned: pinned, Desc: m.Description, Languages: m.Languages,
 				})
 			}
 			if a.json {
 				return a.printJSON(map[string]any{"dir": env.cache.Dir, "models": rows})
 			}
 			tw := tabwriter.NewWriter(a.stdout, 0, 2, 2, ' ', 0)
-			fmt.Fprintln(tw, "NAME\tROLE\tSIZE\tINSTALLED\tACTIVE\tNOTE")
+			fmt.Fprintln(tw, "NAME\tROLE\tSIZE\tLANGUAGES\tINSTALLED\tACTIVE\tNOTE")
 			for _, r := range rows {
 				var note []string
 				if r.Test {
@@ -121,7 +123,8 @@ func newModelsListCmd(a *app) *cobra.Command {
 				if !r.Pinned {
 					note = append(note, "sha256 not pinned")
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Name, r.Role, humanSize(r.Size), yesNo(r.Installed), yesNo(r.Active), strings.Join(note, "; "))
+				langs := models.LanguageList(r.Languages)
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Name, r.Role, humanSize(r.Size), langs, yesNo(r.Installed), yesNo(r.Active), strings.Join(note, "; "))
 			}
 			tw.Flush()
 			fmt.Fprintf(a.stdout, "\nmodel cache: %s\n", env.cache.Dir)

@@ -2,6 +2,8 @@ package ftsquery
 
 import (
 	"strings"
+
+	"github.com/gnosearch/gno/retrieval/segment"
 	"unicode"
 	"unicode/utf8"
 )
@@ -13,6 +15,7 @@ const maxTerms = 64
 // -"phrase" exclusions. It never fails; text with nothing searchable gives
 // an Empty query.
 func Parse(s string) Query {
+	s = segment.Normalize(s)
 	var q Query
 	seen := map[string]bool{}
 	addTerm := func(w string) {
@@ -34,10 +37,14 @@ func Parse(s string) Query {
 			} else {
 				body, i = s[i+1:i+1+end], i+1+end+1
 			}
-			if p := phrase(body); p != "" {
+			if segment.Has(body) {
+				// The segmented index holds the whole phrase, Latin
+				// words included.
+				q.SegPhrases = append(q.SegPhrases, body)
+				q.CJK = append(q.CJK, segment.Runs(body)...)
+			} else if p := phrase(body); p != "" {
 				q.Phrases = append(q.Phrases, p)
 			}
-			q.CJK = append(q.CJK, cjkRuns(body)...)
 		case r == '-' && (i == 0 || isSpace(s[i-1])) && i+1 < len(s) && !isSpace(s[i+1]):
 			i++
 			var body string
@@ -55,7 +62,9 @@ func Parse(s string) Query {
 				}
 				body, i = s[i:j], j
 			}
-			if p := phrase(body); p != "" {
+			if segment.Has(body) {
+				q.SegExcludes = append(q.SegExcludes, body)
+			} else if p := phrase(body); p != "" {
 				q.Excludes = append(q.Excludes, p)
 			}
 		default:
@@ -74,12 +83,12 @@ func Parse(s string) Query {
 				}
 				addTerm(w)
 			}
-			q.CJK = append(q.CJK, cjkRuns(s[i:j])...)
+			q.CJK = append(q.CJK, segment.Runs(s[i:j])...)
 			i = j
 		}
 	}
 	// A query of only stop words ("to be or not to be") still searches.
-	if len(q.Terms) == 0 && len(q.Phrases) == 0 {
+	if len(q.Terms) == 0 && len(q.Phrases) == 0 && len(q.CJK) == 0 {
 		for _, w := range stop {
 			addTerm(w)
 		}
@@ -92,13 +101,14 @@ func isSpace(c byte) bool {
 }
 
 // words splits text into lowercase word tokens the way unicode61 does:
-// runs of letters and digits. CJK runs are left to the trigram side.
+// runs of letters and digits. Runs of unspaced scripts are left to the
+// segmented index.
 func words(s string) []string {
 	var out []string
 	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && !unicode.Is(unicode.Mn, r) }) {
 		if hasCJK(f) {
 			// Keep any Latin part of a mixed token ("API接口").
-			for _, g := range strings.FieldsFunc(f, isCJKRune) {
+			for _, g := range strings.FieldsFunc(segment.Normalize(f), segment.IsUnspaced) {
 				out = append(out, strings.ToLower(g))
 			}
 			continue
@@ -113,34 +123,7 @@ func phrase(s string) string {
 	return strings.Join(words(s), " ")
 }
 
-func isCJKRune(r rune) bool {
-	return r >= 0x2E80 && (unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) ||
-		unicode.Is(unicode.Katakana, r) || unicode.Is(unicode.Hangul, r))
-}
-
-func hasCJK(s string) bool { return strings.IndexFunc(s, isCJKRune) >= 0 }
-
-// HasCJK reports whether text contains Chinese, Japanese or Korean script.
-func HasCJK(s string) bool { return hasCJK(s) }
-
-func cjkRuns(s string) []string {
-	var out []string
-	start := -1
-	for i, r := range s {
-		if isCJKRune(r) {
-			if start < 0 {
-				start = i
-			}
-		} else if start >= 0 {
-			out = append(out, s[start:i])
-			start = -1
-		}
-	}
-	if start >= 0 {
-		out = append(out, s[start:])
-	}
-	return out
-}
+func hasCJK(s string) bool { return segment.Has(s) }
 
 // stopwords are English function words dropped from OR queries: they match
 // nearly every document, cost time and add no ranking signal.

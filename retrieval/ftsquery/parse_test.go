@@ -45,9 +45,25 @@ func TestMatchExpr(t *testing.T) {
 	}
 }
 
-func TestTrigram(t *testing.T) {
-	got := Parse("数据库设计").TrigramExpr()
-	if got != `"数据库" OR "据库设" OR "库设计"` {
-		t.Errorf("got %s", got)
+func TestSegmentExpr(t *testing.T) {
+	cases := map[string]string{
+		"数据库设计":        `"数据" OR "据库" OR "库设" OR "设计"`,
+		"花火":           `"花火"`,
+		"花":            `"花"*`,
+		"東京 sqlite":    `"sqlite" OR "東京"`,
+		"ＳＱＬｉｔｅ　東京":    `"sqlite" OR "東京"`,                                                // full-width letters and space: NFKC
+		"ﾄｳｷｮｳ":        `"トウ" OR "ウキ" OR "キョ" OR "ョウ"`,                                    // half-width katakana
+		"東京，大阪。":       `"東京" OR "大阪"`,                                                    // full-width punctuation splits runs
+		`"花火大会" 東京`:    `("花火 火大 大会" OR ("花火 火大 大会" AND ("花火" OR "火大" OR "大会" OR "東京")))`, // a phrase of consecutive grams; its grams also rank
+		`東京 -"大阪"`:     `("東京") NOT ("大阪")`,
+		"서울에서":         `"서울" OR "울에" OR "에서"`,
+		"ภาษาไทย":      `"ภา" OR "าษ" OR "ษา" OR "าไ" OR "ไท" OR "ทย"`,
+		"english only": `"english" OR "only"`,
+		"スーパー":         `"スー" OR "ーパ" OR "パー"`, // ー belongs to the run
+	}
+	for in, want := range cases {
+		if got := Parse(in).SegmentExpr(); got != want {
+			t.Errorf("Parse(%q).SegmentExpr() = %s, want %s", in, got, want)
+		}
 	}
 }

@@ -605,17 +605,17 @@ func build(col config.Collection, rel, text string, invalid int, mime string, co
 		doc.Lang = col.Lang
 	}
 	if doc.Lang == "" {
-		doc.Lang = detectScript(text)
+		doc.Lang = DetectLang(text)
 	}
 	doc.Chunks = chunks
 	return doc
 }
 
-// detectScript guesses a language only where the script decides it: kana
-// means Japanese, Hangul Korean, Han alone Chinese. Latin text stays
+// DetectLang guesses a language only where the script decides it: kana
+// means Japanese, Hangul Korean, Han alone Chinese, Thai script Thai. Latin text stays
 // unknown rather than guessed.
-func detectScript(s string) string {
-	var han, kana, hangul, letters int
+func DetectLang(s string) string {
+	var han, kana, hangul, thai, letters int
 	for i, r := range s {
 		if i > 4096 {
 			break
@@ -627,15 +627,19 @@ func detectScript(s string) string {
 			hangul++
 		case unicode.Is(unicode.Han, r):
 			han++
+		case unicode.Is(unicode.Thai, r):
+			thai++
 		case unicode.IsLetter(r):
 			letters++
 		}
 	}
-	total := han + kana + hangul + letters
-	if total == 0 || (han+kana+hangul)*3 < total {
+	total := han + kana + hangul + thai + letters
+	if total == 0 || (han+kana+hangul+thai)*3 < total {
 		return ""
 	}
 	switch {
+	case thai > han+kana+hangul:
+		return "th"
 	case kana > 0:
 		return "ja"
 	case hangul > han:

@@ -74,21 +74,57 @@ const bm25Weights = "2.0, 1.5, 1.0"
 func (s *Store) SearchFTS(ctx context.Context, q ftsquery.Query, f Filter, limit int) ([]ChunkHit, error) {
 	var hits []ChunkHit
 	where, args := f.where()
-	if expr := q.MatchExpr(); expr != "" {
+	// The segmented index holds every word of the chunks with unspaced
+	// script; the word index adds the documents without such script.
+	if expr := q.MatchExpr(); expr != "" && !q.NeedsSegmented() {
 		h, err := s.bestPerDoc(ctx, "chunks_fts", "bm25(chunks_fts, "+bm25Weights+")", expr, where, args, limit)
 		if err != nil {
 			return nil, err
 		}
+		if ex := q.SegExcludeExpr(); ex != "" && len(h) > 0 {
+			if h, err = s.dropMatching(ctx, h, ex); err != nil {
+				return nil, err
+			}
+		}
 		hits = h
 	}
-	if expr := q.TrigramExpr(); expr != "" {
-		h, err := s.bestPerDoc(ctx, "chunks_tri", "bm25(chunks_tri)", expr, where, args, limit)
+	if expr := q.SegmentExpr(); expr != "" {
+		h, err := s.bestPerDoc(ctx, "chunks_seg", "bm25(chunks_seg, "+bm25Weights+")", expr, where, args, limit)
 		if err != nil {
 			return nil, err
 		}
 		hits = mergeHits(hits, h, limit)
 	}
 	return hits, nil
+}
+
+// dropMatching removes the hits whose chunk matches expr in the segmented
+// index (an exclusion the word index cannot evaluate).
+func (s *Store) dropMatching(ctx context.Context, hits []ChunkHit, expr string) ([]ChunkHit, error) {
+	args := []any{expr}
+	for _, h := range hits {
+		args = append(args, h.ChunkID)
+	}
+	rows, err := s.db.QueryContext(ctx, "SELECT rowid FROM chunks_seg WHERE chunks_seg MATCH ? AND rowid IN ("+placeholders(len(hits))+")", args...)
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	defer rows.Close()
+	drop := map[int64]bool{}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		drop[id] = true
+	}
+	out := hits[:0]
+	for _, h := range hits {
+		if !drop[h.ChunkID] {
+			out = append(out, h)
+		}
+	}
+	return out, rows.Err()
 }
 
 func (s *Store) bestPerDoc(ctx context.Context, table, rank, expr, where string, fargs []any, limit int) ([]ChunkHit, error) {
@@ -144,9 +180,10 @@ func (s *Store) scanHits(ctx context.Context, query string, args []any, limit in
 	return out, n, rows.Err()
 }
 
-// mergeHits joins word and trigram hits, keeping each document's better
-// hit; the trigram scores are on their own scale, so they are rescaled to
-// the word list's top before comparing.
+// mergeHits joins word and segmented-index hits, keeping each document's
+// better hit. Both are BM25 over the same words with the same column
+// weights, so their scores compare directly; a document with unspaced
+// script scores higher in the segmented index, which sees all its terms.
 func mergeHits(a, b []ChunkHit, limit int) []ChunkHit {
 	if len(a) == 0 {
 		return b
@@ -154,13 +191,11 @@ func mergeHits(a, b []ChunkHit, limit int) []ChunkHit {
 	if len(b) == 0 {
 		return a
 	}
-	scale := a[0].Score / b[0].Score
 	best := map[int64]ChunkHit{}
 	for _, h := range a {
 		best[h.DocID] = h
 	}
 	for _, h := range b {
-		h.Score *= scale
 		if cur, ok := best[h.DocID]; !ok || h.Score > cur.Score {
 			best[h.DocID] = h
 		}
@@ -439,6 +474,25 @@ func (s *Store) CollectionNames(ctx context.Context) ([]string, error) {
 			return nil, err
 		}
 		out = append(out, n)
+	}
+	return out, rows.Err()
+}
+
+// LangCounts counts documents per language ("" for undetermined).
+func (s *Store) LangCounts(ctx context.Context) (map[string]int, error) {
+	rows, err := s.db.QueryContext(ctx, "SELECT lang, count(*) FROM documents GROUP BY lang")
+	if err != nil {
+		return nil, fmt.Errorf("count languages: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]int{}
+	for rows.Next() {
+		var l string
+		var n int
+		if err := rows.Scan(&l, &n); err != nil {
+			return nil, err
+		}
+		out[l] = n
 	}
 	return out, rows.Err()
 }

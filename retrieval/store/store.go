@@ -1,5 +1,6 @@
 // Package store keeps gno's index in SQLite: documents, their chunks, the
-// FTS5 word and trigram indexes, tags, vectors and the sync generation.
+// FTS5 word and segmented (CJK/Thai bigram) indexes, tags, vectors and the
+// sync generation.
 //
 // The database runs in WAL mode with a busy timeout, so readers never block
 // the single writer and concurrent processes wait rather than fail.
@@ -15,6 +16,7 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"github.com/gnosearch/gno/retrieval/segment"
 	_ "modernc.org/sqlite" // registers the pure-Go "sqlite" driver
 )
 
@@ -74,6 +76,8 @@ CREATE TABLE IF NOT EXISTS chunks(
 CREATE INDEX IF NOT EXISTS chunks_doc ON chunks(doc_id);
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(title, headings, body,
 	content='chunks', content_rowid='id', tokenize='porter unicode61 remove_diacritics 2');
+-- chunks_tri (trigram) is no longer written since schema 2 (chunks_seg
+-- below replaced it); it stays, empty, because chunks_ad names it.
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_tri USING fts5(body, content='', contentless_delete=1, tokenize='trigram');
 CREATE TRIGGER IF NOT EXISTS chunks_ai AFTER INSERT ON chunks BEGIN
 	INSERT INTO chunks_fts(rowid, title, headings, body) VALUES (new.id, new.title, new.headings, new.body);
@@ -81,6 +85,14 @@ END;
 CREATE TRIGGER IF NOT EXISTS chunks_ad AFTER DELETE ON chunks BEGIN
 	INSERT INTO chunks_fts(chunks_fts, rowid, title, headings, body) VALUES ('delete', old.id, old.title, old.headings, old.body);
 	DELETE FROM chunks_tri WHERE rowid = old.id;
+END;
+-- The segmented index (package segment): chunks holding unspaced script
+-- (Chinese, Japanese, Korean, Thai...), their runs cut into two-character
+-- grams so that one- and two-character words can be found (schema 2).
+CREATE VIRTUAL TABLE IF NOT EXISTS chunks_seg USING fts5(title, headings, body,
+	content='', contentless_delete=1, tokenize="` + segment.Tokenizer + `");
+CREATE TRIGGER IF NOT EXISTS chunks_ad_seg AFTER DELETE ON chunks BEGIN
+	DELETE FROM chunks_seg WHERE rowid = old.id;
 END;
 -- ver is the vectors_version (meta) at insertion, so a persisted vector
 -- graph knows which rows arrived after it was saved.
@@ -132,17 +144,67 @@ func (s *Store) migrate(ctx context.Context) error {
 		return err
 	}
 	defer tx.Rollback()
+	if v == 1 {
+		// Schema 2 searches the segmented index instead of the trigram
+		// one: drop the old rows (the schema recreates the table empty,
+		// kept for the delete trigger of older builds' indexes).
+		if _, err := tx.ExecContext(ctx, "DROP TABLE IF EXISTS chunks_tri"); err != nil {
+			return fmt.Errorf("upgrade index to schema 2: %w", err)
+		}
+	}
 	if _, err := tx.ExecContext(ctx, schema); err != nil {
 		return fmt.Errorf("create schema: %w", err)
 	}
 	if _, err := tx.ExecContext(ctx, skippedSchema); err != nil {
 		return fmt.Errorf("create schema: %w", err)
 	}
+	if v > 0 && v < 2 {
+		if err := fillSegmented(ctx, tx); err != nil {
+			return fmt.Errorf("upgrade index to schema 2: %w", err)
+		}
+	}
 	if _, err := tx.ExecContext(ctx, "PRAGMA user_version = "+strconv.Itoa(schemaVersion)); err != nil {
 		return err
 	}
 	return tx.Commit()
 }
+
+// fillSegmented indexes the existing chunks that hold unspaced script into
+// chunks_seg, the table schema 2 added, so an upgraded index finds short
+// CJK words without a rebuild.
+func fillSegmented(ctx context.Context, tx *sql.Tx) error {
+	rows, err := tx.QueryContext(ctx, "SELECT id, title, headings, body FROM chunks")
+	if err != nil {
+		return err
+	}
+	type row struct {
+		id                    int64
+		title, headings, body string
+	}
+	var todo []row
+	for rows.Next() {
+		var r row
+		if err := rows.Scan(&r.id, &r.title, &r.headings, &r.body); err != nil {
+			rows.Close()
+			return err
+		}
+		if segment.Has(r.title) || segment.Has(r.headings) || segment.Has(r.body) {
+			todo = append(todo, r)
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, r := range todo {
+		if _, err := tx.ExecContext(ctx, insertSegmented, r.id, segment.Text(r.title), segment.Text(r.headings), segment.Text(r.body)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+const insertSegmented = "INSERT INTO chunks_seg(rowid, title, headings, body) VALUES(?, ?, ?, ?)"
 
 // Close closes the database.
 func (s *Store) Close() error { return s.db.Close() }

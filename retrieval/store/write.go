@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/gnosearch/gno/retrieval/chunk"
-	"github.com/gnosearch/gno/retrieval/ftsquery"
+	"github.com/gnosearch/gno/retrieval/segment"
 )
 
 // DocState is what a sync needs to decide whether a file changed.
@@ -154,8 +154,8 @@ func (b *Batch) Put(ctx context.Context, d *Document) error {
 		if err != nil {
 			return fmt.Errorf("index chunk %d of %s/%s: %w", i, d.Collection, d.RelPath, err)
 		}
-		if ftsquery.HasCJK(c.Text) || ftsquery.HasCJK(d.Title) {
-			if _, err := b.exec(ctx, "INSERT INTO chunks_tri(rowid, body) VALUES(?, ?)", cid, d.Title+"\n"+c.Text); err != nil {
+		if title, heads := d.Title, strings.Join(c.Headings, " > "); segment.Has(c.Text) || segment.Has(title) || segment.Has(heads) {
+			if _, err := b.exec(ctx, insertSegmented, cid, segment.Text(title), segment.Text(heads), segment.Text(c.Text)); err != nil {
 				return fmt.Errorf("index chunk %d of %s/%s: %w", i, d.Collection, d.RelPath, err)
 			}
 		}
@@ -217,6 +217,7 @@ func (s *Store) Cleanup(ctx context.Context, keep []string) (int, error) {
 		"DELETE FROM vectors WHERE chunk_id NOT IN (SELECT id FROM chunks)",
 		"INSERT INTO chunks_fts(chunks_fts) VALUES('optimize')",
 		"INSERT INTO chunks_tri(chunks_tri) VALUES('optimize')",
+		"INSERT INTO chunks_seg(chunks_seg) VALUES('optimize')",
 		"VACUUM",
 	} {
 		if _, err := s.db.ExecContext(ctx, stmt); err != nil {
