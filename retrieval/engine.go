@@ -37,7 +37,8 @@ type Engine struct {
 	cfg *config.Config
 	st  *store.Store
 
-	vec vectorState
+	vec   vectorState
+	graph graphState
 }
 
 // Open loads the config of an index. The database is opened on first use.
@@ -455,6 +456,12 @@ func (e *Engine) Status(ctx context.Context) (*Status, error) {
 			s.EmbeddingBacklog += cs.ChunkCount - cs.EmbeddedCount
 		}
 		s.Collections = append(s.Collections, cs)
+	}
+	if ls, err := st.LinkStats(ctx); err == nil {
+		for _, x := range ls {
+			s.Links += x.Links
+			s.UnresolvedLinks += x.Unresolved
+		}
 	}
 	s.Issues = append(s.Issues, e.modelIssues()...)
 	return s, nil

@@ -20,6 +20,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/gnosearch/gno/retrieval/chunk"
 	"github.com/gnosearch/gno/retrieval/config"
+	"github.com/gnosearch/gno/retrieval/links"
 	"github.com/gnosearch/gno/retrieval/store"
 	"lukechampine.com/blake3"
 )
@@ -38,6 +39,8 @@ type Options struct {
 	BatchSize int
 	// Progress, when set, is called as files are processed.
 	Progress func(Progress)
+	// SkipLinks leaves links out (to measure what extracting them costs).
+	SkipLinks bool
 }
 
 // Progress reports a running sync.
@@ -461,6 +464,9 @@ func convert(col config.Collection, c candidate, states map[string]store.DocStat
 		return converted{c: c, same: true}
 	}
 	doc := Convert(col, c.rel, data, opt.Chunk)
+	if opt.SkipLinks {
+		doc.Links, doc.Aliases = nil, nil
+	}
 	doc.Hash = hash
 	doc.Size = c.size
 	doc.MtimeNS = c.mtimeNS
@@ -484,6 +490,8 @@ func Convert(col config.Collection, rel string, data []byte, copt chunk.Options)
 		doc.Title = Title(fm, body, rel)
 		doc.Tags = fm.Tags
 		doc.Lang = fm.Lang
+		doc.Links = links.Extract(text)
+		doc.Aliases = links.Aliases(text)
 		lineOff := strings.Count(text[:off], "\n")
 		chunks = chunk.Markdown(body, copt)
 		for i := range chunks {

@@ -19,7 +19,7 @@ import (
 )
 
 // schemaVersion is bumped whenever the schema changes incompatibly.
-const schemaVersion = 1
+const schemaVersion = 2
 
 // Store is an open index database. It is safe for concurrent use.
 type Store struct {
@@ -132,8 +132,13 @@ func (s *Store) migrate(ctx context.Context) error {
 		return err
 	}
 	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, schema); err != nil {
+	if _, err := tx.ExecContext(ctx, schema+linksSchema); err != nil {
 		return fmt.Errorf("create schema: %w", err)
+	}
+	if v == 1 { // links arrived in schema 2: extract them from stored text
+		if err := backfillLinks(ctx, tx); err != nil {
+			return fmt.Errorf("upgrade index to schema 2: %w", err)
+		}
 	}
 	if _, err := tx.ExecContext(ctx, "PRAGMA user_version = "+strconv.Itoa(schemaVersion)); err != nil {
 		return err

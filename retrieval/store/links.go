@@ -1,0 +1,344 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/gnosearch/gno/retrieval/links"
+)
+
+// linksSchema holds the links between documents and the names (file name
+// and aliases, as links.Key) each document answers to. A link keeps its
+// target as written; dst_id is where it resolves now (NULL: unresolved or
+// an attachment), and is recomputed whenever a document with its key
+// appears, changes its aliases or goes.
+const linksSchema = `
+CREATE TABLE IF NOT EXISTS links(
+	src_id INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+	seq INTEGER NOT NULL,
+	kind INTEGER NOT NULL,
+	target TEXT NOT NULL,
+	fragment TEXT NOT NULL,
+	alias TEXT NOT NULL,
+	line INTEGER NOT NULL,
+	key TEXT NOT NULL,
+	attach INTEGER NOT NULL DEFAULT 0,
+	dst_id INTEGER REFERENCES documents(id) ON DELETE SET NULL,
+	PRIMARY KEY(src_id, seq)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS links_dst ON links(dst_id);
+CREATE INDEX IF NOT EXISTS links_key ON links(key);
+CREATE TABLE IF NOT EXISTS doc_keys(
+	key TEXT NOT NULL,
+	doc_id INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+	alias INTEGER NOT NULL,
+	name TEXT NOT NULL,
+	PRIMARY KEY(key, doc_id, alias)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS doc_keys_doc ON doc_keys(doc_id);
+`
+
+// linkState is what a batch must re-resolve before it commits.
+type linkState struct {
+	srcs map[int64]bool  // documents whose own links are new
+	keys map[string]bool // names that gained or lost a document
+}
+
+func (b *Batch) linkState() *linkState {
+	if b.links == nil {
+		b.links = &linkState{srcs: map[int64]bool{}, keys: map[string]bool{}}
+	}
+	return b.links
+}
+
+// docKeys are the names a document answers to: its file name, then its
+// aliases.
+func docKeys(rel string, aliases []string) []struct {
+	key, name string
+	alias     bool
+} {
+	base := path.Base(rel)
+	out := []struct {
+		key, name string
+		alias     bool
+	}{{links.Key(rel), strings.TrimSuffix(base, path.Ext(base)), false}}
+	for _, a := range aliases {
+		if k := strings.ToLower(strings.TrimSpace(a)); k != "" {
+			out = append(out, struct {
+				key, name string
+				alias     bool
+			}{k, a, true})
+		}
+	}
+	return out
+}
+
+// putLinks replaces the links and names of document id, inside the
+// batch's transaction, and marks what must be re-resolved at commit.
+func (b *Batch) putLinks(ctx context.Context, id int64, d *Document, existed bool) error {
+	ls := b.linkState()
+	old := map[string]bool{}
+	if existed {
+		rows, err := b.tx.QueryContext(ctx, "SELECT key || char(0) || alias FROM doc_keys WHERE doc_id = ?", id)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var k string
+			if err := rows.Scan(&k); err != nil {
+				rows.Close()
+				return err
+			}
+			old[k] = true
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		if _, err := b.exec(ctx, "DELETE FROM links WHERE src_id = ?", id); err != nil {
+			return err
+		}
+		if _, err := b.exec(ctx, "DELETE FROM doc_keys WHERE doc_id = ?", id); err != nil {
+			return err
+		}
+	}
+	for _, k := range docKeys(d.RelPath, d.Aliases) {
+		a := 0
+		if k.alias {
+			a = 1
+		}
+		full := fmt.Sprintf("%s\x00%d", k.key, a)
+		if old[full] {
+			delete(old, full)
+		} else {
+			ls.keys[k.key] = true
+		}
+		if _, err := b.exec(ctx, "INSERT OR IGNORE INTO doc_keys(key, doc_id, alias, name) VALUES(?, ?, ?, ?)", k.key, id, a, k.name); err != nil {
+			return err
+		}
+	}
+	for k := range old { // names the document no longer has
+		key, _, _ := strings.Cut(k, "\x00")
+		ls.keys[key] = true
+	}
+	for i, l := range d.Links {
+		key, attach := links.Key(l.Target), 0
+		var dst any
+		switch {
+		case l.Target == "":
+			dst, key = id, "" // a heading of the same note
+		case links.IsAttachment(l.Target):
+			attach = 1
+		}
+		if _, err := b.exec(ctx, `INSERT INTO links(src_id, seq, kind, target, fragment, alias, line, key, attach, dst_id) VALUES(?,?,?,?,?,?,?,?,?,?)`,
+			id, i, int(l.Kind), l.Target, l.Fragment, l.Alias, l.Line, key, attach, dst); err != nil {
+			return fmt.Errorf("index links of %s/%s: %w", d.Collection, d.RelPath, err)
+		}
+	}
+	if len(d.Links) > 0 {
+		ls.srcs[id] = true
+	}
+	return nil
+}
+
+// forgetLinks marks the names of a document about to be removed, so links
+// to it are re-resolved (to another note of that name, or to nothing).
+func (b *Batch) forgetLinks(ctx context.Context, id int64) error {
+	ls := b.linkState()
+	rows, err := b.tx.QueryContext(ctx, "SELECT key FROM doc_keys WHERE doc_id = ?", id)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var k string
+		if err := rows.Scan(&k); err != nil {
+			return err
+		}
+		ls.keys[k] = true
+	}
+	delete(ls.srcs, id)
+	return rows.Err()
+}
+
+// pendingLink is a stored link being re-resolved.
+type pendingLink struct {
+	src         int64
+	seq         int
+	kind        links.Kind
+	target, key string
+	col, rel    string
+	dst         int64
+}
+
+// resolveLinks re-resolves, inside the transaction, the links of documents
+// written in this batch and every link whose key gained or lost a
+// document, so the committed index never has links disagreeing with its
+// documents.
+func (b *Batch) resolveLinks(ctx context.Context) error {
+	ls := b.links
+	if ls == nil || len(ls.srcs)+len(ls.keys) == 0 {
+		return nil
+	}
+	var todo []pendingLink
+	seen := map[[2]int64]bool{}
+	scan := func(q string, args []any) error {
+		rows, err := b.tx.QueryContext(ctx, q, args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var p pendingLink
+			var kind int
+			if err := rows.Scan(&p.src, &p.seq, &kind, &p.target, &p.key, &p.col, &p.rel, &p.dst); err != nil {
+				return err
+			}
+			p.kind = links.Kind(kind)
+			if k := [2]int64{p.src, int64(p.seq)}; !seen[k] {
+				seen[k] = true
+				todo = append(todo, p)
+			}
+		}
+		return rows.Err()
+	}
+	const sel = "SELECT l.src_id, l.seq, l.kind, l.target, l.key, d.collection, d.rel_path, coalesce(l.dst_id, 0) FROM links l JOIN documents d ON d.id = l.src_id WHERE l.key != '' AND l.attach = 0 AND "
+	for _, chunk := range chunkArgs(int64Keys(ls.srcs)) {
+		if err := scan(sel+"l.src_id IN ("+placeholders(len(chunk))+")", chunk); err != nil {
+			return fmt.Errorf("resolve links: %w", err)
+		}
+	}
+	for _, chunk := range chunkArgs(stringKeys(ls.keys)) {
+		if err := scan(sel+"l.key IN ("+placeholders(len(chunk))+")", chunk); err != nil {
+			return fmt.Errorf("resolve links: %w", err)
+		}
+	}
+	keys := map[string]bool{}
+	for _, p := range todo {
+		keys[p.key] = true
+	}
+	cands, err := candidates(ctx, b.tx, stringKeys(keys))
+	if err != nil {
+		return err
+	}
+	for _, p := range todo {
+		dst := links.Resolve(p.kind, p.target, p.col, p.rel, cands[p.key])
+		if dst == p.dst {
+			continue
+		}
+		var v any
+		if dst != 0 {
+			v = dst
+		}
+		if _, err := b.exec(ctx, "UPDATE links SET dst_id = ? WHERE src_id = ? AND seq = ?", v, p.src, p.seq); err != nil {
+			return fmt.Errorf("resolve links: %w", err)
+		}
+	}
+	b.links = nil
+	return nil
+}
+
+// querier is a *sql.DB or *sql.Tx.
+type querier interface {
+	QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error)
+}
+
+// candidates loads, for each key, the documents answering to it.
+func candidates(ctx context.Context, tx querier, keys []any) (map[string][]links.Candidate, error) {
+	out := map[string][]links.Candidate{}
+	for _, chunk := range chunkArgs(keys) {
+		rows, err := tx.QueryContext(ctx, "SELECT k.key, k.doc_id, k.alias, d.collection, d.rel_path FROM doc_keys k JOIN documents d ON d.id = k.doc_id WHERE k.key IN ("+placeholders(len(chunk))+")", chunk...)
+		if err != nil {
+			return nil, fmt.Errorf("resolve links: %w", err)
+		}
+		for rows.Next() {
+			var k string
+			var c links.Candidate
+			if err := rows.Scan(&k, &c.ID, &c.Alias, &c.Collection, &c.RelPath); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			out[k] = append(out[k], c)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func int64Keys(m map[int64]bool) []any {
+	out := make([]any, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+func stringKeys(m map[string]bool) []any {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	out := make([]any, len(ks))
+	for i, k := range ks {
+		out[i] = k
+	}
+	return out
+}
+
+// chunkArgs splits args into pieces SQLite takes as IN (...) lists.
+func chunkArgs(args []any) [][]any {
+	var out [][]any
+	for len(args) > 0 {
+		n := min(len(args), 500)
+		out = append(out, args[:n])
+		args = args[n:]
+	}
+	return out
+}
+
+// backfillLinks extracts the links and aliases of every document already
+// in an index created before links were stored.
+func backfillLinks(ctx context.Context, tx *sql.Tx) error {
+	rows, err := tx.QueryContext(ctx, "SELECT d.id, d.collection, d.rel_path, d.mime, c.content FROM documents d JOIN contents c ON c.doc_id = d.id")
+	if err != nil {
+		return err
+	}
+	var docs []Document
+	var ids []int64
+	for rows.Next() {
+		var d Document
+		var id int64
+		if err := rows.Scan(&id, &d.Collection, &d.RelPath, &d.Mime, &d.Content); err != nil {
+			rows.Close()
+			return err
+		}
+		if d.Mime == "text/markdown" {
+			d.Links, d.Aliases = links.Extract(d.Content), links.Aliases(d.Content)
+		}
+		d.Content = ""
+		docs, ids = append(docs, d), append(ids, id)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	b := &Batch{tx: tx}
+	for i := range docs {
+		if err := b.putLinks(ctx, ids[i], &docs[i], false); err != nil {
+			return err
+		}
+	}
+	if err := b.resolveLinks(ctx); err != nil {
+		return err
+	}
+	for _, st := range b.stmts {
+		st.Close()
+	}
+	return nil
+}
