@@ -326,6 +326,9 @@ func mdLink(text string, i, end int) (Link, int, bool) {
 		next = k + rp + 1
 	}
 	dest = text[destStart:destEnd]
+	if h := strings.IndexByte(dest, '#'); h >= 0 {
+		destEnd = destStart + h // the target ends where the fragment starts
+	}
 	l := Link{Kind: Markdown, Alias: strings.TrimSpace(label), Start: i, End: next, TargetStart: destStart, TargetEnd: destEnd}
 	if i > 0 && text[i-1] == '!' {
 		l.Start = i - 1
