@@ -3,6 +3,7 @@ package retrieval
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"os"
 	"path"
 	"path/filepath"
@@ -224,6 +225,15 @@ func (e *Engine) RenameNote(ctx context.Context, refStr, newPath string, updateL
 		if aliasKeys[key] {
 			after = append(after, links.Candidate{ID: m.ID, Collection: col.Name, RelPath: newRel, Alias: true})
 		}
+		if kind == links.Markdown {
+			// Other Markdown tools follow the path only: it must still
+			// name the note exactly.
+			p := path.Join(path.Dir(srcRel), target)
+			if strings.HasPrefix(target, "/") {
+				p = strings.TrimPrefix(path.Clean(target), "/")
+			}
+			return p != newRel && p+".md" != newRel, nil
+		}
 		return links.Resolve(kind, target, srcCol, srcRel, after) != m.ID, nil
 	}
 	var broken int
@@ -241,9 +251,48 @@ func (e *Engine) RenameNote(ctx context.Context, refStr, newPath string, updateL
 			srcs[r.Other.ID] = r.Other
 		}
 	}
-	if broken > 0 && !updateLinks {
-		return nil, gnoerr.New(gnoerr.LinkIntegrity, "renaming %s to %s would break %d incoming link(s) in %d note(s); pass updateLinks to rewrite them",
-			m.RelPath, newRel, broken, len(srcs))
+	// The note's own relative Markdown links must still find their
+	// targets from its new folder.
+	moveFix := func(l links.Link) (string, bool, error) {
+		if l.Kind != links.Markdown || l.Target == "" || strings.HasPrefix(l.Target, "/") {
+			return "", false, nil
+		}
+		key := links.Key(l.Target)
+		cands, err := st.Candidates(ctx, []string{key})
+		if err != nil {
+			return "", false, err
+		}
+		oldP := path.Join(path.Dir(m.RelPath), l.Target)
+		newP := path.Join(path.Dir(newRel), l.Target)
+		for _, c := range cands[key] {
+			if c.Alias || c.ID == m.ID || c.Collection != col.Name || (c.RelPath != oldP && c.RelPath != oldP+".md") {
+				continue
+			}
+			if c.RelPath == newP || c.RelPath == newP+".md" {
+				return "", false, nil
+			}
+			return (&url.URL{Path: note.RelPath(path.Dir(newRel), c.RelPath)}).EscapedPath(), true, nil
+		}
+		return "", false, nil
+	}
+	own := 0
+	if raw, err := os.ReadFile(abs); err == nil && m.Mime == "text/markdown" {
+		for _, l := range links.Extract(string(raw)) {
+			_, fix, err := moveFix(l)
+			if err != nil {
+				return nil, err
+			}
+			if fix {
+				own++
+			}
+		}
+	}
+	if own > 0 {
+		srcs[m.ID] = m
+	}
+	if broken+own > 0 && !updateLinks {
+		return nil, gnoerr.New(gnoerr.LinkIntegrity, "renaming %s to %s would break %d incoming link(s) in %d note(s) and %d relative link(s) of its own; pass updateLinks to rewrite them",
+			m.RelPath, newRel, broken, len(srcs), own)
 	}
 	res := &NoteResult{From: ref.URI(col.Name, m.RelPath), URI: ref.URI(col.Name, newRel), AbsPath: newAbs}
 	// Rewrite the links first: a failure leaves the note where it was.
@@ -268,6 +317,13 @@ func (e *Engine) RenameNote(ctx context.Context, refStr, newPath string, updateL
 		out, n := note.RewriteLinks(raw, func(l links.Link) (string, bool) {
 			if l.Target == "" || ferr != nil {
 				return "", false
+			}
+			if id == m.ID {
+				t, fix, err := moveFix(l)
+				if err != nil || fix {
+					ferr = err
+					return t, fix
+				}
 			}
 			cands, err := st.Candidates(ctx, []string{links.Key(l.Target)})
 			if err != nil {

@@ -261,7 +261,7 @@ func NewTarget(l links.Link, srcRel, col, newRel string) string {
 	case links.URI:
 		return ref.URI(col, newRel)
 	case links.Markdown:
-		rel := relPath(path.Dir(srcRel), newRel)
+		rel := RelPath(path.Dir(srcRel), newRel)
 		if strings.HasPrefix(l.Target, "/") {
 			rel = "/" + newRel
 		}
@@ -277,9 +277,9 @@ func NewTarget(l links.Link, srcRel, col, newRel string) string {
 	return t
 }
 
-// relPath is the path of target relative to folder dir (both slash paths
+// RelPath is the path of target relative to folder dir (both slash paths
 // from the collection root).
-func relPath(dir, target string) string {
+func RelPath(dir, target string) string {
 	if dir == "." || dir == "" {
 		return target
 	}
