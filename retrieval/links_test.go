@@ -19,14 +19,14 @@ var vault = map[string]string{
 		"`[[InCode]]` and [[Missing]] and [[Index#Self]] and [[Nick]] and [[Dup]]\n" +
 		"```\n[[Fenced]]\n```\n" +
 		"[txt](data/list.txt) [web](https://example.org/x.md)\n",
-	"Alpha.md":        "# Alpha\nBack to [[Index]].\n",
-	"Beta.md":         "---\naliases: [Nick, Bee]\n---\n# Beta\n## Part Two\nSee [[Alpha]].\n",
-	"Gamma.md":        "# Gamma\nA block ^blk1\n",
-	"sub/My Note.md":  "# My Note\n[up](../Alpha.md)\n",
-	"a/Dup.md":        "# Dup A\n",
-	"b/c/Dup.md":      "# Dup BC\n",
-	"data/list.txt":   "not markdown\n",
-	"Lonely.md":       "# Lonely\nNo links at all.\n",
+	"Alpha.md":       "# Alpha\nBack to [[Index]].\n",
+	"Beta.md":        "---\naliases: [Nick, Bee]\n---\n# Beta\n## Part Two\nSee [[Alpha]].\n",
+	"Gamma.md":       "# Gamma\nA block ^blk1\n",
+	"sub/My Note.md": "# My Note\n[up](../Alpha.md)\n",
+	"a/Dup.md":       "# Dup A\n",
+	"b/c/Dup.md":     "# Dup BC\n",
+	"data/list.txt":  "not markdown\n",
+	"Lonely.md":      "# Lonely\nNo links at all.\n",
 }
 
 func outTargets(t *testing.T, e *Engine, ref string) map[string]string {

@@ -37,7 +37,7 @@ type NoteResult struct {
 	LinksUpdated int      `json:"linksUpdated,omitempty"`
 	FilesUpdated []string `json:"filesUpdated,omitempty"`
 	// BrokenLinks counts links left pointing at nothing by a delete.
-	BrokenLinks int `json:"brokenLinks,omitempty"`
+	BrokenLinks int  `json:"brokenLinks,omitempty"`
 	Indexed     bool `json:"indexed"`
 }
 

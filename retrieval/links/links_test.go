@@ -7,11 +7,11 @@ import (
 )
 
 type got struct {
-	Kind           Kind
-	Target, Frag   string
-	Alias          string
-	Line           int
-	Text           string // text[Start:End]
+	Kind         Kind
+	Target, Frag string
+	Alias        string
+	Line         int
+	Text         string // text[Start:End]
 }
 
 func extract(text string) []got {
@@ -77,7 +77,9 @@ func TestAliases(t *testing.T) {
 }
 
 func TestResolve(t *testing.T) {
-	c := func(id int64, rel string, alias bool) Candidate { return Candidate{ID: id, Collection: "v", RelPath: rel, Alias: alias} }
+	c := func(id int64, rel string, alias bool) Candidate {
+		return Candidate{ID: id, Collection: "v", RelPath: rel, Alias: alias}
+	}
 	same := []Candidate{c(1, "deep/folder/Note.md", false), c(2, "a/Note.md", false), c(3, "Note.md", false)}
 	for _, tc := range []struct {
 		kind        Kind
@@ -85,15 +87,15 @@ func TestResolve(t *testing.T) {
 		cands       []Candidate
 		want        int64
 	}{
-		{Wiki, "Note", "x.md", same, 3},                           // shortest path wins
-		{Wiki, "note", "x.md", same[:2], 2},                       // case-insensitive, shortest
-		{Wiki, "a/Note", "x.md", same, 2},                         // exact path
-		{Wiki, "folder/Note", "x.md", same, 1},                    // path suffix
-		{Wiki, "zzz/Note", "x.md", same, 0},                       // folder that does not exist
-		{Markdown, "Note.md", "a/x.md", same, 2},                  // relative to the source folder
-		{Markdown, "../Note.md", "a/x.md", same, 3},               // relative, up
-		{Markdown, "/deep/folder/Note.md", "a/x.md", same, 1},     // vault-absolute
-		{Wiki, "Other", "x.md", []Candidate{c(9, "o.md", true)}, 9}, // alias
+		{Wiki, "Note", "x.md", same, 3},                                                        // shortest path wins
+		{Wiki, "note", "x.md", same[:2], 2},                                                    // case-insensitive, shortest
+		{Wiki, "a/Note", "x.md", same, 2},                                                      // exact path
+		{Wiki, "folder/Note", "x.md", same, 1},                                                 // path suffix
+		{Wiki, "zzz/Note", "x.md", same, 0},                                                    // folder that does not exist
+		{Markdown, "Note.md", "a/x.md", same, 2},                                               // relative to the source folder
+		{Markdown, "../Note.md", "a/x.md", same, 3},                                            // relative, up
+		{Markdown, "/deep/folder/Note.md", "a/x.md", same, 1},                                  // vault-absolute
+		{Wiki, "Other", "x.md", []Candidate{c(9, "o.md", true)}, 9},                            // alias
 		{Wiki, "Other", "x.md", []Candidate{c(9, "o.md", true), c(8, "z/Other.md", false)}, 8}, // file name beats alias
 		{URI, "gno://v/a/Note.md", "x.md", same, 2},
 		{URI, "gno://w/a/Note.md", "x.md", same, 0},
