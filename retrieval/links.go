@@ -44,6 +44,8 @@ type LinkInfo struct {
 	Line       int  `json:"line"`
 	Resolved   bool `json:"resolved"`
 	Attachment bool `json:"attachment,omitempty"`
+	// Content is the linked document's text, when asked for (truncated).
+	Content string `json:"content,omitempty"`
 }
 
 func linkInfo(r store.LinkRow) LinkInfo {
@@ -376,5 +378,127 @@ func (e *Engine) GraphStats(ctx context.Context) (*GraphStats, error) {
 		s.Unresolved += x.Unresolved
 		s.Attachments += x.Attachments
 	}
+	return s, nil
+}
+
+// Truncated is the marker appended to content cut to a length.
+const Truncated = "... [truncated]"
+
+// Truncate cuts s to at most n characters (runes), marking the cut; n <= 0
+// leaves s whole.
+func Truncate(s string, n int) (string, bool) {
+	if n <= 0 || len(s) <= n {
+		return s, false
+	}
+	i, count := 0, 0
+	for i = range s {
+		if count == n {
+			return s[:i] + Truncated, true
+		}
+		count++
+	}
+	return s, false
+}
+
+// Node is a document with (possibly truncated) content, as graph answers
+// give neighbours.
+type Node struct {
+	NoteRef
+	Content string   `json:"content,omitempty"`
+	Tags    []string `json:"tags,omitempty"`
+}
+
+// Neighbourhood is the documents linking to and linked from a document.
+type Neighbourhood struct {
+	Incoming []Node `json:"incomingNeighbors"`
+	Outgoing []Node `json:"outgoingNeighbors"`
+	// IncomingCount and OutgoingCount count distinct documents, past the
+	// limit.
+	IncomingCount int `json:"incomingCount"`
+	OutgoingCount int `json:"outgoingCount"`
+}
+
+// Neighbours returns up to limit documents on each side of a document's
+// links (distinct, self excluded), with content cut to contentChars (0:
+// none).
+func (e *Engine) Neighbours(ctx context.Context, refStr string, limit, contentChars int) (*Neighbourhood, error) {
+	m, err := e.resolve(ctx, refStr)
+	if err != nil {
+		return nil, err
+	}
+	st, _ := e.store(ctx)
+	out, err := st.LinksFrom(ctx, m.ID)
+	if err != nil {
+		return nil, err
+	}
+	in, err := st.LinksTo(ctx, m.ID)
+	if err != nil {
+		return nil, err
+	}
+	res := &Neighbourhood{Incoming: []Node{}, Outgoing: []Node{}}
+	collect := func(rows []store.LinkRow, list *[]Node, count *int) error {
+		seen := map[int64]bool{}
+		for _, r := range rows {
+			if r.Other == nil || r.Other.ID == m.ID || seen[r.Other.ID] {
+				continue
+			}
+			seen[r.Other.ID] = true
+			*count++
+			if limit > 0 && len(*list) >= limit {
+				continue
+			}
+			n, err := e.node(ctx, st, r.Other.ID, contentChars)
+			if err != nil {
+				return err
+			}
+			if n != nil {
+				*list = append(*list, *n)
+			}
+		}
+		return nil
+	}
+	if err := collect(out, &res.Outgoing, &res.OutgoingCount); err != nil {
+		return nil, err
+	}
+	if err := collect(in, &res.Incoming, &res.IncomingCount); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// node reads a document as a Node with content cut to contentChars.
+func (e *Engine) node(ctx context.Context, st *store.Store, id int64, contentChars int) (*Node, error) {
+	metas, err := st.Docs(ctx, []int64{id})
+	if err != nil {
+		return nil, err
+	}
+	m := metas[id]
+	if m == nil {
+		return nil, nil
+	}
+	n := &Node{NoteRef: noteRef(m), Tags: m.Tags}
+	if contentChars > 0 {
+		c, err := st.Content(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		n.Content, _ = Truncate(c, contentChars)
+	}
+	return n, nil
+}
+
+// Content returns a document's text cut to n characters (for list
+// results that include content).
+func (e *Engine) Content(ctx context.Context, uri string, n int) (string, error) {
+	m, err := e.resolve(ctx, uri)
+	if err != nil {
+		return "", err
+	}
+	st, _ := e.store(ctx)
+	c, err := st.Content(ctx, m.ID)
+	if err != nil {
+		return "", err
+	}
+	s, _ := Truncate(c, n)
 	return s, nil
 }

@@ -229,12 +229,12 @@ func TestRenameAndNoteEdits(t *testing.T) {
 	if _, err := e.UpdateNote(ctx, "notes/nope.md", &body, nil); gnoerr.CodeOf(err) != gnoerr.NotFound {
 		t.Errorf("update of a missing note: %v", err)
 	}
-	if res, err := e.DeleteNote(ctx, "notes/nope.md"); err != nil || res.Deleted {
+	if res, err := e.DeleteNote(ctx, "notes/nope.md"); err != nil || *res.Deleted {
 		t.Errorf("delete of a missing note: %+v %v", res, err)
 	}
 	// Delete: the file goes, incoming links become unresolved.
 	res, err = e.DeleteNote(ctx, "notes/Gamma.md")
-	if err != nil || !res.Deleted || res.BrokenLinks != 1 {
+	if err != nil || !*res.Deleted || res.BrokenLinks != 1 {
 		t.Fatalf("delete: %+v %v", res, err)
 	}
 	if _, err := os.Stat(filepath.Join(root, "Gamma.md")); !os.IsNotExist(err) {

@@ -29,7 +29,7 @@ type NoteResult struct {
 	// AbsPath is the file written, moved or deleted.
 	AbsPath string `json:"absPath"`
 	// Deleted is set by DeleteNote: false when no document had the REF.
-	Deleted bool `json:"deleted,omitempty"`
+	Deleted *bool `json:"deleted,omitempty"`
 	// From is the old URI of a renamed note.
 	From string `json:"from,omitempty"`
 	// LinksUpdated counts links rewritten in other notes; FilesUpdated
@@ -133,7 +133,7 @@ func (e *Engine) DeleteNote(ctx context.Context, refStr string) (*NoteResult, er
 	defer lock.Unlock()
 	m, col, abs, err := e.noteTarget(ctx, refStr)
 	if gnoerr.Is(err, gnoerr.NotFound) {
-		return &NoteResult{URI: refStr, Deleted: false}, nil
+		return &NoteResult{URI: refStr, Deleted: new(bool)}, nil
 	}
 	if err != nil {
 		return nil, err
@@ -149,10 +149,11 @@ func (e *Engine) DeleteNote(ctx context.Context, refStr string) (*NoteResult, er
 			broken++
 		}
 	}
+	yes := true
 	if err := note.Remove(abs); err != nil {
 		return nil, err
 	}
-	res := &NoteResult{URI: ref.URI(col.Name, m.RelPath), AbsPath: abs, Deleted: true, BrokenLinks: broken}
+	res := &NoteResult{URI: ref.URI(col.Name, m.RelPath), AbsPath: abs, Deleted: &yes, BrokenLinks: broken}
 	_, err = e.Update(ctx, UpdateOptions{Collection: col.Name, Locked: true})
 	res.Indexed = err == nil
 	return res, nil

@@ -148,6 +148,9 @@ func (s *Server) get(ctx context.Context, a args, _ mcp.CallToolRequest) (any, s
 	if a.bool("lineNumbers", true) {
 		text = strings.TrimSuffix(retrieval.NumberLines(d.Content, d.ReturnedLines.Start), "\n")
 	}
+	if a.int("depth", 0) == 1 {
+		return s.withNeighbours(ctx, e, d, text)
+	}
 	return d, text, nil
 }
 

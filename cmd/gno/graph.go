@@ -304,7 +304,7 @@ func newNoteCmd(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if !res.Deleted {
+			if res.Deleted == nil || !*res.Deleted {
 				return a.noteDone(res, "No such note: "+args[0])
 			}
 			return a.noteDone(res, fmt.Sprintf("Deleted %s (%d incoming link(s) now unresolved)", res.URI, res.BrokenLinks))
