@@ -465,7 +465,7 @@ func convert(col config.Collection, c candidate, states map[string]store.DocStat
 	}
 	doc := Convert(col, c.rel, data, opt.Chunk)
 	if opt.SkipLinks {
-		doc.Links, doc.Aliases = nil, nil
+		doc.Links, doc.Aliases, doc.NoLinks = nil, nil, true
 	}
 	doc.Hash = hash
 	doc.Size = c.size

@@ -60,6 +60,9 @@ type Document struct {
 	// (front matter) links may call it by.
 	Links   []links.Link
 	Aliases []string
+	// NoLinks leaves the document out of the link tables (benchmarks
+	// measuring what links cost).
+	NoLinks bool
 }
 
 // Batch is one write transaction of a sync. Either all of its changes land
@@ -155,8 +158,10 @@ func (b *Batch) Put(ctx context.Context, d *Document) error {
 	if len(d.Chunks) > MaxChunks {
 		return fmt.Errorf("index %s/%s: %d chunks, more than %d", d.Collection, d.RelPath, len(d.Chunks), MaxChunks)
 	}
-	if err := b.putLinks(ctx, id, d, existed); err != nil {
-		return fmt.Errorf("index links of %s/%s: %w", d.Collection, d.RelPath, err)
+	if !d.NoLinks {
+		if err := b.putLinks(ctx, id, d, existed); err != nil {
+			return fmt.Errorf("index links of %s/%s: %w", d.Collection, d.RelPath, err)
+		}
 	}
 	for _, t := range d.Tags {
 		if _, err := b.exec(ctx, "INSERT OR IGNORE INTO tags(doc_id, tag) VALUES(?, ?)", id, t); err != nil {
