@@ -313,18 +313,25 @@ func (e *Engine) Hubs(ctx context.Context, metric string, limit int) ([]Hub, err
 
 // TopNodes returns the limit ids with the highest score, ties by id.
 func TopNodes(ids []int64, score func(int64) float64, limit int) []int64 {
-	all := append([]int64(nil), ids...)
-	sort.SliceStable(all, func(i, j int) bool {
-		a, b := score(all[i]), score(all[j])
-		if a != b {
-			return a > b
-		}
-		return all[i] < all[j]
-	})
-	if len(all) > limit {
-		all = all[:limit]
+	type scored struct {
+		id int64
+		s  float64
 	}
-	return all
+	all := make([]scored, len(ids))
+	for i, id := range ids {
+		all[i] = scored{id, score(id)}
+	}
+	sort.Slice(all, func(i, j int) bool {
+		if all[i].s != all[j].s {
+			return all[i].s > all[j].s
+		}
+		return all[i].id < all[j].id
+	})
+	out := make([]int64, 0, min(limit, len(all)))
+	for _, x := range all[:min(limit, len(all))] {
+		out = append(out, x.id)
+	}
+	return out
 }
 
 // Orphans returns documents with no resolved link in or out, by path;
