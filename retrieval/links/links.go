@@ -167,6 +167,13 @@ func scanLine(out []Link, text string, start, end, line int) []Link {
 			i = skipCodeSpan(text, i, end)
 		case c == '\\':
 			i += 2
+		case c == '<' && hasPrefixFold(text[i:end], "<code>"):
+			// HTML code, as generated API docs write it, holds no links.
+			j := i + len("<code>")
+			for j < end && !hasPrefixFold(text[j:end], "</code>") {
+				j++
+			}
+			i = min(j+len("</code>"), end)
 		case c == '[' && i+1 < end && text[i+1] == '[':
 			embed := i > start && text[i-1] == '!'
 			l, next, ok := wikiLink(text, i, end, embed)
@@ -197,6 +204,10 @@ func scanLine(out []Link, text string, start, end, line int) []Link {
 		}
 	}
 	return out
+}
+
+func hasPrefixFold(s, prefix string) bool {
+	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
 }
 
 func isWordByte(c byte) bool {
@@ -440,7 +451,8 @@ type Candidate struct {
 // Resolve picks the document a link names, as Obsidian does: the exact
 // path (relative to the vault root, then, for Markdown links, to the
 // linking note's folder), then the file name without extension compared
-// case-insensitively (the shortest path wins when several notes share it),
+// case-insensitively (one in the linking note's folder first, then the
+// shortest path when several notes share it),
 // then front-matter aliases. Wiki and Markdown links resolve within the
 // source's collection; gno:// links name a collection themselves. cands
 // are the documents whose key is Key(target); it returns 0 when none fits.
@@ -487,6 +499,14 @@ func Resolve(kind Kind, target, srcCol, srcRel string, cands []Candidate) int64 
 	suffix := ""
 	if strings.Contains(strings.Trim(t, "/"), "/") {
 		suffix = strings.ToLower(stripNoteExt(strings.TrimLeft(path.Clean(t), "./")))
+	}
+	if suffix == "" {
+		// A note of that name beside the source comes first.
+		for _, c := range cands {
+			if !c.Alias && c.Collection == srcCol && path.Dir(c.RelPath) == dir && strings.EqualFold(stripNoteExt(path.Base(c.RelPath)), strings.TrimSpace(stripNoteExt(t))) {
+				return c.ID
+			}
+		}
 	}
 	if id := shortest(cands, srcCol, false, suffix); id != 0 {
 		return id

@@ -41,6 +41,7 @@ func TestExtract(t *testing.T) {
 		{"front matter", "---\nrel: \"[[no]]\"\n---\nbody [[yes]]\n", []got{{Wiki, "yes", "", "", 4, "[[yes]]"}}},
 		{"crlf", "---\r\na: 1\r\n---\r\n\r\n[[yes]]\r\n", []got{{Wiki, "yes", "", "", 5, "[[yes]]"}}},
 		{"unclosed", "[[open and [text](\n", nil},
+		{"html code", "<code>[[no]]</code> <CODE>[x](no.md)</CODE> [[yes]]\n", []got{{Wiki, "yes", "", "", 1, "[[yes]]"}}},
 		{"escaped", `\[[no]] [x\](y)` + "\n", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
