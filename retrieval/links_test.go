@@ -244,3 +244,32 @@ func TestRenameAndNoteEdits(t *testing.T) {
 		t.Errorf("link to deleted note resolves to %q", got)
 	}
 }
+
+// An index from before links (schema 1) gets its links on open.
+func TestLinksBackfill(t *testing.T) {
+	e, _ := newEngine(t, vault)
+	update(t, e)
+	ctx := context.Background()
+	want := outTargets(t, e, "notes/Index.md")
+	st, _ := e.Store(ctx)
+	for _, q := range []string{"DELETE FROM links", "DELETE FROM doc_keys", "PRAGMA user_version = 1"} {
+		if _, err := st.DB().ExecContext(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.Close()
+	e2, err := Open(ctx, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e2.Close()
+	got := outTargets(t, e2, "notes/Index.md")
+	if len(got) != len(want) {
+		t.Fatalf("after upgrade %v, want %v", got, want)
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("after upgrade %s -> %q, want %q", k, got[k], v)
+		}
+	}
+}

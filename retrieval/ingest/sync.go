@@ -491,7 +491,7 @@ func Convert(col config.Collection, rel string, data []byte, copt chunk.Options)
 		doc.Tags = fm.Tags
 		doc.Lang = fm.Lang
 		doc.Links = links.Extract(text)
-		doc.Aliases = links.Aliases(text)
+		doc.Aliases = fm.Aliases
 		lineOff := strings.Count(text[:off], "\n")
 		chunks = chunk.Markdown(body, copt)
 		for i := range chunks {

@@ -24,6 +24,11 @@ func Aliases(text string) []string {
 	if err := yaml.Unmarshal([]byte(block), &raw); err != nil {
 		return nil
 	}
+	return AliasesOf(raw)
+}
+
+// AliasesOf returns the `aliases` (or `alias`) of parsed front matter.
+func AliasesOf(raw map[string]any) []string {
 	var out []string
 	seen := map[string]bool{}
 	add := func(v any) {

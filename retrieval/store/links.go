@@ -42,13 +42,21 @@ CREATE INDEX IF NOT EXISTS doc_keys_doc ON doc_keys(doc_id);
 
 // linkState is what a batch must re-resolve before it commits.
 type linkState struct {
-	srcs map[int64]bool  // documents whose own links are new
+	// docs written in this batch whose links wait, in memory, to be
+	// resolved and inserted at commit (one INSERT each, no UPDATE).
+	docs map[int64]*newLinks
 	keys map[string]bool // names that gained or lost a document
+}
+
+// newLinks are the links of one document written in the batch.
+type newLinks struct {
+	col, rel string
+	links    []links.Link
 }
 
 func (b *Batch) linkState() *linkState {
 	if b.links == nil {
-		b.links = &linkState{srcs: map[int64]bool{}, keys: map[string]bool{}}
+		b.links = &linkState{docs: map[int64]*newLinks{}, keys: map[string]bool{}}
 	}
 	return b.links
 }
@@ -123,23 +131,7 @@ func (b *Batch) putLinks(ctx context.Context, id int64, d *Document, existed boo
 		key, _, _ := strings.Cut(k, "\x00")
 		ls.keys[key] = true
 	}
-	for i, l := range d.Links {
-		key, attach := links.Key(l.Target), 0
-		var dst any
-		switch {
-		case l.Target == "":
-			dst, key = id, "" // a heading of the same note
-		case links.IsAttachment(l.Target):
-			attach = 1
-		}
-		if _, err := b.exec(ctx, `INSERT INTO links(src_id, seq, kind, target, fragment, alias, line, key, attach, dst_id) VALUES(?,?,?,?,?,?,?,?,?,?)`,
-			id, i, int(l.Kind), l.Target, l.Fragment, l.Alias, l.Line, key, attach, dst); err != nil {
-			return fmt.Errorf("index links of %s/%s: %w", d.Collection, d.RelPath, err)
-		}
-	}
-	if len(d.Links) > 0 {
-		ls.srcs[id] = true
-	}
+	ls.docs[id] = &newLinks{col: d.Collection, rel: d.RelPath, links: d.Links}
 	return nil
 }
 
@@ -159,7 +151,7 @@ func (b *Batch) forgetLinks(ctx context.Context, id int64) error {
 		}
 		ls.keys[k] = true
 	}
-	delete(ls.srcs, id)
+	delete(ls.docs, id)
 	return rows.Err()
 }
 
@@ -173,51 +165,47 @@ type pendingLink struct {
 	dst         int64
 }
 
-// resolveLinks re-resolves, inside the transaction, the links of documents
-// written in this batch and every link whose key gained or lost a
-// document, so the committed index never has links disagreeing with its
-// documents.
+// resolveLinks resolves and inserts the links of documents written in
+// this batch, and re-resolves every stored link whose key gained or lost
+// a document, all inside the transaction, so the committed index never
+// has links disagreeing with its documents.
 func (b *Batch) resolveLinks(ctx context.Context) error {
 	ls := b.links
-	if ls == nil || len(ls.srcs)+len(ls.keys) == 0 {
+	if ls == nil || len(ls.docs)+len(ls.keys) == 0 {
 		return nil
 	}
 	var todo []pendingLink
-	seen := map[[2]int64]bool{}
-	scan := func(q string, args []any) error {
-		rows, err := b.tx.QueryContext(ctx, q, args...)
+	const sel = "SELECT l.src_id, l.seq, l.kind, l.target, l.key, d.collection, d.rel_path, coalesce(l.dst_id, 0) FROM links l JOIN documents d ON d.id = l.src_id WHERE l.attach = 0 AND l.key IN ("
+	for _, chunk := range chunkArgs(stringKeys(ls.keys)) {
+		rows, err := b.tx.QueryContext(ctx, sel+placeholders(len(chunk))+")", chunk...)
 		if err != nil {
-			return err
+			return fmt.Errorf("resolve links: %w", err)
 		}
-		defer rows.Close()
 		for rows.Next() {
 			var p pendingLink
 			var kind int
 			if err := rows.Scan(&p.src, &p.seq, &kind, &p.target, &p.key, &p.col, &p.rel, &p.dst); err != nil {
+				rows.Close()
 				return err
 			}
 			p.kind = links.Kind(kind)
-			if k := [2]int64{p.src, int64(p.seq)}; !seen[k] {
-				seen[k] = true
-				todo = append(todo, p)
-			}
+			todo = append(todo, p)
 		}
-		return rows.Err()
-	}
-	const sel = "SELECT l.src_id, l.seq, l.kind, l.target, l.key, d.collection, d.rel_path, coalesce(l.dst_id, 0) FROM links l JOIN documents d ON d.id = l.src_id WHERE l.key != '' AND l.attach = 0 AND "
-	for _, chunk := range chunkArgs(int64Keys(ls.srcs)) {
-		if err := scan(sel+"l.src_id IN ("+placeholders(len(chunk))+")", chunk); err != nil {
-			return fmt.Errorf("resolve links: %w", err)
-		}
-	}
-	for _, chunk := range chunkArgs(stringKeys(ls.keys)) {
-		if err := scan(sel+"l.key IN ("+placeholders(len(chunk))+")", chunk); err != nil {
-			return fmt.Errorf("resolve links: %w", err)
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
 		}
 	}
 	keys := map[string]bool{}
 	for _, p := range todo {
 		keys[p.key] = true
+	}
+	for _, d := range ls.docs {
+		for _, l := range d.links {
+			if l.Target != "" {
+				keys[links.Key(l.Target)] = true
+			}
+		}
 	}
 	cands, err := candidates(ctx, b.tx, stringKeys(keys))
 	if err != nil {
@@ -236,8 +224,62 @@ func (b *Batch) resolveLinks(ctx context.Context) error {
 			return fmt.Errorf("resolve links: %w", err)
 		}
 	}
+	ids := make([]int64, 0, len(ls.docs))
+	for id := range ls.docs {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	for _, id := range ids {
+		if err := b.insertLinks(ctx, id, ls.docs[id], cands); err != nil {
+			return err
+		}
+	}
 	b.links = nil
 	return nil
+}
+
+// linkRows is how many links one INSERT statement carries.
+const linkRows = 32
+
+// insertLinks writes the resolved links of document id, linkRows to a
+// statement.
+func (b *Batch) insertLinks(ctx context.Context, id int64, d *newLinks, cands map[string][]links.Candidate) error {
+	args := make([]any, 0, 10*linkRows)
+	flush := func(n int) error {
+		if n == 0 {
+			return nil
+		}
+		q := "INSERT INTO links(src_id, seq, kind, target, fragment, alias, line, key, attach, dst_id) VALUES " +
+			strings.TrimSuffix(strings.Repeat("(?,?,?,?,?,?,?,?,?,?),", n), ",")
+		if _, err := b.exec(ctx, q, args...); err != nil {
+			return fmt.Errorf("index links of %s/%s: %w", d.col, d.rel, err)
+		}
+		args = args[:0]
+		return nil
+	}
+	n := 0
+	for i, l := range d.links {
+		key, attach := links.Key(l.Target), 0
+		var dst any
+		switch {
+		case l.Target == "":
+			dst, key = id, "" // a heading of the same note
+		case links.IsAttachment(l.Target):
+			attach = 1
+		default:
+			if to := links.Resolve(l.Kind, l.Target, d.col, d.rel, cands[key]); to != 0 {
+				dst = to
+			}
+		}
+		args = append(args, id, i, int(l.Kind), l.Target, l.Fragment, l.Alias, l.Line, key, attach, dst)
+		if n++; n == linkRows {
+			if err := flush(n); err != nil {
+				return err
+			}
+			n = 0
+		}
+	}
+	return flush(n)
 }
 
 // querier is a *sql.DB or *sql.Tx.
