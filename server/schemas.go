@@ -233,7 +233,8 @@ var (
     "name": {"type": "string"}, "path": {"type": "string"}, "documentCount": {"type": "integer"}, "chunkCount": {"type": "integer"},
     "embeddedCount": {"type": "integer"}, "available": {"type": "boolean"}}}},
   "totalDocuments": {"type": "integer"}, "totalChunks": {"type": "integer"}, "embeddingBacklog": {"type": "integer"},
-  "generation": {"type": "integer"}, "embedModel": {"type": "string"}, "rerankModel": {"type": "string"},
+  "generation": {"type": "integer"}, "links": {"type": "integer"}, "unresolvedLinks": {"type": "integer"},
+  "embedModel": {"type": "string"}, "rerankModel": {"type": "string"},
   "healthy": {"type": "boolean"}, "issues": `+stringsSchema,
 		"indexName", "collections", "totalDocuments", "totalChunks", "embeddingBacklog", "healthy")
 	listTagsOutput = outputSchema("tags@1.0", `"tags": {"type": "array", "items": {"type": "object", "required": ["tag", "count"], "properties": {"tag": {"type": "string"}, "count": {"type": "integer"}}}}`, "tags")

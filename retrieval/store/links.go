@@ -312,14 +312,6 @@ func candidates(ctx context.Context, tx querier, keys []any) (map[string][]links
 	return out, nil
 }
 
-func int64Keys(m map[int64]bool) []any {
-	out := make([]any, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	return out
-}
-
 func stringKeys(m map[string]bool) []any {
 	ks := make([]string, 0, len(m))
 	for k := range m {
