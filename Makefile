@@ -55,6 +55,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzMail$$' -fuzztime $(FUZZTIME) ./retrieval/convert
 	$(GO) test -run '^$$' -fuzz '^FuzzHTML$$' -fuzztime $(FUZZTIME) ./retrieval/convert
 	$(GO) test -run '^$$' -fuzz '^FuzzPDF$$' -fuzztime $(FUZZTIME) ./retrieval/convert
+	$(GO) test -run '^$$' -fuzz '^FuzzExtract$$' -fuzztime $(FUZZTIME) ./retrieval/links
 
 clean:
 	rm -rf bin .cache/demo-home

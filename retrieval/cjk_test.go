@@ -2,6 +2,7 @@ package retrieval
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -92,18 +93,9 @@ func TestMixedScriptQuery(t *testing.T) {
 	if rs := search(t, e, `"花大"`); len(rs) != 0 {
 		t.Errorf("non-adjacent phrase matched: %v", uris(rs))
 	}
-	if rs := search(t, e, `sqlite -"東京"`); len(rs) == 0 || contains(uris(rs), "gno://notes/tokyo.txt") {
+	if rs := search(t, e, `sqlite -"東京"`); len(rs) == 0 || slices.Contains(uris(rs), "gno://notes/tokyo.txt") {
 		t.Errorf("exclusion: %v", uris(rs))
 	}
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
 
 func TestDetectedLangFilter(t *testing.T) {
@@ -115,7 +107,7 @@ func TestDetectedLangFilter(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(res.Results) == 0 || !contains(uris(res.Results), want) {
+		if len(res.Results) == 0 || !slices.Contains(uris(res.Results), want) {
 			t.Errorf("lang %s: %v, want %s", lang, uris(res.Results), want)
 		}
 		for _, r := range res.Results {

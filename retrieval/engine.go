@@ -38,7 +38,8 @@ type Engine struct {
 	cfg *config.Config
 	st  *store.Store
 
-	vec vectorState
+	vec   vectorState
+	graph graphState
 	// auto is the embedder chosen for the index's languages (lang.go).
 	auto autoEmbed
 }
@@ -492,6 +493,12 @@ func (e *Engine) Status(ctx context.Context) (*Status, error) {
 			s.EmbeddingBacklog += cs.ChunkCount - cs.EmbeddedCount
 		}
 		s.Collections = append(s.Collections, cs)
+	}
+	if ls, err := st.LinkStats(ctx); err == nil {
+		for _, x := range ls {
+			s.Links += x.Links
+			s.UnresolvedLinks += x.Unresolved
+		}
 	}
 	s.Issues = append(s.Issues, e.modelIssues()...)
 	return s, nil

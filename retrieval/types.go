@@ -180,10 +180,13 @@ type Status struct {
 	TotalChunks      int                `json:"totalChunks"`
 	EmbeddingBacklog int                `json:"embeddingBacklog"`
 	Generation       int64              `json:"generation"`
-	EmbedModel       string             `json:"embedModel,omitempty"`
-	RerankModel      string             `json:"rerankModel,omitempty"`
-	Healthy          bool               `json:"healthy"`
-	Issues           []string           `json:"issues,omitempty"`
+	// Links counts stored links; UnresolvedLinks those naming no document.
+	Links           int      `json:"links"`
+	UnresolvedLinks int      `json:"unresolvedLinks"`
+	EmbedModel      string   `json:"embedModel,omitempty"`
+	RerankModel     string   `json:"rerankModel,omitempty"`
+	Healthy         bool     `json:"healthy"`
+	Issues          []string `json:"issues,omitempty"`
 }
 
 // Entry is one document in a listing.

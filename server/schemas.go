@@ -41,7 +41,8 @@ const getInputSchema = `{
     "ref": {"type": "string", "description": "Document reference: gno:// URI, collection/path, or #docid"},
     "fromLine": {"type": "integer", "description": "Start at line number (1-indexed)", "minimum": 1},
     "lineCount": {"type": "integer", "description": "Number of lines to return", "minimum": 1},
-    "lineNumbers": {"type": "boolean", "description": "Include line numbers in content", "default": true}
+    "lineNumbers": {"type": "boolean", "description": "Include line numbers in content", "default": true},
+    "depth": {"type": "integer", "minimum": 0, "maximum": 1, "default": 0, "description": "0 = document only, 1 = also the documents linking to and linked from it (up to 20 each, content truncated to 200 characters; the document's own content to 10,000)"}
   },
   "required": ["ref"]
 }`
@@ -221,8 +222,9 @@ func outputSchema(id, props string, required ...string) json.RawMessage {
 
 var (
 	searchOutput = outputSchema("search-results@1.0", `"results": {"type": "array", "items": `+resultSchema+`}, "meta": `+metaSchema, "results", "meta")
-	getOutput    = outputSchema("get@1.0", documentProps, "docid", "uri", "content", "totalLines", "returnedLines", "source")
-	multiOutput  = outputSchema("multi-get@1.0", `"documents": {"type": "array", "items": `+documentSchema+`},
+	getOutput    = outputSchema("get@1.0", documentProps+`,
+  `+neighbourProps, "docid", "uri", "content", "totalLines", "returnedLines", "source")
+	multiOutput = outputSchema("multi-get@1.0", `"documents": {"type": "array", "items": `+documentSchema+`},
   "skipped": {"type": "array", "items": {"type": "object", "required": ["ref", "reason"], "properties": {"ref": {"type": "string"}, "reason": {"type": "string"}}}},
   "meta": {"type": "object", "required": ["requested", "returned", "skipped"], "properties": {"requested": {"type": "integer"}, "returned": {"type": "integer"}, "skipped": {"type": "integer"}}}`,
 		"documents", "skipped", "meta")
@@ -232,7 +234,8 @@ var (
     "embeddedCount": {"type": "integer"}, "available": {"type": "boolean"},
     "skipped": {"type": "object", "additionalProperties": {"type": "integer"}}}}},
   "totalDocuments": {"type": "integer"}, "totalChunks": {"type": "integer"}, "embeddingBacklog": {"type": "integer"},
-  "generation": {"type": "integer"}, "embedModel": {"type": "string"}, "rerankModel": {"type": "string"},
+  "generation": {"type": "integer"}, "links": {"type": "integer"}, "unresolvedLinks": {"type": "integer"},
+  "embedModel": {"type": "string"}, "rerankModel": {"type": "string"},
   "healthy": {"type": "boolean"}, "issues": `+stringsSchema,
 		"indexName", "collections", "totalDocuments", "totalChunks", "embeddingBacklog", "healthy")
 	listTagsOutput = outputSchema("tags@1.0", `"tags": {"type": "array", "items": {"type": "object", "required": ["tag", "count"], "properties": {"tag": {"type": "string"}, "count": {"type": "integer"}}}}`, "tags")

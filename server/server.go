@@ -112,11 +112,11 @@ func New(opts Options) *Server {
 	}
 	s.mcp = mcpsrv.NewMCPServer("gno", opts.Version, sopts...)
 	var tools []mcpsrv.ServerTool
-	for _, d := range readTools() {
+	for _, d := range append(readTools(), graphTools()...) {
 		tools = append(tools, s.serverTool(d))
 	}
 	if opts.EnableWrite {
-		for _, d := range writeTools() {
+		for _, d := range append(writeTools(), noteTools()...) {
 			tools = append(tools, s.serverTool(d))
 		}
 	}

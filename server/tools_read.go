@@ -151,6 +151,9 @@ func (s *Server) get(ctx context.Context, a args, _ mcp.CallToolRequest) (any, s
 	if a.bool("lineNumbers", true) {
 		text = strings.TrimSuffix(retrieval.NumberLines(d.Content, d.ReturnedLines.Start), "\n")
 	}
+	if a.int("depth", 0) == 1 {
+		return s.withNeighbours(ctx, e, d, text)
+	}
 	return d, text, nil
 }
 
@@ -205,8 +208,8 @@ func (s *Server) status(ctx context.Context, _ args, _ mcp.CallToolRequest) (any
 		return nil, "", err
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Index: %s\nCollections: %d\nDocuments: %d\nChunks: %d\nEmbedding backlog: %d\nHealthy: %v\n",
-		st.IndexName, len(st.Collections), st.TotalDocuments, st.TotalChunks, st.EmbeddingBacklog, st.Healthy)
+	fmt.Fprintf(&b, "Index: %s\nCollections: %d\nDocuments: %d\nChunks: %d\nEmbedding backlog: %d\nLinks: %d (%d unresolved)\nHealthy: %v\n",
+		st.IndexName, len(st.Collections), st.TotalDocuments, st.TotalChunks, st.EmbeddingBacklog, st.Links, st.UnresolvedLinks, st.Healthy)
 	for _, c := range st.Collections {
 		fmt.Fprintf(&b, "- %s: %d documents, %d chunks, %d embedded (%s)\n", c.Name, c.DocumentCount, c.ChunkCount, c.EmbeddedCount, c.Path)
 		for r, n := range c.Skipped {

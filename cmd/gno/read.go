@@ -142,6 +142,7 @@ func newStatusCmd(a *app) *cobra.Command {
 			}
 			fmt.Fprintf(a.stdout, "Index: %s (%s)\nConfig: %s\nGeneration: %d\n", s.IndexName, s.DBPath, s.ConfigPath, s.Generation)
 			fmt.Fprintf(a.stdout, "Collections: %d\nDocuments: %d\nChunks: %d\n", len(s.Collections), s.TotalDocuments, s.TotalChunks)
+			fmt.Fprintf(a.stdout, "Links: %d (%d unresolved: gno links --unresolved)\n", s.Links, s.UnresolvedLinks)
 			if s.EmbedModel != "" {
 				fmt.Fprintf(a.stdout, "Embedding model: %s (backlog %d)\n", s.EmbedModel, s.EmbeddingBacklog)
 			} else {

@@ -10,7 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/gnosearch/gno/retrieval/convert"
-
+	"github.com/gnosearch/gno/retrieval/links"
 	"gopkg.in/yaml.v3"
 )
 
@@ -53,6 +53,8 @@ type FrontMatter struct {
 	Title string
 	Tags  []string
 	Lang  string
+	// Aliases are other names links may call the note by.
+	Aliases []string
 }
 
 // SplitFrontMatter separates a leading "---" YAML block from the body. It
@@ -91,6 +93,7 @@ func SplitFrontMatter(text string) (FrontMatter, int) {
 				fm.Lang = strings.ToLower(str(raw["language"]))
 			}
 			fm.Tags = tags(raw["tags"])
+			fm.Aliases = links.AliasesOf(raw)
 			return fm, 4 + off
 		}
 		if nl < 0 {

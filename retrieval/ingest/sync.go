@@ -21,6 +21,7 @@ import (
 	"github.com/gnosearch/gno/retrieval/chunk"
 	"github.com/gnosearch/gno/retrieval/config"
 	"github.com/gnosearch/gno/retrieval/convert"
+	"github.com/gnosearch/gno/retrieval/links"
 	"github.com/gnosearch/gno/retrieval/store"
 	"lukechampine.com/blake3"
 )
@@ -43,6 +44,8 @@ type Options struct {
 	Progress func(Progress)
 	// Limits bound the conversion of one file (PDF, office, mail...).
 	Limits convert.Limits
+	// SkipLinks leaves links out (to measure what extracting them costs).
+	SkipLinks bool
 }
 
 // Progress reports a running sync.
@@ -549,6 +552,9 @@ func convertFile(ctx context.Context, col config.Collection, c candidate, states
 		}
 		doc = Mirror(col, c.rel, f, mirror, opt.Chunk)
 	}
+	if opt.SkipLinks {
+		doc.Links, doc.Aliases, doc.NoLinks = nil, nil, true
+	}
 	doc.Hash = hash
 	doc.Size = c.size
 	doc.MtimeNS = c.mtimeNS
@@ -589,6 +595,8 @@ func build(col config.Collection, rel, text string, invalid int, mime string, co
 		doc.Title = Title(fm, body, rel)
 		doc.Tags = fm.Tags
 		doc.Lang = fm.Lang
+		doc.Links = links.Extract(text)
+		doc.Aliases = fm.Aliases
 		lineOff := strings.Count(text[:off], "\n")
 		chunks = chunk.Markdown(body, copt)
 		for i := range chunks {

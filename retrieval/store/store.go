@@ -152,7 +152,7 @@ func (s *Store) migrate(ctx context.Context) error {
 			return fmt.Errorf("upgrade index to schema 2: %w", err)
 		}
 	}
-	if _, err := tx.ExecContext(ctx, schema); err != nil {
+	if _, err := tx.ExecContext(ctx, schema+linksSchema); err != nil {
 		return fmt.Errorf("create schema: %w", err)
 	}
 	if _, err := tx.ExecContext(ctx, skippedSchema); err != nil {
@@ -160,6 +160,10 @@ func (s *Store) migrate(ctx context.Context) error {
 	}
 	if v > 0 && v < 2 {
 		if err := fillSegmented(ctx, tx); err != nil {
+			return fmt.Errorf("upgrade index to schema 2: %w", err)
+		}
+		// Links arrived in schema 2 too: extract them from stored text.
+		if err := backfillLinks(ctx, tx); err != nil {
 			return fmt.Errorf("upgrade index to schema 2: %w", err)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/gnosearch/gno/retrieval/chunk"
+	"github.com/gnosearch/gno/retrieval/links"
 	"github.com/gnosearch/gno/retrieval/segment"
 )
 
@@ -55,6 +56,13 @@ type Document struct {
 	LineCount    int
 	InvalidBytes int
 	Chunks       []chunk.Chunk
+	// Links are the links the document makes; Aliases the other names
+	// (front matter) links may call it by.
+	Links   []links.Link
+	Aliases []string
+	// NoLinks leaves the document out of the link tables (benchmarks
+	// measuring what links cost).
+	NoLinks bool
 }
 
 // Batch is one write transaction of a sync. Either all of its changes land
@@ -63,6 +71,7 @@ type Batch struct {
 	tx    *sql.Tx
 	gen   int64
 	stmts map[string]*sql.Stmt
+	links *linkState
 }
 
 // exec runs query through a statement prepared once per batch: a sync
@@ -95,8 +104,13 @@ func (s *Store) Begin(ctx context.Context, gen int64) (*Batch, error) {
 	return &Batch{tx: tx, gen: gen}, nil
 }
 
-// Commit makes the batch durable.
-func (b *Batch) Commit() error { return b.tx.Commit() }
+// Commit resolves the batch's links and makes it durable.
+func (b *Batch) Commit() error {
+	if err := b.resolveLinks(context.Background()); err != nil {
+		return err
+	}
+	return b.tx.Commit()
+}
 
 // Rollback abandons the batch; safe after Commit.
 func (b *Batch) Rollback() error {
@@ -110,9 +124,11 @@ func (b *Batch) Rollback() error {
 // Put inserts or replaces a document and its chunks.
 func (b *Batch) Put(ctx context.Context, d *Document) error {
 	var id int64
+	existed := true
 	err := b.tx.QueryRowContext(ctx, "SELECT id FROM documents WHERE collection = ? AND rel_path = ?", d.Collection, d.RelPath).Scan(&id)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
+		existed = false
 		res, err := b.exec(ctx, `INSERT INTO documents(collection, rel_path, hash, title, lang, mime, size, mtime_ns, line_count, invalid_bytes, added_gen, changed_gen)
 			VALUES(?,?,?,?,?,?,?,?,?,?,?,?)`, d.Collection, d.RelPath, d.Hash, d.Title, d.Lang, d.Mime, d.Size, d.MtimeNS, d.LineCount, d.InvalidBytes, b.gen, b.gen)
 		if err != nil {
@@ -141,6 +157,11 @@ func (b *Batch) Put(ctx context.Context, d *Document) error {
 	}
 	if len(d.Chunks) > MaxChunks {
 		return fmt.Errorf("index %s/%s: %d chunks, more than %d", d.Collection, d.RelPath, len(d.Chunks), MaxChunks)
+	}
+	if !d.NoLinks {
+		if err := b.putLinks(ctx, id, d, existed); err != nil {
+			return fmt.Errorf("index links of %s/%s: %w", d.Collection, d.RelPath, err)
+		}
 	}
 	for _, t := range d.Tags {
 		if _, err := b.exec(ctx, "INSERT OR IGNORE INTO tags(doc_id, tag) VALUES(?, ?)", id, t); err != nil {
@@ -185,6 +206,9 @@ func (b *Batch) Touch(ctx context.Context, id, size, mtimeNS int64) error {
 
 // Remove deletes a document, recording it in the change feed.
 func (b *Batch) Remove(ctx context.Context, id int64) error {
+	if err := b.forgetLinks(ctx, id); err != nil {
+		return fmt.Errorf("remove document %d: %w", id, err)
+	}
 	if _, err := b.exec(ctx, "INSERT INTO removed(collection, rel_path, hash, gen) SELECT collection, rel_path, hash, ? FROM documents WHERE id = ?", b.gen, id); err != nil {
 		return fmt.Errorf("remove document %d: %w", id, err)
 	}

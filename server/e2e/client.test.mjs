@@ -142,8 +142,9 @@ test('tools/list: every tool has schemas and explicit annotations', async () => 
     cursor = page.nextCursor;
   } while (cursor);
   const names = tools.map((t) => t.name).sort();
-  assert.deepEqual(names, ['gno_add_collection', 'gno_capture', 'gno_changes', 'gno_get', 'gno_job_status', 'gno_list_jobs',
-    'gno_list_tags', 'gno_multi_get', 'gno_query', 'gno_remove_collection', 'gno_search', 'gno_status', 'gno_sync', 'gno_tag', 'gno_vsearch']);
+  assert.deepEqual(names, ['gno_add_collection', 'gno_capture', 'gno_changes', 'gno_delete', 'gno_find_path', 'gno_get', 'gno_hubs',
+    'gno_job_status', 'gno_links', 'gno_list_jobs', 'gno_list_tags', 'gno_multi_get', 'gno_query', 'gno_related', 'gno_remove_collection',
+    'gno_rename', 'gno_resolve', 'gno_search', 'gno_status', 'gno_sync', 'gno_tag', 'gno_update', 'gno_vsearch']);
   for (const t of tools) {
     assert.equal(t.inputSchema.type, 'object', t.name);
     assert.equal(t.outputSchema?.type, 'object', t.name);
@@ -186,6 +187,16 @@ test('read tools with valid arguments', async () => {
   assert.deepEqual(sc.tags, [{ tag: 'project/api', count: 13 }]);
   sc = await ok('gno_changes', { since: 0 });
   assert.equal(sc.added.length, DOCS + 1);
+  sc = await ok('gno_links', { ref: uri, includeContent: true });
+  assert.equal(sc.uri, uri);
+  await ok('gno_hubs', { metric: 'pagerank', limit: 3, includeContent: true });
+  sc = await ok('gno_find_path', { source: uri, target: uri });
+  assert.deepEqual([sc.found, sc.length], [true, 0]);
+  sc = await ok('gno_resolve', { names: ['doc 1', 'dco 2'], strategy: 'fuzzy', threshold: 0.3 });
+  assert.equal(sc.results.length, 2);
+  await ok('gno_related', { ref: uri });
+  sc = await ok('gno_get', { ref: uri, depth: 1 });
+  assert.equal(typeof sc.incomingCount, 'number');
 });
 
 test('converted documents: PDF page, source mime, mirror, skipped files', async () => {
@@ -225,6 +236,10 @@ test('invalid arguments and unknown tools', async () => {
   await fails('gno_remove_collection', {}, 'INVALID_INPUT');
   await fails('gno_tag', { ref: 'notes/doc-0001.md', tag: 'x', action: 'flip' }, 'INVALID_INPUT');
   await fails('gno_job_status', { jobId: 3 }, 'INVALID_INPUT');
+  await fails('gno_links', { ref: 'notes/doc-0001.md', direction: 'up' }, 'INVALID_INPUT');
+  await fails('gno_hubs', { metric: 'betweenness' }, 'INVALID_INPUT');
+  await fails('gno_rename', { ref: 'notes/doc-0001.md', newPath: '../x.md' }, 'INVALID_PATH');
+  await fails('gno_update', { ref: 'notes/nope.md', content: 'x' }, 'NOT_FOUND');
   await fails('gno_list_jobs', { limit: 'all' }, 'INVALID_INPUT');
   await fails('gno_search', { query: 'fox '.repeat(2_600_000) }, 'INVALID_INPUT'); // ~10 MB
   assert.equal(await rpcError(client.callTool({ name: 'gno_nope', arguments: {} })), -32602);
@@ -243,6 +258,12 @@ test('write tools', async () => {
   assert.deepEqual(sc.tags, ['ideas']);
   await ok('gno_tag', { ref: 'notes/captured-idea.md', tag: 'ideas', action: 'remove' });
   await fails('gno_tag', { ref: 'notes/captured-idea.md', tag: 'ideas', action: 'remove' }, 'NOT_FOUND');
+  sc = await ok('gno_update', { ref: 'notes/captured-idea.md', tags: ['ideas'] });
+  assert.ok(sc.indexed);
+  sc = await ok('gno_rename', { ref: 'notes/captured-idea.md', newPath: 'ideas/captured-idea.md' });
+  assert.equal(sc.uri, 'gno://notes/ideas/captured-idea.md');
+  sc = await ok('gno_delete', { ref: 'notes/ideas/captured-idea.md' });
+  assert.equal(sc.deleted, true);
 
   // Progress: notifications arrive, and all before the result.
   const progress = [];
