@@ -161,9 +161,9 @@ func TestCheck(t *testing.T) {
 		{"A [#abc123:1-5].", "A [#abc123:3-5]."}, // clamped into the passage
 		{"A [#abc123:20-30].", "A ."},            // outside: dropped
 		{"A [#abc123:4-5; #def456:2].", "A [#abc123:4-5][#def456:2-2]."},
-		{"A [2].", "A [#def456:1-4]."},                 // passage number
-		{"A [#zzzz99:1-2] and [7].", "A  and ."},       // unknown doc, bad number
-		{"array[0] stays", "array[#abc123:3-8] stays"}, // a small number reads as a passage
+		{"A [2].", "A [#def456:1-4]."}, // passage number
+		{"A [#zzzz99:1-2] and [7].", "A  and ."},
+		{"x[0] y", "x y"}, // passage 0 does not exist       // unknown doc, bad number
 	} {
 		got, _, _ := Check(tc.in, ps)
 		if got != tc.want {
