@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
@@ -140,4 +141,28 @@ func (s *Server) StartEmbed(ctx context.Context, collection string) (Job, error)
 		}})
 	})
 	return s.jobs.snapshot(je), nil
+}
+
+// IsLoopback reports whether host (a name or IP, brackets allowed) is
+// localhost or a loopback address.
+func IsLoopback(host string) bool { return isLoopback(host) }
+
+// CheckOrigin wraps next with the MCP endpoint's Origin check: unless
+// listenAny, a browser request must come from a loopback origin.
+func (s *Server) CheckOrigin(next http.Handler, listenAny bool) http.Handler {
+	return s.checkOrigin(next, listenAny)
+}
+
+// Validate checks raw arguments against a tool's input schema, as Call
+// does, for callers that run the work themselves (streaming answers).
+func (s *Server) Validate(name string, raw map[string]any) (map[string]any, error) {
+	d, ok := s.defs[name]
+	if !ok {
+		return nil, gnoerr.New(gnoerr.NotFound, "no tool %q", name)
+	}
+	a, err := validateArgs(parseSchema(d.input), raw)
+	if err != nil {
+		return nil, gnoerr.New(gnoerr.InvalidInput, "%s", err.Error())
+	}
+	return a, nil
 }
