@@ -59,7 +59,6 @@ type chatStreamRequest struct {
 	MaxTokens   int           `json:"max_tokens,omitempty"`
 }
 
-
 type chatChunk struct {
 	Choices []struct {
 		Delta struct {
