@@ -46,8 +46,14 @@ func Check(raw string, ps []Passage) (string, []Citation, []string) {
 		}
 		return strings.Join(kept, "")
 	})
+	if len(dropped) > 0 {
+		// A dropped citation leaves "claim ." behind.
+		out = spaceBeforePunct.ReplaceAllString(out, "$1")
+	}
 	return strings.TrimSpace(out), cites, dropped
 }
+
+var spaceBeforePunct = regexp.MustCompile(`[ \t]+([.,;:!?])`)
 
 // resolve turns one citation match into a checked Citation.
 func resolve(m []string, ps []Passage, byDoc map[string][]Passage) (Citation, bool) {
