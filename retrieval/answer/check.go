@@ -53,7 +53,7 @@ func Check(raw string, ps []Passage) (string, []Citation, []string) {
 	return strings.TrimSpace(out), cites, dropped
 }
 
-var spaceBeforePunct = regexp.MustCompile(`[ \t]+([.,;:!?])`)
+var spaceBeforePunct = regexp.MustCompile(`[ \t]+([.,;!?])`)
 
 // resolve turns one citation match into a checked Citation.
 func resolve(m []string, ps []Passage, byDoc map[string][]Passage) (Citation, bool) {
@@ -107,3 +107,6 @@ func uncited(text string) int {
 	}
 	return n
 }
+
+// citation matches a checked citation in the cleaned text.
+var citation = regexp.MustCompile(`\[(#[0-9A-Za-z]+):(\d+)-(\d+)\]`)

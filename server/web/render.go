@@ -6,6 +6,7 @@ import (
 	"html/template"
 	"net/url"
 	"path"
+	"regexp"
 	"strings"
 
 	"github.com/yuin/goldmark"
@@ -91,17 +92,18 @@ func renderMarkdown(content, collection, relPath string, from, to int) (rendered
 	return rendered{HTML: template.HTML(out), Links: links}, nil
 }
 
-// safeHTML is the belt to goldmark's braces: rendered HTML must hold no
-// script, no inline event handler and no javascript: URL.
+// safeHTML is the belt to goldmark's braces: rendered HTML must open no
+// active element, carry no inline event handler and no script URL. Text
+// is escaped by then, so only real tags and attributes can match.
 func safeHTML(s string) bool {
-	l := strings.ToLower(s)
-	for _, bad := range []string{"<script", "javascript:", "<iframe", "<object", "<embed", "<style", " onerror=", " onload=", " onclick="} {
-		if strings.Contains(l, bad) {
-			return false
-		}
-	}
-	return true
+	return !activeTag.MatchString(s) && !eventAttr.MatchString(s) && !scriptURL.MatchString(s)
 }
+
+var (
+	activeTag = regexp.MustCompile(`(?i)<(script|iframe|object|embed|style|base|form|meta|link|svg|math)\b`)
+	eventAttr = regexp.MustCompile(`(?i)<[a-z][^>]*\son[a-z]+\s*=`)
+	scriptURL = regexp.MustCompile(`(?i)<[a-z][^>]*\s(href|src|action|formaction|xlink:href)\s*=\s*["']?\s*(javascript|vbscript|data):`)
+)
 
 // splitFrontMatter returns the body after a leading YAML front matter
 // block and how many lines that block took.
