@@ -159,7 +159,7 @@ func TestCheck(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
 		{"A [#abc123:3-8].", "A [#abc123:3-8]."},
 		{"A [#abc123:1-5].", "A [#abc123:3-5]."}, // clamped into the passage
-		{"A [#abc123:20-30].", "A."},            // outside: dropped
+		{"A [#abc123:20-30].", "A."},             // outside: dropped
 		{"A [#abc123:4-5; #def456:2].", "A [#abc123:4-5][#def456:2-2]."},
 		{"A [2].", "A [#def456:1-4]."}, // passage number
 		{"A [#zzzz99:1-2] and [7].", "A  and."},
