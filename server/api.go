@@ -48,7 +48,8 @@ func (s *Server) Call(ctx context.Context, name string, raw map[string]any) (out
 
 // ArgsFromQuery turns URL query parameters into a tool's arguments, typed
 // by its input schema: numbers and booleans are parsed, an array takes
-// repeated or comma-separated values. "q" stands for "query".
+// repeated or comma-separated values. "q" stands for "query" (or
+// "question").
 func (s *Server) ArgsFromQuery(name string, q url.Values) (map[string]any, error) {
 	d, ok := s.defs[name]
 	if !ok {
@@ -59,6 +60,9 @@ func (s *Server) ArgsFromQuery(name string, q url.Values) (map[string]any, error
 	for key, vals := range q {
 		if key == "q" {
 			key = "query"
+			if _, ok := sch.Properties["question"]; ok {
+				key = "question"
+			}
 		}
 		p := sch.Properties[key]
 		if p == nil || len(vals) == 0 {

@@ -93,12 +93,24 @@ func TestHostileHostAndOrigin(t *testing.T) {
 		{[]string{"Origin", "http://evil.example"}, 403},
 		{[]string{"Origin", "null"}, 403},
 		{[]string{"Origin", "http://localhost:" + u.Port()}, 200},
+		{[]string{"Sec-Fetch-Site", "same-origin"}, 200},
 	} {
 		for _, p := range []string{"/", "/api/status", "/doc?ref=notes/tea.md"} {
 			if code, body := v.get(t, p, tc.hdr...); code != tc.want {
 				t.Errorf("GET %s with %v: %d, want %d (%s)", p, tc.hdr, code, tc.want, body)
 			}
 		}
+	}
+}
+
+// TestCrossSiteAPI: another site may link to a page but not call the API.
+func TestCrossSiteAPI(t *testing.T) {
+	v := newEnv(t, Options{}, nil)
+	if code, _ := v.get(t, "/api/ask?q=foxes", "Sec-Fetch-Site", "cross-site"); code != 403 {
+		t.Errorf("cross-site API call: %d", code)
+	}
+	if code, _ := v.get(t, "/?q=foxes", "Sec-Fetch-Site", "cross-site"); code != 200 {
+		t.Errorf("cross-site link to a page: %d", code)
 	}
 }
 

@@ -29,6 +29,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/gnosearch/gno/retrieval/gnoerr"
@@ -144,6 +145,12 @@ func (a *App) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, fmt.Sprintf("Forbidden: host %q is not allowed (gno serves loopback only; see --listen-any)", r.Host), http.StatusForbidden)
 			return
 		}
+	}
+	// Another site's page may link to gno's pages, but not call its API
+	// (an <img> or fetch GET carries no Origin; browsers send this).
+	if strings.HasPrefix(r.URL.Path, "/api/") && r.Header.Get("Sec-Fetch-Site") == "cross-site" {
+		http.Error(w, "Forbidden: cross-site API request", http.StatusForbidden)
+		return
 	}
 	a.srv.CheckOrigin(a.mux, a.opts.ListenAny).ServeHTTP(w, r)
 }
