@@ -157,6 +157,11 @@ func TestBrowser(t *testing.T) {
 	if eval(`String(document.querySelectorAll("#results mark").length)`) == "0" {
 		t.Error("no highlighted terms in the results")
 	}
+	do("explain",
+		chromedp.Navigate(base+"/?q=fox+dens&mode=query&explain=1"),
+		chromedp.WaitVisible(chromedp.CSS(`#stages`)),
+		shot("explain"))
+	do("back to results", chromedp.Navigate(base+"/?q=dens+hillsides"), chromedp.WaitVisible(chromedp.CSS(`#results`)))
 	do("open result",
 		chromedp.Click(chromedp.CSS(`#results li:first-child a.title`)),
 		chromedp.WaitVisible(chromedp.CSS(`.md .blk.hit`)),

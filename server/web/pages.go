@@ -95,6 +95,19 @@ type searchView struct {
 	Elapsed float64
 }
 
+// stageOrder puts stages in pipeline order, total last.
+func stageOrder(name string) int {
+	for i, s := range []string{"expand", "bm25", "vector", "fusion", "rerank", "blend"} {
+		if strings.HasPrefix(name, s) {
+			return i
+		}
+	}
+	if name == "total" {
+		return 100
+	}
+	return 50
+}
+
 type stage struct {
 	Name string
 	MS   float64
@@ -134,7 +147,13 @@ func (a *App) searchPage(w http.ResponseWriter, r *http.Request) {
 	for k, v := range res.Meta.Timings {
 		view.Stages = append(view.Stages, stage{k, v})
 	}
-	sort.Slice(view.Stages, func(i, j int) bool { return view.Stages[i].Name < view.Stages[j].Name })
+	sort.Slice(view.Stages, func(i, j int) bool {
+		oi, oj := stageOrder(view.Stages[i].Name), stageOrder(view.Stages[j].Name)
+		if oi != oj {
+			return oi < oj
+		}
+		return view.Stages[i].Name < view.Stages[j].Name
+	})
 	a.render(w, r, "search", http.StatusOK, p)
 }
 
