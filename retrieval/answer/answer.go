@@ -216,14 +216,12 @@ func Ask(ctx context.Context, e *retrieval.Engine, req Request, onToken func(str
 func write(ctx context.Context, ch inference.Chatter, q string, ans *Answer, first time.Duration, start time.Time, onToken func(string)) (string, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	got := make(chan struct{})
 	timer := time.AfterFunc(first, func() { cancel(errFirstToken) })
 	defer timer.Stop()
 	var b strings.Builder
 	err := ch.Chat(ctx, Prompt(q, ans.Passages), func(tok string) error {
 		if b.Len() == 0 {
 			timer.Stop()
-			close(got)
 			ans.Meta.Timings["firstToken"] = ms(time.Since(start))
 		}
 		b.WriteString(tok)
