@@ -257,3 +257,16 @@ func TestPages(t *testing.T) {
 		t.Errorf("bad mode: %d", code)
 	}
 }
+
+// TestBacklinks: with a links graph, the document view lists both ways.
+func TestBacklinks(t *testing.T) {
+	graph := LinksFunc(func(_ context.Context, ref string) ([]Link, []Link, error) {
+		return []Link{{DocID: "#out1", URI: "gno://notes/index.md", Title: "Index of notes"}},
+			[]Link{{DocID: "#in1", URI: "gno://notes/index.md", Title: "Index of notes", Line: 3}}, nil
+	})
+	v := newEnv(t, Options{Links: graph}, nil)
+	code, body := v.get(t, "/doc?ref=notes/animals/foxes.md")
+	if code != 200 || !strings.Contains(body, `id="backlinks"`) || !strings.Contains(body, `class="backlink" href="/doc?ref=%23in1&amp;from=3&amp;to=3#L3"`) {
+		t.Fatalf("%d %s", code, body)
+	}
+}

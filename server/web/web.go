@@ -63,6 +63,15 @@ type LinkGraph interface {
 	Links(ctx context.Context, ref string) (outgoing, incoming []Link, err error)
 }
 
+// LinksFunc adapts a function (e.g. a closure over Engine.Links) to
+// LinkGraph.
+type LinksFunc func(ctx context.Context, ref string) (outgoing, incoming []Link, err error)
+
+// Links calls f.
+func (f LinksFunc) Links(ctx context.Context, ref string) (outgoing, incoming []Link, err error) {
+	return f(ctx, ref)
+}
+
 // Options configure the web app.
 type Options struct {
 	// Server runs the tools and owns the engine. Required.
