@@ -133,4 +133,3 @@ func BenchmarkAskFirstToken(b *testing.B) {
 		})
 	}
 }
-
