@@ -233,6 +233,9 @@ func (a *App) docPage(w http.ResponseWriter, r *http.Request) {
 	if p.Title == "" {
 		p.Title = d.Source.RelPath
 	}
+	if view.View == "" && !isMarkdown(d.Source.Ext) {
+		view.View = "source" // plain text reads best as numbered lines
+	}
 	if view.View == "source" {
 		for i, l := range strings.Split(strings.TrimSuffix(d.Content, "\n"), "\n") {
 			n := i + 1
@@ -342,6 +345,14 @@ func (a *App) statusPage(w http.ResponseWriter, r *http.Request) {
 	}
 	view.Active, view.Recent = a.srv.Jobs(10)
 	a.render(w, r, "status", http.StatusOK, p)
+}
+
+func isMarkdown(ext string) bool {
+	switch strings.ToLower(strings.TrimPrefix(ext, ".")) {
+	case "md", "markdown", "mdx", "mkd":
+		return true
+	}
+	return false
 }
 
 // docHref is the document view of a reference.

@@ -22,6 +22,12 @@
     }
   });
 
+  // Document: a line anchor inside a rendered block scrolls to the block.
+  if (location.hash && !document.getElementById(location.hash.slice(1))) {
+    var hit = document.querySelector(".hit");
+    if (hit) hit.scrollIntoView({ block: "center" });
+  }
+
   // Ask: stream the answer as the model writes it.
   var ask = document.getElementById("ask");
   var out = document.getElementById("answer");
