@@ -60,3 +60,19 @@ type Expander interface {
 	// ModelID names the model.
 	ModelID() string
 }
+
+// ChatMessage is one turn of a chat: Role is "system", "user" or
+// "assistant".
+type ChatMessage struct {
+	Role    string
+	Content string
+}
+
+// Chatter streams a chat model's reply (used by `gno ask` to write answers).
+type Chatter interface {
+	// Chat sends msgs and calls onToken with each piece of the reply as it
+	// arrives; an error from onToken stops the stream and is returned.
+	Chat(ctx context.Context, msgs []ChatMessage, onToken func(string) error) error
+	// ModelID names the backend and model, e.g. "ollama:qwen3:1.7b".
+	ModelID() string
+}

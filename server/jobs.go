@@ -110,7 +110,9 @@ func (j *jobs) start(kind string, cols []string, lock *store.WriteLock, fn func(
 	j.mu.Unlock()
 	j.s.log.Info("job started", "job", e.job.ID, "type", kind, "collections", cols)
 	j.wg.Go(func() {
-		defer lock.Unlock()
+		if lock != nil { // nil: fn takes the lock itself (embed)
+			defer lock.Unlock()
+		}
 		var res any
 		var err error
 		func() {

@@ -181,7 +181,7 @@ var documentSchema = `{"type": "object", "required": ["docid", "uri", "content",
 const progressSchema = `{"type": "object", "properties": {"collection": {"type": "string"}, "done": {"type": "integer"}, "total": {"type": "integer"}}}`
 
 var jobProps = `
-  "jobId": {"type": "string"}, "type": {"type": "string", "enum": ["sync", "add_collection"]},
+  "jobId": {"type": "string"}, "type": {"type": "string", "enum": ["sync", "add_collection", "embed"]},
   "status": {"type": "string", "enum": ["running", "completed", "failed", "cancelled"]},
   "collections": ` + stringsSchema + `, "createdAt": {"type": "string"}, "finishedAt": {"type": "string"},
   "progress": ` + progressSchema + `, "result": {"type": "object"}, "error": ` + errorSchema

@@ -64,6 +64,9 @@ type Server struct {
 	// reads holds documents read by the resources/read hook for the
 	// handler that follows it (see resources.go).
 	reads sync.Map
+
+	// defs are the registered tools by name, for Call (the REST API).
+	defs map[string]toolDef
 }
 
 const instructions = `gno searches the user's local documents (notes, docs, Markdown).
@@ -112,13 +115,16 @@ func New(opts Options) *Server {
 	}
 	s.mcp = mcpsrv.NewMCPServer("gno", opts.Version, sopts...)
 	var tools []mcpsrv.ServerTool
-	for _, d := range append(readTools(), graphTools()...) {
-		tools = append(tools, s.serverTool(d))
-	}
+	s.defs = map[string]toolDef{}
+	defs := append(readTools(), graphTools()...)
+	defs = append(defs, askTool())
 	if opts.EnableWrite {
-		for _, d := range append(writeTools(), noteTools()...) {
-			tools = append(tools, s.serverTool(d))
-		}
+		defs = append(defs, writeTools()...)
+		defs = append(defs, noteTools()...)
+	}
+	for _, d := range defs {
+		s.defs[d.name] = d
+		tools = append(tools, s.serverTool(d))
 	}
 	s.mcp.AddTools(tools...)
 	s.addResources()

@@ -99,6 +99,7 @@ func newCmd() *cobra.Command {
 	f.StringVar(&httpAddr, "http", "", "serve streamable HTTP on `ADDR` (e.g. 127.0.0.1:8765) instead of stdio")
 	f.BoolVar(&listenAny, "listen-any", false, "allow --http on a non-loopback address and cross-origin requests")
 	f.StringVar(&logFile, "log-file", "", "append logs to `FILE` (stdout never carries logs)")
+	cmd.AddCommand(newServeCmd())
 	return cmd
 }
 

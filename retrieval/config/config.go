@@ -80,6 +80,8 @@ type Models struct {
 	Rerank string `yaml:"rerank,omitempty"`
 	// Expand configures query expansion.
 	Expand Backend `yaml:"expand,omitempty"`
+	// Answer is the chat model `gno ask` writes answers with.
+	Answer Backend `yaml:"answer,omitempty"`
 	// EmbedBackend, when set, serves embeddings remotely instead of ONNX.
 	EmbedBackend Backend `yaml:"embedBackend,omitempty"`
 	// RerankBackend, when set, serves reranking remotely instead of ONNX.

@@ -1,0 +1,220 @@
+// Package web is gno's local web app and REST API (`gno serve`): search
+// with the three modes, a per-stage explain view, documents rendered from
+// the index, answers with citations, index status and live job progress.
+//
+// Pages are server-rendered html/template with a few kilobytes of
+// progressive vanilla JavaScript; every asset is embedded in the binary
+// and there is no build step. The REST API under /api/ runs the MCP
+// server's own tool handlers (server.Server.Call), so its JSON is the
+// tools' structuredContent, byte for byte the same shapes.
+//
+// Safety: loopback only unless ListenAny; Host and Origin checked against
+// DNS rebinding; writes need EnableWrite, a same-origin request and the
+// page's CSRF token in X-Gno-Csrf; documents are rendered from the index by
+// reference only (never a path on disk), without their HTML, under a
+// strict Content-Security-Policy.
+package web
+
+import (
+	"context"
+	"crypto/rand"
+	"embed"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"html/template"
+	"io"
+	"io/fs"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/gnosearch/gno/retrieval/gnoerr"
+	"github.com/gnosearch/gno/server"
+)
+
+//go:embed assets templates
+var files embed.FS
+
+// CSRFHeader carries the CSRF token on write requests.
+const CSRFHeader = "X-Gno-Csrf"
+
+// csp allows the page's own scripts, styles and API calls and nothing
+// else: no inline script, no plugin, no framing, no foreign images.
+const csp = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
+	"form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+
+// Link is one end of a link between two documents.
+type Link struct {
+	DocID string `json:"docid"`
+	URI   string `json:"uri"`
+	Title string `json:"title,omitempty"`
+	// Line is where the link is written (in the linking document).
+	Line int `json:"line,omitempty"`
+}
+
+// LinkGraph gives a document's links when the index has a links graph
+// (Engine.Links). Without one, the document view lists the links written
+// in the document and says backlinks need the graph.
+type LinkGraph interface {
+	Links(ctx context.Context, ref string) (outgoing, incoming []Link, err error)
+}
+
+// LinksFunc adapts a function (e.g. a closure over Engine.Links) to
+// LinkGraph.
+type LinksFunc func(ctx context.Context, ref string) (outgoing, incoming []Link, err error)
+
+// Links calls f.
+func (f LinksFunc) Links(ctx context.Context, ref string) (outgoing, incoming []Link, err error) {
+	return f(ctx, ref)
+}
+
+// Options configure the web app.
+type Options struct {
+	// Server runs the tools and owns the engine. Required.
+	Server *server.Server
+	// EnableWrite turns on the write endpoints (sync, embed, tag); the
+	// Server must have been built with EnableWrite too.
+	EnableWrite bool
+	// ListenAny allows a non-loopback address, Host and Origin.
+	ListenAny bool
+	// Links is the links graph; nil until the index has one.
+	Links LinkGraph
+	// Logger receives diagnostics; nil discards them.
+	Logger *slog.Logger
+}
+
+// App is the web app as an http.Handler.
+type App struct {
+	opts  Options
+	srv   *server.Server
+	log   *slog.Logger
+	csrf  string
+	pages map[string]*template.Template
+	mux   *http.ServeMux
+}
+
+// New builds the app.
+func New(o Options) (*App, error) {
+	if o.Server == nil {
+		return nil, errors.New("web: no server")
+	}
+	log := o.Logger
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	var tok [16]byte
+	if _, err := rand.Read(tok[:]); err != nil {
+		return nil, fmt.Errorf("web: csrf token: %w", err)
+	}
+	a := &App{opts: o, srv: o.Server, log: log, csrf: hex.EncodeToString(tok[:]), mux: http.NewServeMux()}
+	if err := a.parseTemplates(); err != nil {
+		return nil, err
+	}
+	a.routes()
+	return a, nil
+}
+
+// CSRFToken is the token write requests must carry in X-Gno-Csrf.
+func (a *App) CSRFToken() string { return a.csrf }
+
+func (a *App) routes() {
+	assets, _ := fs.Sub(files, "assets")
+	fileServer := http.StripPrefix("/assets/", http.FileServerFS(assets))
+	a.mux.Handle("GET /assets/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "public, max-age=3600")
+		fileServer.ServeHTTP(w, r)
+	}))
+	a.mux.HandleFunc("GET /{$}", a.searchPage)
+	a.mux.HandleFunc("GET /doc", a.docPage)
+	a.mux.HandleFunc("GET /ask", a.askPage)
+	a.mux.HandleFunc("GET /status", a.statusPage)
+	a.restRoutes()
+}
+
+// ServeHTTP applies the safety checks and headers, then routes.
+func (a *App) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("Content-Security-Policy", csp)
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("Cross-Origin-Opener-Policy", "same-origin")
+	h.Set("Cross-Origin-Resource-Policy", "same-origin")
+	if !a.opts.ListenAny {
+		host := r.Host
+		if hn, _, err := net.SplitHostPort(host); err == nil {
+			host = hn
+		}
+		if !server.IsLoopback(host) {
+			a.log.Warn("refused request with foreign Host", "host", r.Host)
+			http.Error(w, fmt.Sprintf("Forbidden: host %q is not allowed (gno serves loopback only; see --listen-any)", r.Host), http.StatusForbidden)
+			return
+		}
+	}
+	// Another site's page may link to gno's pages, but not call its API
+	// (an <img> or fetch GET carries no Origin; browsers send this).
+	if strings.HasPrefix(r.URL.Path, "/api/") && r.Header.Get("Sec-Fetch-Site") == "cross-site" {
+		http.Error(w, "Forbidden: cross-site API request", http.StatusForbidden)
+		return
+	}
+	a.srv.CheckOrigin(a.mux, a.opts.ListenAny).ServeHTTP(w, r)
+}
+
+// sameOrigin guards writes: the CSRF token must match and a browser's
+// Origin (or, without one, Sec-Fetch-Site) must be this very server.
+func (a *App) sameOrigin(r *http.Request) error {
+	if r.Header.Get(CSRFHeader) != a.csrf {
+		return gnoerr.New(gnoerr.InvalidInput, "missing or wrong %s header (write requests need the token from the page)", CSRFHeader)
+	}
+	if o := r.Header.Get("Origin"); o != "" {
+		u, err := url.Parse(o)
+		if err != nil || u.Host != r.Host {
+			return gnoerr.New(gnoerr.InvalidInput, "cross-origin write refused (origin %q)", o)
+		}
+	} else if s := r.Header.Get("Sec-Fetch-Site"); s != "" && s != "same-origin" && s != "none" {
+		return gnoerr.New(gnoerr.InvalidInput, "cross-site write refused (%s)", s)
+	}
+	return nil
+}
+
+// Serve listens on addr and serves the app until ctx ends. ready, if not
+// nil, gets the bound address.
+func Serve(ctx context.Context, addr string, o Options, ready func(addr string)) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return gnoerr.Wrap(gnoerr.InvalidInput, err, "invalid --addr %q (want HOST:PORT, e.g. 127.0.0.1:7777)", addr)
+	}
+	if !o.ListenAny && !server.IsLoopback(host) {
+		return gnoerr.New(gnoerr.InvalidInput, "refusing to listen on %q: it is not a loopback address; use 127.0.0.1:PORT, or pass --listen-any to expose your documents to the network", addr)
+	}
+	app, err := New(o)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", addr, err)
+	}
+	hs := &http.Server{Handler: app, ReadHeaderTimeout: 10 * time.Second}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	if ready != nil {
+		ready(ln.Addr().String())
+	}
+	select {
+	case err := <-errc:
+		if errors.Is(err, http.ErrServerClosed) {
+			return nil
+		}
+		return fmt.Errorf("serve http: %w", err)
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	_ = hs.Shutdown(sctx)
+	return nil
+}
