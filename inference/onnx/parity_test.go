@@ -9,11 +9,14 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/gnosearch/gno/inference"
 	"github.com/gnosearch/gno/models"
+	"golang.org/x/sys/cpu"
 )
 
 // Golden files come from testdata/golden.py (the Python reference:
@@ -31,15 +34,48 @@ type golden struct {
 		Vector  string  `json:"vector_f16"`
 		Score   float64 `json:"score"`
 	} `json:"cases"`
+	// exact is false when the reference was made on another kind of CPU.
+	exact bool
 }
 
-func loadGoldens(t *testing.T) []golden {
+// int8Kernels names the integer kernels ONNX Runtime picks on this CPU.
+// Quantized models give visibly different vectors with and without VNNI
+// (vpdpbusd against AVX2's saturating vpmaddubsw: cosine 0.9985 between
+// the two on bge-small-zh-v1.5-q, in Python and Go alike), so the
+// reference for an int8 model is only exact on the same kind of CPU.
+func int8Kernels() string {
+	if runtime.GOARCH == "amd64" && !cpu.X86.HasAVX512VNNI && !cpu.X86.HasAVXVNNI {
+		return "novnni"
+	}
+	if runtime.GOARCH == "amd64" {
+		return "vnni"
+	}
+	return runtime.GOARCH
+}
+
+// loadGoldens reads the reference files: fp32 models from testdata/golden,
+// int8 models from testdata/golden/int8-<kernels>/. Where no reference was
+// made on this host's kind of CPU, an int8 model is compared with another
+// kind's reference at a tolerance (exact reports false).
+func loadGoldens(t *testing.T) (out []golden) {
 	t.Helper()
 	paths, err := filepath.Glob("testdata/golden/*.json")
 	if err != nil || len(paths) == 0 {
 		t.Fatalf("no golden files: %v", err)
 	}
-	var out []golden
+	int8s, _ := filepath.Glob("testdata/golden/int8-*/*.json")
+	byModel := map[string][]string{}
+	for _, p := range int8s {
+		byModel[filepath.Base(p)] = append(byModel[filepath.Base(p)], p)
+	}
+	for name, ps := range byModel {
+		exact := filepath.Join("testdata/golden", "int8-"+int8Kernels(), name)
+		if slices.Contains(ps, exact) {
+			paths = append(paths, exact)
+		} else {
+			paths = append(paths, ps[0])
+		}
+	}
 	for _, p := range paths {
 		b, err := os.ReadFile(p)
 		if err != nil {
@@ -48,6 +84,10 @@ func loadGoldens(t *testing.T) []golden {
 		var g golden
 		if err := json.Unmarshal(b, &g); err != nil {
 			t.Fatalf("%s: %v", p, err)
+		}
+		g.exact = !strings.Contains(p, "int8-") || strings.Contains(p, "int8-"+int8Kernels()+"/")
+		if !g.exact {
+			t.Logf("%s: no reference made on a %s CPU; comparing with %s at a tolerance", g.Model, int8Kernels(), p)
 		}
 		out = append(out, g)
 	}
@@ -159,12 +199,15 @@ func parityEmbed(t *testing.T, opts Options, g golden) {
 			got[i] = vecs[j]
 		}
 	}
-	worst := 1.0
+	worst, floor := 1.0, 0.9999
+	if !g.exact {
+		floor = 0.998
+	}
 	for i, cs := range g.Cases {
 		cos := cosine(got[i], f16s(t, cs.Vector))
 		worst = min(worst, cos)
-		if cos < 0.9999 {
-			t.Errorf("case %d %.40q: cosine to reference %.6f < 0.9999", i, cs.Text, cos)
+		if cos < floor {
+			t.Errorf("case %d %.40q: cosine to reference %.6f < %g", i, cs.Text, cos, floor)
 		}
 	}
 	st := e.Stats()
@@ -212,7 +255,11 @@ func parityRerank(t *testing.T, opts Options, g golden) {
 			t.Fatal(err)
 		}
 		for j, i := range byQuery[q] {
-			if d := math.Abs(float64(scores[j]) - g.Cases[i].Score); d > 1e-4 {
+			tol := 1e-4
+			if !g.exact {
+				tol = 0.03
+			}
+			if d := math.Abs(float64(scores[j]) - g.Cases[i].Score); d > tol {
 				t.Errorf("pair %d: score %.6f, reference %.6f", i, scores[j], g.Cases[i].Score)
 			}
 		}

@@ -4,7 +4,9 @@ For every model installed in the model cache, runs the same model files
 through the reference stack -- Hugging Face `tokenizers` + `onnxruntime` +
 numpy, with the pooling, prefixes and truncation from models/registry.json --
 and writes the expected token ids and pooled, L2-normalised vectors (fp16,
-base64) to testdata/golden/<model>.json. The Go tests
+base64) to testdata/golden/<model>.json, or for an int8 model to
+testdata/golden/int8-<vnni|novnni>/<model>.json: ONNX Runtime's integer
+kernels differ with and without VNNI, so each kind of CPU has its reference. The Go tests
 (inference/onnx/parity_test.go) require identical ids and cosine >= 0.9999.
 
 Run with `make -f models.mk golden` (pinned versions in a throwaway venv).
@@ -148,6 +150,20 @@ def rerank_golden(mdir, spec):
     return {"model": spec["name"], "role": "rerank", "cases": cases}
 
 
+def int8_kernels():
+    """The name parity_test.go's int8Kernels gives this CPU."""
+    flags = open("/proc/cpuinfo", encoding="utf-8").read() if os.path.exists("/proc/cpuinfo") else ""
+    if "avx2" not in flags:
+        return os.uname().machine
+    return "vnni" if ("avx512_vnni" in flags or "avx_vnni" in flags) else "novnni"
+
+
+def is_int8(path):
+    import onnx
+    ops = {n.op_type for n in onnx.load(path, load_external_data=False).graph.node}
+    return bool(ops & {"MatMulInteger", "DynamicQuantizeLinear", "QLinearMatMul", "ConvInteger", "QAttention"})
+
+
 def main():
     if len(sys.argv) != 3:
         raise SystemExit(__doc__)
@@ -162,7 +178,12 @@ def main():
         g = embed_golden(mdir, spec) if spec["role"] == "embed" else rerank_golden(mdir, spec)
         g["versions"] = {"onnxruntime": ort.__version__, "numpy": np.__version__,
                          "tokenizers": __import__("tokenizers").__version__}
-        path = os.path.join(out_dir, spec["name"] + ".json")
+        sub = out_dir
+        if is_int8(os.path.join(mdir, "model.onnx")):
+            # int8 kernels differ with and without VNNI: one reference per kind.
+            sub = os.path.join(out_dir, "int8-" + int8_kernels())
+            os.makedirs(sub, exist_ok=True)
+        path = os.path.join(sub, spec["name"] + ".json")
         with open(path, "w", encoding="utf-8") as f:
             json.dump(g, f, ensure_ascii=False, separators=(",", ":"))
             f.write("\n")
