@@ -3,7 +3,6 @@ package web
 import (
 	"context"
 	"fmt"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,7 +16,6 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/gnosearch/gno/inference/ollama/ollamatest"
-	"github.com/gnosearch/gno/retrieval"
 	"github.com/gnosearch/gno/retrieval/config"
 )
 
@@ -50,12 +48,8 @@ func TestBrowser(t *testing.T) {
 	llm := ollamatest.New(ollamatest.CitingReply)
 	defer llm.Close()
 	var v *env
-	// Until the index has a links graph (Engine.Links), the test builds
-	// one from the documents' own Markdown links.
-	graph := LinksFunc(func(ctx context.Context, ref string) (out, in []Link, err error) {
-		return scanLinks(ctx, v, ref)
-	})
-	v = newEnv(t, Options{EnableWrite: true, Links: graph}, func(c *config.Config) {
+	// Backlinks come from the index's own links graph (Options.Links nil).
+	v = newEnv(t, Options{EnableWrite: true}, func(c *config.Config) {
 		c.Models.Answer = config.Backend{Kind: "ollama", URL: llm.URL, Model: "qwen3:1.7b"}
 	})
 	shots, err := os.MkdirTemp("", "gno-web-shots-")
@@ -218,51 +212,4 @@ func TestBrowser(t *testing.T) {
 	for _, p := range problems {
 		t.Errorf("browser: %s", p)
 	}
-}
-
-// scanLinks finds ref's outgoing and incoming links by rendering every
-// document of the test collection.
-func scanLinks(ctx context.Context, v *env, ref string) (out, in []Link, err error) {
-	e, err := v.srv.Engine(ctx)
-	if err != nil {
-		return nil, nil, err
-	}
-	self, err := e.Get(ctx, retrieval.GetRequest{Ref: ref})
-	if err != nil {
-		return nil, nil, err
-	}
-	all, err := e.MultiGet(ctx, retrieval.MultiGetRequest{Pattern: "notes/**", MaxBytes: 1 << 20})
-	if err != nil {
-		return nil, nil, err
-	}
-	for _, d := range all.Documents {
-		r, err := renderMarkdown(d.Content, d.Collection, d.Source.RelPath, 0, 0)
-		if err != nil {
-			return nil, nil, err
-		}
-		for _, l := range r.Links {
-			target, _ := url.ParseQuery(strings.TrimPrefix(l.Href, "/doc?"))
-			if !l.Doc || target.Get("ref") == "" {
-				continue
-			}
-			t, err := e.Get(ctx, retrieval.GetRequest{Ref: target.Get("ref")})
-			if err != nil {
-				continue
-			}
-			line := 0
-			for i, s := range strings.Split(d.Content, "\n") {
-				if strings.Contains(s, "]("+strings.TrimPrefix(target.Get("ref"), "notes/")) || strings.Contains(s, l.Text+"](") {
-					line = i + 1
-					break
-				}
-			}
-			switch {
-			case d.DocID == self.DocID:
-				out = append(out, Link{DocID: t.DocID, URI: t.URI, Title: t.Title})
-			case t.DocID == self.DocID:
-				in = append(in, Link{DocID: d.DocID, URI: d.URI, Title: d.Title, Line: line})
-			}
-		}
-	}
-	return out, in, nil
 }

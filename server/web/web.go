@@ -81,7 +81,8 @@ type Options struct {
 	EnableWrite bool
 	// ListenAny allows a non-loopback address, Host and Origin.
 	ListenAny bool
-	// Links is the links graph; nil until the index has one.
+	// Links gives a document's links and backlinks; nil means the
+	// index's own links graph (Engine.Links).
 	Links LinkGraph
 	// Logger receives diagnostics; nil discards them.
 	Logger *slog.Logger
@@ -109,6 +110,9 @@ func New(o Options) (*App, error) {
 	var tok [16]byte
 	if _, err := rand.Read(tok[:]); err != nil {
 		return nil, fmt.Errorf("web: csrf token: %w", err)
+	}
+	if o.Links == nil {
+		o.Links = engineGraph{srv: o.Server}
 	}
 	a := &App{opts: o, srv: o.Server, log: log, csrf: hex.EncodeToString(tok[:]), mux: http.NewServeMux()}
 	if err := a.parseTemplates(); err != nil {
