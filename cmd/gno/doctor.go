@@ -2,12 +2,14 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"text/tabwriter"
 	"time"
 
 	"github.com/gnosearch/gno/inference"
 	"github.com/gnosearch/gno/inference/onnx"
+	"github.com/gnosearch/gno/models"
 	"github.com/spf13/cobra"
 )
 
@@ -66,7 +68,7 @@ func (a *app) doctor(ctx context.Context) []check {
 	}
 	if err != nil {
 		return append(out, check{"ONNX Runtime", "fail", err.Error() +
-			"; vector search and reranking are off until it loads (run `make setup` or set " + onnx.EnvLibrary + ")"})
+			"; vector search and reranking are off until it loads: run `gno setup`"})
 	}
 	_, version, _ := onnx.Loaded()
 	out = append(out, check{"ONNX Runtime", "ok", fmt.Sprintf("%s at %s", version, lib)})
@@ -96,6 +98,9 @@ func embedderCheck(ctx context.Context, env onnx.Env, name string) check {
 	if err == nil {
 		defer e.Close()
 		err = e.Load()
+	}
+	if errors.Is(err, models.ErrNotInstalled) {
+		return check{"embedder", "fail", fmt.Sprintf("%s is not installed: run `gno setup`", name)}
 	}
 	if err != nil {
 		return check{"embedder", "fail", fmt.Sprintf("%s: %v", name, err)}
