@@ -31,10 +31,15 @@ func RuntimeDir(modelsDir string) string { return filepath.Join(modelsDir, "onnx
 const (
 	releaseBase = "https://github.com/microsoft/onnxruntime/releases/download"
 	npmBase     = "https://registry.npmjs.org/onnxruntime-node/-/"
-	// npmSHA256 pins the npm tarball as a whole (onnxruntime-node-1.24.1.tgz).
-	npmSHA256 = "57181cf6e6e711b155c5b942d591fd63ded0b5de5c4922d51fd994e7f6ac2772"
-	npmSize   = 85811498
 )
+
+// npmTarball is the npm package, pinned as a whole (the same pin as
+// models.mk used to check); its libraries are pinned again one by one.
+var npmTarball = File{
+	Name:   "onnxruntime-node-" + RuntimeVersion + ".tgz",
+	SHA256: "57181cf6e6e711b155c5b942d591fd63ded0b5de5c4922d51fd994e7f6ac2772",
+	Size:   85811498,
+}
 
 // RuntimePlatform describes the ONNX Runtime build for one GOOS/GOARCH:
 // where its library sits in each source and the checksums it may have.
@@ -206,9 +211,9 @@ func InstallRuntime(ctx context.Context, modelsDir string, p RuntimePlatform, sr
 		if base == "" {
 			base = npmBase
 		}
-		name := "onnxruntime-node-" + RuntimeVersion + ".tgz"
-		sources = append(sources, source{"npm mirror", p.NPMMember,
-			File{Name: name, URL: strings.TrimSuffix(base, "/") + "/" + name, SHA256: npmSHA256, Size: npmSize}})
+		f := npmTarball
+		f.URL = strings.TrimSuffix(base, "/") + "/" + f.Name
+		sources = append(sources, source{"npm mirror", p.NPMMember, f})
 	}
 	var errs []string
 	for _, s := range sources {
