@@ -59,7 +59,7 @@ CROSS_ENV = CGO_ENABLED=1 GOOS=$$os GOARCH=$$arch CC="$(CURDIR)/$(ZIG) cc -targe
 cross: $(BUILD_WORK) $(ZIG)
 	@set -e; for t in $(RELEASE_TARGETS); do os=$${t%/*}; arch=$${t#*/}; $(ZIG_TARGET); \
 	  echo "cross: go build $$t (zig cc -target $$zt)"; \
-	  $(CROSS_ENV) $(GOBUILD) -trimpath -o /dev/null ./cmd/gno; \
+	  $(CROSS_ENV) $(GOBUILD) -o /dev/null ./cmd/gno; \
 	done
 	@os=windows; arch=amd64; $(ZIG_TARGET); echo "cross: go vet ./... for $$os/$$arch"; \
 	  $(CROSS_ENV) $(GO) vet ./...
