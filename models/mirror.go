@@ -151,21 +151,32 @@ func pypiFile(ctx context.Context, base, req string, opt PullOptions) (File, err
 	if err != nil {
 		return File{}, fmt.Errorf("PyPI index %s: %w", index, err)
 	}
+	if f, ok := pickWheel(index, body, norm, version); ok {
+		return f, nil
+	}
+	return File{}, fmt.Errorf("PyPI index %s lists no wheel of %s %s", index, name, version)
+}
+
+// pickWheel finds the first wheel of the normalised project name at
+// version among the links of a simple-index page, with the sha256 the
+// link carries.
+func pickWheel(index string, page []byte, norm, version string) (File, bool) {
 	wheelPrefix := strings.ReplaceAll(norm, "-", "_") + "-" + version + "-"
-	for _, mt := range hrefRE.FindAllStringSubmatch(string(body), -1) {
-		href := strings.ReplaceAll(mt[1], "&amp;", "&")
+	for _, mt := range hrefRE.FindAllSubmatch(page, -1) {
+		href := strings.ReplaceAll(string(mt[1]), "&amp;", "&")
 		u, frag, _ := strings.Cut(href, "#")
 		file := path.Base(u)
-		if !strings.HasSuffix(file, ".whl") || !strings.HasPrefix(strings.ToLower(file), wheelPrefix) {
+		if !strings.HasSuffix(file, ".whl") || !strings.HasPrefix(strings.ToLower(file), wheelPrefix) ||
+			strings.ContainsAny(file, `\:`) { // becomes a local file name, on Windows too
 			continue
 		}
 		f := File{Name: file, URL: resolveURL(index, u)}
 		if sum, ok := strings.CutPrefix(frag, "sha256="); ok && shaRE.MatchString(sum) {
 			f.SHA256 = sum
 		}
-		return f, nil
+		return f, true
 	}
-	return File{}, fmt.Errorf("PyPI index %s lists no wheel of %s %s", index, name, version)
+	return File{}, false
 }
 
 // resolveURL resolves a link found on the index page at base.

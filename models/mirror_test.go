@@ -131,3 +131,38 @@ func TestMavenLayout(t *testing.T) {
 		}
 	}
 }
+
+func TestPickWheel(t *testing.T) {
+	page := []byte(`<a href="../../packages/x/vital_model-0.2.1.tar.gz">sdist</a>
+<a href="https://files.example/p/vital_model-0.2.0-py3-none-any.whl#sha256=` + strings.Repeat("a", 64) + `">old</a>
+<a href="/p/Vital_Model-0.2.1-py3-none-any.whl#sha256=` + strings.Repeat("b", 64) + `&amp;x=1">new</a>`)
+	f, ok := pickWheel("https://pypi.example/simple/vital-model/", page, "vital-model", "0.2.1")
+	if !ok || f.URL != "https://pypi.example/p/Vital_Model-0.2.1-py3-none-any.whl" || f.SHA256 != "" {
+		// the fragment carries "&x=1" after the digest: not a clean pin, so none is taken
+		t.Fatalf("got %+v, %v", f, ok)
+	}
+	if _, ok := pickWheel("https://pypi.example/simple/vital-model/", page, "vital-model", "9.9"); ok {
+		t.Error("found a wheel of a version the page does not list")
+	}
+}
+
+// FuzzPickWheel: any index page, even hostile, gives either nothing or a
+// wheel file name without path separators.
+func FuzzPickWheel(f *testing.F) {
+	f.Add([]byte(`<a href="/p/a_b-1.0-py3-none-any.whl#sha256=00">w</a>`), "1.0")
+	f.Add([]byte(`<a href="a_b-1.0-x.whl"><a href="../a_b-1.0-y.whl#sha256=">`), "1.0")
+	f.Add([]byte(`href="`), "")
+	f.Add([]byte(`<a href="/p/a_b-1.0-..\\..\\evil.whl">`), "1.0")
+	f.Fuzz(func(t *testing.T, page []byte, version string) {
+		file, ok := pickWheel("https://pypi.example/simple/a-b/", page, "a-b", version)
+		if !ok {
+			return
+		}
+		if strings.ContainsAny(file.Name, `/\`) || !strings.HasSuffix(file.Name, ".whl") || file.Name == ".." {
+			t.Fatalf("unsafe wheel name %q from %q", file.Name, page)
+		}
+		if file.SHA256 != "" && !shaRE.MatchString(file.SHA256) {
+			t.Fatalf("bad pin %q", file.SHA256)
+		}
+	})
+}
