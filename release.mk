@@ -15,7 +15,8 @@
 #
 # onnxruntime_go loads ONNX Runtime through cgo on every platform, so cross
 # builds need a C compiler per target: zig cc, from the ziglang wheel on PyPI
-# (sha256 pinned), unpacked into .cache/zig.
+# (sha256 pinned), fetched and unpacked into .cache/zig with python3 (which
+# `make models` needs anyway) rather than pip, curl or unzip.
 
 GOBUILD        = GOWORK=$(CURDIR)/$(BUILD_WORK) $(GO) build
 JSONSCHEMA_MOD := github.com/santhosh-tekuri/jsonschema/v6@v6.0.2
@@ -42,10 +43,11 @@ $(BUILD_WORK): third_party/jsonschema-lazy-init.patch go.mod go.sum
 $(ZIG):
 	@test -n "$(ZIG_WHEEL_$(HOST_ARCH))" || { echo "release.mk: no pinned zig for $(HOST_ARCH); set ZIG=/path/to/zig" >&2; exit 1; }
 	mkdir -p .cache/zig
-	curl -fsSL --retry 3 -o .cache/zig/ziglang.whl $(ZIG_WHEEL_$(HOST_ARCH))
+	python3 -c 'import sys, urllib.request; urllib.request.urlretrieve(sys.argv[1], sys.argv[2])' \
+		$(ZIG_WHEEL_$(HOST_ARCH)) .cache/zig/ziglang.whl
 	echo "$(ZIG_SHA256_$(HOST_ARCH))  .cache/zig/ziglang.whl" | sha256sum -c --quiet
-	cd .cache/zig && unzip -q -o ziglang.whl 'ziglang/*' && rm ziglang.whl
-	touch $@
+	cd .cache/zig && python3 -m zipfile -e ziglang.whl . && rm ziglang.whl
+	chmod +x $@ && touch $@
 
 # ZIG_TARGET maps $$os/$$arch to zig's target: glibc 2.28 on Linux (Debian 10,
 # RHEL 8 and later), macOS 11, the MinGW ABI on Windows.
