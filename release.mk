@@ -49,24 +49,45 @@ $(ZIG):
 	cd .cache/zig && python3 -m zipfile -e ziglang.whl . && rm ziglang.whl
 	chmod +x $@ && touch $@
 
-# ZIG_TARGET maps $$os/$$arch to zig's target: glibc 2.28 on Linux (Debian 10,
-# RHEL 8 and later), macOS 11, the MinGW ABI on Windows.
-ZIG_TARGET = case $$os/$$arch in \
+# Linking for macOS needs the system libraries Go's standard library names
+# (CoreFoundation and Security for crypto/x509, libresolv for DNS). zig
+# ships libSystem but not these, so text stubs (.tbd) are generated from the
+# symbols Go's own sources import, into $(DARWIN_STUBS); the binary loads the
+# real libraries from /System and /usr/lib at run time, like any Mac program.
+DARWIN_STUBS := $(CURDIR)/.cache/zig/darwin-stubs
+GOROOT_SRC    = $(shell $(GO) env GOROOT)/src
+
+$(DARWIN_STUBS)/stamp:
+	@rm -rf $(DARWIN_STUBS) && mkdir -p $(DARWIN_STUBS)/lib
+	@stub() { syms=$$(grep -rh "cgo_import_dynamic" $$1 | grep "$$2" | awk '{print "_"$$3}' | sort -u | paste -sd, -); \
+	  test -n "$$syms" || { echo "release.mk: no symbols for $$2 in $$1" >&2; exit 1; }; \
+	  printf -- "--- !tapi-tbd\ntbd-version: 4\ntargets: [ x86_64-macos, arm64-macos ]\ninstall-name: '%s'\nexports:\n  - targets: [ x86_64-macos, arm64-macos ]\n    symbols: [ %s ]\n...\n" "$$2" "$$syms" > $$3; }; \
+	for fw in CoreFoundation Security; do mkdir -p $(DARWIN_STUBS)/$$fw.framework; \
+	  stub $(GOROOT_SRC)/crypto/x509/internal/macos /System/Library/Frameworks/$$fw.framework/Versions/A/$$fw $(DARWIN_STUBS)/$$fw.framework/$$fw.tbd; done; \
+	stub $(GOROOT_SRC)/internal/syscall/unix /usr/lib/libresolv.9.dylib $(DARWIN_STUBS)/lib/libresolv.tbd
+	@touch $@
+
+# ZIG_TARGET maps $$os/$$arch to zig's target (glibc 2.28 on Linux: Debian
+# 10, RHEL 8 and later; macOS 11; the MinGW ABI on Windows) and extra flags:
+# macOS links against the stubs above, and without DWARF (-w), since Go
+# would run the host's strip on the Mach-O file otherwise.
+ZIG_TARGET = zx=; ldw=; case $$os/$$arch in \
   linux/amd64) zt=x86_64-linux-gnu.2.28;; linux/arm64) zt=aarch64-linux-gnu.2.28;; \
-  darwin/arm64) zt=aarch64-macos.11.0;; darwin/amd64) zt=x86_64-macos.11.0;; \
+  darwin/arm64) zt=aarch64-macos.11.0; zx="-F$(DARWIN_STUBS) -L$(DARWIN_STUBS)/lib"; ldw=-w;; \
+  darwin/amd64) zt=x86_64-macos.11.0; zx="-F$(DARWIN_STUBS) -L$(DARWIN_STUBS)/lib"; ldw=-w;; \
   windows/amd64) zt=x86_64-windows-gnu;; *) echo "no zig target for $$os/$$arch" >&2; exit 1;; esac
 # CROSS_ENV is the environment of one cgo build with zig cc for $$os/$$arch.
-CROSS_ENV = CGO_ENABLED=1 GOOS=$$os GOARCH=$$arch CC="$(CURDIR)/$(ZIG) cc -target $$zt" CXX="$(CURDIR)/$(ZIG) c++ -target $$zt"
+CROSS_ENV = CGO_ENABLED=1 GOOS=$$os GOARCH=$$arch CC="$(CURDIR)/$(ZIG) cc -target $$zt $$zx" CXX="$(CURDIR)/$(ZIG) c++ -target $$zt $$zx"
 
-cross: $(BUILD_WORK) $(ZIG)
+cross: $(BUILD_WORK) $(ZIG) $(DARWIN_STUBS)/stamp
 	@set -e; for t in $(RELEASE_TARGETS); do os=$${t%/*}; arch=$${t#*/}; $(ZIG_TARGET); \
 	  echo "cross: go build $$t (zig cc -target $$zt)"; \
-	  $(CROSS_ENV) $(GOBUILD) -o /dev/null ./cmd/gno; \
+	  $(CROSS_ENV) $(GOBUILD) -ldflags "$$ldw" -o /dev/null ./cmd/gno; \
 	done
 	@os=windows; arch=amd64; $(ZIG_TARGET); echo "cross: go vet ./... for $$os/$$arch"; \
 	  $(CROSS_ENV) $(GO) vet ./...
 
-release: $(BUILD_WORK) $(ZIG)
+release: $(BUILD_WORK) $(ZIG) $(DARWIN_STUBS)/stamp
 	@set -e; mkdir -p dist; for t in $(RELEASE_TARGETS); do os=$${t%/*}; arch=$${t#*/}; $(ZIG_TARGET); \
 	  out=dist/gno-$(VERSION)-$$os-$$arch; [ $$os = windows ] && out=$$out.exe; \
 	  echo "release: $$out"; \
