@@ -59,7 +59,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzPickWheel$$' -fuzztime $(FUZZTIME) ./models
 
 clean:
-	rm -rf bin .cache/demo-home
+	rm -rf bin dist .cache/demo-home .cache/build
 
 -include release.mk
 -include models.mk
