@@ -107,8 +107,8 @@ var RuntimePlatforms = []RuntimePlatform{
 		GOOS: "darwin", GOARCH: "amd64",
 		Library: "libonnxruntime." + RuntimeVersion + ".dylib",
 		Note: "ONNX Runtime stopped publishing macOS x86_64 builds with 1.24, and gno needs 1.24.1 or later; " +
-			"build ONNX Runtime from source (or use a package manager's build) and set " + "GNO_ORT_LIB" +
-			" to its libonnxruntime.dylib. BM25 search works without it",
+			"build ONNX Runtime from source (or use a package manager's build) and set GNO_ORT_LIB " +
+			"to its libonnxruntime.dylib. BM25 search works without it",
 	},
 	{
 		GOOS: "windows", GOARCH: "amd64",
