@@ -121,6 +121,9 @@ func rerankerCheck(ctx context.Context, env onnx.Env, name string, maxTokens int
 		defer r.Close()
 		_, err = r.Score(ctx, "doctor check", []string{"a passage"})
 	}
+	if errors.Is(err, models.ErrNotInstalled) {
+		return check{"reranker", "fail", fmt.Sprintf("%s is not installed: run `gno setup`", name)}
+	}
 	if err != nil {
 		return check{"reranker", "fail", fmt.Sprintf("%s: %v", name, err)}
 	}

