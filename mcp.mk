@@ -12,10 +12,11 @@
 # present, nothing otherwise.
 
 MCP_E2E_DIR ?= $(or $(TMPDIR),/tmp)/gno-mcp-e2e
-MCP_E2E := GNO_MCP_E2E_DIR=$(MCP_E2E_DIR) bash server/e2e/run.sh
+MCP_E2E := GNO_BIN=$(CURDIR)/bin/gno GNO_MCP_E2E_DIR=$(MCP_E2E_DIR) bash server/e2e/run.sh
 MCP_TEST_TARGETS := $(if $(shell command -v npm 2>/dev/null),mcp-e2e,)
 
 .PHONY: mcp-e2e mcp-e2e-client mcp-conformance mcp-inspector
+mcp-e2e mcp-e2e-client mcp-conformance mcp-inspector: build
 mcp-e2e:
 	$(MCP_E2E) all
 mcp-e2e-client:

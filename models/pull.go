@@ -125,7 +125,12 @@ func (c Cache) finish(m Model, sums map[string]string, source string) error {
 // fetch downloads one file, resuming from a .part file, and returns its
 // sha256 once verified and renamed into place.
 func (c Cache) fetch(ctx context.Context, m Model, f File, opt PullOptions) (string, error) {
-	final := c.Path(m.Name, f.Name)
+	return fetchTo(ctx, c.Path(m.Name, f.Name), f, opt)
+}
+
+// fetchTo downloads f to final the same way: resume from final+".part",
+// verify, rename.
+func fetchTo(ctx context.Context, final string, f File, opt PullOptions) (string, error) {
 	if f.SHA256 != "" {
 		if sum, _, err := hashFile(final); err == nil && sum == f.SHA256 {
 			return sum, nil // left by an earlier, interrupted pull
@@ -142,7 +147,7 @@ func (c Cache) fetch(ctx context.Context, m Model, f File, opt PullOptions) (str
 			case <-time.After(time.Duration(attempt) * 200 * time.Millisecond):
 			}
 		}
-		done, err := c.fetchOnce(ctx, f, part, opt)
+		done, err := fetchOnce(ctx, f, part, opt)
 		if err == nil && done {
 			ok = true
 			break
@@ -182,7 +187,7 @@ func (e *permanentError) Unwrap() error { return e.err }
 
 // fetchOnce makes one request, appending to part when the server honours
 // a Range request. It reports done when the server sent the whole rest.
-func (c Cache) fetchOnce(ctx context.Context, f File, part string, opt PullOptions) (bool, error) {
+func fetchOnce(ctx context.Context, f File, part string, opt PullOptions) (bool, error) {
 	var have int64
 	if fi, err := os.Stat(part); err == nil {
 		have = fi.Size()

@@ -1,5 +1,5 @@
 // Package reliability holds gno's end-to-end robustness harnesses. They
-// build the real gno and gno-mcp binaries once into a temp dir and drive
+// build the real gno binary once into a temp dir and drive
 // them as processes over real files, the real SQLite index and, where the
 // model is installed, the real ONNX embedder:
 //

@@ -31,11 +31,10 @@ func pick(short, long int) int {
 	return short
 }
 
-// binDir holds the gno and gno-mcp binaries built by TestMain.
+// binDir holds the gno binary built by TestMain.
 var binDir string
 
 func gnoBin() string { return filepath.Join(binDir, "gno") }
-func mcpBin() string { return filepath.Join(binDir, "gno-mcp") }
 
 func TestMain(m *testing.M) {
 	flag.Parse()
@@ -49,7 +48,7 @@ func TestMain(m *testing.M) {
 	if raceEnabled {
 		args = append(args, "-race")
 	}
-	args = append(args, "./cmd/gno", "./cmd/gno-mcp")
+	args = append(args, "./cmd/gno")
 	cmd := exec.Command("go", args...)
 	cmd.Dir = ".."
 	cmd.Env = append(os.Environ(), "GOFLAGS=-buildvcs=false")

@@ -77,7 +77,7 @@ func initialize(ctx context.Context, c mcpConn) error {
 	return c.notify("notifications/initialized", nil)
 }
 
-// stdioConn drives `gno-mcp` over its stdin and stdout.
+// stdioConn drives `gno mcp` over its stdin and stdout.
 type stdioConn struct {
 	cmd     *exec.Cmd
 	in      io.WriteCloser
@@ -97,10 +97,10 @@ type message struct {
 	Error  *rpcError        `json:"error"`
 }
 
-// startStdio launches gno-mcp in e's GNO_HOME and initialises a session.
+// startStdio launches `gno mcp` in e's GNO_HOME and initialises a session.
 func startStdio(t testing.TB, e *env, extra ...string) *stdioConn {
 	t.Helper()
-	cmd := exec.Command(mcpBin(), extra...)
+	cmd := exec.Command(gnoBin(), append([]string{"mcp"}, extra...)...)
 	cmd.Env = e.vars
 	in, _ := cmd.StdinPipe()
 	out, _ := cmd.StdoutPipe()
@@ -244,10 +244,10 @@ type httpConn struct {
 
 var servingRE = regexp.MustCompile(`serving (http://[^ \n]+)`)
 
-// startHTTP launches `gno-mcp --http 127.0.0.1:0` and returns its URL.
+// startHTTP launches `gno mcp --http 127.0.0.1:0` and returns its URL.
 func startHTTP(t testing.TB, e *env, extra ...string) (*exec.Cmd, string) {
 	t.Helper()
-	cmd := exec.Command(mcpBin(), append([]string{"--http", "127.0.0.1:0"}, extra...)...)
+	cmd := exec.Command(gnoBin(), append([]string{"mcp", "--http", "127.0.0.1:0"}, extra...)...)
 	cmd.Env = e.vars
 	pr, pw := io.Pipe()
 	cmd.Stderr = pw
@@ -275,7 +275,7 @@ func startHTTP(t testing.TB, e *env, extra ...string) (*exec.Cmd, string) {
 		return cmd, u
 	case <-time.After(30 * time.Second):
 		cmd.Process.Kill()
-		t.Fatal("gno-mcp --http did not report its address")
+		t.Fatal("gno mcp --http did not report its address")
 	}
 	return nil, ""
 }

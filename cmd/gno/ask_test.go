@@ -104,7 +104,7 @@ func itoa(n int) string { return jsonNum(n) }
 
 func jsonNum(n int) string { b, _ := json.Marshal(n); return string(b) }
 
-// TestServeCLI starts `gno serve` (which runs gno-mcp serve) on a free
+// TestServeCLI starts `gno serve` on a free
 // port and reads a page and the API.
 func TestServeCLI(t *testing.T) {
 	c, _ := askFixture(t)

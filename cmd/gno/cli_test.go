@@ -20,7 +20,7 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	gnoBin = filepath.Join(dir, "gno")
-	if out, err := exec.Command("go", "build", "-o", dir+"/", ".", "../gno-mcp").CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", "build", "-o", dir+"/", ".").CombinedOutput(); err != nil {
 		panic(string(out))
 	}
 	code := m.Run()

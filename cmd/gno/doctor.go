@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"text/tabwriter"
@@ -68,7 +69,7 @@ func (a *app) doctor(ctx context.Context) []check {
 	}
 	if err != nil {
 		return append(out, check{"ONNX Runtime", "fail", err.Error() +
-			"; vector search and reranking are off until it loads (run `make setup` or set " + onnx.EnvLibrary + ")"})
+			"; vector search and reranking are off until it loads: run `gno setup`"})
 	}
 	_, version, _ := onnx.Loaded()
 	out = append(out, check{"ONNX Runtime", "ok", fmt.Sprintf("%s at %s", version, lib)})
@@ -106,6 +107,9 @@ func embedderCheck(ctx context.Context, env onnx.Env, name string, cache models.
 		defer e.Close()
 		err = e.Load()
 	}
+	if errors.Is(err, models.ErrNotInstalled) {
+		return check{"embedder", "fail", fmt.Sprintf("%s is not installed: run `gno setup`", name)}
+	}
 	if err != nil {
 		return check{"embedder", "fail", fmt.Sprintf("%s: %v", name, err)}
 	}
@@ -124,6 +128,9 @@ func rerankerCheck(ctx context.Context, env onnx.Env, name string, maxTokens int
 	if err == nil {
 		defer r.Close()
 		_, err = r.Score(ctx, "doctor check", []string{"a passage"})
+	}
+	if errors.Is(err, models.ErrNotInstalled) {
+		return check{"reranker", "fail", fmt.Sprintf("%s is not installed: run `gno setup`", name)}
 	}
 	if err != nil {
 		return check{"reranker", "fail", fmt.Sprintf("%s: %v", name, err)}

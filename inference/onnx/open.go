@@ -51,7 +51,7 @@ func (env Env) prepare() (models.Cache, error) {
 
 // OpenInstalledEmbedder opens the installed embedding model called name,
 // loading ONNX Runtime first. Errors say what to install: the runtime
-// (`make setup` or $GNO_ORT_LIB) or the model (`gno models pull NAME`).
+// (`gno setup` or $GNO_ORT_LIB) or the model (`gno setup`, `gno models pull NAME`).
 func OpenInstalledEmbedder(ctx context.Context, env Env, name string) (*Embedder, error) {
 	c, err := env.prepare()
 	if err != nil {

