@@ -273,3 +273,37 @@ func TestLinksBackfill(t *testing.T) {
 		}
 	}
 }
+
+// A note edit and a sync at the same time: one waits for the other's
+// writer lock, neither fails, and the index ends with the edit.
+func TestNoteEditDuringSync(t *testing.T) {
+	e, root := newEngine(t, vault)
+	update(t, e)
+	ctx := context.Background()
+	for i := 0; i < 200; i++ {
+		write(t, root, "bulk/n"+strings.Repeat("x", i%7)+string(rune('a'+i%26))+string(rune('a'+i/26))+".md", "# Bulk\nSee [[Alpha]].\n")
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := e.Update(ctx, UpdateOptions{LockWait: NoteLockWait})
+		done <- err
+	}()
+	body := "Edited during a sync\n"
+	if _, err := e.UpdateNote(ctx, "notes/Gamma.md", &body, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	d, err := e.Get(ctx, GetRequest{Ref: "notes/Gamma.md"})
+	if err != nil || d.Content != "Edited during a sync\n" {
+		t.Fatalf("after edit: %q %v", d.Content, err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(root, "Gamma.md")); string(b) != body {
+		t.Errorf("file %q", b)
+	}
+	in, _ := e.Links(ctx, LinksRequest{Ref: "notes/Alpha.md", Direction: "in"})
+	if in.IncomingCount != 205 {
+		t.Errorf("Alpha has %d backlinks, want 205", in.IncomingCount)
+	}
+}
