@@ -307,3 +307,39 @@ func TestNoteEditDuringSync(t *testing.T) {
 		t.Errorf("Alpha has %d backlinks, want 205", in.IncomingCount)
 	}
 }
+
+func TestRelatedAndSemanticResolveWithRealModel(t *testing.T) {
+	dir := installedModels(t)
+	t.Setenv("GNO_MODELS_DIR", dir)
+	e, _ := newEngine(t, map[string]string{
+		"wal.md":     "# Write-ahead logging\n\nSQLite appends changes to a log so readers never block writers. See [[locks]].\n",
+		"locks.md":   "# Locks\n\nA writer lock keeps two writers apart.\n",
+		"journal.md": "# Rollback journal\n\nThe database copies pages to a journal before it overwrites them, so a crash can be undone.\n",
+		"bread.md":   "# Sourdough\n\nFeed the starter flour and water every day.\n",
+	})
+	e.Paths.ModelsDir = dir
+	update(t, e)
+	ctx := context.Background()
+	// Without vectors: links only, and semantic resolve names `gno index`.
+	r, err := e.Related(ctx, "notes/wal.md", 3)
+	if err != nil || r.VectorsUsed || len(r.Related) != 1 || r.Related[0].URI != "gno://notes/locks.md" {
+		t.Fatalf("related without vectors: %+v %v", r, err)
+	}
+	if _, err := e.ResolveNames(ctx, []string{"x"}, ResolveSemantic, 0.5); err == nil || !strings.Contains(err.Error(), "gno index") {
+		t.Errorf("semantic resolve without vectors: %v", err)
+	}
+	if _, err := e.Embed(ctx, EmbedOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	r, err = e.Related(ctx, "notes/wal.md", 3)
+	if err != nil || !r.VectorsUsed || len(r.Related) != 3 {
+		t.Fatalf("related with vectors: %+v %v", r, err)
+	}
+	if r.Related[0].URI != "gno://notes/locks.md" || !r.Related[0].Linked || r.Related[1].URI != "gno://notes/journal.md" {
+		t.Errorf("related order: %+v", r.Related)
+	}
+	m, err := e.ResolveNames(ctx, []string{"baking bread"}, ResolveSemantic, 0.3)
+	if err != nil || m[0].URI != "gno://notes/bread.md" {
+		t.Errorf("semantic resolve: %+v %v", m, err)
+	}
+}
