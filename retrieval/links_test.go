@@ -222,6 +222,9 @@ func TestRenameAndNoteEdits(t *testing.T) {
 			t.Errorf("rename to %s: %v", p, err)
 		}
 	}
+	if _, err := e.RenameNote(ctx, "notes/Gamma.md", "Gamma.pdf", true); gnoerr.CodeOf(err) != gnoerr.InvalidPath {
+		t.Errorf("rename to a non-note extension: %v", err)
+	}
 	os.Symlink(t.TempDir(), filepath.Join(root, "link"))
 	if _, err := e.RenameNote(ctx, "notes/Gamma.md", "link/x.md", true); gnoerr.CodeOf(err) != gnoerr.InvalidPath {
 		t.Errorf("rename through a symlink out: %v", err)

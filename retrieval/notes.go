@@ -187,6 +187,9 @@ func (e *Engine) RenameNote(ctx context.Context, refStr, newPath string, updateL
 	if newRel == m.RelPath {
 		return nil, gnoerr.New(gnoerr.InvalidInput, "%s is already at %s", refStr, newRel)
 	}
+	if !indexable(*col, newRel) {
+		return nil, gnoerr.New(gnoerr.InvalidPath, "new path %q does not match collection %s's patterns, so the note would drop out of the index", newPath, col.Name)
+	}
 	newAbs, err := note.Path(col.Path, newRel, false)
 	if err != nil {
 		return nil, err
@@ -363,4 +366,21 @@ func (e *Engine) RenameNote(ctx context.Context, refStr, newPath string, updateL
 		}
 	}
 	return res, nil
+}
+
+// indexable reports whether a sync of col would pick up rel.
+func indexable(col config.Collection, rel string) bool {
+	in := false
+	for _, g := range col.Patterns() {
+		if globMatch(g, rel) {
+			in = true
+			break
+		}
+	}
+	for _, g := range col.Exclude {
+		if globMatch(g, rel) || globMatch(g, path.Dir(rel)+"/") {
+			return false
+		}
+	}
+	return in
 }
