@@ -222,6 +222,9 @@ func TestRenameAndNoteEdits(t *testing.T) {
 			t.Errorf("rename to %s: %v", p, err)
 		}
 	}
+	if _, err := e.RenameNote(ctx, "notes/Gamma.md", "Gamma.pdf", true); gnoerr.CodeOf(err) != gnoerr.InvalidPath {
+		t.Errorf("rename to a non-note extension: %v", err)
+	}
 	os.Symlink(t.TempDir(), filepath.Join(root, "link"))
 	if _, err := e.RenameNote(ctx, "notes/Gamma.md", "link/x.md", true); gnoerr.CodeOf(err) != gnoerr.InvalidPath {
 		t.Errorf("rename through a symlink out: %v", err)
@@ -271,5 +274,75 @@ func TestLinksBackfill(t *testing.T) {
 		if got[k] != v {
 			t.Errorf("after upgrade %s -> %q, want %q", k, got[k], v)
 		}
+	}
+}
+
+// A note edit and a sync at the same time: one waits for the other's
+// writer lock, neither fails, and the index ends with the edit.
+func TestNoteEditDuringSync(t *testing.T) {
+	e, root := newEngine(t, vault)
+	update(t, e)
+	ctx := context.Background()
+	for i := 0; i < 200; i++ {
+		write(t, root, "bulk/n"+strings.Repeat("x", i%7)+string(rune('a'+i%26))+string(rune('a'+i/26))+".md", "# Bulk\nSee [[Alpha]].\n")
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := e.Update(ctx, UpdateOptions{LockWait: NoteLockWait})
+		done <- err
+	}()
+	body := "Edited during a sync\n"
+	if _, err := e.UpdateNote(ctx, "notes/Gamma.md", &body, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	d, err := e.Get(ctx, GetRequest{Ref: "notes/Gamma.md"})
+	if err != nil || d.Content != "Edited during a sync\n" {
+		t.Fatalf("after edit: %q %v", d.Content, err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(root, "Gamma.md")); string(b) != body {
+		t.Errorf("file %q", b)
+	}
+	in, _ := e.Links(ctx, LinksRequest{Ref: "notes/Alpha.md", Direction: "in"})
+	if in.IncomingCount != 205 {
+		t.Errorf("Alpha has %d backlinks, want 205", in.IncomingCount)
+	}
+}
+
+func TestRelatedAndSemanticResolveWithRealModel(t *testing.T) {
+	dir := installedModels(t)
+	t.Setenv("GNO_MODELS_DIR", dir)
+	e, _ := newEngine(t, map[string]string{
+		"wal.md":     "# Write-ahead logging\n\nSQLite appends changes to a log so readers never block writers. See [[locks]].\n",
+		"locks.md":   "# Locks\n\nA writer lock keeps two writers apart.\n",
+		"journal.md": "# Rollback journal\n\nThe database copies pages to a journal before it overwrites them, so a crash can be undone.\n",
+		"bread.md":   "# Sourdough\n\nFeed the starter flour and water every day.\n",
+	})
+	e.Paths.ModelsDir = dir
+	update(t, e)
+	ctx := context.Background()
+	// Without vectors: links only, and semantic resolve names `gno index`.
+	r, err := e.Related(ctx, "notes/wal.md", 3)
+	if err != nil || r.VectorsUsed || len(r.Related) != 1 || r.Related[0].URI != "gno://notes/locks.md" {
+		t.Fatalf("related without vectors: %+v %v", r, err)
+	}
+	if _, err := e.ResolveNames(ctx, []string{"x"}, ResolveSemantic, 0.5); err == nil || !strings.Contains(err.Error(), "gno index") {
+		t.Errorf("semantic resolve without vectors: %v", err)
+	}
+	if _, err := e.Embed(ctx, EmbedOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	r, err = e.Related(ctx, "notes/wal.md", 3)
+	if err != nil || !r.VectorsUsed || len(r.Related) != 3 {
+		t.Fatalf("related with vectors: %+v %v", r, err)
+	}
+	if r.Related[0].URI != "gno://notes/locks.md" || !r.Related[0].Linked || r.Related[1].URI != "gno://notes/journal.md" {
+		t.Errorf("related order: %+v", r.Related)
+	}
+	m, err := e.ResolveNames(ctx, []string{"baking bread"}, ResolveSemantic, 0.3)
+	if err != nil || m[0].URI != "gno://notes/bread.md" {
+		t.Errorf("semantic resolve: %+v %v", m, err)
 	}
 }

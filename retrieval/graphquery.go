@@ -1,0 +1,249 @@
+package retrieval
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+	"sync"
+
+	"github.com/gnosearch/gno/retrieval/gnoerr"
+	"github.com/gnosearch/gno/retrieval/graph"
+	"github.com/gnosearch/gno/retrieval/store"
+)
+
+// graphState caches the in-memory link graph and its PageRank for one
+// index generation: a sync that changes anything bumps the generation, and
+// the next graph question rebuilds.
+type graphState struct {
+	mu  sync.Mutex
+	gen int64
+	g   *graph.Graph
+	pr  map[int64]float64
+}
+
+// linkGraph returns the graph of the current generation.
+func (e *Engine) linkGraph(ctx context.Context) (*graph.Graph, *store.Store, error) {
+	st, err := e.store(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	gen, err := st.Generation(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	gs := &e.graph
+	gs.mu.Lock()
+	defer gs.mu.Unlock()
+	if gs.g != nil && gs.gen == gen {
+		return gs.g, st, nil
+	}
+	nodes, pairs, err := st.LinkGraph(ctx, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	edges := make([]graph.Edge, len(pairs))
+	for i, p := range pairs {
+		edges[i] = graph.Edge{Src: p[0], Dst: p[1]}
+	}
+	gs.g, gs.gen, gs.pr = graph.New(nodes, edges), gen, nil
+	return gs.g, st, nil
+}
+
+// pageRank returns the cached PageRank of g.
+func (e *Engine) pageRank(g *graph.Graph) map[int64]float64 {
+	gs := &e.graph
+	gs.mu.Lock()
+	defer gs.mu.Unlock()
+	if gs.g == g && gs.pr != nil {
+		return gs.pr
+	}
+	pr := g.PageRank(0.85)
+	if gs.g == g {
+		gs.pr = pr
+	}
+	return pr
+}
+
+// PathResult is a shortest chain of links between two documents.
+type PathResult struct {
+	Path []NoteRef `json:"path"`
+	// Length is the number of links (len(Path)-1).
+	Length int `json:"length"`
+}
+
+// DefaultMaxPathDepth bounds a path search.
+const DefaultMaxPathDepth = 12
+
+// FindPath returns a shortest chain of links from src to dst, following
+// links forwards (or both ways when undirected), at most maxDepth links
+// long (DefaultMaxPathDepth if 0). No path gives nil and no error.
+func (e *Engine) FindPath(ctx context.Context, src, dst string, undirected bool, maxDepth int) (*PathResult, error) {
+	a, err := e.resolve(ctx, src)
+	if err != nil {
+		return nil, err
+	}
+	b, err := e.resolve(ctx, dst)
+	if err != nil {
+		return nil, err
+	}
+	if maxDepth <= 0 {
+		maxDepth = DefaultMaxPathDepth
+	}
+	g, st, err := e.linkGraph(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ids := g.ShortestPath(a.ID, b.ID, undirected, maxDepth)
+	if ids == nil {
+		return nil, nil
+	}
+	metas, err := st.Docs(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	res := &PathResult{Length: len(ids) - 1}
+	for _, id := range ids {
+		m := metas[id]
+		if m == nil {
+			return nil, fmt.Errorf("find path: document %d vanished", id)
+		}
+		res.Path = append(res.Path, noteRef(m))
+	}
+	return res, nil
+}
+
+// Hub metrics.
+const (
+	MetricInDegree  = "in_degree"
+	MetricOutDegree = "out_degree"
+	MetricPageRank  = "pagerank"
+)
+
+// Hub is a central document and its score under a metric.
+type Hub struct {
+	NoteRef
+	Score     float64 `json:"score"`
+	InDegree  int     `json:"inDegree"`
+	OutDegree int     `json:"outDegree"`
+}
+
+// Hubs returns the most central documents by in-degree (documents linking
+// to it, the default), out-degree or PageRank.
+func (e *Engine) Hubs(ctx context.Context, metric string, limit int) ([]Hub, error) {
+	if metric == "" {
+		metric = MetricInDegree
+	}
+	if limit <= 0 {
+		limit = 10
+	}
+	g, st, err := e.linkGraph(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var score func(id int64) float64
+	switch metric {
+	case MetricInDegree:
+		score = func(id int64) float64 { return float64(g.InDegree(id)) }
+	case MetricOutDegree:
+		score = func(id int64) float64 { return float64(g.OutDegree(id)) }
+	case MetricPageRank:
+		pr := e.pageRank(g)
+		score = func(id int64) float64 { return pr[id] }
+	default:
+		return nil, gnoerr.New(gnoerr.InvalidInput, "metric must be in_degree, out_degree or pagerank, not %q", metric)
+	}
+	ids := TopNodes(g.Nodes(), score, limit)
+	metas, err := st.Docs(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Hub, 0, len(ids))
+	for _, id := range ids {
+		if m := metas[id]; m != nil {
+			s := score(id)
+			if metric == MetricPageRank {
+				s = math.Round(s*1e6) / 1e6
+			}
+			out = append(out, Hub{NoteRef: noteRef(m), Score: s, InDegree: g.InDegree(id), OutDegree: g.OutDegree(id)})
+		}
+	}
+	return out, nil
+}
+
+// TopNodes returns the limit ids with the highest score, ties by id.
+func TopNodes(ids []int64, score func(int64) float64, limit int) []int64 {
+	type scored struct {
+		id int64
+		s  float64
+	}
+	all := make([]scored, len(ids))
+	for i, id := range ids {
+		all[i] = scored{id, score(id)}
+	}
+	sort.Slice(all, func(i, j int) bool {
+		if all[i].s != all[j].s {
+			return all[i].s > all[j].s
+		}
+		return all[i].id < all[j].id
+	})
+	out := make([]int64, 0, min(limit, len(all)))
+	for _, x := range all[:min(limit, len(all))] {
+		out = append(out, x.id)
+	}
+	return out
+}
+
+// Orphans returns documents with no resolved link in or out, by path;
+// limit 0 means all.
+func (e *Engine) Orphans(ctx context.Context, limit int) ([]NoteRef, error) {
+	g, st, err := e.linkGraph(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ids := g.Orphans()
+	metas, err := st.Docs(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]NoteRef, 0, len(ids))
+	for _, id := range ids {
+		if m := metas[id]; m != nil {
+			out = append(out, noteRef(m))
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].URI < out[j].URI })
+	if limit > 0 && len(out) > limit {
+		out = out[:limit]
+	}
+	return out, nil
+}
+
+// GraphStats counts the link graph of the index.
+type GraphStats struct {
+	Documents   int `json:"documents"`
+	Links       int `json:"links"`
+	Edges       int `json:"edges"`
+	Unresolved  int `json:"unresolved"`
+	Attachments int `json:"attachments"`
+	Orphans     int `json:"orphans"`
+}
+
+// GraphStats counts links, distinct edges, unresolved links and orphans.
+func (e *Engine) GraphStats(ctx context.Context) (*GraphStats, error) {
+	g, st, err := e.linkGraph(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ls, err := st.LinkStats(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s := &GraphStats{Documents: g.Len(), Edges: g.Edges(), Orphans: len(g.Orphans())}
+	for _, x := range ls {
+		s.Links += x.Links
+		s.Unresolved += x.Unresolved
+		s.Attachments += x.Attachments
+	}
+	return s, nil
+}
