@@ -146,6 +146,11 @@ func TestEPUB(t *testing.T) {
 	if strings.Index(d.Markdown, "One") > strings.Index(d.Markdown, "Two") {
 		t.Error("spine order lost")
 	}
+	// DRM: content documents listed in encryption.xml.
+	drm := fixture.Zip([2]string{"META-INF/container.xml", `<container><rootfiles><rootfile full-path="c.opf"/></rootfiles></container>`},
+		[2]string{"META-INF/encryption.xml", `<encryption><EncryptedData><CipherData><CipherReference URI="OEBPS/ch1.xhtml"/></CipherData></EncryptedData></encryption>`})
+	_, err = run(t, ".epub", drm, Limits{})
+	reason(t, err, ReasonEncrypted)
 }
 
 func TestEML(t *testing.T) {

@@ -548,6 +548,9 @@ func convertFile(ctx context.Context, col config.Collection, c candidate, states
 			return failed(ce.Reason, err.Error())
 		}
 		doc = Mirror(col, c.rel, f, mirror, opt.Chunk)
+		if len(doc.Chunks) > store.MaxChunks {
+			return failed(convert.ReasonTooBig, fmt.Sprintf("%d chunks, more than %d", len(doc.Chunks), store.MaxChunks))
+		}
 	}
 	doc.Hash = hash
 	doc.Size = c.size
