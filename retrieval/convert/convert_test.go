@@ -68,7 +68,7 @@ func TestHTMLKeepsStructureDropsFurniture(t *testing.T) {
 	}
 	contains(t, d.Markdown, "# Release 2.0", "## Highlights", "- Faster sync", "[full changelog](https://example.org/changes)",
 		"| Format | Status |", "| DOCX   | done   |", "```go\nfunc main() {}")
-	lacks(t, d.Markdown, "SCRIPTTEXT", "NAVTEXT", "ROLENAV", "FORMTEXT", "color:red")
+	lacks(t, d.Markdown, "SCRIPTTEXT", "NAVTEXT", "ROLENAV", "FORMTEXT", "color:red", "MENUTEXT", "HIDDENTEXT")
 }
 
 func TestHTMLLatin1(t *testing.T) {
@@ -280,6 +280,7 @@ func TestRealFiles(t *testing.T) {
 		"tbl-cell.pptx":          []string{"| a | b | c |\n| --- | --- | --- |\n| d | e | f |"},
 		"txt-text.pptx":          []string{"Foo Bar Baz Zoo", "| Text run in table cell |"},
 		"shp-embedded-xlsx.xlsx": []string{"## Sheet: Sheet1", "| 1 |"},
+		"reportlab-index.html":   []string{"# ReportLab PDF Toolkit documentation\n", "- [pdfgen package (reportlab.pdfgen) - the basics](pdfgen.html)"},
 	}
 	for name, want := range cases {
 		data, err := os.ReadFile(filepath.Join("testdata", "real", name))
@@ -292,5 +293,8 @@ func TestRealFiles(t *testing.T) {
 			continue
 		}
 		contains(t, d.Markdown, want...)
+		if name == "reportlab-index.html" {
+			lacks(t, d.Markdown, "[Solutions]", "¶", "Quick search")
+		}
 	}
 }
