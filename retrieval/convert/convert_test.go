@@ -276,6 +276,7 @@ func TestRealFiles(t *testing.T) {
 		"tbl-having-tables.docx": nil,
 		"par-known-styles.docx":  []string{"# Heading 1\n", "Body Text"},
 		"test.docx":              []string{"# python-docx was here!"},
+		"par-hyperlinks.docx":    []string{"One [awesome hyperlink](http://yahoo.com/).", "the [second one](http://python.org/)"},
 		"sld-notes.pptx":         []string{"## Slide 1", "### Notes"},
 		"tbl-cell.pptx":          []string{"| a | b | c |\n| --- | --- | --- |\n| d | e | f |"},
 		"txt-text.pptx":          []string{"Foo Bar Baz Zoo", "| Text run in table cell |"},
