@@ -57,10 +57,10 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./retrieval/ftsquery
 	$(GO) test -run '^$$' -fuzz '^FuzzSegmentRoundTrip$$' -fuzztime $(FUZZTIME) ./retrieval/ftsquery
 	$(GO) test -run '^$$' -fuzz '^FuzzMarkdown$$' -fuzztime $(FUZZTIME) ./retrieval/chunk
-	$(GO) test -run '^$$' -fuzz '^FuzzOOXML$$' -fuzztime $(FUZZTIME) ./retrieval/convert
-	$(GO) test -run '^$$' -fuzz '^FuzzMail$$' -fuzztime $(FUZZTIME) ./retrieval/convert
-	$(GO) test -run '^$$' -fuzz '^FuzzHTML$$' -fuzztime $(FUZZTIME) ./retrieval/convert
-	$(GO) test -run '^$$' -fuzz '^FuzzPDF$$' -fuzztime $(FUZZTIME) ./retrieval/convert
+	$(GO) test -run '^$$' -fuzz '^FuzzOOXML$$' -fuzzminimizetime 2s -fuzztime $(FUZZTIME) ./retrieval/convert
+	$(GO) test -run '^$$' -fuzz '^FuzzMail$$' -fuzzminimizetime 2s -fuzztime $(FUZZTIME) ./retrieval/convert
+	$(GO) test -run '^$$' -fuzz '^FuzzHTML$$' -fuzzminimizetime 2s -fuzztime $(FUZZTIME) ./retrieval/convert
+	$(GO) test -run '^$$' -fuzz '^FuzzPDF$$' -fuzzminimizetime 2s -fuzztime $(FUZZTIME) ./retrieval/convert
 	$(GO) test -run '^$$' -fuzz '^FuzzExtract$$' -fuzztime $(FUZZTIME) ./retrieval/links
 	$(GO) test -run '^$$' -fuzz '^FuzzCheck$$' -fuzztime $(FUZZTIME) ./retrieval/answer
 	$(GO) test -run '^$$' -fuzz '^FuzzRender$$' -fuzztime $(FUZZTIME) ./server/web

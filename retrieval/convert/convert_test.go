@@ -68,7 +68,7 @@ func TestHTMLKeepsStructureDropsFurniture(t *testing.T) {
 	}
 	contains(t, d.Markdown, "# Release 2.0", "## Highlights", "- Faster sync", "[full changelog](https://example.org/changes)",
 		"| Format | Status |", "| DOCX   | done   |", "```go\nfunc main() {}")
-	lacks(t, d.Markdown, "SCRIPTTEXT", "NAVTEXT", "ROLENAV", "FORMTEXT", "color:red")
+	lacks(t, d.Markdown, "SCRIPTTEXT", "NAVTEXT", "ROLENAV", "FORMTEXT", "color:red", "MENUTEXT", "HIDDENTEXT")
 }
 
 func TestHTMLLatin1(t *testing.T) {
@@ -146,6 +146,11 @@ func TestEPUB(t *testing.T) {
 	if strings.Index(d.Markdown, "One") > strings.Index(d.Markdown, "Two") {
 		t.Error("spine order lost")
 	}
+	// DRM: content documents listed in encryption.xml.
+	drm := fixture.Zip([2]string{"META-INF/container.xml", `<container><rootfiles><rootfile full-path="c.opf"/></rootfiles></container>`},
+		[2]string{"META-INF/encryption.xml", `<encryption><EncryptedData><CipherData><CipherReference URI="OEBPS/ch1.xhtml"/></CipherData></EncryptedData></encryption>`})
+	_, err = run(t, ".epub", drm, Limits{})
+	reason(t, err, ReasonEncrypted)
 }
 
 func TestEML(t *testing.T) {
@@ -271,10 +276,12 @@ func TestRealFiles(t *testing.T) {
 		"tbl-having-tables.docx": nil,
 		"par-known-styles.docx":  []string{"# Heading 1\n", "Body Text"},
 		"test.docx":              []string{"# python-docx was here!"},
+		"par-hyperlinks.docx":    []string{"One [awesome hyperlink](http://yahoo.com/).", "the [second one](http://python.org/)"},
 		"sld-notes.pptx":         []string{"## Slide 1", "### Notes"},
 		"tbl-cell.pptx":          []string{"| a | b | c |\n| --- | --- | --- |\n| d | e | f |"},
 		"txt-text.pptx":          []string{"Foo Bar Baz Zoo", "| Text run in table cell |"},
 		"shp-embedded-xlsx.xlsx": []string{"## Sheet: Sheet1", "| 1 |"},
+		"reportlab-index.html":   []string{"# ReportLab PDF Toolkit documentation\n", "- [pdfgen package (reportlab.pdfgen) - the basics](pdfgen.html)"},
 	}
 	for name, want := range cases {
 		data, err := os.ReadFile(filepath.Join("testdata", "real", name))
@@ -287,5 +294,8 @@ func TestRealFiles(t *testing.T) {
 			continue
 		}
 		contains(t, d.Markdown, want...)
+		if name == "reportlab-index.html" {
+			lacks(t, d.Markdown, "[Solutions]", "¶", "Quick search")
+		}
 	}
 }

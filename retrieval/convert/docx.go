@@ -26,7 +26,11 @@ func DOCX(ctx context.Context, data []byte, lim Limits) (*Doc, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &docxWriter{headings: docxHeadingStyles(styles)}
+	links, err := a.externalLinks("word/document.xml")
+	if err != nil {
+		return nil, err
+	}
+	w := &docxWriter{headings: docxHeadingStyles(styles), links: links}
 	if err := w.run(ctx, body); err != nil {
 		return nil, err
 	}
@@ -78,6 +82,9 @@ func docxHeadingStyles(data []byte) map[string]int {
 
 type docxWriter struct {
 	headings map[string]int
+	links    map[string]string // relationship id to external URL
+	linkURL  string            // URL of the open hyperlink
+	linkAt   int               // paragraph text offset where it opened
 	out      blocks
 	// paragraph state
 	text  strings.Builder
@@ -129,6 +136,8 @@ func (w *docxWriter) start(t xml.StartElement) {
 		w.ilvl, _ = strconv.Atoi(attr(t, "val"))
 	case "t":
 		w.inT = true
+	case "hyperlink":
+		w.linkURL, w.linkAt = w.links[attr(t, "id")], w.text.Len()
 	case "tab":
 		w.text.WriteByte('\t')
 	case "br", "cr":
@@ -151,6 +160,14 @@ func (w *docxWriter) end(local string) {
 	switch local {
 	case "t":
 		w.inT = false
+	case "hyperlink":
+		if w.linkURL != "" && w.text.Len() > w.linkAt {
+			s := w.text.String()
+			w.text.Reset()
+			label := strings.NewReplacer("[", `\[`, "]", `\]`).Replace(s[w.linkAt:])
+			w.text.WriteString(s[:w.linkAt] + "[" + label + "](" + w.linkURL + ")")
+		}
+		w.linkURL = ""
 	case "p":
 		w.paragraph()
 	case "tbl":

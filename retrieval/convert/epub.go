@@ -28,6 +28,11 @@ func EPUB(ctx context.Context, data []byte, lim Limits) (*Doc, error) {
 	if err := xmlUnmarshal(cont, &c); err != nil || len(c.Rootfiles) == 0 {
 		return nil, fail(ReasonCorrupt, "META-INF/container.xml names no package")
 	}
+	if enc, err := a.read("META-INF/encryption.xml", true); err != nil {
+		return nil, err
+	} else if drmProtected(enc) {
+		return nil, fail(ReasonEncrypted, "EPUB content is encrypted (DRM)")
+	}
 	opfPath := c.Rootfiles[0].Path
 	opf, err := a.read(opfPath, false)
 	if err != nil {
@@ -91,4 +96,27 @@ func EPUB(ctx context.Context, data []byte, lim Limits) (*Doc, error) {
 		title = strings.TrimSpace(pkg.Title[0])
 	}
 	return &Doc{Markdown: out.String(), Title: title}, nil
+}
+
+// drmProtected reports an encryption.xml that encrypts content documents;
+// one that only obfuscates fonts (common in EPUBs) does not count.
+func drmProtected(enc []byte) bool {
+	if enc == nil {
+		return false
+	}
+	var e struct {
+		Refs []struct {
+			URI string `xml:"URI,attr"`
+		} `xml:"EncryptedData>CipherData>CipherReference"`
+	}
+	if xmlUnmarshal(enc, &e) != nil {
+		return false
+	}
+	for _, r := range e.Refs {
+		u := strings.ToLower(r.URI)
+		if strings.HasSuffix(u, "html") || strings.HasSuffix(u, ".htm") || strings.HasSuffix(u, ".xml") {
+			return true
+		}
+	}
+	return false
 }

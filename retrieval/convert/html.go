@@ -62,7 +62,8 @@ func htmlNode(ctx context.Context, root *html.Node) (*Doc, error) {
 }
 
 // dropHidden removes elements that say they are navigation or hidden
-// (role="navigation", aria-hidden, hidden), which tag names miss.
+// (role="navigation", aria-hidden, hidden, display:none, furniture ids
+// and classes), which tag names miss.
 func dropHidden(n *html.Node) {
 	for c := n.FirstChild; c != nil; {
 		next := c.NextSibling
@@ -132,9 +133,26 @@ func clampSpans(n *html.Node, drop bool) int {
 	return area
 }
 
+// furnitureNames are ids and class names that mark site furniture on
+// pages that do not use <nav> (exact tokens, so "menu-item" content and
+// "sidebar-note" asides are kept), and Sphinx's "¶" permalinks.
+var furnitureNames = map[string]bool{"nav": true, "navbar": true, "navigation": true, "menu": true, "topbar": true,
+	"breadcrumb": true, "breadcrumbs": true, "sidebar": true, "sphinxsidebar": true, "skip-link": true,
+	"cookie-banner": true, "headerlink": true}
+
 func hiddenElement(n *html.Node) bool {
 	for _, a := range n.Attr {
 		switch a.Key {
+		case "id", "class":
+			for _, tok := range strings.Fields(strings.ToLower(a.Val)) {
+				if furnitureNames[tok] {
+					return true
+				}
+			}
+		case "style":
+			if st := strings.ReplaceAll(strings.ToLower(a.Val), " ", ""); strings.Contains(st, "display:none") {
+				return true
+			}
 		case "role":
 			if a.Val == "navigation" || a.Val == "banner" || a.Val == "search" {
 				return true

@@ -221,7 +221,7 @@ func (m *message) part(ctx context.Context, h header, body io.Reader, depth int,
 	}
 	*budget -= int64(len(data))
 	if *budget < 0 {
-		return fail(ReasonTooBig, "message decodes past %d bytes", DefaultLimits.MaxTotalBytes)
+		return fail(ReasonTooBig, "message decodes past the size limit")
 	}
 	name := dparams["filename"]
 	if name == "" {
@@ -263,6 +263,9 @@ func decodeCTE(cte string, r io.Reader) io.Reader {
 type stripSpace struct{ r io.Reader }
 
 func (s *stripSpace) Read(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
 	for {
 		n, err := s.r.Read(p)
 		k := 0

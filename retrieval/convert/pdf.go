@@ -108,7 +108,7 @@ func pdfText(ctx context.Context, inst pdfium.Pdfium, data []byte, lim Limits) (
 	od, err := inst.OpenDocument(&requests.OpenDocument{File: &data})
 	if err != nil {
 		if errors.Is(err, pdferr.ErrPassword) || errors.Is(err, pdferr.ErrSecurity) {
-			return nil, &Error{Reason: ReasonEncrypted, Err: err}
+			return nil, fail(ReasonEncrypted, "a password is needed to open it")
 		}
 		return nil, &Error{Reason: ReasonCorrupt, Err: err}
 	}

@@ -116,3 +116,33 @@ func (a *archive) rels(part string) (map[string]string, error) {
 	}
 	return out, nil
 }
+
+// externalLinks reads the external targets (hyperlinks) of a part's
+// relationships; only http, https and mailto URLs are kept.
+func (a *archive) externalLinks(part string) (map[string]string, error) {
+	dir, file := path.Split(part)
+	data, err := a.read(dir+"_rels/"+file+".rels", true)
+	if err != nil || data == nil {
+		return map[string]string{}, err
+	}
+	var r struct {
+		Rel []struct {
+			ID     string `xml:"Id,attr"`
+			Target string `xml:"Target,attr"`
+			Mode   string `xml:"TargetMode,attr"`
+		} `xml:"Relationship"`
+	}
+	if err := xmlUnmarshal(data, &r); err != nil {
+		return nil, fail(ReasonCorrupt, "%s rels: %v", part, err)
+	}
+	out := map[string]string{}
+	for _, x := range r.Rel {
+		t := strings.TrimSpace(x.Target)
+		lt := strings.ToLower(t)
+		if x.Mode == "External" && (strings.HasPrefix(lt, "http://") || strings.HasPrefix(lt, "https://") || strings.HasPrefix(lt, "mailto:")) &&
+			!strings.ContainsAny(t, " ()<>\n") {
+			out[x.ID] = t
+		}
+	}
+	return out, nil
+}
