@@ -50,6 +50,10 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./retrieval/ref
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./retrieval/ftsquery
 	$(GO) test -run '^$$' -fuzz '^FuzzMarkdown$$' -fuzztime $(FUZZTIME) ./retrieval/chunk
+	$(GO) test -run '^$$' -fuzz '^FuzzFrontMatter$$' -fuzztime $(FUZZTIME) ./retrieval/ingest
+	$(GO) test -run '^$$' -fuzz '^FuzzParseQueryDoc$$' -fuzztime $(FUZZTIME) ./retrieval
+	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./retrieval/config
+	$(GO) test -run '^$$' -fuzz '^FuzzToolArgs$$' -fuzztime $(FUZZTIME) ./server
 
 clean:
 	rm -rf bin .cache/demo-home
@@ -57,3 +61,4 @@ clean:
 -include models.mk
 -include bench.mk
 -include mcp.mk
+-include reliability.mk
