@@ -65,6 +65,10 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzCheck$$' -fuzztime $(FUZZTIME) ./retrieval/answer
 	$(GO) test -run '^$$' -fuzz '^FuzzRender$$' -fuzztime $(FUZZTIME) ./server/web
 	$(GO) test -run '^$$' -fuzz '^FuzzPickWheel$$' -fuzztime $(FUZZTIME) ./models
+	$(GO) test -run '^$$' -fuzz '^FuzzFrontMatter$$' -fuzztime $(FUZZTIME) ./retrieval/ingest
+	$(GO) test -run '^$$' -fuzz '^FuzzParseQueryDoc$$' -fuzztime $(FUZZTIME) ./retrieval
+	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./retrieval/config
+	$(GO) test -run '^$$' -fuzz '^FuzzToolArgs$$' -fuzztime $(FUZZTIME) ./server
 
 clean:
 	rm -rf bin dist .cache/demo-home .cache/build
@@ -73,3 +77,4 @@ clean:
 -include models.mk
 -include bench.mk
 -include mcp.mk
+-include reliability.mk

@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -377,9 +376,6 @@ func sameTree(a, b map[string]string) string {
 	}
 	return ""
 }
-
-// cores is how many CPUs the harnesses may keep busy.
-func cores() int { return max(1, runtime.NumCPU()) }
 
 func newRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 7)) }
 

@@ -238,6 +238,12 @@ func WriteFileAtomic(path string, data []byte, perm fs.FileMode) error {
 		os.Remove(tmp)
 		return fmt.Errorf("write %s: %w", path, werr)
 	}
+	// The rename is durable only once the folder is synced; without it a
+	// power cut can bring back the old file (or none) after we said done.
+	if d, err := os.Open(filepath.Dir(path)); err == nil {
+		d.Sync()
+		d.Close()
+	}
 	return nil
 }
 

@@ -1,0 +1,25 @@
+package retrieval
+
+import (
+	"strings"
+	"testing"
+)
+
+// FuzzParseQueryDoc checks that any query text parses, and that every
+// typed line it reports came from the input.
+func FuzzParseQueryDoc(f *testing.F) {
+	for _, s := range []string{"plain query", "lex: a b\nvec: c\nhyde: d\nintent: e", "LEX:x\n\nVec :y", "lex:\nvec:", ":\n::\nlex::x", "intent: why\nplain words"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		d := ParseQueryDoc(s)
+		for _, v := range append(append([]string{d.Hyde, d.Intent}, d.Lex...), d.Vec...) {
+			if !strings.Contains(s, v) {
+				t.Fatalf("variant %q not in the input", v)
+			}
+		}
+		if len(d.Text) > len(s) {
+			t.Fatalf("text %d bytes from %d", len(d.Text), len(s))
+		}
+	})
+}
