@@ -235,6 +235,9 @@ func (s *Store) BeginBulk(ctx context.Context) error {
 		"INSERT INTO chunks_fts(chunks_fts, rank) VALUES('automerge', 0)",
 		"INSERT INTO chunks_fts(chunks_fts, rank) VALUES('crisismerge', 64)",
 		"INSERT INTO chunks_fts(chunks_fts, rank) VALUES('hashsize', 33554432)",
+		"INSERT INTO chunks_seg(chunks_seg, rank) VALUES('automerge', 0)",
+		"INSERT INTO chunks_seg(chunks_seg, rank) VALUES('crisismerge', 64)",
+		"INSERT INTO chunks_seg(chunks_seg, rank) VALUES('hashsize', 33554432)",
 	} {
 		if _, err := s.db.ExecContext(ctx, q); err != nil {
 			return fmt.Errorf("start bulk index: %w", err)
@@ -250,6 +253,12 @@ func (s *Store) EndBulk(ctx context.Context) error {
 		"INSERT INTO chunks_fts(chunks_fts, rank) VALUES('automerge', 4)",
 		"INSERT INTO chunks_fts(chunks_fts, rank) VALUES('crisismerge', 16)",
 		"INSERT INTO chunks_fts(chunks_fts, rank) VALUES('hashsize', 1048576)",
+		// The segmented index is merged too: left in many segments, every
+		// gram of a CJK query seeks in each (70% of a CMRC2018 query's time).
+		"INSERT INTO chunks_seg(chunks_seg) VALUES('optimize')",
+		"INSERT INTO chunks_seg(chunks_seg, rank) VALUES('automerge', 4)",
+		"INSERT INTO chunks_seg(chunks_seg, rank) VALUES('crisismerge', 16)",
+		"INSERT INTO chunks_seg(chunks_seg, rank) VALUES('hashsize', 1048576)",
 	} {
 		if _, err := s.db.ExecContext(ctx, q); err != nil {
 			return fmt.Errorf("finish bulk index: %w", err)

@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"strings"
 	"time"
 	"unicode"
@@ -39,12 +40,25 @@ func main() {
 	home := flag.String("home", "", "GNO_HOME to build or reuse (default: a temp dir, removed after)")
 	maxQ := flag.Int("n", 0, "use only the first n judged queries (0: all)")
 	noEmbed := flag.Bool("no-embed", false, "do not run `gno embed` first (use the vectors already in -home, if any)")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the run to this file")
 	flag.Parse()
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "gnoeval:", err)
+			os.Exit(1)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	if *noEmbed {
 		embedModes = nil
 	}
 	if err := run(context.Background(), *evalDir, *dataset, strings.Split(*modes, ","), *embed, *home, *maxQ); err != nil {
 		fmt.Fprintln(os.Stderr, "gnoeval:", err)
+		pprof.StopCPUProfile()
 		os.Exit(1)
 	}
 }
