@@ -67,7 +67,7 @@ func makeSnippet(body string, q ftsquery.Query) string {
 			}
 			j += s2
 		}
-		words = append(words, word{start: i, end: j, hit: matches(strings.ToLower(body[i:j]), terms)})
+		words = append(words, word{start: i, end: j, hit: len(terms) > 0 && matches(strings.ToLower(body[i:j]), terms)})
 		i = j
 	}
 	// Unspaced script matched by its grams (package segment): mark each
@@ -76,7 +76,7 @@ func makeSnippet(body string, q ftsquery.Query) string {
 	var grams []word
 	for _, run := range q.CJK {
 		for _, g := range segment.QueryGrams(run) {
-			for k, n := 0, 0; n < 64; n++ {
+			for k, n := 0, 0; n < 16; n++ {
 				i := strings.Index(body[k:], g)
 				if i < 0 {
 					break
