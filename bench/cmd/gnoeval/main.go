@@ -40,6 +40,8 @@ func main() {
 	home := flag.String("home", "", "GNO_HOME to build or reuse (default: a temp dir, removed after)")
 	maxQ := flag.Int("n", 0, "use only the first n judged queries (0: all)")
 	noEmbed := flag.Bool("no-embed", false, "do not run `gno embed` first (use the vectors already in -home, if any)")
+	flag.DurationVar(&budget, "budget", 0, "override every mode's time budget (0: config/defaults); a loaded machine cuts vector search at the 50 ms fast budget")
+	flag.Float64Var(&vectorWeight, "vector-weight", 0, "override search.vectorWeight (0: the per-model default)")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the run to this file")
 	flag.Parse()
 	if *cpuProfile != "" {
@@ -129,6 +131,11 @@ func run(ctx context.Context, evalDir, name string, modes []string, embed, home 
 	return nil
 }
 
+var (
+	budget       time.Duration
+	vectorWeight float64
+)
+
 // embedModes are the modes that need vectors, embedded before they run.
 var embedModes = map[string]bool{"vsearch": true, "fast": true, "default": true}
 
@@ -166,6 +173,12 @@ func engine(ctx context.Context, ds *beir.Dataset, embed, home string, modes []s
 	err = e.UpdateConfig(ctx, func(c *config.Config) error {
 		if embed != "" {
 			c.Models.Embed = embed
+		}
+		if budget > 0 {
+			c.Search.Budgets = map[string]config.Duration{"fast": config.Duration(budget), "default": config.Duration(budget), "thorough": config.Duration(budget)}
+		}
+		if vectorWeight > 0 {
+			c.Search.VectorWeight = vectorWeight
 		}
 		if fresh {
 			_, err := c.AddCollection(config.Collection{Name: "eval", Path: docs})
