@@ -8,6 +8,7 @@ import (
 
 	"github.com/gnosearch/gno/models"
 	"github.com/gnosearch/gno/retrieval/config"
+	"github.com/gnosearch/gno/retrieval/ftsquery"
 )
 
 // cjkCorpus holds notes in scripts written without spaces between words
@@ -224,5 +225,13 @@ func TestUpgradeFillsSegmentedIndex(t *testing.T) {
 	update(t, e2)
 	if rs := search(t, e2, "花火"); len(rs) != 0 {
 		t.Fatalf("stale segmented rows: %v", uris(rs))
+	}
+}
+
+func TestCJKSnippetMarksGrams(t *testing.T) {
+	body := strings.Repeat("これは関係のない前置きの文章です。", 20) + "隅田川の花火大会は七月に開催される。"
+	got := makeSnippet(body, ftsquery.Parse("花火大会"))
+	if !strings.Contains(got, "\x01花火大会\x02") {
+		t.Errorf("snippet %q does not mark 花火大会", got)
 	}
 }

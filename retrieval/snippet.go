@@ -1,15 +1,46 @@
 package retrieval
 
 import (
+	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/gnosearch/gno/retrieval/ftsquery"
+	"github.com/gnosearch/gno/retrieval/segment"
 )
 
 // snippetRunes is the target length of a snippet.
 const snippetRunes = 220
+
+// word is a span of a snippet's body; hit says it matched the query.
+type word struct {
+	start, end int
+	hit        bool
+}
+
+// mergeWords adds gram hits to the scanned words: the whole-run words they
+// fall in are dropped (they never match), the rest is ordered by position
+// and overlapping hits ("花火" and "火大") become one span.
+func mergeWords(words, grams []word) []word {
+	out := make([]word, 0, len(words)+len(grams))
+	for _, w := range words {
+		if w.hit {
+			out = append(out, w)
+		}
+	}
+	out = append(out, grams...)
+	sort.Slice(out, func(i, j int) bool { return out[i].start < out[j].start })
+	merged := out[:0]
+	for _, w := range out {
+		if n := len(merged); n > 0 && w.start <= merged[n-1].end {
+			merged[n-1].end = max(merged[n-1].end, w.end)
+			continue
+		}
+		merged = append(merged, w)
+	}
+	return merged
+}
 
 // makeSnippet picks the window of body with the most query-word matches
 // and marks matched words with \x01 and \x02. Matching is by lowercase word
@@ -20,10 +51,6 @@ func makeSnippet(body string, q ftsquery.Query) string {
 	terms := append([]string(nil), q.Terms...)
 	for _, p := range q.Phrases {
 		terms = append(terms, strings.Fields(p)...)
-	}
-	type word struct {
-		start, end int
-		hit        bool
 	}
 	var words []word
 	for i := 0; i < len(body); {
@@ -40,13 +67,27 @@ func makeSnippet(body string, q ftsquery.Query) string {
 			}
 			j += s2
 		}
-		words = append(words, word{start: i, end: j, hit: matches(strings.ToLower(body[i:j]), terms)})
+		words = append(words, word{start: i, end: j, hit: len(terms) > 0 && matches(strings.ToLower(body[i:j]), terms)})
 		i = j
 	}
+	// Unspaced script matched by its grams (package segment): mark each
+	// gram's occurrences, so the window centres on where the query's words
+	// are and not on one whole-run match that rarely exists.
+	var grams []word
 	for _, run := range q.CJK {
-		if k := strings.Index(body, run); k >= 0 {
-			words = append(words, word{start: k, end: k + len(run), hit: true})
+		for _, g := range segment.QueryGrams(run) {
+			for k, n := 0, 0; n < 16; n++ {
+				i := strings.Index(body[k:], g)
+				if i < 0 {
+					break
+				}
+				grams = append(grams, word{start: k + i, end: k + i + len(g), hit: true})
+				k += i + len(g)
+			}
 		}
+	}
+	if len(grams) > 0 {
+		words = mergeWords(words, grams)
 	}
 	// Slide a window of about snippetRunes over the words.
 	bestStart, bestHits := 0, -1

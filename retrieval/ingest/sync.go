@@ -91,6 +91,10 @@ var skipDirs = map[string]bool{".git": true, ".hg": true, ".svn": true, "node_mo
 // merges the word index once at the end instead of as it goes.
 const bulkThreshold = 1000
 
+// segMergeThreshold is the sync size from which the segmented index is
+// merged into one segment afterwards (store.MergeSegmented).
+const segMergeThreshold = 100
+
 type candidate struct {
 	rel     string
 	abs     string
@@ -168,6 +172,12 @@ func Sync(ctx context.Context, st *store.Store, col config.Collection, gen int64
 		}
 		// Whatever happens, merging comes back on.
 		defer st.EndBulk(context.WithoutCancel(ctx))
+	}
+	if len(todo) >= segMergeThreshold && len(todo) < bulkThreshold {
+		// A bulk sync merges at its end; a mid-sized one would leave the
+		// segmented index in several segments that every CJK gram seeks.
+		// Like EndBulk, it runs once the sync's writes are committed.
+		defer st.MergeSegmented(context.WithoutCancel(ctx))
 	}
 	if err := w.process(ctx, col, todo, states, opt, res); err != nil {
 		return nil, err

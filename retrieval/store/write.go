@@ -262,10 +262,23 @@ func (s *Store) BeginBulk(ctx context.Context) error {
 		"INSERT INTO chunks_fts(chunks_fts, rank) VALUES('automerge', 0)",
 		"INSERT INTO chunks_fts(chunks_fts, rank) VALUES('crisismerge', 64)",
 		"INSERT INTO chunks_fts(chunks_fts, rank) VALUES('hashsize', 33554432)",
+		"INSERT INTO chunks_seg(chunks_seg, rank) VALUES('automerge', 0)",
+		"INSERT INTO chunks_seg(chunks_seg, rank) VALUES('crisismerge', 64)",
+		"INSERT INTO chunks_seg(chunks_seg, rank) VALUES('hashsize', 33554432)",
 	} {
 		if _, err := s.db.ExecContext(ctx, q); err != nil {
 			return fmt.Errorf("start bulk index: %w", err)
 		}
+	}
+	return nil
+}
+
+// MergeSegmented merges the segmented index into one segment: a CJK query
+// looks up each of its grams in every segment, so a fragmented index costs
+// most of the query's time. It is cheap when the index holds no CJK.
+func (s *Store) MergeSegmented(ctx context.Context) error {
+	if _, err := s.db.ExecContext(ctx, "INSERT INTO chunks_seg(chunks_seg) VALUES('optimize')"); err != nil {
+		return fmt.Errorf("merge segmented index: %w", err)
 	}
 	return nil
 }
@@ -277,6 +290,12 @@ func (s *Store) EndBulk(ctx context.Context) error {
 		"INSERT INTO chunks_fts(chunks_fts, rank) VALUES('automerge', 4)",
 		"INSERT INTO chunks_fts(chunks_fts, rank) VALUES('crisismerge', 16)",
 		"INSERT INTO chunks_fts(chunks_fts, rank) VALUES('hashsize', 1048576)",
+		// The segmented index is merged too: left in many segments, every
+		// gram of a CJK query seeks in each (70% of a CMRC2018 query's time).
+		"INSERT INTO chunks_seg(chunks_seg) VALUES('optimize')",
+		"INSERT INTO chunks_seg(chunks_seg, rank) VALUES('automerge', 4)",
+		"INSERT INTO chunks_seg(chunks_seg, rank) VALUES('crisismerge', 16)",
+		"INSERT INTO chunks_seg(chunks_seg, rank) VALUES('hashsize', 1048576)",
 	} {
 		if _, err := s.db.ExecContext(ctx, q); err != nil {
 			return fmt.Errorf("finish bulk index: %w", err)

@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"strings"
 	"time"
 	"unicode"
@@ -39,12 +40,27 @@ func main() {
 	home := flag.String("home", "", "GNO_HOME to build or reuse (default: a temp dir, removed after)")
 	maxQ := flag.Int("n", 0, "use only the first n judged queries (0: all)")
 	noEmbed := flag.Bool("no-embed", false, "do not run `gno embed` first (use the vectors already in -home, if any)")
+	flag.DurationVar(&budget, "budget", 0, "override every mode's time budget (0: config/defaults); a loaded machine cuts vector search at the 50 ms fast budget")
+	flag.Float64Var(&vectorWeight, "vector-weight", 0, "override search.vectorWeight (0: the per-model default)")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the run to this file")
 	flag.Parse()
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "gnoeval:", err)
+			os.Exit(1)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	if *noEmbed {
 		embedModes = nil
 	}
 	if err := run(context.Background(), *evalDir, *dataset, strings.Split(*modes, ","), *embed, *home, *maxQ); err != nil {
 		fmt.Fprintln(os.Stderr, "gnoeval:", err)
+		pprof.StopCPUProfile()
 		os.Exit(1)
 	}
 }
@@ -115,6 +131,11 @@ func run(ctx context.Context, evalDir, name string, modes []string, embed, home 
 	return nil
 }
 
+var (
+	budget       time.Duration
+	vectorWeight float64
+)
+
 // embedModes are the modes that need vectors, embedded before they run.
 var embedModes = map[string]bool{"vsearch": true, "fast": true, "default": true}
 
@@ -152,6 +173,12 @@ func engine(ctx context.Context, ds *beir.Dataset, embed, home string, modes []s
 	err = e.UpdateConfig(ctx, func(c *config.Config) error {
 		if embed != "" {
 			c.Models.Embed = embed
+		}
+		if budget > 0 {
+			c.Search.Budgets = map[string]config.Duration{"fast": config.Duration(budget), "default": config.Duration(budget), "thorough": config.Duration(budget)}
+		}
+		if vectorWeight > 0 {
+			c.Search.VectorWeight = vectorWeight
 		}
 		if fresh {
 			_, err := c.AddCollection(config.Collection{Name: "eval", Path: docs})
