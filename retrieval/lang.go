@@ -47,8 +47,9 @@ type autoEmbed struct {
 // registry embedder that covers it, e.g. bge-small-zh-v1.5-q for a
 // Chinese index. It returns "" to keep the default. The choice is the
 // index's, not a collection's: one vector set per index keeps fusion and
-// the vector graph simple (vectors.model records which model made each
-// vector, and a changed choice asks for `gno embed`).
+// the vector graph simple. The choice is made while the index has no
+// vectors; then it stays with the model that made them (models.embed in
+// config changes it, and `gno embed` re-embeds).
 func (e *Engine) autoEmbedder() string {
 	ctx := context.Background()
 	st, err := e.store(ctx)
@@ -66,6 +67,22 @@ func (e *Engine) autoEmbedder() string {
 		return a.model
 	}
 	a.done, a.gen, a.model = true, gen, ""
+	reg := e.registry()
+	cache := models.Cache{Dir: e.Paths.ModelsDir}
+	// The choice sticks once vectors exist: re-deciding as the language
+	// mix shifts would throw every vector away (Embed drops another
+	// model's vectors) and leave searches without any in between.
+	var made string
+	if err := st.DB().QueryRowContext(ctx, "SELECT model FROM vectors LIMIT 1").Scan(&made); err == nil && made != "" {
+		if m, err := reg.Lookup(made); err == nil && m.Role == models.RoleEmbed && !m.Test {
+			if _, err := cache.Installed(made); err == nil {
+				if made != models.DefaultEmbedder {
+					a.model = made
+				}
+				return a.model
+			}
+		}
+	}
 	langs, err := st.LangCounts(ctx)
 	if err != nil {
 		return ""
@@ -80,11 +97,9 @@ func (e *Engine) autoEmbedder() string {
 	if main == "" || langs[main]*2 < total {
 		return ""
 	}
-	reg := e.registry()
 	if def, err := reg.Lookup(models.DefaultEmbedder); err == nil && def.Covers(main) {
 		return ""
 	}
-	cache := models.Cache{Dir: e.Paths.ModelsDir}
 	for _, m := range reg.All() {
 		if m.Role != models.RoleEmbed || m.Test || len(m.Languages) == 0 || !m.Covers(main) {
 			continue
