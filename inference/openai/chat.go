@@ -2,11 +2,9 @@ package openai
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
-	"net/http"
 	"strings"
 
 	"github.com/gnosearch/gno/inference"
@@ -82,24 +80,9 @@ func (ch *Chatter) Chat(ctx context.Context, msgs []inference.ChatMessage, onTok
 	for _, m := range msgs {
 		req.Messages = append(req.Messages, chatMessage{Role: m.Role, Content: m.Content})
 	}
-	body, err := json.Marshal(req)
+	res, err := c.send(ctx, op, "/chat/completions", "text/event-stream", req)
 	if err != nil {
-		return newErr(ErrInvalid, op, "encode request", err)
-	}
-	u := *c.base
-	u.Path += "/chat/completions"
-	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, u.String(), bytes.NewReader(body))
-	if err != nil {
-		return newErr(ErrInvalid, op, "build request", err)
-	}
-	hr.Header.Set("Content-Type", "application/json")
-	hr.Header.Set("Accept", "text/event-stream")
-	if c.key != "" {
-		hr.Header.Set("Authorization", "Bearer "+c.key)
-	}
-	res, err := c.hc.Do(hr)
-	if err != nil {
-		return classify(op, err)
+		return err
 	}
 	defer res.Body.Close()
 	if res.StatusCode >= 300 {

@@ -124,6 +124,31 @@ func parseBase(raw string) (*url.URL, error) {
 	return u, nil
 }
 
+// send POSTs req as JSON to base+path, asking for accept; the caller
+// closes the response body.
+func (c *client) send(ctx context.Context, op, path, accept string, req any) (*http.Response, error) {
+	body, err := json.Marshal(req)
+	if err != nil {
+		return nil, newErr(ErrInvalid, op, "encode request", err)
+	}
+	u := *c.base
+	u.Path += path
+	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, u.String(), bytes.NewReader(body))
+	if err != nil {
+		return nil, newErr(ErrInvalid, op, "build request", err)
+	}
+	hr.Header.Set("Content-Type", "application/json")
+	hr.Header.Set("Accept", accept)
+	if c.key != "" {
+		hr.Header.Set("Authorization", "Bearer "+c.key)
+	}
+	res, err := c.hc.Do(hr)
+	if err != nil {
+		return nil, classify(op, err)
+	}
+	return res, nil
+}
+
 // post sends req as JSON to base+path and decodes a 2xx reply into resp.
 // Every failure is an *Error for op.
 func (c *client) post(ctx context.Context, op, path string, req, resp any) error {
@@ -133,24 +158,9 @@ func (c *client) post(ctx context.Context, op, path string, req, resp any) error
 	ctx, cancel := c.withTimeout(ctx)
 	defer cancel()
 
-	body, err := json.Marshal(req)
+	res, err := c.send(ctx, op, path, "application/json", req)
 	if err != nil {
-		return newErr(ErrInvalid, op, "encode request", err)
-	}
-	u := *c.base
-	u.Path += path
-	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, u.String(), bytes.NewReader(body))
-	if err != nil {
-		return newErr(ErrInvalid, op, "build request", err)
-	}
-	hr.Header.Set("Content-Type", "application/json")
-	hr.Header.Set("Accept", "application/json")
-	if c.key != "" {
-		hr.Header.Set("Authorization", "Bearer "+c.key)
-	}
-	res, err := c.hc.Do(hr)
-	if err != nil {
-		return classify(op, err)
+		return err
 	}
 	defer res.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(res.Body, c.maxBody+1))
