@@ -148,6 +148,9 @@ type UpdateOptions struct {
 	LockWait time.Duration
 	// Locked means the caller already holds the writer lock.
 	Locked bool
+	// Only limits the sync of Collection to these paths (see
+	// ingest.Options.Only); note edits re-index just what they touched.
+	Only []string
 	// Rebuild moves the database aside (kept as index.sqlite.damaged) and
 	// indexes every collection from scratch, keeping user tags and the
 	// generation; vectors must be embedded again.
@@ -210,6 +213,9 @@ func (e *Engine) Update(ctx context.Context, opt UpdateOptions) (*UpdateResult, 
 		RunUpdateCmd:     opt.RunUpdateCmd,
 		GitPull:          opt.GitPull,
 		Progress:         opt.Progress,
+	}
+	if opt.Collection != "" && opt.Only != nil {
+		iopt.Only = opt.Only
 	}
 	iopt.Limits.Timeout = time.Duration(cfg.Index.ConvertTimeout)
 	iopt.Chunk.Tokens = cfg.Index.ChunkTokens

@@ -54,10 +54,11 @@ func (e *Engine) noteTarget(ctx context.Context, refStr string) (*store.DocMeta,
 	return m, col, abs, nil
 }
 
-// resyncNote syncs a collection after an edit so search and the graph see
-// the change at once; it reports the document's new docid.
-func (e *Engine) resyncNote(ctx context.Context, col, rel string) (string, bool) {
-	if _, err := e.Update(ctx, UpdateOptions{Collection: col, Locked: true}); err != nil {
+// resyncNote re-indexes the files an edit touched (rel and any others of
+// col), so search and the graph see the change at once; it reports the
+// document's new docid.
+func (e *Engine) resyncNote(ctx context.Context, col, rel string, others ...string) (string, bool) {
+	if _, err := e.Update(ctx, UpdateOptions{Collection: col, Locked: true, Only: append([]string{rel}, others...)}); err != nil {
 		return "", false
 	}
 	st, err := e.store(ctx)
@@ -149,7 +150,7 @@ func (e *Engine) DeleteNote(ctx context.Context, refStr string) (*NoteResult, er
 		return nil, err
 	}
 	res := &NoteResult{URI: ref.URI(col.Name, m.RelPath), AbsPath: abs, Deleted: &yes, BrokenLinks: broken}
-	_, err = e.Update(ctx, UpdateOptions{Collection: col.Name, Locked: true})
+	_, err = e.Update(ctx, UpdateOptions{Collection: col.Name, Locked: true, Only: []string{m.RelPath}})
 	res.Indexed = err == nil
 	return res, nil
 }

@@ -72,10 +72,16 @@ func (e *Engine) RenameNote(ctx context.Context, refStr, newPath string, updateL
 	if err := note.Move(abs, newAbs); err != nil {
 		return nil, err
 	}
-	res.DocID, res.Indexed = e.resyncNote(ctx, col.Name, newRel)
+	touched := map[string][]string{}
 	for _, f := range res.FilesUpdated {
-		if r, err := ref.Parse(f); err == nil && r.Collection != col.Name {
-			e.Update(ctx, UpdateOptions{Collection: r.Collection, Locked: true})
+		if r, err := ref.Parse(f); err == nil {
+			touched[r.Collection] = append(touched[r.Collection], r.Path)
+		}
+	}
+	res.DocID, res.Indexed = e.resyncNote(ctx, col.Name, newRel, append(touched[col.Name], m.RelPath)...)
+	for c, rels := range touched {
+		if c != col.Name {
+			e.Update(ctx, UpdateOptions{Collection: c, Locked: true, Only: rels})
 		}
 	}
 	return res, nil

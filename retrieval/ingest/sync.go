@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"runtime"
 	"sort"
@@ -40,6 +41,11 @@ type Options struct {
 	Limits convert.Limits
 	// SkipLinks leaves links out (to measure what extracting them costs).
 	SkipLinks bool
+	// Only, when set, limits the sync to these paths (slash-separated,
+	// relative to the root): each is added, updated or removed as a full
+	// sync would, and no other file is looked at. Note edits use it to
+	// re-index what they touched without walking the whole collection.
+	Only []string
 }
 
 // Progress reports a running sync.
@@ -132,8 +138,10 @@ func Sync(ctx context.Context, st *store.Store, col config.Collection, gen int64
 			res.Errors = append(res.Errors, "update command: "+err.Error())
 		}
 	}
-	cands, err := walk(ctx, col, opt, res)
-	if err != nil {
+	var cands []candidate
+	if opt.Only != nil {
+		cands = only(col, opt, res)
+	} else if cands, err = walk(ctx, col, opt, res); err != nil {
 		return nil, err
 	}
 	states, err := st.DocStates(ctx, col.Name)
@@ -143,6 +151,23 @@ func Sync(ctx context.Context, st *store.Store, col config.Collection, gen int64
 	skips, err := st.SkipStates(ctx, col.Name)
 	if err != nil {
 		return nil, err
+	}
+	if opt.Only != nil {
+		// Files outside Only are neither gone nor failed: leave them be.
+		keep := map[string]bool{}
+		for _, rel := range opt.Only {
+			keep[path.Clean(rel)] = true
+		}
+		for rel := range states {
+			if !keep[rel] {
+				delete(states, rel)
+			}
+		}
+		for rel := range skips {
+			if !keep[rel] {
+				delete(skips, rel)
+			}
+		}
 	}
 	w := &writer{st: st, gen: gen, batchSize: opt.BatchSize, kept: map[string]bool{}, col: col.Name, skips: skips, skipped: map[string]bool{}}
 	defer w.rollback()
@@ -270,39 +295,83 @@ func walk(ctx context.Context, col config.Collection, opt Options, res *Result) 
 		if !included(includes, rel) || excluded(col.Exclude, rel) {
 			return nil
 		}
-		f, ok := convert.ForPath(rel, col.Code)
-		if !ok {
-			return nil
-		}
 		info, err := d.Info()
 		if err != nil {
 			res.skip(SkipVanished)
 			return nil
 		}
-		if d.Type()&fs.ModeSymlink != 0 {
-			target, err := filepath.EvalSymlinks(p)
-			if err != nil || !within(root, target) {
-				res.skip(SkipSymlink)
-				return nil
-			}
-			if info, err = os.Stat(target); err != nil || !info.Mode().IsRegular() {
-				res.skip(SkipSymlink)
-				return nil
-			}
-		} else if !info.Mode().IsRegular() {
-			return nil
+		if c, ok := fileCandidate(col, opt, res, rel, p, info); ok {
+			out = append(out, c)
 		}
-		if info.Size() > opt.maxBytes(f) {
-			res.skip(SkipTooLarge)
-			return nil
-		}
-		out = append(out, candidate{rel: rel, abs: p, size: info.Size(), mtimeNS: info.ModTime().UnixNano()})
 		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("scan %s: %w", root, err)
 	}
 	return out, nil
+}
+
+// fileCandidate applies the checks every indexed file passes (a format
+// gno reads, symlinks kept inside the root, regular files within the
+// size cap) to the file at p, found by a walk or named by Options.Only.
+func fileCandidate(col config.Collection, opt Options, res *Result, rel, p string, info fs.FileInfo) (candidate, bool) {
+	f, ok := convert.ForPath(rel, col.Code)
+	if !ok {
+		return candidate{}, false
+	}
+	if info.Mode()&fs.ModeSymlink != 0 {
+		target, err := filepath.EvalSymlinks(p)
+		if err != nil || !within(col.Path, target) {
+			res.skip(SkipSymlink)
+			return candidate{}, false
+		}
+		if info, err = os.Stat(target); err != nil || !info.Mode().IsRegular() {
+			res.skip(SkipSymlink)
+			return candidate{}, false
+		}
+	} else if !info.Mode().IsRegular() {
+		return candidate{}, false
+	}
+	if info.Size() > opt.maxBytes(f) {
+		res.skip(SkipTooLarge)
+		return candidate{}, false
+	}
+	return candidate{rel: rel, abs: p, size: info.Size(), mtimeNS: info.ModTime().UnixNano()}, true
+}
+
+// only lists the files of Options.Only that a walk would have found; a
+// path that no longer exists is left out, so the sync removes it.
+func only(col config.Collection, opt Options, res *Result) []candidate {
+	includes := col.Patterns()
+	var out []candidate
+	for _, rel := range opt.Only {
+		rel = path.Clean(rel)
+		if !fs.ValidPath(rel) || rel == "." || !included(includes, rel) || excluded(col.Exclude, rel) || inSkippedDir(col, rel) {
+			continue
+		}
+		p := filepath.Join(col.Path, filepath.FromSlash(rel))
+		info, err := os.Lstat(p)
+		if err != nil {
+			continue
+		}
+		if c, ok := fileCandidate(col, opt, res, rel, p, info); ok {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// inSkippedDir reports whether a walk would have skipped one of rel's
+// folders (.git, node_modules, excluded folders).
+func inSkippedDir(col config.Collection, rel string) bool {
+	dirs := strings.Split(rel, "/")
+	for i := range dirs[:len(dirs)-1] {
+		d := strings.Join(dirs[:i+1], "/")
+		if skipDirs[dirs[i]] || excluded(col.Exclude, d) || excluded(col.Exclude, d+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 func within(root, p string) bool {
