@@ -15,8 +15,8 @@
 #
 # onnxruntime_go loads ONNX Runtime through cgo on every platform, so cross
 # builds need a C compiler per target: zig cc, from the ziglang wheel on PyPI
-# (sha256 pinned), fetched and unpacked into .cache/zig with python3 (which
-# `make models` needs anyway) rather than pip, curl or unzip.
+# (sha256 pinned), fetched with pip and unpacked into .cache/zig with
+# python3 (which `make models` needs anyway).
 
 GOBUILD        = GOWORK=$(CURDIR)/$(BUILD_WORK) $(GO) build
 JSONSCHEMA_MOD := github.com/santhosh-tekuri/jsonschema/v6@v6.0.2
@@ -24,10 +24,10 @@ VERSION        ?= $(shell git describe --tags --always --dirty 2>/dev/null || ec
 RELEASE_TARGETS := linux/amd64 linux/arm64 darwin/arm64 darwin/amd64 windows/amd64
 
 ZIG_VERSION    := 0.14.1
-ZIG_WHEEL_x86_64  := https://files.pythonhosted.org/packages/9d/ef/494f128ea7ec3345850bbd75d2cb7b987006fb5601c37543e8fa83e5e3d4/ziglang-0.14.1-py3-none-manylinux_2_12_x86_64.manylinux2010_x86_64.musllinux_1_1_x86_64.whl
-ZIG_SHA256_x86_64 := 6eb9d4d759b292c83810dbee2e9e8e3fbfbf01d864e6e9811bae711fd74e1c2f
-ZIG_WHEEL_aarch64  := https://files.pythonhosted.org/packages/94/84/2ca431d4f7984a260b5115a5ab130c1459d0b0ed08c5ae7d4093e52cb4a3/ziglang-0.14.1-py3-none-manylinux_2_17_aarch64.manylinux2014_aarch64.musllinux_1_1_aarch64.whl
-ZIG_SHA256_aarch64 := 7994b27f3cbfcedea43f9b7552e38b45857bdf0e9a45065474092dd74e7048cf
+ZIG_PLATFORM_x86_64  := manylinux_2_12_x86_64
+ZIG_SHA256_x86_64    := 6eb9d4d759b292c83810dbee2e9e8e3fbfbf01d864e6e9811bae711fd74e1c2f
+ZIG_PLATFORM_aarch64 := manylinux_2_17_aarch64
+ZIG_SHA256_aarch64   := 7994b27f3cbfcedea43f9b7552e38b45857bdf0e9a45065474092dd74e7048cf
 ZIG            := .cache/zig/ziglang/zig
 HOST_ARCH      := $(shell uname -m)
 
@@ -41,12 +41,12 @@ $(BUILD_WORK): third_party/jsonschema-lazy-init.patch go.mod go.sum
 	printf 'go %s\n\nuse ../..\n\nreplace %s => ./jsonschema\n' "$$(sed -n 's/^go //p' go.mod)" "$(subst @, ,$(JSONSCHEMA_MOD))" > $@
 
 $(ZIG):
-	@test -n "$(ZIG_WHEEL_$(HOST_ARCH))" || { echo "release.mk: no pinned zig for $(HOST_ARCH); set ZIG=/path/to/zig" >&2; exit 1; }
-	mkdir -p .cache/zig
-	python3 -c 'import sys, urllib.request; urllib.request.urlretrieve(sys.argv[1], sys.argv[2])' \
-		$(ZIG_WHEEL_$(HOST_ARCH)) .cache/zig/ziglang.whl
-	echo "$(ZIG_SHA256_$(HOST_ARCH))  .cache/zig/ziglang.whl" | sha256sum -c --quiet
-	cd .cache/zig && python3 -m zipfile -e ziglang.whl . && rm ziglang.whl
+	@test -n "$(ZIG_SHA256_$(HOST_ARCH))" || { echo "release.mk: no pinned zig for $(HOST_ARCH); set ZIG=/path/to/zig" >&2; exit 1; }
+	mkdir -p .cache/zig && rm -f .cache/zig/ziglang-*.whl
+	python3 -m pip download -q --no-deps --no-cache-dir --disable-pip-version-check --only-binary=:all: \
+		--platform $(ZIG_PLATFORM_$(HOST_ARCH)) -d .cache/zig ziglang==$(ZIG_VERSION)
+	cd .cache/zig && whl=$$(ls ziglang-*.whl) && echo "$(ZIG_SHA256_$(HOST_ARCH))  $$whl" | sha256sum -c --quiet \
+		&& python3 -m zipfile -e $$whl . && rm $$whl
 	chmod +x $@ && touch $@
 
 # Linking for macOS needs the system libraries Go's standard library names

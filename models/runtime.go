@@ -24,14 +24,11 @@ const RuntimeVersion = "1.24.1"
 // one of the places inference/onnx looks for it.
 func RuntimeDir(modelsDir string) string { return filepath.Join(modelsDir, "onnxruntime") }
 
-// Where the runtime comes from. The release archive is the official
-// build; the npm package onnxruntime-node carries the same libraries for
-// most platforms and is the mirror for machines that reach package
-// registries only.
-const (
-	releaseBase = "https://github.com/microsoft/onnxruntime/releases/download"
-	npmBase     = "https://registry.npmjs.org/onnxruntime-node/-/"
-)
+// releaseBase is where the official builds are published. The npm
+// package onnxruntime-node carries the same libraries for most platforms
+// and is the mirror for machines that reach package registries only,
+// fetched with npm itself unless RuntimeSources.NPM names a URL.
+const releaseBase = "https://github.com/microsoft/onnxruntime/releases/download"
 
 // npmTarball is the npm package, pinned as a whole (the same pin as
 // models.mk used to check); its libraries are pinned again one by one.
@@ -161,7 +158,8 @@ func (p RuntimePlatform) accepts(sum string) bool {
 type RuntimeSources struct {
 	// Release replaces https://github.com/microsoft/onnxruntime/releases/download.
 	Release string
-	// NPM replaces https://registry.npmjs.org/onnxruntime-node/-/.
+	// NPM is a base URL holding onnxruntime-node tarballs; empty means
+	// `npm pack` from the user's npm registry.
 	NPM string
 }
 
@@ -196,6 +194,7 @@ func InstallRuntime(ctx context.Context, modelsDir string, p RuntimePlatform, sr
 	type source struct {
 		name, member string
 		file         File
+		npm          bool // fetched with `npm pack`
 	}
 	var sources []source
 	if p.Archive != "" {
@@ -204,16 +203,16 @@ func InstallRuntime(ctx context.Context, modelsDir string, p RuntimePlatform, sr
 			base = releaseBase
 		}
 		sources = append(sources, source{"release archive", p.Member,
-			File{Name: p.Archive, URL: strings.TrimSuffix(base, "/") + "/v" + RuntimeVersion + "/" + p.Archive}})
+			File{Name: p.Archive, URL: strings.TrimSuffix(base, "/") + "/v" + RuntimeVersion + "/" + p.Archive}, false})
 	}
 	if p.NPMMember != "" {
-		base := src.NPM
-		if base == "" {
-			base = npmBase
-		}
 		f := npmTarball
-		f.URL = strings.TrimSuffix(base, "/") + "/" + f.Name
-		sources = append(sources, source{"npm mirror", p.NPMMember, f})
+		if src.NPM != "" {
+			f.URL = strings.TrimSuffix(src.NPM, "/") + "/" + f.Name
+		} else {
+			f.URL = "npm pack onnxruntime-node@" + RuntimeVersion
+		}
+		sources = append(sources, source{"npm mirror", p.NPMMember, f, src.NPM == ""})
 	}
 	var errs []string
 	for _, s := range sources {
@@ -221,7 +220,12 @@ func InstallRuntime(ctx context.Context, modelsDir string, p RuntimePlatform, sr
 			return nil, err
 		}
 		archive := filepath.Join(dl, s.file.Name)
-		err := fetchFile(ctx, archive, s.file, opt)
+		var err error
+		if s.npm {
+			err = npmFetch(ctx, dl, archive)
+		} else {
+			err = fetchFile(ctx, archive, s.file, opt)
+		}
 		if err == nil {
 			var sum string
 			sum, err = extractLibrary(archive, s.member, final, p)
@@ -237,6 +241,27 @@ func InstallRuntime(ctx context.Context, modelsDir string, p RuntimePlatform, sr
 	}
 	return nil, fmt.Errorf("ONNX Runtime %s for %s/%s: every source failed:\n  %s\n(run `gno setup` again to resume, or set GNO_ORT_LIB to a library you have)",
 		RuntimeVersion, p.GOOS, p.GOARCH, strings.Join(errs, "\n  "))
+}
+
+// npmFetch puts the pinned npm tarball at archive with `npm pack`,
+// unless a verified copy is there already.
+func npmFetch(ctx context.Context, dir, archive string) error {
+	if sum, _, err := hashFile(archive); err == nil && sum == npmTarball.SHA256 {
+		return nil
+	}
+	got, err := npmPack(ctx, dir)
+	if err != nil {
+		return err
+	}
+	sum, _, err := hashFile(got)
+	if err != nil {
+		return err
+	}
+	if sum != npmTarball.SHA256 {
+		os.Remove(got)
+		return fmt.Errorf("%s: sha256 %s, want %s", npmTarball.Name, sum, npmTarball.SHA256)
+	}
+	return nil
 }
 
 // fetchFile downloads f to dest with resume and verification; a file

