@@ -119,12 +119,20 @@ func crashSeed(t *testing.T, seed uint64, rounds, docs int, embed bool, k *kille
 			mutate(t, rng, e.notes, r)
 		}
 		// A sync killed anywhere: from process start to the last commit.
-		killed, took := killAt(t, e, k.delay(rng, "update"), "update", "--no-update-cmd")
-		st.add("update", killed)
-		if !killed {
+		// A sync that finished first is given new work and tried again
+		// with a delay inside its run time.
+		d := k.delay(rng, "update")
+		for try := 0; try < 3; try++ {
+			killed, took := killAt(t, e, d, "update", "--no-update-cmd")
+			st.add("update", killed)
+			checkWhole(t, e)
+			if killed {
+				break
+			}
 			k.finished("update", took)
+			mutate(t, rng, e.notes, 100*r+try)
+			d = time.Duration(rng.Int64N(int64(took)))
 		}
-		checkWhole(t, e)
 		if embed {
 			killed, took := killAt(t, e, k.delay(rng, "embed"), "embed")
 			st.add("embed", killed)
