@@ -83,7 +83,7 @@ func killAt(t testing.TB, e *env, d time.Duration, args ...string) (bool, time.D
 func TestCrash(t *testing.T) {
 	seeds := pick(1, 30)
 	rounds := pick(1, 2)
-	docs := pick(8, 20)
+	docs := pick(8, 12)
 	embed := haveEmbedder()
 	if !embed {
 		t.Logf("embed cases skipped: model %s or ONNX Runtime not in %s", embedModel, modelsDir())
