@@ -82,6 +82,9 @@ func killAt(t testing.TB, e *env, d time.Duration, args ...string) (bool, time.D
 // Short: 1 seed, 4 kills. Full (-full): 30 seeds, 200+ kills.
 func TestCrash(t *testing.T) {
 	seeds := pick(1, 30)
+	if n, err := strconv.Atoi(os.Getenv("GNO_CRASH_SEEDS")); err == nil && n > 0 {
+		seeds = n // a shorter full run
+	}
 	rounds := pick(1, 2)
 	docs := pick(8, 12)
 	embed := haveEmbedder()
