@@ -82,8 +82,11 @@ func killAt(t testing.TB, e *env, d time.Duration, args ...string) (bool, time.D
 // Short: 1 seed, 4 kills. Full (-full): 30 seeds, 200+ kills.
 func TestCrash(t *testing.T) {
 	seeds := pick(1, 30)
+	if n, err := strconv.Atoi(os.Getenv("GNO_CRASH_SEEDS")); err == nil && n > 0 {
+		seeds = n // a shorter full run
+	}
 	rounds := pick(1, 2)
-	docs := pick(8, 20)
+	docs := pick(8, 12)
 	embed := haveEmbedder()
 	if !embed {
 		t.Logf("embed cases skipped: model %s or ONNX Runtime not in %s", embedModel, modelsDir())
@@ -119,12 +122,20 @@ func crashSeed(t *testing.T, seed uint64, rounds, docs int, embed bool, k *kille
 			mutate(t, rng, e.notes, r)
 		}
 		// A sync killed anywhere: from process start to the last commit.
-		killed, took := killAt(t, e, k.delay(rng, "update"), "update", "--no-update-cmd")
-		st.add("update", killed)
-		if !killed {
+		// A sync that finished first is given new work and tried again
+		// with a delay inside its run time.
+		d := k.delay(rng, "update")
+		for try := 0; try < 3; try++ {
+			killed, took := killAt(t, e, d, "update", "--no-update-cmd")
+			st.add("update", killed)
+			checkWhole(t, e)
+			if killed {
+				break
+			}
 			k.finished("update", took)
+			mutate(t, rng, e.notes, 100*r+try)
+			d = time.Duration(rng.Int64N(int64(took)))
 		}
-		checkWhole(t, e)
 		if embed {
 			killed, took := killAt(t, e, k.delay(rng, "embed"), "embed")
 			st.add("embed", killed)

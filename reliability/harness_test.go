@@ -146,13 +146,14 @@ func (r result) String() string {
 	return fmt.Sprintf("exit %d (%v) stdout=%.500q stderr=%.500q", r.code, r.err, r.stdout, r.stderr)
 }
 
-// gno runs the gno binary to completion (at most two minutes).
+// gno runs the gno binary to completion (killed after ten minutes: an embed on
+// a loaded 2-core box runs at about one chunk a second).
 func (e *env) gno(args ...string) result {
 	return e.gnoIn(nil, args...)
 }
 
 func (e *env) gnoIn(stdin []byte, args ...string) result {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, gnoBin(), args...)
 	cmd.Env = e.vars

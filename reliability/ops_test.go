@@ -50,13 +50,13 @@ var writeOps = []writeOp{
 	},
 }
 
-// bigTail makes some writes large enough (up to ~2 MB) that a kill can
+// bigTail makes some writes large enough (up to ~200 KB) that a kill can
 // land while the bytes are going out.
 func bigTail(rng *rand.Rand) string {
 	if rng.IntN(2) == 0 {
 		return ""
 	}
-	n := rng.IntN(40000)
+	n := rng.IntN(4000)
 	b := make([]byte, 0, n*50)
 	for i := range n {
 		b = fmt.Appendf(b, "line %d of a long captured note about durability\n", i)
