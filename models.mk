@@ -46,6 +46,7 @@ $(VENV)/bin/python:
 
 # The test cross-encoder, built from the installed all-minilm-l6-v2-q.
 $(MIRROR_DIR)/files/$(TEST_RERANKER).onnx: $(VENV)/bin/python
+	@mkdir -p $(dir $@)
 	$(VENV)/bin/python models/tools/build_test_reranker.py $(GNO_MODELS_DIR)/all-minilm-l6-v2-q/model.onnx $@
 
 golden: $(VENV)/bin/python
