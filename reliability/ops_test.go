@@ -15,10 +15,9 @@ func some(s string) *string { return &s }
 // kills a server in the middle of each, the concurrency harness runs them
 // under readers, the hostile harness throws bad paths at pathArgs.
 //
-// The note write tools (gno_update, gno_delete, gno_rename) slot in here
-// as one entry each: a plan that edits, removes or moves the existing note
-// rel, and the states its files may be in after a kill (old or new,
-// never a mix and never a truncated file).
+// The note tools (gno_update, gno_delete, gno_rename) edit, remove or
+// move the existing note rel; the states its files may be in after a kill
+// are old or new, never a mix and never a truncated file.
 type writeOp struct {
 	name     string
 	tool     string
@@ -29,7 +28,7 @@ type writeOp struct {
 	plan func(rng *rand.Rand, rel, old string) (args map[string]any, allowed []fileState)
 }
 
-// writeOps lists the write tools; gno_capture is the first.
+// writeOps lists the write tools.
 var writeOps = []writeOp{
 	{
 		name: "capture-overwrite", tool: "gno_capture", pathArgs: []string{"path", "collection"},
@@ -46,6 +45,30 @@ var writeOps = []writeOp{
 			body := note(rng, 8000+rng.IntN(1000), 1) + bigTail(rng)
 			return map[string]any{"collection": "notes", "path": rel, "content": body},
 				[]fileState{{rel: nil}, {rel: some(body)}}
+		},
+	},
+	{
+		// Content with its own front matter replaces the whole file.
+		name: "note-update", tool: "gno_update", pathArgs: []string{"ref"},
+		plan: func(rng *rand.Rand, rel, old string) (map[string]any, []fileState) {
+			body := "---\ntitle: Updated\n---\n" + note(rng, 7000+rng.IntN(1000), 98) + bigTail(rng)
+			return map[string]any{"ref": "notes/" + rel, "content": body},
+				[]fileState{{rel: some(old)}, {rel: some(body)}}
+		},
+	},
+	{
+		name: "note-rename", tool: "gno_rename", pathArgs: []string{"ref", "newPath"},
+		plan: func(rng *rand.Rand, rel, old string) (map[string]any, []fileState) {
+			to := fmt.Sprintf("moved/m-%d.md", rng.IntN(1<<30))
+			return map[string]any{"ref": "notes/" + rel, "newPath": to, "updateLinks": true},
+				[]fileState{{rel: some(old), to: nil}, {rel: nil, to: some(old)}}
+		},
+	},
+	{
+		name: "note-delete", tool: "gno_delete", pathArgs: []string{"ref"},
+		plan: func(_ *rand.Rand, rel, old string) (map[string]any, []fileState) {
+			return map[string]any{"ref": "notes/" + rel},
+				[]fileState{{rel: some(old)}, {rel: nil}}
 		},
 	},
 }

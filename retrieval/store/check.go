@@ -66,6 +66,10 @@ var consistencyQueries = []struct{ what, sql string }{
 	{"vectors without a chunk", "SELECT count(*) FROM vectors v WHERE NOT EXISTS (SELECT 1 FROM chunks c WHERE c.id = v.chunk_id)"},
 	{"tags without a document", "SELECT count(*) FROM tags t WHERE NOT EXISTS (SELECT 1 FROM documents d WHERE d.id = t.doc_id)"},
 	{"trigram rows without a chunk", "SELECT count(*) FROM chunks_tri t WHERE NOT EXISTS (SELECT 1 FROM chunks c WHERE c.id = t.rowid)"},
+	{"segmented rows without a chunk", "SELECT count(*) FROM chunks_seg t WHERE NOT EXISTS (SELECT 1 FROM chunks c WHERE c.id = t.rowid)"},
+	{"links from a missing document", "SELECT count(*) FROM links l WHERE NOT EXISTS (SELECT 1 FROM documents d WHERE d.id = l.src_id)"},
+	{"links to a missing document", "SELECT count(*) FROM links l WHERE l.dst_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM documents d WHERE d.id = l.dst_id)"},
+	{"link keys without a document", "SELECT count(*) FROM doc_keys k WHERE NOT EXISTS (SELECT 1 FROM documents d WHERE d.id = k.doc_id)"},
 }
 
 // IsCorrupt reports whether err comes from a damaged or non-database file,

@@ -47,9 +47,8 @@ func TestBrowser(t *testing.T) {
 	}
 	llm := ollamatest.New(ollamatest.CitingReply)
 	defer llm.Close()
-	var v *env
 	// Backlinks come from the index's own links graph (Options.Links nil).
-	v = newEnv(t, Options{EnableWrite: true}, func(c *config.Config) {
+	v := newEnv(t, Options{EnableWrite: true}, func(c *config.Config) {
 		c.Models.Answer = config.Backend{Kind: "ollama", URL: llm.URL, Model: "qwen3:1.7b"}
 	})
 	shots, err := os.MkdirTemp("", "gno-web-shots-")
