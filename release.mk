@@ -84,10 +84,10 @@ cross: $(BUILD_WORK) $(ZIG) $(DARWIN_STUBS)/stamp
 	  echo "cross: go build $$t (zig cc -target $$zt)"; \
 	  $(CROSS_ENV) $(GOBUILD) -ldflags "$$ldw" -o /dev/null ./cmd/gno; \
 	done
-	@# bench/ is tooling for the Linux reference machine (rusage, /proc):
-	@# vetted for Linux only.
-	@os=windows; arch=amd64; $(ZIG_TARGET); echo "cross: go vet (all but bench/) for $$os/$$arch"; \
-	  $(CROSS_ENV) $(GO) vet $$($(GO) list ./... | grep -v '/bench')
+	@# bench/ and reliability/ are test tooling for the Linux reference
+	@# machine (rusage, /proc, SIGKILL, tmpfs mounts): vetted for Linux only.
+	@os=windows; arch=amd64; $(ZIG_TARGET); echo "cross: go vet (all but bench/, reliability/) for $$os/$$arch"; \
+	  $(CROSS_ENV) $(GO) vet $$($(GO) list ./... | grep -v '/bench\|/reliability')
 
 release: $(BUILD_WORK) $(ZIG) $(DARWIN_STUBS)/stamp
 	@set -e; mkdir -p dist; for t in $(RELEASE_TARGETS); do os=$${t%/*}; arch=$${t#*/}; $(ZIG_TARGET); \
