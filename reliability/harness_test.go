@@ -265,12 +265,20 @@ func note(rng *rand.Rand, i, v int) string {
 	return b.String()
 }
 
+// keepDir holds notes mutate never touches: a test that embeds once
+// keeps some vectors however many rounds of edits and deletions follow.
+const keepDir = "keep"
+
 // mutate changes the notes folder the way a person does: edits, new
-// notes, deletions and renames. It returns how many files it touched.
+// notes, deletions and renames (never under keepDir). It returns how many
+// files it touched.
 func mutate(t testing.TB, rng *rand.Rand, root string, round int) int {
 	t.Helper()
 	var files []string
 	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err == nil && d.IsDir() && d.Name() == keepDir {
+			return filepath.SkipDir
+		}
 		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".md") {
 			files = append(files, p)
 		}
