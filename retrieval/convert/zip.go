@@ -83,26 +83,40 @@ func openOOXML(ctx context.Context, data []byte, lim Limits) (*archive, error) {
 	return openArchive(ctx, data, lim)
 }
 
-// rels reads a .rels part: relationship id to target path, resolved
-// against the folder of the part it describes.
-func (a *archive) rels(part string) (map[string]string, error) {
+// relationship is one entry of an OOXML .rels part.
+type relationship struct {
+	ID     string `xml:"Id,attr"`
+	Target string `xml:"Target,attr"`
+	Mode   string `xml:"TargetMode,attr"`
+}
+
+// relationships reads the .rels part describing part; a part without one
+// has none.
+func (a *archive) relationships(part string) ([]relationship, error) {
 	dir, file := path.Split(part)
 	data, err := a.read(dir+"_rels/"+file+".rels", true)
 	if err != nil || data == nil {
-		return map[string]string{}, err
+		return nil, err
 	}
 	var r struct {
-		Rel []struct {
-			ID     string `xml:"Id,attr"`
-			Target string `xml:"Target,attr"`
-			Mode   string `xml:"TargetMode,attr"`
-		} `xml:"Relationship"`
+		Rel []relationship `xml:"Relationship"`
 	}
 	if err := xmlUnmarshal(data, &r); err != nil {
 		return nil, fail(ReasonCorrupt, "%s rels: %v", part, err)
 	}
-	out := make(map[string]string, len(r.Rel))
-	for _, x := range r.Rel {
+	return r.Rel, nil
+}
+
+// rels reads a .rels part: relationship id to target path, resolved
+// against the folder of the part it describes.
+func (a *archive) rels(part string) (map[string]string, error) {
+	rs, err := a.relationships(part)
+	if err != nil {
+		return nil, err
+	}
+	dir, _ := path.Split(part)
+	out := make(map[string]string, len(rs))
+	for _, x := range rs {
 		if x.Mode == "External" {
 			continue
 		}
@@ -120,23 +134,12 @@ func (a *archive) rels(part string) (map[string]string, error) {
 // externalLinks reads the external targets (hyperlinks) of a part's
 // relationships; only http, https and mailto URLs are kept.
 func (a *archive) externalLinks(part string) (map[string]string, error) {
-	dir, file := path.Split(part)
-	data, err := a.read(dir+"_rels/"+file+".rels", true)
-	if err != nil || data == nil {
-		return map[string]string{}, err
-	}
-	var r struct {
-		Rel []struct {
-			ID     string `xml:"Id,attr"`
-			Target string `xml:"Target,attr"`
-			Mode   string `xml:"TargetMode,attr"`
-		} `xml:"Relationship"`
-	}
-	if err := xmlUnmarshal(data, &r); err != nil {
-		return nil, fail(ReasonCorrupt, "%s rels: %v", part, err)
+	rs, err := a.relationships(part)
+	if err != nil {
+		return nil, err
 	}
 	out := map[string]string{}
-	for _, x := range r.Rel {
+	for _, x := range rs {
 		t := strings.TrimSpace(x.Target)
 		lt := strings.ToLower(t)
 		if x.Mode == "External" && (strings.HasPrefix(lt, "http://") || strings.HasPrefix(lt, "https://") || strings.HasPrefix(lt, "mailto:")) &&
