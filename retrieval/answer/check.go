@@ -16,10 +16,20 @@ var bracket = regexp.MustCompile(`\[\s*(?:#[0-9A-Za-z]{4,}(?::\d+(?:\s*[-–]\s*
 // one is a single citation inside a bracket group.
 var one = regexp.MustCompile(`#([0-9A-Za-z]{4,})(?::(\d+)(?:\s*[-–]\s*(\d+))?)?|(\d{1,2})`)
 
+// loose is anything shaped like a citation the checker does not accept
+// (a short or unknown id, a malformed range): it must not reach the reader
+// looking checked.
+var loose = regexp.MustCompile(`\[\s*#[0-9A-Za-z]+(?:\s*:[\d\s\-–]*)?(?:\s*[,;]\s*#?[0-9A-Za-z]+(?:\s*:[\d\s\-–]*)?)*\s*\]`)
+
 // Check rewrites the citations of raw against the passages: each becomes
 // [#docid:start-end] with a range inside a passage of that document, or is
 // dropped. It returns the cleaned text, the citations kept (once each, in
 // order of first use) and the ones dropped.
+//
+// Kept citations stand as NUL-delimited placeholders until the end, and
+// the passes repeat until nothing changes: dropping "[0]" from
+// "[#0:0-[0]0]" would otherwise join its neighbours into a new,
+// unchecked citation.
 func Check(raw string, ps []Passage) (string, []Citation, []string) {
 	byDoc := map[string][]Passage{}
 	for _, p := range ps {
@@ -28,23 +38,38 @@ func Check(raw string, ps []Passage) (string, []Citation, []string) {
 	}
 	cites := []Citation{}
 	seen := map[string]bool{}
-	var dropped []string
-	out := bracket.ReplaceAllStringFunc(raw, func(group string) string {
-		var kept []string
-		for _, m := range one.FindAllStringSubmatch(group, -1) {
-			c, ok := resolve(m, ps, byDoc)
-			if !ok {
-				dropped = append(dropped, m[0])
-				continue
+	var tags, dropped []string
+	out := strings.ReplaceAll(raw, "\x00", "")
+	for changed := true; changed; {
+		changed = false
+		out = bracket.ReplaceAllStringFunc(out, func(group string) string {
+			changed = true
+			var kept strings.Builder
+			for _, m := range one.FindAllStringSubmatch(group, -1) {
+				c, ok := resolve(m, ps, byDoc)
+				if !ok {
+					dropped = append(dropped, m[0])
+					continue
+				}
+				tag := fmt.Sprintf("[%s:%d-%d]", c.DocID, c.Lines.Start, c.Lines.End)
+				fmt.Fprintf(&kept, "\x00%d\x00", len(tags))
+				tags = append(tags, tag)
+				if !seen[tag] {
+					seen[tag] = true
+					cites = append(cites, c)
+				}
 			}
-			tag := fmt.Sprintf("[%s:%d-%d]", c.DocID, c.Lines.Start, c.Lines.End)
-			kept = append(kept, tag)
-			if !seen[tag] {
-				seen[tag] = true
-				cites = append(cites, c)
-			}
-		}
-		return strings.Join(kept, "")
+			return kept.String()
+		})
+		out = loose.ReplaceAllStringFunc(out, func(s string) string {
+			changed = true
+			dropped = append(dropped, s)
+			return ""
+		})
+	}
+	out = placeholder.ReplaceAllStringFunc(out, func(s string) string {
+		n, _ := strconv.Atoi(strings.Trim(s, "\x00"))
+		return tags[n]
 	})
 	if len(dropped) > 0 {
 		// A dropped citation leaves "claim ." behind.
@@ -52,6 +77,8 @@ func Check(raw string, ps []Passage) (string, []Citation, []string) {
 	}
 	return strings.TrimSpace(out), cites, dropped
 }
+
+var placeholder = regexp.MustCompile("\x00\\d+\x00")
 
 var spaceBeforePunct = regexp.MustCompile(`[ \t]+([.,;!?])`)
 

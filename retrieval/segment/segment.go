@@ -42,6 +42,12 @@ func IsUnspaced(r rune) bool {
 	case 0x30FC, 0xFF70, 0x3005, 0x3006, 0x3007: // ー (also half-width), 々 〆 〇: script Common, yet word-internal
 		return true
 	}
+	// Punctuation and symbols of these scripts (Thai ๚ and ฿, Khmer ៕,
+	// Myanmar ။) separate tokens in FTS5 like any punctuation: inside a run
+	// they would glue to a gram the tokenizer then cuts short.
+	if !unicode.In(r, unicode.L, unicode.N, unicode.Mn, unicode.Mc) {
+		return false
+	}
 	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul,
 		unicode.Thai, unicode.Lao, unicode.Khmer, unicode.Myanmar)
 }
