@@ -13,11 +13,12 @@ import (
 )
 
 // graphState caches the in-memory link graph and its PageRank for one
-// index generation: a sync that changes anything bumps the generation, and
-// the next graph question rebuilds.
+// committed state of the index (store.LinkVersion: every write batch
+// changes it, so a graph read between two batches of a long sync is not
+// kept past the next one), and the next graph question rebuilds.
 type graphState struct {
 	mu  sync.Mutex
-	gen int64
+	gen string
 	g   *graph.Graph
 	pr  map[int64]float64
 }
@@ -28,7 +29,7 @@ func (e *Engine) linkGraph(ctx context.Context) (*graph.Graph, *store.Store, err
 	if err != nil {
 		return nil, nil, err
 	}
-	gen, err := st.Generation(ctx)
+	gen, err := st.LinkVersion(ctx)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -248,32 +248,38 @@ func TestRenameAndNoteEdits(t *testing.T) {
 	}
 }
 
-// An index from before links (schema 1) gets its links on open.
+// An index from before links (schema 1), or with schema 2's link rows,
+// gets its links on open.
 func TestLinksBackfill(t *testing.T) {
-	e, _ := newEngine(t, vault)
-	update(t, e)
-	ctx := context.Background()
-	want := outTargets(t, e, "notes/Index.md")
-	st, _ := e.Store(ctx)
-	for _, q := range []string{"DELETE FROM links", "DELETE FROM doc_keys", "PRAGMA user_version = 1"} {
-		if _, err := st.DB().ExecContext(ctx, q); err != nil {
+	for _, old := range [][]string{
+		{"DELETE FROM doc_links", "PRAGMA user_version = 1"},
+		{"DROP TABLE doc_links", "CREATE TABLE links(src_id, seq, dst_id)", "CREATE TABLE doc_keys(key, doc_id)", "PRAGMA user_version = 2"},
+	} {
+		e, _ := newEngine(t, vault)
+		update(t, e)
+		ctx := context.Background()
+		want := outTargets(t, e, "notes/Index.md")
+		st, _ := e.Store(ctx)
+		for _, q := range old {
+			if _, err := st.DB().ExecContext(ctx, q); err != nil {
+				t.Fatal(err)
+			}
+		}
+		e.Close()
+		e2, err := Open(ctx, Options{})
+		if err != nil {
 			t.Fatal(err)
 		}
-	}
-	e.Close()
-	e2, err := Open(ctx, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e2.Close()
-	got := outTargets(t, e2, "notes/Index.md")
-	if len(got) != len(want) {
-		t.Fatalf("after upgrade %v, want %v", got, want)
-	}
-	for k, v := range want {
-		if got[k] != v {
-			t.Errorf("after upgrade %s -> %q, want %q", k, got[k], v)
+		got := outTargets(t, e2, "notes/Index.md")
+		if len(got) != len(want) {
+			t.Fatalf("%s: after upgrade %v, want %v", old[len(old)-1], got, want)
 		}
+		for k, v := range want {
+			if got[k] != v {
+				t.Errorf("%s: after upgrade %s -> %q, want %q", old[len(old)-1], k, got[k], v)
+			}
+		}
+		e2.Close()
 	}
 }
 

@@ -9,7 +9,8 @@ import (
 // Check verifies that the index is whole: SQLite's own integrity check,
 // the FTS5 word index against the chunks it mirrors, and that no document
 // is half-indexed (every document has its content, its chunks are numbered
-// without gaps, no chunk, tag or vector outlives its document). It returns
+// without gaps, no chunk, tag, vector or link list outlives its document,
+// every link list decodes). It returns
 // the problems found, empty for a healthy index; err is for a database that
 // cannot be read at all.
 //
@@ -51,7 +52,34 @@ func (s *Store) Check(ctx context.Context) ([]string, error) {
 			problems = append(problems, fmt.Sprintf("%d %s", n, q.what))
 		}
 	}
+	bad, err := s.badLinkRows(ctx)
+	if err != nil {
+		return problems, fmt.Errorf("check index %s (links): %w", s.path, err)
+	}
+	if bad > 0 {
+		problems = append(problems, fmt.Sprintf("%d documents with undecodable links", bad))
+	}
 	return problems, nil
+}
+
+// badLinkRows counts link lists that do not decode.
+func (s *Store) badLinkRows(ctx context.Context) (int, error) {
+	rows, err := s.db.QueryContext(ctx, "SELECT links FROM doc_links")
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
+	bad := 0
+	for rows.Next() {
+		var b []byte
+		if err := rows.Scan(&b); err != nil {
+			return 0, err
+		}
+		if _, err := decodeLinks(b); err != nil {
+			bad++
+		}
+	}
+	return bad, rows.Err()
 }
 
 // consistencyQueries each count rows that break one invariant.
@@ -67,9 +95,7 @@ var consistencyQueries = []struct{ what, sql string }{
 	{"tags without a document", "SELECT count(*) FROM tags t WHERE NOT EXISTS (SELECT 1 FROM documents d WHERE d.id = t.doc_id)"},
 	{"trigram rows without a chunk", "SELECT count(*) FROM chunks_tri t WHERE NOT EXISTS (SELECT 1 FROM chunks c WHERE c.id = t.rowid)"},
 	{"segmented rows without a chunk", "SELECT count(*) FROM chunks_seg t WHERE NOT EXISTS (SELECT 1 FROM chunks c WHERE c.id = t.rowid)"},
-	{"links from a missing document", "SELECT count(*) FROM links l WHERE NOT EXISTS (SELECT 1 FROM documents d WHERE d.id = l.src_id)"},
-	{"links to a missing document", "SELECT count(*) FROM links l WHERE l.dst_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM documents d WHERE d.id = l.dst_id)"},
-	{"link keys without a document", "SELECT count(*) FROM doc_keys k WHERE NOT EXISTS (SELECT 1 FROM documents d WHERE d.id = k.doc_id)"},
+	{"links of a missing document", "SELECT count(*) FROM doc_links l WHERE NOT EXISTS (SELECT 1 FROM documents d WHERE d.id = l.doc_id)"},
 }
 
 // IsCorrupt reports whether err comes from a damaged or non-database file,

@@ -3,6 +3,10 @@ package store
 import (
 	"context"
 	"fmt"
+	"path"
+	"sort"
+	"strings"
+	"sync"
 
 	"github.com/gnosearch/gno/retrieval/links"
 )
@@ -22,59 +26,203 @@ type LinkRow struct {
 	Other *DocMeta
 }
 
-const linkCols = "l.src_id, l.seq, l.kind, l.target, l.fragment, l.alias, l.line, l.attach, "
+// linkIndex is every link of the index resolved against its documents, as
+// of one value of the meta "writes" counter. Resolution needs the whole
+// document set (a new note named like a link's target takes it over), so it
+// happens here, once per committed change, not at write time.
+type linkIndex struct {
+	writes string
+	docs   map[int64]*DocMeta
+	// names maps links.Key of a file name or alias to its documents.
+	names map[string][]links.Candidate
+	// aliases are each document's front-matter aliases.
+	aliases map[int64][]string
+	out     map[int64][]resolvedLink
+	// in lists, per target, the links naming it by source path and order.
+	in map[int64][]linkAt
+	// order is every document with links, by collection and path.
+	order []int64
+}
 
-func (s *Store) scanLinks(ctx context.Context, q string, args ...any) ([]LinkRow, error) {
-	rows, err := s.db.QueryContext(ctx, q, args...)
+// resolvedLink is a link as written plus where it points now (0: nowhere).
+type resolvedLink struct {
+	links.Link
+	attach bool
+	dst    int64
+}
+
+type linkAt struct {
+	src int64
+	seq int
+}
+
+// linkCache holds the Store's latest linkIndex.
+type linkCache struct {
+	mu  sync.Mutex
+	idx *linkIndex
+}
+
+// LinkVersion names the committed state of the document set: it changes
+// with every write batch, so a cache of link answers keyed by it is never
+// stale.
+func (s *Store) LinkVersion(ctx context.Context) (string, error) {
+	var writes string
+	if err := s.db.QueryRowContext(ctx, "SELECT coalesce((SELECT value FROM meta WHERE key = 'writes'), '')").Scan(&writes); err != nil {
+		return "", fmt.Errorf("read links: %w", err)
+	}
+	return writes, nil
+}
+
+// linkIndex returns the resolved links of the committed index, rebuilt
+// when a write has committed since the last call.
+func (s *Store) linkIndex(ctx context.Context) (*linkIndex, error) {
+	writes, err := s.LinkVersion(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s.links.mu.Lock()
+	defer s.links.mu.Unlock()
+	if idx := s.links.idx; idx != nil && idx.writes == writes {
+		return idx, nil
+	}
+	idx, err := s.loadLinks(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s.links.idx = idx
+	return idx, nil
+}
+
+// loadLinks reads documents and links in one statement (one snapshot) and
+// resolves every link.
+func (s *Store) loadLinks(ctx context.Context) (*linkIndex, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT coalesce((SELECT value FROM meta WHERE key = 'writes'), ''),
+		d.id, d.collection, d.rel_path, d.hash, d.title, l.aliases, l.links
+		FROM documents d LEFT JOIN doc_links l ON l.doc_id = d.id ORDER BY d.collection, d.rel_path`)
 	if err != nil {
 		return nil, fmt.Errorf("read links: %w", err)
 	}
 	defer rows.Close()
-	var out []LinkRow
+	idx := &linkIndex{docs: map[int64]*DocMeta{}, names: map[string][]links.Candidate{},
+		aliases: map[int64][]string{}, out: map[int64][]resolvedLink{}, in: map[int64][]linkAt{}}
+	written := map[int64][]links.Link{}
 	for rows.Next() {
-		var r LinkRow
-		var kind int
-		var id *int64
-		var m DocMeta
-		var col, rel, hash, title *string
-		if err := rows.Scan(&r.Src, &r.Seq, &kind, &r.Target, &r.Fragment, &r.Alias, &r.Line, &r.Attach, &id, &col, &rel, &hash, &title); err != nil {
-			return nil, err
+		m := &DocMeta{}
+		var aliases *string
+		var data []byte
+		if err := rows.Scan(&idx.writes, &m.ID, &m.Collection, &m.RelPath, &m.Hash, &m.Title, &aliases, &data); err != nil {
+			return nil, fmt.Errorf("read links: %w", err)
 		}
-		r.Kind = links.Kind(kind)
-		if id != nil && col != nil {
-			m.ID, m.Collection, m.RelPath, m.Hash, m.Title = *id, *col, *rel, *hash, *title
-			r.Other = &m
+		idx.docs[m.ID] = m
+		k := links.Key(m.RelPath)
+		idx.names[k] = append(idx.names[k], links.Candidate{ID: m.ID, Collection: m.Collection, RelPath: m.RelPath})
+		if aliases == nil {
+			continue
 		}
-		out = append(out, r)
+		as := splitAliases(*aliases)
+		idx.aliases[m.ID] = as
+		for _, a := range as {
+			if k := strings.ToLower(a); k != "" {
+				idx.names[k] = append(idx.names[k], links.Candidate{ID: m.ID, Collection: m.Collection, RelPath: m.RelPath, Alias: true})
+			}
+		}
+		ls, err := decodeLinks(data)
+		if err != nil {
+			return nil, fmt.Errorf("read links of %s/%s: %w (run `gno update --rebuild`)", m.Collection, m.RelPath, err)
+		}
+		if len(ls) > 0 {
+			written[m.ID] = ls
+			idx.order = append(idx.order, m.ID)
+		}
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read links: %w", err)
+	}
+	for _, src := range idx.order {
+		m := idx.docs[src]
+		ls := written[src]
+		rs := make([]resolvedLink, len(ls))
+		for i, l := range ls {
+			r := resolvedLink{Link: l}
+			switch {
+			case l.Target == "":
+				r.dst = src // a heading of the same note
+			case links.IsAttachment(l.Target):
+				r.attach = true
+			default:
+				r.dst = links.Resolve(l.Kind, l.Target, m.Collection, m.RelPath, idx.names[links.Key(l.Target)])
+			}
+			if r.dst != 0 {
+				idx.in[r.dst] = append(idx.in[r.dst], linkAt{src, i})
+			}
+			rs[i] = r
+		}
+		idx.out[src] = rs
+	}
+	return idx, nil
+}
+
+func (idx *linkIndex) row(src int64, seq int, other int64) LinkRow {
+	l := idx.out[src][seq]
+	r := LinkRow{Src: src, Seq: int64(seq), Kind: l.Kind, Target: l.Target, Fragment: l.Fragment, Alias: l.Alias, Line: l.Line, Attach: l.attach}
+	if m := idx.docs[other]; m != nil {
+		c := *m
+		r.Other = &c
+	}
+	return r
 }
 
 // LinksFrom returns the links document id makes, in order.
 func (s *Store) LinksFrom(ctx context.Context, id int64) ([]LinkRow, error) {
-	return s.scanLinks(ctx, "SELECT "+linkCols+"d.id, d.collection, d.rel_path, d.hash, d.title FROM links l LEFT JOIN documents d ON d.id = l.dst_id WHERE l.src_id = ? ORDER BY l.seq", id)
+	idx, err := s.linkIndex(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ls := idx.out[id]
+	out := make([]LinkRow, 0, len(ls))
+	for i, l := range ls {
+		out = append(out, idx.row(id, i, l.dst))
+	}
+	return out, nil
 }
 
 // LinksTo returns the links pointing at document id, by source path.
 func (s *Store) LinksTo(ctx context.Context, id int64) ([]LinkRow, error) {
-	return s.scanLinks(ctx, "SELECT "+linkCols+"d.id, d.collection, d.rel_path, d.hash, d.title FROM links l JOIN documents d ON d.id = l.src_id WHERE l.dst_id = ? ORDER BY d.collection, d.rel_path, l.seq", id)
+	idx, err := s.linkIndex(ctx)
+	if err != nil {
+		return nil, err
+	}
+	in := idx.in[id]
+	out := make([]LinkRow, 0, len(in))
+	for _, a := range in {
+		out = append(out, idx.row(a.src, a.seq, a.src))
+	}
+	return out, nil
 }
 
 // Unresolved returns links that name no indexed document (attachments
 // excepted), with their source as Other, by source path; limit 0 means
 // all.
 func (s *Store) Unresolved(ctx context.Context, collection string, limit int) ([]LinkRow, error) {
-	q := "SELECT " + linkCols + "d.id, d.collection, d.rel_path, d.hash, d.title FROM links l JOIN documents d ON d.id = l.src_id WHERE l.dst_id IS NULL AND l.attach = 0"
-	var args []any
-	if collection != "" {
-		q += " AND d.collection = ?"
-		args = append(args, collection)
+	idx, err := s.linkIndex(ctx)
+	if err != nil {
+		return nil, err
 	}
-	q += " ORDER BY d.collection, d.rel_path, l.seq"
-	if limit > 0 {
-		q += fmt.Sprintf(" LIMIT %d", limit)
+	var out []LinkRow
+	for _, src := range idx.order {
+		if collection != "" && idx.docs[src].Collection != collection {
+			continue
+		}
+		for i, l := range idx.out[src] {
+			if l.dst == 0 && !l.attach {
+				if limit > 0 && len(out) == limit {
+					return out, nil
+				}
+				out = append(out, idx.row(src, i, src))
+			}
+		}
 	}
-	return s.scanLinks(ctx, q, args...)
+	return out, nil
 }
 
 // LinkStats counts links per collection of their source.
@@ -84,72 +232,76 @@ type LinkStats struct {
 
 // LinkStats counts the links of each collection.
 func (s *Store) LinkStats(ctx context.Context) (map[string]*LinkStats, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT d.collection, count(*), sum(l.dst_id IS NULL AND l.attach = 0), sum(l.attach)
-		FROM links l JOIN documents d ON d.id = l.src_id GROUP BY d.collection`)
+	idx, err := s.linkIndex(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("count links: %w", err)
+		return nil, err
 	}
-	defer rows.Close()
 	out := map[string]*LinkStats{}
-	for rows.Next() {
-		var c string
-		var st LinkStats
-		if err := rows.Scan(&c, &st.Links, &st.Unresolved, &st.Attachments); err != nil {
-			return nil, err
+	for _, src := range idx.order {
+		c := idx.docs[src].Collection
+		st := out[c]
+		if st == nil {
+			st = &LinkStats{}
+			out[c] = st
 		}
-		out[c] = &st
+		for _, l := range idx.out[src] {
+			st.Links++
+			switch {
+			case l.attach:
+				st.Attachments++
+			case l.dst == 0:
+				st.Unresolved++
+			}
+		}
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // LinkGraph returns every document id of the given collections (all when
-// none) and every resolved link between two of them, as (src, dst) pairs.
+// none) and every resolved link between two of them, as (src, dst) pairs;
+// links of a note to itself are left out.
 func (s *Store) LinkGraph(ctx context.Context, collections []string) ([]int64, [][2]int64, error) {
-	where, args := "", []any{}
-	if len(collections) > 0 {
-		where = " WHERE collection IN (" + placeholders(len(collections)) + ")"
-		for _, c := range collections {
-			args = append(args, c)
+	idx, err := s.linkIndex(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	want := map[string]bool{}
+	for _, c := range collections {
+		want[c] = true
+	}
+	in := func(id int64) bool { return len(want) == 0 || want[idx.docs[id].Collection] }
+	nodes := make([]int64, 0, len(idx.docs))
+	for id := range idx.docs {
+		if in(id) {
+			nodes = append(nodes, id)
 		}
 	}
-	rows, err := s.db.QueryContext(ctx, "SELECT id FROM documents"+where, args...)
-	if err != nil {
-		return nil, nil, fmt.Errorf("read graph: %w", err)
-	}
-	var nodes []int64
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return nil, nil, err
-		}
-		nodes = append(nodes, id)
-	}
-	rows.Close()
-	rows, err = s.db.QueryContext(ctx, "SELECT src_id, dst_id FROM links WHERE dst_id IS NOT NULL AND dst_id != src_id")
-	if err != nil {
-		return nil, nil, fmt.Errorf("read graph: %w", err)
-	}
-	defer rows.Close()
+	sort.Slice(nodes, func(i, j int) bool { return nodes[i] < nodes[j] })
 	var edges [][2]int64
-	for rows.Next() {
-		var e [2]int64
-		if err := rows.Scan(&e[0], &e[1]); err != nil {
-			return nil, nil, err
+	for _, src := range idx.order {
+		for _, l := range idx.out[src] {
+			if l.dst != 0 && l.dst != src {
+				edges = append(edges, [2]int64{src, l.dst})
+			}
 		}
-		edges = append(edges, e)
 	}
-	return nodes, edges, rows.Err()
+	return nodes, edges, nil
 }
 
 // Candidates returns, for each key, the documents answering to it by file
 // name or alias.
 func (s *Store) Candidates(ctx context.Context, keys []string) (map[string][]links.Candidate, error) {
-	args := make([]any, len(keys))
-	for i, k := range keys {
-		args[i] = k
+	idx, err := s.linkIndex(ctx)
+	if err != nil {
+		return nil, err
 	}
-	return candidates(ctx, s.db, args)
+	out := map[string][]links.Candidate{}
+	for _, k := range keys {
+		if cs := idx.names[k]; len(cs) > 0 {
+			out[k] = append([]links.Candidate(nil), cs...)
+		}
+	}
+	return out, nil
 }
 
 // DocName is one name a document answers to.
@@ -161,26 +313,28 @@ type DocName struct {
 
 // DocNames returns every file name and alias of the given collections.
 func (s *Store) DocNames(ctx context.Context, collections []string) ([]DocName, error) {
-	q := "SELECT k.doc_id, k.name, k.alias FROM doc_keys k JOIN documents d ON d.id = k.doc_id"
-	var args []any
-	if len(collections) > 0 {
-		q += " WHERE d.collection IN (" + placeholders(len(collections)) + ")"
-		for _, c := range collections {
-			args = append(args, c)
-		}
-	}
-	rows, err := s.db.QueryContext(ctx, q, args...)
+	idx, err := s.linkIndex(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("read names: %w", err)
+		return nil, err
 	}
-	defer rows.Close()
-	var out []DocName
-	for rows.Next() {
-		var n DocName
-		if err := rows.Scan(&n.DocID, &n.Name, &n.Alias); err != nil {
-			return nil, err
+	want := map[string]bool{}
+	for _, c := range collections {
+		want[c] = true
+	}
+	ids := make([]int64, 0, len(idx.docs))
+	for id, m := range idx.docs {
+		if len(want) == 0 || want[m.Collection] {
+			ids = append(ids, id)
 		}
-		out = append(out, n)
 	}
-	return out, rows.Err()
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	out := make([]DocName, 0, len(ids))
+	for _, id := range ids {
+		base := path.Base(idx.docs[id].RelPath)
+		out = append(out, DocName{DocID: id, Name: strings.TrimSuffix(base, path.Ext(base))})
+		for _, a := range idx.aliases[id] {
+			out = append(out, DocName{DocID: id, Name: a, Alias: true})
+		}
+	}
+	return out, nil
 }

@@ -21,12 +21,13 @@ import (
 )
 
 // schemaVersion is bumped whenever the schema changes incompatibly.
-const schemaVersion = 2
+const schemaVersion = 3
 
 // Store is an open index database. It is safe for concurrent use.
 type Store struct {
-	db   *sql.DB
-	path string
+	db    *sql.DB
+	path  string
+	links linkCache
 }
 
 const schema = `
@@ -152,6 +153,14 @@ func (s *Store) migrate(ctx context.Context) error {
 			return fmt.Errorf("upgrade index to schema 2: %w", err)
 		}
 	}
+	if v == 2 {
+		// Schema 3 stores links per document and resolves them when read.
+		for _, q := range []string{"DROP TABLE IF EXISTS links", "DROP TABLE IF EXISTS doc_keys"} {
+			if _, err := tx.ExecContext(ctx, q); err != nil {
+				return fmt.Errorf("upgrade index to schema 3: %w", err)
+			}
+		}
+	}
 	if _, err := tx.ExecContext(ctx, schema+linksSchema); err != nil {
 		return fmt.Errorf("create schema: %w", err)
 	}
@@ -162,10 +171,16 @@ func (s *Store) migrate(ctx context.Context) error {
 		if err := fillSegmented(ctx, tx); err != nil {
 			return fmt.Errorf("upgrade index to schema 2: %w", err)
 		}
-		// Links arrived in schema 2 too: extract them from stored text.
+	}
+	if v > 0 && v < 3 {
+		// Links arrived in schema 2 and changed form in 3: extract them
+		// from the stored text.
 		if err := backfillLinks(ctx, tx); err != nil {
-			return fmt.Errorf("upgrade index to schema 2: %w", err)
+			return fmt.Errorf("upgrade index to schema 3: %w", err)
 		}
+	}
+	if err := bumpWrites(ctx, tx); err != nil {
+		return err
 	}
 	if _, err := tx.ExecContext(ctx, "PRAGMA user_version = "+strconv.Itoa(schemaVersion)); err != nil {
 		return err

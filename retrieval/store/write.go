@@ -71,7 +71,6 @@ type Batch struct {
 	tx    *sql.Tx
 	gen   int64
 	stmts map[string]*sql.Stmt
-	links *linkState
 }
 
 // exec runs query through a statement prepared once per batch: a sync
@@ -101,16 +100,15 @@ func (s *Store) Begin(ctx context.Context, gen int64) (*Batch, error) {
 		tx.Rollback()
 		return nil, fmt.Errorf("begin write: %w", err)
 	}
+	if err := bumpWrites(ctx, tx); err != nil {
+		tx.Rollback()
+		return nil, fmt.Errorf("begin write: %w", err)
+	}
 	return &Batch{tx: tx, gen: gen}, nil
 }
 
-// Commit resolves the batch's links and makes it durable.
-func (b *Batch) Commit() error {
-	if err := b.resolveLinks(context.Background()); err != nil {
-		return err
-	}
-	return b.tx.Commit()
-}
+// Commit makes the batch durable.
+func (b *Batch) Commit() error { return b.tx.Commit() }
 
 // Rollback abandons the batch; safe after Commit.
 func (b *Batch) Rollback() error {
@@ -206,9 +204,6 @@ func (b *Batch) Touch(ctx context.Context, id, size, mtimeNS int64) error {
 
 // Remove deletes a document, recording it in the change feed.
 func (b *Batch) Remove(ctx context.Context, id int64) error {
-	if err := b.forgetLinks(ctx, id); err != nil {
-		return fmt.Errorf("remove document %d: %w", id, err)
-	}
 	if _, err := b.exec(ctx, "INSERT INTO removed(collection, rel_path, hash, gen) SELECT collection, rel_path, hash, ? FROM documents WHERE id = ?", b.gen, id); err != nil {
 		return fmt.Errorf("remove document %d: %w", id, err)
 	}
@@ -229,11 +224,22 @@ func (s *Store) Cleanup(ctx context.Context, keep []string) (int, error) {
 	if len(keep) > 0 {
 		q += " WHERE collection NOT IN (" + placeholders(len(keep)) + ")"
 	}
-	res, err := s.db.ExecContext(ctx, q, args...)
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, fmt.Errorf("drop orphans: %w", err)
+	}
+	defer tx.Rollback()
+	res, err := tx.ExecContext(ctx, q, args...)
 	if err != nil {
 		return 0, fmt.Errorf("drop orphans: %w", err)
 	}
 	n, _ := res.RowsAffected()
+	if err := bumpWrites(ctx, tx); err != nil {
+		return 0, fmt.Errorf("drop orphans: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, fmt.Errorf("drop orphans: %w", err)
+	}
 	if _, err := s.db.ExecContext(ctx, strings.Replace(q, "documents", "skipped", 1), args...); err != nil {
 		return int(n), fmt.Errorf("drop orphans: %w", err)
 	}

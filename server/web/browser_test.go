@@ -51,11 +51,15 @@ func TestBrowser(t *testing.T) {
 	v := newEnv(t, Options{EnableWrite: true}, func(c *config.Config) {
 		c.Models.Answer = config.Backend{Kind: "ollama", URL: llm.URL, Model: "qwen3:1.7b"}
 	})
-	shots, err := os.MkdirTemp("", "gno-web-shots-")
-	if err != nil {
+	// Screenshots outlive the test only when asked for (GNO_WEB_SHOTS=dir).
+	shots := os.Getenv("GNO_WEB_SHOTS")
+	if shots == "" {
+		shots = t.TempDir()
+	} else if err := os.MkdirAll(shots, 0o755); err != nil {
 		t.Fatal(err)
+	} else {
+		t.Logf("screenshots in %s", shots)
 	}
-	t.Logf("screenshots in %s", shots)
 
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(bin),
