@@ -186,6 +186,7 @@ func killWrite(t *testing.T, e *env, rng *rand.Rand, op writeOp, k *killer, st *
 	t.Helper()
 	rel, old := pickNote(t, rng, e.notes)
 	args, allowed := op.plan(rng, rel, old)
+	before := readNotes(t, e.notes)
 	c := startStdio(t, e, "--enable-write")
 	d := k.delay(rng, op.name)
 	start := time.Now()
@@ -203,11 +204,55 @@ func killWrite(t *testing.T, e *env, rng *rand.Rand, op writeOp, k *killer, st *
 	}
 	c.kill()
 	st.add(op.name, killed)
-	if lost := checkFiles(t, e.notes, allowed); lost > 0 {
+	same := func(a, b string) bool { return a == b }
+	if op.relinks {
+		same = func(a, b string) bool { return a == b || blankLinks(a) == blankLinks(b) }
+	}
+	lost := checkFiles(t, e.notes, allowed, same)
+	// Every other note is untouched (or, for a rename, relinked only).
+	after := readNotes(t, e.notes)
+	for rel, b := range before {
+		if inStates(allowed, rel) {
+			continue
+		}
+		if a, ok := after[rel]; !ok || !same(a, b) {
+			t.Errorf("killed %s changed %s beyond its links (%d bytes before, %d now)", op.name, rel, len(b), len(a))
+			lost += len(b)
+		}
+	}
+	if lost > 0 {
 		st.mu.Lock()
 		st.bytesLost += lost
 		st.mu.Unlock()
 	}
+}
+
+// inStates reports whether rel is one of the files the allowed states
+// name.
+func inStates(allowed []fileState, rel string) bool {
+	for _, s := range allowed {
+		if _, ok := s[rel]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+// readNotes returns every note under root (temp files left out) by
+// slash-separated path.
+func readNotes(t testing.TB, root string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".md") && !strings.HasPrefix(d.Name(), ".") {
+			if b, err := os.ReadFile(p); err == nil {
+				rel, _ := filepath.Rel(root, p)
+				out[filepath.ToSlash(rel)] = string(b)
+			}
+		}
+		return nil
+	})
+	return out
 }
 
 // pickNote returns a random existing note and its content.
@@ -235,7 +280,7 @@ func pickNote(t testing.TB, rng *rand.Rand, root string) (string, string) {
 
 // checkFiles fails unless the files match one allowed state; it returns
 // the bytes lost (a truncated or mixed file counts all its old bytes).
-func checkFiles(t testing.TB, root string, allowed []fileState) int {
+func checkFiles(t testing.TB, root string, allowed []fileState, same func(a, b string) bool) int {
 	t.Helper()
 	got := fileState{}
 	for _, s := range allowed {
@@ -251,7 +296,7 @@ next:
 	for _, s := range allowed {
 		for rel, want := range s {
 			g := got[rel]
-			if (g == nil) != (want == nil) || g != nil && *g != *want {
+			if (g == nil) != (want == nil) || g != nil && !same(*g, *want) {
 				continue next
 			}
 		}

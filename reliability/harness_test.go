@@ -211,8 +211,8 @@ func rssKB(pid int) int64 {
 	return 0
 }
 
-// corpus generates n Markdown notes of several shapes (front matter, nested
-// lists, code, CJK) from seed. Every note starts with its BEGIN marker and
+// corpus generates n Markdown notes of several shapes (front matter with
+// aliases, nested lists, code, CJK, links) from seed. Every note starts with its BEGIN marker and
 // ends with its END marker, so a reader can tell a whole document from a
 // partial one.
 func corpus(seed uint64, n int) map[string]string {
@@ -234,7 +234,7 @@ var words = strings.Fields(`sqlite journal checkpoint vector graph hnsw embeddin
 func note(rng *rand.Rand, i, v int) string {
 	var b strings.Builder
 	if i%3 == 0 {
-		fmt.Fprintf(&b, "---\ntitle: Note %d v%d\ntags: [t%d, area/%d]\n---\n", i, v, i%5, i%3)
+		fmt.Fprintf(&b, "---\ntitle: Note %d v%d\ntags: [t%d, area/%d]\naliases: [alias-%d]\n---\n", i, v, i%5, i%3, i)
 	}
 	fmt.Fprintf(&b, "BEGIN-%d\n\n# Note %d version %d\n\n", i, i, v)
 	sections := 1 + rng.IntN(6)
@@ -261,6 +261,10 @@ func note(rng *rand.Rand, i, v int) string {
 			b.WriteString("中文段落：全文检索与向量搜索的融合。\n\n")
 		}
 	}
+	// Links to notes that may or may not exist (and may come and go with
+	// mutate): a kill must leave no link list disagreeing with its note.
+	fmt.Fprintf(&b, "See [[note-%03d]], [[note-%03d#Section 0|another]], [[alias-%d]] and [a note](../d%02d/note-%03d.md).\n\n",
+		rng.IntN(40), rng.IntN(40), 3*rng.IntN(13), rng.IntN(7), rng.IntN(40))
 	fmt.Fprintf(&b, "END-%d\n", i)
 	return b.String()
 }

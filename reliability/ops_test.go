@@ -3,6 +3,7 @@ package reliability
 import (
 	"fmt"
 	"math/rand/v2"
+	"regexp"
 )
 
 // fileState is the content of one note path after a write, nil for "no
@@ -26,6 +27,19 @@ type writeOp struct {
 	// folder (rel is an existing note holding old) and every state of the
 	// files it touches that is acceptable after the call is killed.
 	plan func(rng *rand.Rand, rel, old string) (args map[string]any, allowed []fileState)
+	// relinks: the call may rewrite link targets in any note (a rename
+	// with updateLinks), so notes compare with their links blanked.
+	relinks bool
+}
+
+var (
+	wikiTarget = regexp.MustCompile(`\[\[[^\]\n]*\]\]`)
+	mdTarget   = regexp.MustCompile(`\]\([^)\n]*\)`)
+)
+
+// blankLinks replaces every link target by an empty one.
+func blankLinks(s string) string {
+	return mdTarget.ReplaceAllString(wikiTarget.ReplaceAllString(s, "[[]]"), "]()")
 }
 
 // writeOps lists the write tools.
@@ -63,6 +77,7 @@ var writeOps = []writeOp{
 			return map[string]any{"ref": "notes/" + rel, "newPath": to, "updateLinks": true},
 				[]fileState{{rel: some(old), to: nil}, {rel: nil, to: some(old)}}
 		},
+		relinks: true,
 	},
 	{
 		name: "note-delete", tool: "gno_delete", pathArgs: []string{"ref"},

@@ -21,12 +21,12 @@ import (
 // document and chunk (vectors are counted, their values depend on batching), keyed by path (not by row id, which
 // depends on the order files were indexed in).
 type snapshot struct {
-	Docs, Chunks, Vectors int
-	Digest                string
+	Docs, Chunks, Vectors, LinkLists int
+	Digest                           string
 }
 
 func (s snapshot) String() string {
-	return fmt.Sprintf("%d docs, %d chunks, %d vectors, digest %.12s", s.Docs, s.Chunks, s.Vectors, s.Digest)
+	return fmt.Sprintf("%d docs, %d chunks, %d vectors, %d link lists, digest %.12s", s.Docs, s.Chunks, s.Vectors, s.LinkLists, s.Digest)
 }
 
 // openIndex opens an index database directly, as gno does.
@@ -82,6 +82,22 @@ func takeSnapshot(t testing.TB, dbFile string) snapshot {
 		if hasVec {
 			s.Vectors++
 		}
+	}
+	rows.Close()
+	// Links and aliases as stored; where they point follows from the
+	// documents, so equal rows resolve alike.
+	rows, err = db.QueryContext(ctx, `SELECT d.rel_path, l.aliases, l.links FROM doc_links l JOIN documents d ON d.id = l.doc_id ORDER BY d.collection, d.rel_path`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var rel, aliases string
+		var data []byte
+		if err := rows.Scan(&rel, &aliases, &data); err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(h, "L|%s|%q|%x\n", rel, aliases, sha256.Sum256(data))
+		s.LinkLists++
 	}
 	rows.Close()
 	s.Digest = hex.EncodeToString(h.Sum(nil))
