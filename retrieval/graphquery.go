@@ -17,10 +17,10 @@ import (
 // changes it, so a graph read between two batches of a long sync is not
 // kept past the next one), and the next graph question rebuilds.
 type graphState struct {
-	mu  sync.Mutex
-	gen string
-	g   *graph.Graph
-	pr  map[int64]float64
+	mu      sync.Mutex
+	version string
+	g       *graph.Graph
+	pr      map[int64]float64
 }
 
 // linkGraph returns the graph of the current generation.
@@ -29,14 +29,14 @@ func (e *Engine) linkGraph(ctx context.Context) (*graph.Graph, *store.Store, err
 	if err != nil {
 		return nil, nil, err
 	}
-	gen, err := st.LinkVersion(ctx)
+	version, err := st.LinkVersion(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
 	gs := &e.graph
 	gs.mu.Lock()
 	defer gs.mu.Unlock()
-	if gs.g != nil && gs.gen == gen {
+	if gs.g != nil && gs.version == version {
 		return gs.g, st, nil
 	}
 	nodes, pairs, err := st.LinkGraph(ctx, nil)
@@ -47,7 +47,7 @@ func (e *Engine) linkGraph(ctx context.Context) (*graph.Graph, *store.Store, err
 	for i, p := range pairs {
 		edges[i] = graph.Edge{Src: p[0], Dst: p[1]}
 	}
-	gs.g, gs.gen, gs.pr = graph.New(nodes, edges), gen, nil
+	gs.g, gs.version, gs.pr = graph.New(nodes, edges), version, nil
 	return gs.g, st, nil
 }
 

@@ -62,12 +62,15 @@ type linkCache struct {
 	idx *linkIndex
 }
 
+// writesSQL reads the meta "writes" counter (” before the first write).
+const writesSQL = "coalesce((SELECT value FROM meta WHERE key = 'writes'), '')"
+
 // LinkVersion names the committed state of the document set: it changes
 // with every write batch, so a cache of link answers keyed by it is never
 // stale.
 func (s *Store) LinkVersion(ctx context.Context) (string, error) {
 	var writes string
-	if err := s.db.QueryRowContext(ctx, "SELECT coalesce((SELECT value FROM meta WHERE key = 'writes'), '')").Scan(&writes); err != nil {
+	if err := s.db.QueryRowContext(ctx, "SELECT "+writesSQL).Scan(&writes); err != nil {
 		return "", fmt.Errorf("read links: %w", err)
 	}
 	return writes, nil
@@ -96,7 +99,7 @@ func (s *Store) linkIndex(ctx context.Context) (*linkIndex, error) {
 // loadLinks reads documents and links in one statement (one snapshot) and
 // resolves every link.
 func (s *Store) loadLinks(ctx context.Context) (*linkIndex, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT coalesce((SELECT value FROM meta WHERE key = 'writes'), ''),
+	rows, err := s.db.QueryContext(ctx, "SELECT "+writesSQL+`,
 		d.id, d.collection, d.rel_path, d.hash, d.title, l.aliases, l.links
 		FROM documents d LEFT JOIN doc_links l ON l.doc_id = d.id ORDER BY d.collection, d.rel_path`)
 	if err != nil {
@@ -160,6 +163,23 @@ func (s *Store) loadLinks(ctx context.Context) (*linkIndex, error) {
 		idx.out[src] = rs
 	}
 	return idx, nil
+}
+
+// docIDs returns the ids of the documents of the given collections (all
+// when none), in id order.
+func (idx *linkIndex) docIDs(collections []string) []int64 {
+	want := map[string]bool{}
+	for _, c := range collections {
+		want[c] = true
+	}
+	ids := make([]int64, 0, len(idx.docs))
+	for id, m := range idx.docs {
+		if len(want) == 0 || want[m.Collection] {
+			ids = append(ids, id)
+		}
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	return ids
 }
 
 func (idx *linkIndex) row(src int64, seq int, other int64) LinkRow {
@@ -265,18 +285,7 @@ func (s *Store) LinkGraph(ctx context.Context, collections []string) ([]int64, [
 	if err != nil {
 		return nil, nil, err
 	}
-	want := map[string]bool{}
-	for _, c := range collections {
-		want[c] = true
-	}
-	in := func(id int64) bool { return len(want) == 0 || want[idx.docs[id].Collection] }
-	nodes := make([]int64, 0, len(idx.docs))
-	for id := range idx.docs {
-		if in(id) {
-			nodes = append(nodes, id)
-		}
-	}
-	sort.Slice(nodes, func(i, j int) bool { return nodes[i] < nodes[j] })
+	nodes := idx.docIDs(collections)
 	var edges [][2]int64
 	for _, src := range idx.order {
 		for _, l := range idx.out[src] {
@@ -317,17 +326,7 @@ func (s *Store) DocNames(ctx context.Context, collections []string) ([]DocName, 
 	if err != nil {
 		return nil, err
 	}
-	want := map[string]bool{}
-	for _, c := range collections {
-		want[c] = true
-	}
-	ids := make([]int64, 0, len(idx.docs))
-	for id, m := range idx.docs {
-		if len(want) == 0 || want[m.Collection] {
-			ids = append(ids, id)
-		}
-	}
-	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	ids := idx.docIDs(collections)
 	out := make([]DocName, 0, len(ids))
 	for _, id := range ids {
 		base := path.Base(idx.docs[id].RelPath)

@@ -130,9 +130,7 @@ func decodeLinks(b []byte) ([]links.Link, error) {
 // transaction, so readers can tell their cached link index is stale. It
 // starts at a random value: an index rebuilt from scratch must not reach a
 // number an open reader has cached.
-func bumpWrites(ctx context.Context, tx interface {
-	ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error)
-}) error {
+func bumpWrites(ctx context.Context, tx *sql.Tx) error {
 	_, err := tx.ExecContext(ctx, "INSERT INTO meta(key, value) VALUES('writes', abs(random() % 1000000000000)) ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1")
 	return err
 }

@@ -234,14 +234,14 @@ func (s *Store) Cleanup(ctx context.Context, keep []string) (int, error) {
 		return 0, fmt.Errorf("drop orphans: %w", err)
 	}
 	n, _ := res.RowsAffected()
+	if _, err := tx.ExecContext(ctx, strings.Replace(q, "documents", "skipped", 1), args...); err != nil {
+		return 0, fmt.Errorf("drop orphans: %w", err)
+	}
 	if err := bumpWrites(ctx, tx); err != nil {
 		return 0, fmt.Errorf("drop orphans: %w", err)
 	}
 	if err := tx.Commit(); err != nil {
 		return 0, fmt.Errorf("drop orphans: %w", err)
-	}
-	if _, err := s.db.ExecContext(ctx, strings.Replace(q, "documents", "skipped", 1), args...); err != nil {
-		return int(n), fmt.Errorf("drop orphans: %w", err)
 	}
 	for _, stmt := range []string{
 		"DELETE FROM vectors WHERE chunk_id NOT IN (SELECT id FROM chunks)",
