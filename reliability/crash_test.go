@@ -184,9 +184,9 @@ func crashSeed(t *testing.T, seed uint64, rounds, docs int, embed bool, k *kille
 // must then be in one of op's allowed states.
 func killWrite(t *testing.T, e *env, rng *rand.Rand, op writeOp, k *killer, st *crashStats) {
 	t.Helper()
-	rel, old := pickNote(t, rng, e.notes)
-	args, allowed := op.plan(rng, rel, old)
 	before := readNotes(t, e.notes)
+	rel, old := pickNote(t, rng, before)
+	args, allowed := op.plan(rng, rel, old)
 	c := startStdio(t, e, "--enable-write")
 	d := k.delay(rng, op.name)
 	start := time.Now()
@@ -255,27 +255,20 @@ func readNotes(t testing.TB, root string) map[string]string {
 	return out
 }
 
-// pickNote returns a random existing note and its content.
-func pickNote(t testing.TB, rng *rand.Rand, root string) (string, string) {
+// pickNote returns a random note of notes (from readNotes) and its
+// content.
+func pickNote(t testing.TB, rng *rand.Rand, notes map[string]string) (string, string) {
 	t.Helper()
-	var files []string
-	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".md") && !strings.HasPrefix(d.Name(), ".") {
-			files = append(files, p)
-		}
-		return nil
-	})
-	if len(files) == 0 {
+	if len(notes) == 0 {
 		t.Fatal("no notes left")
 	}
-	sort.Strings(files)
-	p := files[rng.IntN(len(files))]
-	b, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
+	rels := make([]string, 0, len(notes))
+	for rel := range notes {
+		rels = append(rels, rel)
 	}
-	rel, _ := filepath.Rel(root, p)
-	return filepath.ToSlash(rel), string(b)
+	sort.Strings(rels)
+	rel := rels[rng.IntN(len(rels))]
+	return rel, notes[rel]
 }
 
 // checkFiles fails unless the files match one allowed state; it returns

@@ -212,9 +212,9 @@ func rssKB(pid int) int64 {
 }
 
 // corpus generates n Markdown notes of several shapes (front matter with
-// aliases, nested lists, code, CJK, links) from seed. Every note starts with its BEGIN marker and
-// ends with its END marker, so a reader can tell a whole document from a
-// partial one.
+// aliases, nested lists, code, CJK, links) from seed. Every note starts
+// with its BEGIN marker and ends with its END marker, so a reader can tell
+// a whole document from a partial one.
 func corpus(seed uint64, n int) map[string]string {
 	rng := rand.New(rand.NewPCG(seed, 1))
 	docs := map[string]string{}
