@@ -52,11 +52,18 @@ func (s *Server) ServeHTTP(ctx context.Context, addr string, o HTTPOptions) erro
 	mux := http.NewServeMux()
 	mux.Handle(EndpointPath, s.checkOrigin(h, o.ListenAny))
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ErrorLog: nil}
+	s.log.Info("serving MCP over HTTP", "addr", ln.Addr().String(), "path", EndpointPath)
+	return RunHTTP(ctx, hs, ln, o.Ready, h.Shutdown)
+}
+
+// RunHTTP serves hs on ln until ctx ends or the server fails, then shuts
+// down stop (if not nil) and hs, giving open requests 5 seconds. ready, if
+// not nil, gets the bound address once the server is serving.
+func RunHTTP(ctx context.Context, hs *http.Server, ln net.Listener, ready func(addr string), stop func(context.Context) error) error {
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
-	s.log.Info("serving MCP over HTTP", "addr", ln.Addr().String(), "path", EndpointPath)
-	if o.Ready != nil {
-		o.Ready(ln.Addr().String())
+	if ready != nil {
+		ready(ln.Addr().String())
 	}
 	select {
 	case err := <-errc:
@@ -68,7 +75,9 @@ func (s *Server) ServeHTTP(ctx context.Context, addr string, o HTTPOptions) erro
 	}
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
-	_ = h.Shutdown(sctx)
+	if stop != nil {
+		_ = stop(sctx)
+	}
 	_ = hs.Shutdown(sctx)
 	return nil
 }

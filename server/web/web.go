@@ -204,21 +204,5 @@ func Serve(ctx context.Context, addr string, o Options, ready func(addr string))
 		return fmt.Errorf("listen on %s: %w", addr, err)
 	}
 	hs := &http.Server{Handler: app, ReadHeaderTimeout: 10 * time.Second}
-	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
-	if ready != nil {
-		ready(ln.Addr().String())
-	}
-	select {
-	case err := <-errc:
-		if errors.Is(err, http.ErrServerClosed) {
-			return nil
-		}
-		return fmt.Errorf("serve http: %w", err)
-	case <-ctx.Done():
-	}
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-	defer cancel()
-	_ = hs.Shutdown(sctx)
-	return nil
+	return server.RunHTTP(ctx, hs, ln, ready, nil)
 }
