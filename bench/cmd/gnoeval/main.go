@@ -177,9 +177,9 @@ func engine(ctx context.Context, ds *beir.Dataset, embed, home string, modes []s
 		if budget > 0 {
 			c.Search.Budgets = map[string]config.Duration{"fast": config.Duration(budget), "default": config.Duration(budget), "thorough": config.Duration(budget)}
 		}
-		if vectorWeight > 0 {
-			c.Search.VectorWeight = vectorWeight
-		}
+		// Always set, 0 included: a reused -home must not keep the weight
+		// of an earlier run's override.
+		c.Search.VectorWeight = vectorWeight
 		if fresh {
 			_, err := c.AddCollection(config.Collection{Name: "eval", Path: docs})
 			return err
