@@ -11,6 +11,7 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"github.com/gnosearch/gno/inference"
+	"github.com/gnosearch/gno/inference/expand"
 )
 
 // ExpanderConfig configures an Ollama-served query expander.
@@ -31,8 +32,8 @@ type ExpanderConfig struct {
 	MaxTokens int
 	// CacheSize is the LRU size per expander (default 256; < 0 disables).
 	CacheSize int
-	// Limits bound the parsed reply; zero fields take DefaultLimits.
-	Limits Limits
+	// Limits bound the parsed reply; zero fields take expand.DefaultLimits.
+	Limits expand.Limits
 	// HTTPClient replaces the default client (no timeout, capped bodies).
 	HTTPClient *http.Client
 }
@@ -47,8 +48,8 @@ type Expander struct {
 	stream    bool
 	timeout   time.Duration
 	maxTokens int
-	limits    Limits
-	cache     *ExpansionCache
+	limits    expand.Limits
+	cache     *expand.Cache
 }
 
 var _ inference.Expander = (*Expander)(nil)
@@ -72,7 +73,7 @@ func NewExpander(cfg ExpanderConfig) (*Expander, error) {
 	if err != nil {
 		return nil, fmt.Errorf("ollama expander: %w", err)
 	}
-	lim := cfg.Limits.withDefaults()
+	lim := cfg.Limits.WithDefaults()
 	e := &Expander{
 		model:     model,
 		generate:  generate,
@@ -91,7 +92,7 @@ func NewExpander(cfg ExpanderConfig) (*Expander, error) {
 	if size == 0 {
 		size = 256
 	}
-	e.cache = NewExpansionCache(size)
+	e.cache = expand.NewCache(size)
 	e.client, e.hc = newClient(base, cfg.HTTPClient, max(1<<20, 64*int64(lim.MaxResponseBytes)))
 	return e, nil
 }
@@ -127,7 +128,7 @@ func (e *Expander) Expand(ctx context.Context, query string) (*inference.Expansi
 	if err != nil {
 		return nil, err
 	}
-	exp, perr := ParseExpansion(raw, q, e.limits)
+	exp, perr := expand.Parse(raw, q, e.limits)
 	if perr != nil {
 		return nil, newErr(ErrBadResponse, "expand", perr.Error(), nil)
 	}
@@ -159,18 +160,18 @@ func (e *Expander) complete(ctx context.Context, q string) (string, error) {
 	var err error
 	if e.generate {
 		req := &api.GenerateRequest{
-			Model: e.model, System: SystemPrompt, Prompt: UserPrompt(q),
-			Stream: &stream, Format: ExpansionSchema, Options: opts, Think: think,
+			Model: e.model, System: expand.SystemPrompt, Prompt: expand.UserPrompt(q),
+			Stream: &stream, Format: expand.Schema, Options: opts, Think: think,
 		}
 		err = e.client.Generate(ctx, req, func(r api.GenerateResponse) error { return add(r.Response, r.Done) })
 	} else {
 		req := &api.ChatRequest{
 			Model: e.model,
 			Messages: []api.Message{
-				{Role: "system", Content: SystemPrompt},
-				{Role: "user", Content: UserPrompt(q)},
+				{Role: "system", Content: expand.SystemPrompt},
+				{Role: "user", Content: expand.UserPrompt(q)},
 			},
-			Stream: &stream, Format: ExpansionSchema, Options: opts, Think: think,
+			Stream: &stream, Format: expand.Schema, Options: opts, Think: think,
 		}
 		err = e.client.Chat(ctx, req, func(r api.ChatResponse) error { return add(r.Message.Content, r.Done) })
 	}

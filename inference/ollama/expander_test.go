@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gnosearch/gno/inference/expand"
 )
 
 const (
@@ -91,7 +93,7 @@ func TestExpandWireVariants(t *testing.T) {
 					if r.Think != nil {
 						think = r.Think.Value
 					}
-					if r.System != SystemPrompt || r.Prompt != "Query: "+testQuery {
+					if r.System != expand.SystemPrompt || r.Prompt != "Query: "+testQuery {
 						t.Errorf("system/prompt = %q / %q", r.System, r.Prompt)
 					}
 				}
@@ -181,7 +183,7 @@ func TestExpandFailures(t *testing.T) {
 		{name: "prose", reply: "Sure! Here are some ideas for searching about Rust memory management.", kind: ErrBadResponse, reason: "not JSON"},
 		{name: "empty", reply: "", kind: ErrBadResponse, reason: "empty response"},
 		{name: "only thinking", reply: "<think>The user wants keywords about rust", kind: ErrBadResponse, reason: "empty response"},
-		{name: "echo", reply: `{"keywords": ["How does Rust manage memory?", "Query: how does rust manage memory"], "passage": "` + SystemPrompt[:120] + `"}`,
+		{name: "echo", reply: `{"keywords": ["How does Rust manage memory?", "Query: how does rust manage memory"], "passage": "` + expand.SystemPrompt[:120] + `"}`,
 			kind: ErrBadResponse, reason: "echoes"},
 		{name: "wrong shape", reply: `{"answer_keywords": 3, "text": ["a"]}`, kind: ErrBadResponse, reason: "not JSON"},
 	}

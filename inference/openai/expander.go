@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/gnosearch/gno/inference"
-	"github.com/gnosearch/gno/inference/ollama"
+	"github.com/gnosearch/gno/inference/expand"
 )
 
 // ExpanderConfig configures a chat model served at /chat/completions.
@@ -18,8 +18,8 @@ type ExpanderConfig struct {
 	NoJSONMode bool
 	// CacheSize is the LRU size (default 256; < 0 disables).
 	CacheSize int
-	// Limits bound the parsed reply; zero fields take ollama.DefaultLimits.
-	Limits ollama.Limits
+	// Limits bound the parsed reply; zero fields take expand.DefaultLimits.
+	Limits expand.Limits
 }
 
 // Expander implements inference.Expander with the same prompt and the same
@@ -28,8 +28,8 @@ type Expander struct {
 	c         *client
 	maxTokens int
 	jsonMode  bool
-	limits    ollama.Limits
-	cache     *ollama.ExpansionCache
+	limits    expand.Limits
+	cache     *expand.Cache
 }
 
 var _ inference.Expander = (*Expander)(nil)
@@ -48,7 +48,7 @@ func NewExpander(cfg ExpanderConfig) (*Expander, error) {
 	if size == 0 {
 		size = 256
 	}
-	e.cache = ollama.NewExpansionCache(size)
+	e.cache = expand.NewCache(size)
 	return e, nil
 }
 
@@ -98,8 +98,8 @@ func (e *Expander) Expand(ctx context.Context, query string) (*inference.Expansi
 	req := chatRequest{
 		Model: e.c.model,
 		Messages: []chatMessage{
-			{Role: "system", Content: ollama.SystemPrompt},
-			{Role: "user", Content: ollama.UserPrompt(q)},
+			{Role: "system", Content: expand.SystemPrompt},
+			{Role: "user", Content: expand.UserPrompt(q)},
 		},
 		MaxTokens: e.maxTokens,
 	}
@@ -113,7 +113,7 @@ func (e *Expander) Expand(ctx context.Context, query string) (*inference.Expansi
 	if len(resp.Choices) == 0 || resp.Choices[0].Message.Content == nil {
 		return nil, newErr(ErrBadResponse, "expand", "empty response", nil)
 	}
-	exp, err := ollama.ParseExpansion(*resp.Choices[0].Message.Content, q, e.limits)
+	exp, err := expand.Parse(*resp.Choices[0].Message.Content, q, e.limits)
 	if err != nil {
 		return nil, newErr(ErrBadResponse, "expand", err.Error(), nil)
 	}

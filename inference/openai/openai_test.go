@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/gnosearch/gno/inference"
-	"github.com/gnosearch/gno/inference/ollama"
+	"github.com/gnosearch/gno/inference/expand"
 )
 
 type behaviour int
@@ -291,7 +291,7 @@ func TestExpander(t *testing.T) {
 	if rf["type"] != "json_object" || req["temperature"] != float64(0) || req["stream"] != false || len(msgs) != 2 {
 		t.Errorf("request = %v", req)
 	}
-	if sys := msgs[0].(map[string]any); sys["role"] != "system" || sys["content"] != ollama.SystemPrompt {
+	if sys := msgs[0].(map[string]any); sys["role"] != "system" || sys["content"] != expand.SystemPrompt {
 		t.Errorf("system message = %v", sys)
 	}
 	// Cached: no second request.

@@ -1,4 +1,4 @@
-package ollama
+package expand
 
 import (
 	"reflect"
@@ -80,7 +80,7 @@ func TestParseExpansion(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			exp, err := ParseExpansion(tc.raw, q, Limits{})
+			exp, err := Parse(tc.raw, q, Limits{})
 			if tc.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.err) {
 					t.Fatalf("err = %v, want %q (got %+v)", err, tc.err, exp)
@@ -106,7 +106,7 @@ func TestParseExpansion(t *testing.T) {
 func TestParseExpansionLimits(t *testing.T) {
 	long := strings.Repeat("Rust frees memory when owners leave scope. ", 100)
 	raw := `{"keywords": ["a b", "c d", "e f"], "passage": "` + long + `"}`
-	exp, err := ParseExpansion(raw, "q", Limits{MaxKeywords: 2, MaxPassageRunes: 100})
+	exp, err := Parse(raw, "q", Limits{MaxKeywords: 2, MaxPassageRunes: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,13 +119,13 @@ func TestParseExpansionLimits(t *testing.T) {
 	if !strings.HasSuffix(exp.Passage, "scope.") && strings.HasSuffix(exp.Passage, " ") {
 		t.Errorf("passage not cut at a word boundary: %q", exp.Passage)
 	}
-	if _, err := ParseExpansion(`{"keywords":["abc"]}`, "q", Limits{MaxResponseBytes: 5}); err == nil {
+	if _, err := Parse(`{"keywords":["abc"]}`, "q", Limits{MaxResponseBytes: 5}); err == nil {
 		t.Error("MaxResponseBytes not enforced")
 	}
 }
 
 func TestExpansionCacheLRU(t *testing.T) {
-	c := NewExpansionCache(2)
+	c := NewCache(2)
 	c.Put("m", "a", &inference.Expansion{Keywords: []string{"a"}})
 	c.Put("m", "b", &inference.Expansion{Keywords: []string{"b"}})
 	if _, ok := c.Get("m", "a"); !ok { // a is now most recent
@@ -145,12 +145,12 @@ func TestExpansionCacheLRU(t *testing.T) {
 	if e, _ := c.Get("m", "a"); e.Passage != "new" || c.Len() != 2 {
 		t.Errorf("update: %+v len %d", e, c.Len())
 	}
-	off := NewExpansionCache(-1)
+	off := NewCache(-1)
 	off.Put("m", "a", &inference.Expansion{})
 	if off.Len() != 0 {
 		t.Error("disabled cache stored an entry")
 	}
-	var nilCache *ExpansionCache
+	var nilCache *Cache
 	nilCache.Put("m", "a", &inference.Expansion{})
 	if _, ok := nilCache.Get("m", "a"); ok {
 		t.Error("nil cache hit")

@@ -1,4 +1,10 @@
-package ollama
+// Package expand is query expansion shared by every chat backend: the
+// prompt a model is asked with, the defensive parser of its reply, the
+// limits on what a reply may add, and a small cache of expansions. The
+// backends (ollama, openai) only carry the prompt to their server and
+// the reply back; they must not parse replies themselves, and this
+// package must not talk to any server.
+package expand
 
 import (
 	"encoding/json"
@@ -12,8 +18,8 @@ import (
 )
 
 // SystemPrompt asks a general chat model for keyword rewrites and one
-// hypothetical answer passage (HyDE). It is shared with the openai
-// package so both backends expand alike.
+// hypothetical answer passage (HyDE). Every backend sends it, so all
+// expand alike.
 const SystemPrompt = `You expand search queries for a document search engine. ` +
 	`Reply with JSON only, no prose, exactly in this shape: {"keywords": ["..."], "passage": "..."}. ` +
 	`"keywords": 2 to 4 short keyword queries of 2 to 6 words each, using different words than the query (synonyms, related terms, likely technical names), that would find documents answering it; never repeat the query itself. ` +
@@ -22,9 +28,9 @@ const SystemPrompt = `You expand search queries for a document search engine. ` 
 // UserPrompt is the per-query message sent with SystemPrompt.
 func UserPrompt(query string) string { return "Query: " + query }
 
-// ExpansionSchema is the JSON schema passed as Ollama's structured-output
+// Schema is the JSON schema passed as Ollama's structured-output
 // format, so models that support it cannot stray from the shape.
-var ExpansionSchema = json.RawMessage(`{"type":"object","properties":{"keywords":{"type":"array","items":{"type":"string"}},"passage":{"type":"string"}},"required":["keywords","passage"]}`)
+var Schema = json.RawMessage(`{"type":"object","properties":{"keywords":{"type":"array","items":{"type":"string"}},"passage":{"type":"string"}},"required":["keywords","passage"]}`)
 
 // Limits bound what a model's reply may contribute, because a small local
 // model can ramble, repeat itself or echo the prompt.
@@ -43,7 +49,8 @@ type Limits struct {
 // about as long as one indexed chunk.
 var DefaultLimits = Limits{MaxKeywords: 4, MaxKeywordRunes: 80, MaxPassageRunes: 1200, MaxResponseBytes: 16 << 10}
 
-func (l Limits) withDefaults() Limits {
+// WithDefaults fills zero fields from DefaultLimits.
+func (l Limits) WithDefaults() Limits {
 	if l.MaxKeywords <= 0 {
 		l.MaxKeywords = DefaultLimits.MaxKeywords
 	}
@@ -77,15 +84,15 @@ var (
 	queryLabel = regexp.MustCompile(`(?i)^(?:query|keywords?)\s*:\s*`)
 )
 
-// ParseExpansion turns a model's raw reply into an Expansion, defensively.
+// Parse turns a model's raw reply into an Expansion, defensively.
 // It strips thinking blocks and code fences, accepts the JSON object
 // anywhere in the text (also with the aliases queries/rewrites/lex and
 // hyde/answer), falls back to qmd-style "lex:/vec:/hyde:" lines, drops
 // rewrites that echo the query or the prompt, de-duplicates, caps counts
 // and lengths, and fails when nothing usable is left. The error's text is
 // a short reason for a query's meta.
-func ParseExpansion(raw, query string, lim Limits) (*inference.Expansion, error) {
-	lim = lim.withDefaults()
+func Parse(raw, query string, lim Limits) (*inference.Expansion, error) {
+	lim = lim.WithDefaults()
 	if len(raw) > lim.MaxResponseBytes {
 		return nil, errTooLong
 	}

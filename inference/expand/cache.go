@@ -1,4 +1,4 @@
-package ollama
+package expand
 
 import (
 	"container/list"
@@ -7,11 +7,11 @@ import (
 	"github.com/gnosearch/gno/inference"
 )
 
-// ExpansionCache is a bounded LRU of expansions keyed by (model, query):
+// Cache is a bounded LRU of expansions keyed by (model, query):
 // agents repeat and refine queries, and an LLM call costs far more than
 // the rest of a query. It is safe for concurrent use; the openai package
 // uses it too.
-type ExpansionCache struct {
+type Cache struct {
 	mu    sync.Mutex
 	max   int
 	order *list.List // front = most recent; values are *cacheEntry
@@ -25,14 +25,14 @@ type cacheEntry struct {
 	exp inference.Expansion
 }
 
-// NewExpansionCache holds up to max expansions; max <= 0 gives a cache
+// NewCache holds up to max expansions; max <= 0 gives a cache
 // that stores nothing.
-func NewExpansionCache(max int) *ExpansionCache {
-	return &ExpansionCache{max: max, order: list.New(), items: map[cacheKey]*list.Element{}}
+func NewCache(max int) *Cache {
+	return &Cache{max: max, order: list.New(), items: map[cacheKey]*list.Element{}}
 }
 
 // Get returns a copy of the cached expansion, so callers may modify it.
-func (c *ExpansionCache) Get(model, query string) (*inference.Expansion, bool) {
+func (c *Cache) Get(model, query string) (*inference.Expansion, bool) {
 	if c == nil {
 		return nil, false
 	}
@@ -47,7 +47,7 @@ func (c *ExpansionCache) Get(model, query string) (*inference.Expansion, bool) {
 }
 
 // Put stores a copy of exp, evicting the least recently used entry when full.
-func (c *ExpansionCache) Put(model, query string, exp *inference.Expansion) {
+func (c *Cache) Put(model, query string, exp *inference.Expansion) {
 	if c == nil || c.max <= 0 || exp == nil {
 		return
 	}
@@ -68,7 +68,7 @@ func (c *ExpansionCache) Put(model, query string, exp *inference.Expansion) {
 }
 
 // Len is the number of cached expansions.
-func (c *ExpansionCache) Len() int {
+func (c *Cache) Len() int {
 	if c == nil {
 		return 0
 	}
