@@ -3,7 +3,6 @@ package ingest
 import (
 	"context"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path"
@@ -14,7 +13,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/bmatcuk/doublestar/v4"
 	"github.com/gnosearch/gno/retrieval/chunk"
 	"github.com/gnosearch/gno/retrieval/config"
 	"github.com/gnosearch/gno/retrieval/convert"
@@ -87,11 +85,6 @@ const (
 	// SkipUnsupported is a file whose type gno does not convert.
 	SkipUnsupported = "unsupported type"
 )
-
-// skipDirs are never descended into: VCS metadata, dependency trees and
-// folders that hold secrets.
-var skipDirs = map[string]bool{".git": true, ".hg": true, ".svn": true, "node_modules": true, ".ssh": true,
-	".gnupg": true, ".aws": true, ".kube": true, ".docker": true, "__pycache__": true, ".venv": true, ".Trash": true}
 
 // bulkThreshold is the number of files to (re)index from which a sync
 // merges the word index once at the end instead of as it goes.
@@ -263,145 +256,6 @@ func runCmd(ctx context.Context, dir string, name string, args ...string) error 
 		return fmt.Errorf("%s: %w: %s", name, err, msg)
 	}
 	return nil
-}
-
-// walk lists the files of col that match its patterns.
-func walk(ctx context.Context, col config.Collection, opt Options, res *Result) ([]candidate, error) {
-	root := col.Path
-	includes := col.Patterns()
-	var out []candidate
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		if err != nil {
-			if p == root {
-				return err
-			}
-			res.skip(SkipUnreadable)
-			if d != nil && d.IsDir() {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		rel, _ := filepath.Rel(root, p)
-		rel = filepath.ToSlash(rel)
-		if d.IsDir() {
-			if p != root && (skipDirs[d.Name()] || excluded(col.Exclude, rel) || excluded(col.Exclude, rel+"/")) {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if !included(includes, rel) || excluded(col.Exclude, rel) {
-			return nil
-		}
-		info, err := d.Info()
-		if err != nil {
-			res.skip(SkipVanished)
-			return nil
-		}
-		if c, ok := fileCandidate(col, opt, res, rel, p, info); ok {
-			out = append(out, c)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("scan %s: %w", root, err)
-	}
-	return out, nil
-}
-
-// fileCandidate applies the checks every indexed file passes (a format
-// gno reads, symlinks kept inside the root, regular files within the
-// size cap) to the file at p, found by a walk or named by Options.Only.
-func fileCandidate(col config.Collection, opt Options, res *Result, rel, p string, info fs.FileInfo) (candidate, bool) {
-	f, ok := convert.ForPath(rel, col.Code)
-	if !ok {
-		return candidate{}, false
-	}
-	if info.Mode()&fs.ModeSymlink != 0 {
-		target, err := filepath.EvalSymlinks(p)
-		if err != nil || !within(col.Path, target) {
-			res.skip(SkipSymlink)
-			return candidate{}, false
-		}
-		if info, err = os.Stat(target); err != nil || !info.Mode().IsRegular() {
-			res.skip(SkipSymlink)
-			return candidate{}, false
-		}
-	} else if !info.Mode().IsRegular() {
-		return candidate{}, false
-	}
-	if info.Size() > opt.maxBytes(f) {
-		res.skip(SkipTooLarge)
-		return candidate{}, false
-	}
-	return candidate{rel: rel, abs: p, size: info.Size(), mtimeNS: info.ModTime().UnixNano()}, true
-}
-
-// only lists the files of Options.Only that a walk would have found; a
-// path that no longer exists is left out, so the sync removes it.
-func only(col config.Collection, opt Options, res *Result) []candidate {
-	includes := col.Patterns()
-	var out []candidate
-	for _, rel := range opt.Only {
-		rel = path.Clean(rel)
-		if !fs.ValidPath(rel) || rel == "." || !included(includes, rel) || excluded(col.Exclude, rel) || inSkippedDir(col, rel) {
-			continue
-		}
-		p := filepath.Join(col.Path, filepath.FromSlash(rel))
-		info, err := os.Lstat(p)
-		if err != nil {
-			continue
-		}
-		if c, ok := fileCandidate(col, opt, res, rel, p, info); ok {
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
-// inSkippedDir reports whether a walk would have skipped one of rel's
-// folders (.git, node_modules, excluded folders).
-func inSkippedDir(col config.Collection, rel string) bool {
-	dirs := strings.Split(rel, "/")
-	for i := range dirs[:len(dirs)-1] {
-		d := strings.Join(dirs[:i+1], "/")
-		if skipDirs[dirs[i]] || excluded(col.Exclude, d) || excluded(col.Exclude, d+"/") {
-			return true
-		}
-	}
-	return false
-}
-
-func within(root, p string) bool {
-	r, err := filepath.EvalSymlinks(root)
-	if err != nil {
-		r = root
-	}
-	rel, err := filepath.Rel(r, p)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
-}
-
-func included(patterns []string, rel string) bool {
-	for _, g := range patterns {
-		if ok, _ := doublestar.Match(g, rel); ok {
-			return true
-		}
-	}
-	return false
-}
-
-func excluded(patterns []string, rel string) bool {
-	for _, g := range patterns {
-		if ok, _ := doublestar.Match(g, rel); ok {
-			return true
-		}
-		if ok, _ := doublestar.Match(strings.TrimSuffix(g, "/**"), strings.TrimSuffix(rel, "/")); ok && strings.HasSuffix(g, "/**") {
-			return true
-		}
-	}
-	return false
 }
 
 // writer applies changes in batches of one transaction each.

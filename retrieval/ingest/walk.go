@@ -1,0 +1,181 @@
+package ingest
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+	"github.com/gnosearch/gno/retrieval/config"
+	"github.com/gnosearch/gno/retrieval/convert"
+)
+
+// This file decides which files a collection indexes: Indexes (the one
+// answer every part of gno asks) and the walk a sync makes with it.
+
+// skipDirs are never descended into: VCS metadata, dependency trees and
+// folders that hold secrets.
+var skipDirs = map[string]bool{".git": true, ".hg": true, ".svn": true, "node_modules": true, ".ssh": true,
+	".gnupg": true, ".aws": true, ".kube": true, ".docker": true, "__pycache__": true, ".venv": true, ".Trash": true}
+
+// walk lists the files of col that match its patterns.
+func walk(ctx context.Context, col config.Collection, opt Options, res *Result) ([]candidate, error) {
+	root := col.Path
+	includes := col.Patterns()
+	var out []candidate
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if err != nil {
+			if p == root {
+				return err
+			}
+			res.skip(SkipUnreadable)
+			if d != nil && d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		rel, _ := filepath.Rel(root, p)
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() {
+			if p != root && (skipDirs[d.Name()] || excluded(col.Exclude, rel) || excluded(col.Exclude, rel+"/")) {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if !indexesFile(includes, col, rel) {
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil {
+			res.skip(SkipVanished)
+			return nil
+		}
+		if c, ok := fileCandidate(col, opt, res, rel, p, info); ok {
+			out = append(out, c)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("scan %s: %w", root, err)
+	}
+	return out, nil
+}
+
+// fileCandidate applies the checks every indexed file passes (a format
+// gno reads, symlinks kept inside the root, regular files within the
+// size cap) to the file at p, found by a walk or named by Options.Only.
+func fileCandidate(col config.Collection, opt Options, res *Result, rel, p string, info fs.FileInfo) (candidate, bool) {
+	f, ok := convert.ForPath(rel, col.Code)
+	if !ok {
+		return candidate{}, false
+	}
+	if info.Mode()&fs.ModeSymlink != 0 {
+		target, err := filepath.EvalSymlinks(p)
+		if err != nil || !within(col.Path, target) {
+			res.skip(SkipSymlink)
+			return candidate{}, false
+		}
+		if info, err = os.Stat(target); err != nil || !info.Mode().IsRegular() {
+			res.skip(SkipSymlink)
+			return candidate{}, false
+		}
+	} else if !info.Mode().IsRegular() {
+		return candidate{}, false
+	}
+	if info.Size() > opt.maxBytes(f) {
+		res.skip(SkipTooLarge)
+		return candidate{}, false
+	}
+	return candidate{rel: rel, abs: p, size: info.Size(), mtimeNS: info.ModTime().UnixNano()}, true
+}
+
+// only lists the files of Options.Only that a walk would have found; a
+// path that no longer exists is left out, so the sync removes it.
+func only(col config.Collection, opt Options, res *Result) []candidate {
+	includes := col.Patterns()
+	var out []candidate
+	for _, rel := range opt.Only {
+		rel = path.Clean(rel)
+		if !fs.ValidPath(rel) || rel == "." || !indexesFile(includes, col, rel) || inSkippedDir(col, rel) {
+			continue
+		}
+		p := filepath.Join(col.Path, filepath.FromSlash(rel))
+		info, err := os.Lstat(p)
+		if err != nil {
+			continue
+		}
+		if c, ok := fileCandidate(col, opt, res, rel, p, info); ok {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// Indexes reports whether a sync of col indexes the file at rel (clean,
+// slash-separated, relative to the collection root): a format gno reads,
+// matched by the collection's patterns, not excluded, and not under a
+// folder a walk skips (.git, node_modules, excluded folders). It is gno's
+// one answer to that question: sync, note writes and capture all ask it.
+// Size and symlink checks need the file itself and stay with the sync.
+func Indexes(col config.Collection, rel string) bool {
+	if _, ok := convert.ForPath(rel, col.Code); !ok {
+		return false
+	}
+	return indexesFile(col.Patterns(), col, rel) && !inSkippedDir(col, rel)
+}
+
+// indexesFile is Indexes without the format and folder checks, for a walk
+// that has skipped those folders already (includes is col.Patterns()).
+func indexesFile(includes []string, col config.Collection, rel string) bool {
+	return included(includes, rel) && !excluded(col.Exclude, rel)
+}
+
+// inSkippedDir reports whether a walk would have skipped one of rel's
+// folders (.git, node_modules, excluded folders).
+func inSkippedDir(col config.Collection, rel string) bool {
+	dirs := strings.Split(rel, "/")
+	for i := range dirs[:len(dirs)-1] {
+		d := strings.Join(dirs[:i+1], "/")
+		if skipDirs[dirs[i]] || excluded(col.Exclude, d) || excluded(col.Exclude, d+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+func within(root, p string) bool {
+	r, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		r = root
+	}
+	rel, err := filepath.Rel(r, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
+}
+
+func included(patterns []string, rel string) bool {
+	for _, g := range patterns {
+		if ok, _ := doublestar.Match(g, rel); ok {
+			return true
+		}
+	}
+	return false
+}
+
+func excluded(patterns []string, rel string) bool {
+	for _, g := range patterns {
+		if ok, _ := doublestar.Match(g, rel); ok {
+			return true
+		}
+		if ok, _ := doublestar.Match(strings.TrimSuffix(g, "/**"), strings.TrimSuffix(rel, "/")); ok && strings.HasSuffix(g, "/**") {
+			return true
+		}
+	}
+	return false
+}
