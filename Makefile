@@ -54,8 +54,8 @@ unit: $(BUILD_WORK)
 
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./retrieval/ref
-	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./retrieval/ftsquery
-	$(GO) test -run '^$$' -fuzz '^FuzzSegmentRoundTrip$$' -fuzztime $(FUZZTIME) ./retrieval/ftsquery
+	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./retrieval/query
+	$(GO) test -run '^$$' -fuzz '^FuzzSegmentRoundTrip$$' -fuzztime $(FUZZTIME) ./retrieval/query
 	$(GO) test -run '^$$' -fuzz '^FuzzMarkdown$$' -fuzztime $(FUZZTIME) ./retrieval/chunk
 	$(GO) test -run '^$$' -fuzz '^FuzzOOXML$$' -fuzzminimizetime 2s -fuzztime $(FUZZTIME) ./retrieval/convert
 	$(GO) test -run '^$$' -fuzz '^FuzzMail$$' -fuzzminimizetime 2s -fuzztime $(FUZZTIME) ./retrieval/convert
@@ -63,11 +63,11 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzPDF$$' -fuzzminimizetime 2s -fuzztime $(FUZZTIME) ./retrieval/convert
 	$(GO) test -run '^$$' -fuzz '^FuzzExtract$$' -fuzztime $(FUZZTIME) ./retrieval/links
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeLinks$$' -fuzztime $(FUZZTIME) ./retrieval/store
-	$(GO) test -run '^$$' -fuzz '^FuzzCheck$$' -fuzztime $(FUZZTIME) ./retrieval/answer
+	$(GO) test -run '^$$' -fuzz '^FuzzCheck$$' -fuzztime $(FUZZTIME) ./answer
 	$(GO) test -run '^$$' -fuzz '^FuzzRender$$' -fuzztime $(FUZZTIME) ./server/web
 	$(GO) test -run '^$$' -fuzz '^FuzzPickWheel$$' -fuzztime $(FUZZTIME) ./models
 	$(GO) test -run '^$$' -fuzz '^FuzzFrontMatter$$' -fuzztime $(FUZZTIME) ./retrieval/ingest
-	$(GO) test -run '^$$' -fuzz '^FuzzParseQueryDoc$$' -fuzztime $(FUZZTIME) ./retrieval
+	$(GO) test -run '^$$' -fuzz '^FuzzParseDoc$$' -fuzztime $(FUZZTIME) ./retrieval/query
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./retrieval/config
 	$(GO) test -run '^$$' -fuzz '^FuzzToolArgs$$' -fuzztime $(FUZZTIME) ./server
 

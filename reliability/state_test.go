@@ -39,11 +39,22 @@ func openIndex(t testing.TB, dbFile string) *store.Store {
 	return st
 }
 
+// rawDB opens the index file read-only beside gno, as an outside checker
+// would: what a snapshot reads is gno's schema, not an API of gno's.
+func rawDB(t testing.TB, dbFile string) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+dbFile+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
 func takeSnapshot(t testing.TB, dbFile string) snapshot {
 	t.Helper()
-	st := openIndex(t, dbFile)
-	defer st.Close()
-	db := st.DB()
+	openIndex(t, dbFile).Close()
+	db := rawDB(t, dbFile)
+	defer db.Close()
 	ctx := context.Background()
 	var s snapshot
 	h := sha256.New()
@@ -151,7 +162,9 @@ func checkExportMatches(t testing.TB, e *env) {
 		return
 	}
 	want := map[int64]bool{}
-	if err := scanIDs(st.DB(), "SELECT chunk_id FROM vectors WHERE model = ?", want, model); err != nil {
+	db := rawDB(t, e.dbFile())
+	defer db.Close()
+	if err := scanIDs(db, "SELECT chunk_id FROM vectors WHERE model = ?", want, model); err != nil {
 		t.Fatal(err)
 	}
 	if len(want) == 0 {

@@ -8,7 +8,7 @@ import (
 
 	"github.com/gnosearch/gno/models"
 	"github.com/gnosearch/gno/retrieval/config"
-	"github.com/gnosearch/gno/retrieval/ftsquery"
+	"github.com/gnosearch/gno/retrieval/query"
 )
 
 // cjkCorpus holds notes in scripts written without spaces between words
@@ -173,7 +173,7 @@ func TestAutoEmbedderForChineseIndex(t *testing.T) {
 	e.Paths.ModelsDir = dir
 	ctx := context.Background()
 	update(t, e)
-	if got := e.embedModelName(); got != zh {
+	if got := e.models.EmbedModel(); got != zh {
 		t.Fatalf("embedder for a Chinese index: %s, want %s", got, zh)
 	}
 	r, err := e.Embed(ctx, EmbedOptions{})
@@ -191,7 +191,7 @@ func TestAutoEmbedderForChineseIndex(t *testing.T) {
 	if err := e.UpdateConfig(ctx, func(c *config.Config) error { c.Models.Embed = models.DefaultEmbedder; return nil }); err != nil {
 		t.Fatal(err)
 	}
-	if got := e.embedModelName(); got != models.DefaultEmbedder {
+	if got := e.models.EmbedModel(); got != models.DefaultEmbedder {
 		t.Errorf("configured embedder ignored: %s", got)
 	}
 }
@@ -202,12 +202,9 @@ func TestUpgradeFillsSegmentedIndex(t *testing.T) {
 	e, _ := newEngine(t, cjkCorpus)
 	update(t, e)
 	ctx := context.Background()
-	st, err := e.Store(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := rawDB(t, e)
 	for _, q := range []string{"DROP TRIGGER chunks_ad_seg", "DROP TABLE chunks_seg", "PRAGMA user_version = 1"} {
-		if _, err := st.DB().ExecContext(ctx, q); err != nil {
+		if _, err := db.ExecContext(ctx, q); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -230,7 +227,7 @@ func TestUpgradeFillsSegmentedIndex(t *testing.T) {
 
 func TestCJKSnippetMarksGrams(t *testing.T) {
 	body := strings.Repeat("これは関係のない前置きの文章です。", 20) + "隅田川の花火大会は七月に開催される。"
-	got := makeSnippet(body, ftsquery.Parse("花火大会"))
+	got := makeSnippet(body, query.Parse("花火大会"))
 	if !strings.Contains(got, "\x01花火大会\x02") {
 		t.Errorf("snippet %q does not mark 花火大会", got)
 	}

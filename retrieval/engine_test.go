@@ -208,7 +208,7 @@ func TestIncrementalSync(t *testing.T) {
 	if rs := search(t, e, "checkpoints"); len(rs) != 0 {
 		t.Fatal("removed file still found")
 	}
-	ch, err := e.ChangesSince(ctx, "", 1)
+	ch, err := e.Notes().Changes(ctx, ChangesRequest{Collection: "", Since: 1})
 	if err != nil || len(ch.Added) != 1 || len(ch.Modified) != 1 || len(ch.Removed) != 1 || ch.Generation != 2 {
 		t.Fatalf("changes: %+v %v", ch, err)
 	}
@@ -416,9 +416,8 @@ func TestBulkSyncKeepsMerging(t *testing.T) {
 	}
 	e, _ := newEngine(t, files)
 	update(t, e)
-	st, _ := e.store(context.Background())
 	var v string
-	st.DB().QueryRow("SELECT v FROM chunks_fts_config WHERE k = 'automerge'").Scan(&v)
+	rawDB(t, e).QueryRow("SELECT v FROM chunks_fts_config WHERE k = 'automerge'").Scan(&v)
 	if v != "4" {
 		t.Fatalf("automerge after a bulk sync = %q, want 4", v)
 	}

@@ -91,7 +91,7 @@ func TestGeneratedVault(t *testing.T) {
 	}
 	in := v.In()
 
-	st, err := e.GraphStats(ctx)
+	st, err := e.Graph().Stats(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +108,7 @@ func TestGeneratedVault(t *testing.T) {
 		if k < 10 {
 			i = k // the hubs
 		}
-		res, err := e.Links(ctx, LinksRequest{Ref: uri(i)})
+		res, err := e.Graph().Links(ctx, LinksRequest{Ref: uri(i)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -127,7 +127,7 @@ func TestGeneratedVault(t *testing.T) {
 			t.Errorf("note %d: out %d (want %d), in %d (want %d)", i, len(gotOut), len(v.Out[i]), len(gotIn), len(in[i]))
 		}
 		j := rng.Intn(v.N)
-		p, err := e.FindPath(ctx, uri(i), uri(j), false, 10000)
+		p, err := e.Graph().Path(ctx, PathRequest{Source: uri(i), Target: uri(j), Undirected: false, MaxDepth: 10000})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -146,7 +146,7 @@ func TestGeneratedVault(t *testing.T) {
 		}
 	}
 	// Hubs by in-degree: the scores in order match the test's counts.
-	hubs, err := e.Hubs(ctx, MetricInDegree, 15)
+	hubs, err := e.Graph().Hubs(ctx, HubsRequest{Metric: MetricInDegree, Limit: 15})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +168,7 @@ func TestGeneratedVault(t *testing.T) {
 		order[i] = i
 	}
 	sort.SliceStable(order, func(a, b int) bool { return pr[order[a]] > pr[order[b]] })
-	phubs, err := e.Hubs(ctx, MetricPageRank, 10)
+	phubs, err := e.Graph().Hubs(ctx, HubsRequest{Metric: MetricPageRank, Limit: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +177,7 @@ func TestGeneratedVault(t *testing.T) {
 			t.Errorf("pagerank hub %d: %s %g, want %s %g", k, h.URI, h.Score, uri(order[k]), pr[order[k]])
 		}
 	}
-	orphans, _ := e.Orphans(ctx, 0)
+	orphans, _ := e.Graph().Orphans(ctx, OrphansRequest{Limit: 0})
 	if len(orphans) != len(v.Orphans) {
 		t.Errorf("orphans %d, want %d", len(orphans), len(v.Orphans))
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 
+	"github.com/gnosearch/gno/retrieval/display"
 	"github.com/gnosearch/gno/retrieval/gnoerr"
 	"github.com/gnosearch/gno/retrieval/ref"
 	"github.com/gnosearch/gno/retrieval/store"
@@ -75,7 +76,8 @@ type LinksResult struct {
 // Links returns a document's outgoing links (in order) and the links
 // pointing at it (by source path), each with the REF, title and line of
 // the document at the other end.
-func (e *Engine) Links(ctx context.Context, req LinksRequest) (*LinksResult, error) {
+func (gr *Graph) Links(ctx context.Context, req LinksRequest) (*LinksResult, error) {
+	e := gr.e
 	dir := strings.ToLower(req.Direction)
 	if dir == "" {
 		dir = "both"
@@ -129,14 +131,21 @@ type UnresolvedLink struct {
 	Line     int     `json:"line"`
 }
 
-// UnresolvedLinks lists the broken links of a collection (all when ""),
-// by source path; limit 0 means all.
-func (e *Engine) UnresolvedLinks(ctx context.Context, collection string, limit int) ([]UnresolvedLink, error) {
-	st, err := e.store(ctx)
+// UnresolvedRequest asks for the broken links.
+type UnresolvedRequest struct {
+	// Collection limits the list to one collection ("": all).
+	Collection string
+	// Limit bounds the list (0: all).
+	Limit int
+}
+
+// Unresolved lists the broken links, by source path.
+func (gr *Graph) Unresolved(ctx context.Context, req UnresolvedRequest) ([]UnresolvedLink, error) {
+	st, err := gr.e.store(ctx)
 	if err != nil {
 		return nil, err
 	}
-	rows, err := st.Unresolved(ctx, strings.ToLower(collection), limit)
+	rows, err := st.Unresolved(ctx, strings.ToLower(req.Collection), req.Limit)
 	if err != nil {
 		return nil, err
 	}
@@ -145,25 +154,6 @@ func (e *Engine) UnresolvedLinks(ctx context.Context, collection string, limit i
 		out = append(out, UnresolvedLink{Source: noteRef(r.Other), Target: r.Target, Fragment: r.Fragment, Kind: r.Kind.String(), Line: r.Line})
 	}
 	return out, nil
-}
-
-// Truncated is the marker appended to content cut to a length.
-const Truncated = "... [truncated]"
-
-// Truncate cuts s to at most n characters (runes), marking the cut; n <= 0
-// leaves s whole.
-func Truncate(s string, n int) (string, bool) {
-	if n <= 0 || len(s) <= n {
-		return s, false
-	}
-	i, count := 0, 0
-	for i = range s {
-		if count == n {
-			return s[:i] + Truncated, true
-		}
-		count++
-	}
-	return s, false
 }
 
 // Node is a document with (possibly truncated) content, as graph answers
@@ -184,11 +174,20 @@ type Neighbourhood struct {
 	OutgoingCount int `json:"outgoingCount"`
 }
 
-// Neighbours returns up to limit documents on each side of a document's
-// links (distinct, self excluded), with content cut to contentChars (0:
-// none).
-func (e *Engine) Neighbours(ctx context.Context, refStr string, limit, contentChars int) (*Neighbourhood, error) {
-	m, err := e.resolve(ctx, refStr)
+// NeighboursRequest asks for the documents around one document.
+type NeighboursRequest struct {
+	Ref string
+	// Limit bounds each side (0: all).
+	Limit int
+	// ContentChars cuts each neighbour's content (0: none).
+	ContentChars int
+}
+
+// Neighbours returns up to Limit documents on each side of a document's
+// links (distinct, self excluded), with content cut to ContentChars.
+func (gr *Graph) Neighbours(ctx context.Context, req NeighboursRequest) (*Neighbourhood, error) {
+	e, limit, contentChars := gr.e, req.Limit, req.ContentChars
+	m, err := e.resolve(ctx, req.Ref)
 	if err != nil {
 		return nil, err
 	}
@@ -213,7 +212,7 @@ func (e *Engine) Neighbours(ctx context.Context, refStr string, limit, contentCh
 			if limit > 0 && len(*list) >= limit {
 				continue
 			}
-			n, err := e.node(ctx, st, r.Other.ID, contentChars)
+			n, err := node(ctx, st, r.Other.ID, contentChars)
 			if err != nil {
 				return err
 			}
@@ -233,7 +232,7 @@ func (e *Engine) Neighbours(ctx context.Context, refStr string, limit, contentCh
 }
 
 // node reads a document as a Node with content cut to contentChars.
-func (e *Engine) node(ctx context.Context, st *store.Store, id int64, contentChars int) (*Node, error) {
+func node(ctx context.Context, st *store.Store, id int64, contentChars int) (*Node, error) {
 	metas, err := st.Docs(ctx, []int64{id})
 	if err != nil {
 		return nil, err
@@ -248,23 +247,7 @@ func (e *Engine) node(ctx context.Context, st *store.Store, id int64, contentCha
 		if err != nil {
 			return nil, err
 		}
-		n.Content, _ = Truncate(c, contentChars)
+		n.Content, _ = display.Truncate(c, contentChars)
 	}
 	return n, nil
-}
-
-// Content returns a document's text cut to n characters (for list
-// results that include content).
-func (e *Engine) Content(ctx context.Context, uri string, n int) (string, error) {
-	m, err := e.resolve(ctx, uri)
-	if err != nil {
-		return "", err
-	}
-	st, _ := e.store(ctx)
-	c, err := st.Content(ctx, m.ID)
-	if err != nil {
-		return "", err
-	}
-	s, _ := Truncate(c, n)
-	return s, nil
 }

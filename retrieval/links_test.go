@@ -31,7 +31,7 @@ var vault = map[string]string{
 
 func outTargets(t *testing.T, e *Engine, ref string) map[string]string {
 	t.Helper()
-	res, err := e.Links(context.Background(), LinksRequest{Ref: ref, Direction: "out"})
+	res, err := e.Graph().Links(context.Background(), LinksRequest{Ref: ref, Direction: "out"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,14 +71,14 @@ func TestLinkEdgeCases(t *testing.T) {
 			t.Errorf("%s -> %q, want %q", k, got[k], v)
 		}
 	}
-	res, _ := e.Links(ctx, LinksRequest{Ref: "notes/Index.md"})
+	res, _ := e.Graph().Links(ctx, LinksRequest{Ref: "notes/Index.md"})
 	for _, l := range res.Outgoing {
 		if l.Target == "Missing" && l.Line != 9 {
 			t.Errorf("Missing is on line %d, want 9", l.Line)
 		}
 	}
 	// Backlinks of Alpha: Index (3 links), Beta, My Note.
-	in, _ := e.Links(ctx, LinksRequest{Ref: "notes/Alpha.md", Direction: "in"})
+	in, _ := e.Graph().Links(ctx, LinksRequest{Ref: "notes/Alpha.md", Direction: "in"})
 	var srcs []string
 	for _, l := range in.Incoming {
 		srcs = append(srcs, l.URI)
@@ -86,7 +86,7 @@ func TestLinkEdgeCases(t *testing.T) {
 	if strings.Join(srcs, " ") != "gno://notes/Beta.md gno://notes/Index.md gno://notes/Index.md gno://notes/Index.md gno://notes/sub/My%20Note.md" {
 		t.Errorf("backlinks of Alpha: %v", srcs)
 	}
-	un, _ := e.UnresolvedLinks(ctx, "", 0)
+	un, _ := e.Graph().Unresolved(ctx, UnresolvedRequest{Collection: "", Limit: 0})
 	if len(un) != 1 || un[0].Target != "Missing" {
 		t.Errorf("unresolved: %+v", un)
 	}
@@ -94,7 +94,7 @@ func TestLinkEdgeCases(t *testing.T) {
 	if st.UnresolvedLinks != 1 {
 		t.Errorf("status unresolved %d", st.UnresolvedLinks)
 	}
-	orph, _ := e.Orphans(ctx, 0)
+	orph, _ := e.Graph().Orphans(ctx, OrphansRequest{Limit: 0})
 	var on []string
 	for _, o := range orph {
 		on = append(on, o.URI)
@@ -122,7 +122,7 @@ func TestLinkEdgeCases(t *testing.T) {
 	if got := outTargets(t, e, "notes/Index.md")["wiki:Alpha"]; got != "" {
 		t.Errorf("after deleting Alpha: %q", got)
 	}
-	un, _ = e.UnresolvedLinks(ctx, "notes", 0)
+	un, _ = e.Graph().Unresolved(ctx, UnresolvedRequest{Collection: "notes", Limit: 0})
 	if len(un) != 5 { // 3 in Index, 1 in Beta, 1 in My Note
 		t.Errorf("unresolved after delete: %d %+v", len(un), un)
 	}
@@ -143,12 +143,12 @@ func TestRenameAndNoteEdits(t *testing.T) {
 	update(t, e)
 	before, _ := os.ReadFile(filepath.Join(root, "Index.md"))
 
-	_, err := e.RenameNote(ctx, "notes/sub/My Note.md", "other/Renamed.md", false)
+	_, err := e.Notes().Rename(ctx, RenameNoteRequest{Ref: "notes/sub/My Note.md", NewPath: "other/Renamed.md", UpdateLinks: false})
 	if gnoerr.CodeOf(err) != gnoerr.LinkIntegrity {
 		t.Fatalf("rename without updateLinks: %v", err)
 	}
 	// The move breaks [[My Note]] (new name) and the path links.
-	res, err := e.RenameNote(ctx, "notes/sub/My Note.md", "other/Renamed.md", true)
+	res, err := e.Notes().Rename(ctx, RenameNoteRequest{Ref: "notes/sub/My Note.md", NewPath: "other/Renamed.md", UpdateLinks: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,14 +167,14 @@ func TestRenameAndNoteEdits(t *testing.T) {
 	if got := outTargets(t, e, "notes/Index.md")["wiki:Renamed"]; got != "gno://notes/other/Renamed.md" {
 		t.Errorf("renamed link resolves to %q", got)
 	}
-	un, _ := e.UnresolvedLinks(ctx, "", 0)
+	un, _ := e.Graph().Unresolved(ctx, UnresolvedRequest{Collection: "", Limit: 0})
 	if len(un) != 1 {
 		t.Errorf("unresolved after rename: %+v", un)
 	}
 
 	// A move to a deeper folder fixes the note's own relative links; a
 	// move that keeps the name leaves [[Renamed]] alone.
-	res, err = e.RenameNote(ctx, "notes/other/Renamed.md", "x/y/Renamed.md", true)
+	res, err = e.Notes().Rename(ctx, RenameNoteRequest{Ref: "notes/other/Renamed.md", NewPath: "x/y/Renamed.md", UpdateLinks: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +190,7 @@ func TestRenameAndNoteEdits(t *testing.T) {
 	win, _ = os.ReadFile(filepath.Join(root, "Win.md"))
 
 	// Tags: one line changes, CRLF and the rest of the front matter stay.
-	if _, err := e.UpdateNote(ctx, "notes/Win.md", nil, []string{"x", "#Y"}); err != nil {
+	if _, err := e.Notes().Update(ctx, UpdateNoteRequest{Ref: "notes/Win.md", Content: nil, Tags: []string{"x", "#Y"}}); err != nil {
 		t.Fatal(err)
 	}
 	win2, _ := os.ReadFile(filepath.Join(root, "Win.md"))
@@ -203,7 +203,7 @@ func TestRenameAndNoteEdits(t *testing.T) {
 	}
 	// Content: the body changes, the front matter stays byte for byte.
 	body := "New body\nline two\n"
-	if _, err := e.UpdateNote(ctx, "notes/Win.md", &body, nil); err != nil {
+	if _, err := e.Notes().Update(ctx, UpdateNoteRequest{Ref: "notes/Win.md", Content: &body, Tags: nil}); err != nil {
 		t.Fatal(err)
 	}
 	win3, _ := os.ReadFile(filepath.Join(root, "Win.md"))
@@ -218,25 +218,25 @@ func TestRenameAndNoteEdits(t *testing.T) {
 
 	// Paths outside the root and refs that do not exist.
 	for _, p := range []string{"../out.md", "/tmp/out.md", "a/../../out.md"} {
-		if _, err := e.RenameNote(ctx, "notes/Gamma.md", p, true); gnoerr.CodeOf(err) != gnoerr.InvalidPath {
+		if _, err := e.Notes().Rename(ctx, RenameNoteRequest{Ref: "notes/Gamma.md", NewPath: p, UpdateLinks: true}); gnoerr.CodeOf(err) != gnoerr.InvalidPath {
 			t.Errorf("rename to %s: %v", p, err)
 		}
 	}
-	if _, err := e.RenameNote(ctx, "notes/Gamma.md", "Gamma.pdf", true); gnoerr.CodeOf(err) != gnoerr.InvalidPath {
+	if _, err := e.Notes().Rename(ctx, RenameNoteRequest{Ref: "notes/Gamma.md", NewPath: "Gamma.pdf", UpdateLinks: true}); gnoerr.CodeOf(err) != gnoerr.InvalidPath {
 		t.Errorf("rename to a non-note extension: %v", err)
 	}
 	os.Symlink(t.TempDir(), filepath.Join(root, "link"))
-	if _, err := e.RenameNote(ctx, "notes/Gamma.md", "link/x.md", true); gnoerr.CodeOf(err) != gnoerr.InvalidPath {
+	if _, err := e.Notes().Rename(ctx, RenameNoteRequest{Ref: "notes/Gamma.md", NewPath: "link/x.md", UpdateLinks: true}); gnoerr.CodeOf(err) != gnoerr.InvalidPath {
 		t.Errorf("rename through a symlink out: %v", err)
 	}
-	if _, err := e.UpdateNote(ctx, "notes/nope.md", &body, nil); gnoerr.CodeOf(err) != gnoerr.NotFound {
+	if _, err := e.Notes().Update(ctx, UpdateNoteRequest{Ref: "notes/nope.md", Content: &body, Tags: nil}); gnoerr.CodeOf(err) != gnoerr.NotFound {
 		t.Errorf("update of a missing note: %v", err)
 	}
-	if res, err := e.DeleteNote(ctx, "notes/nope.md"); err != nil || *res.Deleted {
+	if res, err := e.Notes().Delete(ctx, DeleteNoteRequest{Ref: "notes/nope.md"}); err != nil || *res.Deleted {
 		t.Errorf("delete of a missing note: %+v %v", res, err)
 	}
 	// Delete: the file goes, incoming links become unresolved.
-	res, err = e.DeleteNote(ctx, "notes/Gamma.md")
+	res, err = e.Notes().Delete(ctx, DeleteNoteRequest{Ref: "notes/Gamma.md"})
 	if err != nil || !*res.Deleted || res.BrokenLinks != 1 {
 		t.Fatalf("delete: %+v %v", res, err)
 	}
@@ -259,9 +259,9 @@ func TestLinksBackfill(t *testing.T) {
 		update(t, e)
 		ctx := context.Background()
 		want := outTargets(t, e, "notes/Index.md")
-		st, _ := e.Store(ctx)
+		db := rawDB(t, e)
 		for _, q := range old {
-			if _, err := st.DB().ExecContext(ctx, q); err != nil {
+			if _, err := db.ExecContext(ctx, q); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -298,7 +298,7 @@ func TestNoteEditDuringSync(t *testing.T) {
 		done <- err
 	}()
 	body := "Edited during a sync\n"
-	if _, err := e.UpdateNote(ctx, "notes/Gamma.md", &body, nil); err != nil {
+	if _, err := e.Notes().Update(ctx, UpdateNoteRequest{Ref: "notes/Gamma.md", Content: &body, Tags: nil}); err != nil {
 		t.Fatal(err)
 	}
 	if err := <-done; err != nil {
@@ -311,7 +311,7 @@ func TestNoteEditDuringSync(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(root, "Gamma.md")); string(b) != body {
 		t.Errorf("file %q", b)
 	}
-	in, _ := e.Links(ctx, LinksRequest{Ref: "notes/Alpha.md", Direction: "in"})
+	in, _ := e.Graph().Links(ctx, LinksRequest{Ref: "notes/Alpha.md", Direction: "in"})
 	if in.IncomingCount != 205 {
 		t.Errorf("Alpha has %d backlinks, want 205", in.IncomingCount)
 	}
@@ -330,24 +330,24 @@ func TestRelatedAndSemanticResolveWithRealModel(t *testing.T) {
 	update(t, e)
 	ctx := context.Background()
 	// Without vectors: links only, and semantic resolve names `gno index`.
-	r, err := e.Related(ctx, "notes/wal.md", 3)
+	r, err := e.Graph().Related(ctx, RelatedRequest{Ref: "notes/wal.md", Limit: 3})
 	if err != nil || r.VectorsUsed || len(r.Related) != 1 || r.Related[0].URI != "gno://notes/locks.md" {
 		t.Fatalf("related without vectors: %+v %v", r, err)
 	}
-	if _, err := e.ResolveNames(ctx, []string{"x"}, ResolveSemantic, 0.5); err == nil || !strings.Contains(err.Error(), "gno index") {
+	if _, err := e.Graph().Resolve(ctx, ResolveRequest{Names: []string{"x"}, Strategy: ResolveSemantic, Threshold: 0.5}); err == nil || !strings.Contains(err.Error(), "gno index") {
 		t.Errorf("semantic resolve without vectors: %v", err)
 	}
 	if _, err := e.Embed(ctx, EmbedOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	r, err = e.Related(ctx, "notes/wal.md", 3)
+	r, err = e.Graph().Related(ctx, RelatedRequest{Ref: "notes/wal.md", Limit: 3})
 	if err != nil || !r.VectorsUsed || len(r.Related) != 3 {
 		t.Fatalf("related with vectors: %+v %v", r, err)
 	}
 	if r.Related[0].URI != "gno://notes/locks.md" || !r.Related[0].Linked || r.Related[1].URI != "gno://notes/journal.md" {
 		t.Errorf("related order: %+v", r.Related)
 	}
-	m, err := e.ResolveNames(ctx, []string{"baking bread"}, ResolveSemantic, 0.3)
+	m, err := e.Graph().Resolve(ctx, ResolveRequest{Names: []string{"baking bread"}, Strategy: ResolveSemantic, Threshold: 0.3})
 	if err != nil || m[0].URI != "gno://notes/bread.md" {
 		t.Errorf("semantic resolve: %+v %v", m, err)
 	}

@@ -230,7 +230,7 @@ func TestRerankBlendsAndProtects(t *testing.T) {
 	}
 	// A dead reranker degrades, never fails the query.
 	srv.Close()
-	e.vec.close()
+	e.forgetModels()
 	res, err = e.Query(ctx, QueryRequest{SearchRequest: SearchRequest{Query: "tomato plants water"}})
 	if err != nil || res.Meta.Reranked || len(res.Results) == 0 {
 		t.Fatalf("dead reranker: %+v %v", res.Meta, err)

@@ -8,60 +8,11 @@ import (
 	"time"
 
 	"github.com/gnosearch/gno/inference"
-	"github.com/gnosearch/gno/inference/ollama"
-	"github.com/gnosearch/gno/inference/openai"
-	"github.com/gnosearch/gno/retrieval/ftsquery"
 	"github.com/gnosearch/gno/retrieval/fusion"
 	"github.com/gnosearch/gno/retrieval/gnoerr"
+	"github.com/gnosearch/gno/retrieval/query"
 	"github.com/gnosearch/gno/retrieval/store"
 )
-
-// QueryDoc is a query split into its typed variants. A plain query has only
-// Text; a query document gives lex:, vec:, hyde: and intent: lines.
-type QueryDoc struct {
-	Text   string
-	Lex    []string
-	Vec    []string
-	Hyde   string
-	Intent string
-}
-
-// ParseQueryDoc reads a plain query or a query document of typed lines.
-// Untyped lines of a query document join the plain text.
-func ParseQueryDoc(s string) QueryDoc {
-	var d QueryDoc
-	var plain []string
-	for _, line := range strings.Split(s, "\n") {
-		line = strings.TrimSpace(line)
-		key, val, ok := strings.Cut(line, ":")
-		val = strings.TrimSpace(val)
-		switch k := strings.ToLower(strings.TrimSpace(key)); {
-		case ok && k == "lex" && val != "":
-			d.Lex = append(d.Lex, val)
-		case ok && k == "vec" && val != "":
-			d.Vec = append(d.Vec, val)
-		case ok && k == "hyde" && val != "":
-			d.Hyde = val
-		case ok && k == "intent" && val != "":
-			d.Intent = val
-		case line != "":
-			plain = append(plain, line)
-		}
-	}
-	d.Text = strings.Join(plain, " ")
-	if d.Text == "" {
-		// The first variant stands for the query in meta and reranking.
-		switch {
-		case len(d.Lex) > 0:
-			d.Text = d.Lex[0]
-		case len(d.Vec) > 0:
-			d.Text = d.Vec[0]
-		default:
-			d.Text = d.Hyde
-		}
-	}
-	return d
-}
 
 // Default budgets per mode, for the query's own work in a warm process
 // (loading models happens before the clock starts). A stage that would
@@ -101,7 +52,7 @@ func (e *Engine) Query(ctx context.Context, req QueryRequest) (*SearchResults, e
 	}
 	// Loading models is a one-off per process that no budget can cut: do it
 	// before the clock starts, so a cold CLI call is judged like a warm one.
-	e.warm(ctx, r.wantRerank)
+	e.models.warm(ctx, r.wantRerank)
 	r.ctx, r.cancel = context.WithTimeout(ctx, r.budget)
 	defer r.cancel()
 
@@ -135,8 +86,8 @@ func (e *Engine) Query(ctx context.Context, req QueryRequest) (*SearchResults, e
 type queryRun struct {
 	e       *Engine
 	req     QueryRequest
-	doc     QueryDoc
-	q       ftsquery.Query
+	doc     query.Doc
+	q       query.Keywords
 	f       store.Filter
 	mode    string // fast, default or thorough
 	depth   int    // candidates per list
@@ -150,13 +101,18 @@ type queryRun struct {
 }
 
 func (e *Engine) newQueryRun(ctx context.Context, req QueryRequest) (*queryRun, error) {
-	doc := ParseQueryDoc(req.Query)
+	// The limits apply to what the user sent, before the typed lines
+	// are taken apart.
+	if err := req.SearchRequest.Validate(); err != nil {
+		return nil, err
+	}
+	doc := query.ParseDoc(req.Query)
 	req.Query = doc.Text
 	f, err := e.prepare(ctx, &req.SearchRequest)
 	if err != nil {
 		return nil, err
 	}
-	r := &queryRun{e: e, req: req, doc: doc, f: f, mode: "default", q: ftsquery.Parse(req.Query),
+	r := &queryRun{e: e, req: req, doc: doc, f: f, mode: "default", q: query.Parse(req.Query),
 		meta: Meta{Query: req.Query}, timings: map[string]float64{}}
 	switch {
 	case req.Fast:
@@ -208,7 +164,7 @@ func (r *queryRun) expand(strong bool) {
 // query's language.
 func (r *queryRun) candidateLists(bm []hit) ([]fusion.List, error) {
 	sc := r.e.Config().Search
-	bmW, vecW := bm25Weight, vectorWeightFor(r.e.embedModelName())
+	bmW, vecW := bm25Weight, vectorWeightFor(r.e.models.EmbedModel())
 	if sc.BM25Weight > 0 {
 		bmW = sc.BM25Weight
 	}
@@ -217,7 +173,7 @@ func (r *queryRun) candidateLists(bm []hit) ([]fusion.List, error) {
 	}
 	lists := []fusion.List{{Name: "bm25", Weight: bmW, Hits: toFusion(bm)}}
 	for i, lx := range r.doc.Lex {
-		lq := ftsquery.Parse(lx)
+		lq := query.Parse(lx)
 		if lq.Empty() {
 			continue
 		}
@@ -234,7 +190,7 @@ func (r *queryRun) candidateLists(bm []hit) ([]fusion.List, error) {
 	t0 := time.Now()
 	defer r.stage("vector", t0)
 	r.meta.Mode = "bm25_only"
-	if lang, model, ok := r.e.embedderCovers(r.req.Query); !ok {
+	if lang, model, ok := r.e.models.covers(r.req.Query); !ok {
 		// An embedder that does not know the language ranks nearly at
 		// random, and fusing that list pulls good BM25 hits down.
 		r.note(fmt.Sprintf("vector list skipped: embedder %s does not cover the query's language (%s); name one that does in models.embed (see `gno models list`)", model, lang))
@@ -290,7 +246,7 @@ func (r *queryRun) fuse(lists []fusion.List, bm []hit, strong bool) []fusion.Fus
 	}
 	scores, note := r.e.rerank(r.ctx, r.doc, fused, n)
 	r.stage("rerank", t0)
-	if rr, _ := r.e.reranker(r.ctx); rr != nil {
+	if rr, _ := r.e.models.Reranker(r.ctx); rr != nil {
 		r.meta.RerankModel = rr.ModelID()
 	}
 	if scores == nil {
@@ -330,25 +286,6 @@ func (r *queryRun) results(fused []fusion.Fused) (*SearchResults, error) {
 	r.meta.TotalResults = res.Meta.TotalResults
 	res.Meta = r.meta
 	return res, nil
-}
-
-// warm opens and loads the embedder, the vector graph and (when wanted)
-// the reranker. Failures are left for the stages to report.
-func (e *Engine) warm(ctx context.Context, rerank bool) {
-	type loader interface{ Load() error }
-	if emb, err := e.embedder(ctx); err == nil {
-		if l, ok := emb.(loader); ok {
-			l.Load()
-		}
-		e.vectors(ctx, emb.ModelID())
-	}
-	if rerank {
-		if rr, err := e.reranker(ctx); err == nil && rr != nil {
-			if l, ok := rr.(loader); ok {
-				l.Load()
-			}
-		}
-	}
 }
 
 // vectorWeightFor is the default fusion weight of the vector list for an
@@ -405,8 +342,8 @@ func strongSignal(bm []hit) bool {
 
 // rerank scores the top n fused candidates' best chunks. It returns nil and
 // a reason when no usable reranker is there or the budget ran out.
-func (e *Engine) rerank(ctx context.Context, doc QueryDoc, fused []fusion.Fused, n int) (map[int64]float64, string) {
-	rr, err := e.reranker(ctx)
+func (e *Engine) rerank(ctx context.Context, doc query.Doc, fused []fusion.Fused, n int) (map[int64]float64, string) {
+	rr, err := e.models.Reranker(ctx)
 	if err != nil {
 		return nil, "not reranked: " + firstLine(err)
 	}
@@ -434,11 +371,11 @@ func (e *Engine) rerank(ctx context.Context, doc QueryDoc, fused []fusion.Fused,
 			texts[i] = c.Body // a chunk gone in a concurrent sync scores as empty text
 		}
 	}
-	query := doc.Text
+	text := doc.Text
 	if doc.Intent != "" {
-		query = doc.Intent + ": " + query
+		text = doc.Intent + ": " + text
 	}
-	scores, err := rr.Score(ctx, query, texts)
+	scores, err := rr.Score(ctx, text, texts)
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil {
 			return nil, "rerank cut: budget exceeded"
@@ -454,14 +391,14 @@ func (e *Engine) rerank(ctx context.Context, doc QueryDoc, fused []fusion.Fused,
 
 // expand asks the configured expander for variants within limit. It returns
 // nil and a reason when there is none or it fails.
-func (e *Engine) expand(ctx context.Context, query string, limit time.Duration) (*inference.Expansion, string) {
-	ex, err := e.expander()
+func (e *Engine) expand(ctx context.Context, text string, limit time.Duration) (*inference.Expansion, string) {
+	ex, err := e.models.Expander()
 	if err != nil {
 		return nil, err.Error()
 	}
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
-	exp, err := ex.Expand(ctx, query)
+	exp, err := ex.Expand(ctx, text)
 	if err != nil {
 		var r interface{ Reason() string }
 		if errors.As(err, &r) {
@@ -470,32 +407,4 @@ func (e *Engine) expand(ctx context.Context, query string, limit time.Duration) 
 		return nil, firstLine(err)
 	}
 	return exp, ""
-}
-
-// expander builds the configured expander once (cheap: no connection is
-// made until the first call).
-func (e *Engine) expander() (inference.Expander, error) {
-	b := e.Config().Models.Expand
-	e.vec.mu.Lock()
-	defer e.vec.mu.Unlock()
-	if e.vec.exp != nil {
-		return e.vec.exp, nil
-	}
-	var x inference.Expander
-	var err error
-	switch b.Kind {
-	case "":
-		return nil, errors.New("no expansion model configured (models.expand in config)")
-	case "ollama":
-		x, err = ollama.NewExpander(ollama.ExpanderConfig{URL: b.URL, Model: b.Model})
-	case "openai":
-		x, err = openai.NewExpander(openai.ExpanderConfig{Config: openai.Config{BaseURL: b.URL, APIKey: b.APIKey, Model: b.Model}})
-	default:
-		return nil, fmt.Errorf("unknown expansion backend %q (ollama or openai)", b.Kind)
-	}
-	if err != nil {
-		return nil, err
-	}
-	e.vec.exp = x
-	return x, nil
 }

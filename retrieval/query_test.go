@@ -4,24 +4,12 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"reflect"
 	"testing"
 
 	"github.com/gnosearch/gno/models"
 	"github.com/gnosearch/gno/retrieval/config"
 	"github.com/gnosearch/gno/retrieval/gnoerr"
 )
-
-func TestParseQueryDoc(t *testing.T) {
-	got := ParseQueryDoc("lex: sqlite wal\nvec: how does logging work\nhyde: SQLite appends pages.\nintent: internals")
-	want := QueryDoc{Text: "sqlite wal", Lex: []string{"sqlite wal"}, Vec: []string{"how does logging work"}, Hyde: "SQLite appends pages.", Intent: "internals"}
-	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("got %+v", got)
-	}
-	if d := ParseQueryDoc("what is: a colon question"); d.Text != "what is: a colon question" {
-		t.Fatalf("plain text with colon: %+v", d)
-	}
-}
 
 func TestQueryWithoutVectorsDegrades(t *testing.T) {
 	e, _ := newEngine(t, corpus)
@@ -168,7 +156,7 @@ func TestVectorGraphPersistsAndFollowsChanges(t *testing.T) {
 	if _, err := e.Embed(ctx, EmbedOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	model := e.embedModelName()
+	model := e.models.EmbedModel()
 	if _, err := os.Stat(e.graphFile(model)); err != nil {
 		t.Fatalf("graph not saved: %v", err)
 	}

@@ -36,11 +36,19 @@ type RelatedResult struct {
 // rrfK is the reciprocal-rank-fusion constant (as in search).
 const rrfK = 60
 
+// RelatedRequest asks for the notes nearest a note.
+type RelatedRequest struct {
+	Ref string
+	// Limit is how many (10 if 0).
+	Limit int
+}
+
 // Related returns the notes nearest a note: its link neighbourhood (direct
 // links first, mutual ones ahead, then notes sharing neighbours) fused by
 // reciprocal rank with its vector neighbours (the mean of its chunk
 // vectors). Without vectors it ranks by links alone.
-func (e *Engine) Related(ctx context.Context, refStr string, limit int) (*RelatedResult, error) {
+func (gr *Graph) Related(ctx context.Context, req RelatedRequest) (*RelatedResult, error) {
+	e, refStr, limit := gr.e, req.Ref, req.Limit
 	if limit <= 0 {
 		limit = 10
 	}
@@ -48,7 +56,7 @@ func (e *Engine) Related(ctx context.Context, refStr string, limit int) (*Relate
 	if err != nil {
 		return nil, err
 	}
-	g, st, err := e.linkGraph(ctx)
+	g, st, err := gr.linkGraph(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -83,7 +91,7 @@ func (e *Engine) Related(ctx context.Context, refStr string, limit int) (*Relate
 	for id := range score {
 		linkIDs = append(linkIDs, id)
 	}
-	pr := e.pageRank(g)
+	pr := gr.pageRank(g)
 	sort.Slice(linkIDs, func(i, j int) bool {
 		a, b := linkIDs[i], linkIDs[j]
 		if score[a] != score[b] {
@@ -159,24 +167,18 @@ func contains(a []int64, x int64) bool {
 // vectorNeighbours returns the documents whose chunks lie nearest the
 // mean of doc's chunk vectors, or nil when doc has no vectors.
 func (e *Engine) vectorNeighbours(ctx context.Context, st *store.Store, doc int64, k int) ([]int64, error) {
-	rows, err := st.DB().QueryContext(ctx, "SELECT model, vec FROM vectors WHERE chunk_id >= ? AND chunk_id < ?", store.ChunkID(doc, 0), store.ChunkID(doc+1, 0))
+	vecs, err := st.DocVectors(ctx, doc)
 	if err != nil {
-		return nil, fmt.Errorf("read vectors: %w", err)
+		return nil, err
 	}
 	var model string
 	var mean []float32
-	for rows.Next() {
-		var mdl string
-		var b []byte
-		if err := rows.Scan(&mdl, &b); err != nil {
-			rows.Close()
-			return nil, err
-		}
+	for _, dv := range vecs {
 		if model == "" {
-			model = mdl
+			model = dv.Model
 		}
-		v := decodeVec(b)
-		if mdl != model || (mean != nil && len(v) != len(mean)) {
+		v := dv.Vec
+		if dv.Model != model || (mean != nil && len(v) != len(mean)) {
 			continue
 		}
 		if mean == nil {
@@ -185,10 +187,6 @@ func (e *Engine) vectorNeighbours(ctx context.Context, st *store.Store, doc int6
 		for i, x := range v {
 			mean[i] += x
 		}
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, err
 	}
 	if mean == nil {
 		return nil, nil
@@ -204,7 +202,7 @@ func (e *Engine) vectorNeighbours(ctx context.Context, st *store.Store, doc int6
 	for i := range mean {
 		mean[i] *= inv
 	}
-	ix, err := e.vectors(ctx, model)
+	ix, err := e.vectorIndex(ctx, model)
 	if err != nil || ix.Len() == 0 {
 		return nil, nil // degrade to links
 	}
@@ -236,12 +234,23 @@ type NameMatch struct {
 	Score float64 `json:"score"`
 }
 
-// ResolveNames finds the note each name means: exact (case-insensitive
+// ResolveRequest asks which notes some names mean.
+type ResolveRequest struct {
+	Names []string
+	// Strategy is ResolveExact, ResolveFuzzy (the default) or
+	// ResolveSemantic.
+	Strategy string
+	// Threshold is the least score a fuzzy or semantic match needs (0.7
+	// if 0).
+	Threshold float64
+}
+
+// Resolve finds the note each name means: exact (case-insensitive
 // equality with a title, file name or alias), fuzzy (trigram Dice
 // similarity with them, for typos; the default) or semantic (embedding
-// similarity, for synonyms; needs vectors). threshold (0.7 if 0) is the
-// least score a fuzzy or semantic match needs.
-func (e *Engine) ResolveNames(ctx context.Context, names []string, strategy string, threshold float64) ([]NameMatch, error) {
+// similarity, for synonyms; needs vectors).
+func (gr *Graph) Resolve(ctx context.Context, req ResolveRequest) ([]NameMatch, error) {
+	e, names, strategy, threshold := gr.e, req.Names, req.Strategy, req.Threshold
 	if strategy == "" {
 		strategy = ResolveFuzzy
 	}

@@ -11,32 +11,46 @@ import (
 
 	"github.com/gnosearch/gno/retrieval/config"
 	"github.com/gnosearch/gno/retrieval/gnoerr"
+	"github.com/gnosearch/gno/retrieval/ingest"
 	"github.com/gnosearch/gno/retrieval/links"
 	"github.com/gnosearch/gno/retrieval/note"
 	"github.com/gnosearch/gno/retrieval/ref"
 	"github.com/gnosearch/gno/retrieval/store"
 )
 
-// RenameNote moves a note to newPath in its collection. Links in other
-// notes that would no longer find it are rewritten when updateLinks is
+// RenameNoteRequest moves a note inside its collection.
+type RenameNoteRequest struct {
+	Ref string
+	// NewPath is the new path relative to the collection root; without
+	// an extension the note keeps its own.
+	NewPath string
+	// UpdateLinks rewrites the links the move would break; without it
+	// such a move is refused with LINK_INTEGRITY.
+	UpdateLinks bool
+}
+
+// Rename moves a note to a new path in its collection. Links in other
+// notes that would no longer find it are rewritten when UpdateLinks is
 // set, and so are the note's own relative Markdown links; otherwise the
 // rename is refused with LINK_INTEGRITY. Links that still resolve (a
 // [[Name]] link to a note moved to another folder) are left alone.
-func (e *Engine) RenameNote(ctx context.Context, refStr, newPath string, updateLinks bool) (*NoteResult, error) {
-	lock, err := store.LockWriter(ctx, e.Paths.IndexDir, NoteLockWait)
+func (n *Notes) Rename(ctx context.Context, req RenameNoteRequest) (*NoteResult, error) {
+	w, release, err := n.writer(ctx)
 	if err != nil {
 		return nil, err
 	}
-	defer lock.Unlock()
-	m, col, abs, err := e.noteTarget(ctx, refStr)
+	defer release()
+	e := n.e
+	newPath, updateLinks := req.NewPath, req.UpdateLinks
+	m, col, abs, err := n.noteTarget(ctx, req.Ref)
 	if err != nil {
 		return nil, err
 	}
-	newRel, err := e.renameTarget(m, col, newPath)
+	newRel, err := renameTarget(m, col, newPath)
 	if err != nil {
 		return nil, err
 	}
-	newAbs, err := note.Path(col.Path, newRel, false)
+	newAbs, err := note.Path(col.Path, newRel, note.Absent)
 	if err != nil {
 		return nil, err
 	}
@@ -60,12 +74,12 @@ func (e *Engine) RenameNote(ctx context.Context, refStr, newPath string, updateL
 		if !ok {
 			continue
 		}
-		n, err := mv.rewrite(scol, src)
+		count, err := mv.rewrite(scol, src)
 		if err != nil {
 			return nil, err
 		}
-		if n > 0 {
-			res.LinksUpdated += n
+		if count > 0 {
+			res.LinksUpdated += count
 			res.FilesUpdated = append(res.FilesUpdated, ref.URI(src.Collection, src.RelPath))
 		}
 	}
@@ -78,10 +92,10 @@ func (e *Engine) RenameNote(ctx context.Context, refStr, newPath string, updateL
 			touched[r.Collection] = append(touched[r.Collection], r.Path)
 		}
 	}
-	res.DocID, res.Indexed = e.resyncNote(ctx, col.Name, newRel, append(touched[col.Name], m.RelPath)...)
+	res.DocID, res.Indexed = n.resync(ctx, w, col.Name, newRel, append(touched[col.Name], m.RelPath)...)
 	for c, rels := range touched {
 		if c != col.Name {
-			e.Update(ctx, UpdateOptions{Collection: c, Locked: true, Only: rels})
+			w.Update(ctx, UpdateOptions{Collection: c, Only: rels})
 		}
 	}
 	return res, nil
@@ -89,7 +103,7 @@ func (e *Engine) RenameNote(ctx context.Context, refStr, newPath string, updateL
 
 // renameTarget validates a rename's new path and returns it cleaned, with
 // the note's extension when it has none.
-func (e *Engine) renameTarget(m *store.DocMeta, col *config.Collection, newPath string) (string, error) {
+func renameTarget(m *store.DocMeta, col *config.Collection, newPath string) (string, error) {
 	newRel, err := ref.CleanRel(strings.TrimSpace(strings.TrimPrefix(newPath, "./")))
 	if err != nil || filepath.IsAbs(newPath) {
 		return "", gnoerr.New(gnoerr.InvalidPath, "new path %q must be relative to the collection root", newPath)
@@ -102,7 +116,7 @@ func (e *Engine) renameTarget(m *store.DocMeta, col *config.Collection, newPath 
 		return "", gnoerr.New(gnoerr.InvalidPath, "new path %q must keep a note extension (.md, .txt ...)", newPath)
 	case newRel == m.RelPath:
 		return "", gnoerr.New(gnoerr.InvalidInput, "%s is already at %s", m.RelPath, newRel)
-	case !indexable(*col, newRel):
+	case !ingest.Indexes(*col, newRel):
 		return "", gnoerr.New(gnoerr.InvalidPath, "new path %q does not match collection %s's patterns, so the note would drop out of the index", newPath, col.Name)
 	}
 	return newRel, nil
@@ -237,7 +251,7 @@ func (mv *move) rewrite(scol *config.Collection, src *store.DocMeta) (int, error
 	if self {
 		srcRel = mv.newRel // where its relative links will start from
 	}
-	sabs, err := note.Path(scol.Path, src.RelPath, true)
+	sabs, err := note.Path(scol.Path, src.RelPath, note.Existing)
 	if err != nil {
 		return 0, fmt.Errorf("update links in %s: %w", src.RelPath, err)
 	}

@@ -6,9 +6,9 @@ import (
 	"time"
 
 	"github.com/gnosearch/gno/retrieval/config"
-	"github.com/gnosearch/gno/retrieval/ftsquery"
 	"github.com/gnosearch/gno/retrieval/gnoerr"
 	"github.com/gnosearch/gno/retrieval/ingest"
+	"github.com/gnosearch/gno/retrieval/query"
 	"github.com/gnosearch/gno/retrieval/ref"
 	"github.com/gnosearch/gno/retrieval/store"
 )
@@ -31,19 +31,18 @@ type hit struct {
 	Explain *Explain
 }
 
+// prepare validates a request, fills its defaults and turns its filters
+// into a store filter.
 func (e *Engine) prepare(ctx context.Context, req *SearchRequest) (store.Filter, error) {
-	req.Query = strings.TrimSpace(req.Query)
-	if req.Query == "" {
-		return store.Filter{}, gnoerr.New(gnoerr.InvalidInput, "empty query")
+	if err := req.Validate(); err != nil {
+		return store.Filter{}, err
 	}
+	req.Query = strings.TrimSpace(req.Query)
 	if req.Limit <= 0 {
 		req.Limit = 5
 	}
 	if req.Limit > MaxLimit {
 		req.Limit = MaxLimit
-	}
-	if req.MinScore < 0 || req.MinScore > 1 {
-		return store.Filter{}, gnoerr.New(gnoerr.InvalidInput, "minScore must be between 0 and 1")
 	}
 	f := store.Filter{Lang: req.Lang}
 	if req.Collection != "" {
@@ -82,7 +81,7 @@ func (e *Engine) Search(ctx context.Context, req SearchRequest) (*SearchResults,
 	if err != nil {
 		return nil, err
 	}
-	q := ftsquery.Parse(req.Query)
+	q := query.Parse(req.Query)
 	if q.Empty() {
 		return nil, gnoerr.New(gnoerr.InvalidInput, "query %q has no searchable words", req.Query)
 	}
@@ -102,7 +101,7 @@ func (e *Engine) Search(ctx context.Context, req SearchRequest) (*SearchResults,
 }
 
 // bm25 returns BM25 hits with 0-1 scores.
-func (e *Engine) bm25(ctx context.Context, q ftsquery.Query, f store.Filter, limit int) ([]hit, error) {
+func (e *Engine) bm25(ctx context.Context, q query.Keywords, f store.Filter, limit int) ([]hit, error) {
 	st, err := e.store(ctx)
 	if err != nil {
 		return nil, err
@@ -151,7 +150,7 @@ func round4(x float64) float64 { return float64(int64(x*10000+0.5)) / 10000 }
 
 // results turns hits into contract results: metadata, snippets, contexts,
 // the min-score cut and the limit.
-func (e *Engine) results(ctx context.Context, hits []hit, q ftsquery.Query, req SearchRequest) (*SearchResults, error) {
+func (e *Engine) results(ctx context.Context, hits []hit, q query.Keywords, req SearchRequest) (*SearchResults, error) {
 	var kept []hit
 	for _, h := range hits {
 		if h.Score >= req.MinScore && len(kept) < req.Limit {
@@ -224,7 +223,41 @@ func (e *Engine) result(cfg *config.Config, m *store.DocMeta, h hit, snippet str
 	}
 }
 
-// StripMarks removes the match markers (\x01, \x02) from a snippet.
-func StripMarks(s string) string {
-	return strings.NewReplacer("\x01", "", "\x02", "").Replace(s)
+// Mode names one of the three searches, as the CLI commands, the MCP
+// tools and the web app call them.
+type Mode string
+
+// The search modes.
+const (
+	// ModeSearch is BM25 keyword search (Search).
+	ModeSearch Mode = "search"
+	// ModeVSearch is vector search (VSearch).
+	ModeVSearch Mode = "vsearch"
+	// ModeQuery is the hybrid pipeline (Query).
+	ModeQuery Mode = "query"
+)
+
+// ParseMode reads a mode name.
+func ParseMode(s string) (Mode, error) {
+	switch m := Mode(s); m {
+	case ModeSearch, ModeVSearch, ModeQuery:
+		return m, nil
+	}
+	return "", gnoerr.New(gnoerr.InvalidInput, "mode %q: want search, vsearch or query", s)
+}
+
+// Run runs the search of mode: every front end builds one QueryRequest
+// and lets the engine pick the search, so a mode means the same
+// everywhere. Search and VSearch read only req.SearchRequest.
+func (e *Engine) Run(ctx context.Context, mode Mode, req QueryRequest) (*SearchResults, error) {
+	switch mode {
+	case ModeSearch:
+		return e.Search(ctx, req.SearchRequest)
+	case ModeVSearch:
+		return e.VSearch(ctx, req.SearchRequest)
+	case ModeQuery:
+		return e.Query(ctx, req)
+	}
+	_, err := ParseMode(string(mode))
+	return nil, err
 }

@@ -6,7 +6,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/gnosearch/gno/retrieval/ftsquery"
+	"github.com/gnosearch/gno/retrieval/query"
 	"github.com/gnosearch/gno/retrieval/segment"
 )
 
@@ -46,7 +46,7 @@ func mergeWords(words, grams []word) []word {
 // and marks matched words with \x01 and \x02. Matching is by lowercase word
 // with a shared stem (prefix of at least five letters, or the whole word),
 // close to what the porter tokenizer matched, without a second FTS query.
-func makeSnippet(body string, q ftsquery.Query) string {
+func makeSnippet(body string, q query.Keywords) string {
 	body = strings.TrimSpace(body)
 	terms := append([]string(nil), q.Terms...)
 	for _, p := range q.Phrases {

@@ -4,12 +4,10 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/gnosearch/gno/retrieval/gnoerr"
 	"github.com/gnosearch/gno/retrieval/ingest"
 	"github.com/gnosearch/gno/retrieval/ref"
-	"github.com/gnosearch/gno/retrieval/store"
 )
 
 // TagCount is a tag and how many documents carry it.
@@ -18,45 +16,39 @@ type TagCount struct {
 	Count int    `json:"count"`
 }
 
-// Tags lists tags with document counts, optionally within a collection
-// and starting with prefix.
-func (e *Engine) Tags(ctx context.Context, collection, prefix string) ([]TagCount, error) {
-	st, err := e.store(ctx)
+// TagsRequest lists the tags in use.
+type TagsRequest struct {
+	// Collection limits the list to one collection ("": all).
+	Collection string
+	// Prefix keeps the tags starting with it (e.g. "project/").
+	Prefix string
+}
+
+// Tags lists tags with document counts, most used first.
+func (n *Notes) Tags(ctx context.Context, req TagsRequest) ([]TagCount, error) {
+	st, err := n.e.store(ctx)
 	if err != nil {
 		return nil, err
 	}
-	collection = strings.ToLower(collection)
+	collection := strings.ToLower(req.Collection)
 	if collection != "" {
-		if _, ok := e.Config().Collection(collection); !ok {
+		if _, ok := n.e.Config().Collection(collection); !ok {
 			return nil, gnoerr.New(gnoerr.NotFound, "collection %q not found", collection)
 		}
 	}
-	q := "SELECT t.tag, count(*) FROM tags t JOIN documents d ON d.id = t.doc_id WHERE 1=1"
-	var args []any
-	if collection != "" {
-		q += " AND d.collection = ?"
-		args = append(args, collection)
+	prefix := ""
+	if req.Prefix != "" {
+		prefix = ingest.NormalizeTag(req.Prefix)
 	}
-	if prefix != "" {
-		q += " AND substr(t.tag, 1, ?) = ?"
-		p := ingest.NormalizeTag(prefix)
-		args = append(args, len(p), p)
-	}
-	q += " GROUP BY t.tag ORDER BY count(*) DESC, t.tag"
-	rows, err := st.DB().QueryContext(ctx, q, args...)
+	rows, err := st.TagCounts(ctx, collection, prefix)
 	if err != nil {
-		return nil, fmt.Errorf("list tags: %w", err)
+		return nil, err
 	}
-	defer rows.Close()
-	out := []TagCount{}
-	for rows.Next() {
-		var t TagCount
-		if err := rows.Scan(&t.Tag, &t.Count); err != nil {
-			return nil, err
-		}
-		out = append(out, t)
+	out := make([]TagCount, len(rows))
+	for i, r := range rows {
+		out[i] = TagCount{Tag: r.Tag, Count: r.Count}
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // TagResult is the state of a document's tags after a change.
@@ -66,36 +58,42 @@ type TagResult struct {
 	Tags  []string `json:"tags"`
 }
 
-// Tag adds or removes a user tag on a document, under the writer lock.
-// User tags survive re-indexing; front-matter tags come from the file.
-func (e *Engine) Tag(ctx context.Context, refStr, tag string, add bool) (*TagResult, error) {
-	tag = ingest.NormalizeTag(tag)
+// TagRequest adds a user tag to a document, or removes one.
+type TagRequest struct {
+	Ref string
+	Tag string
+	// Remove takes the tag off instead of adding it.
+	Remove bool
+}
+
+// Tag adds or removes a user tag on a document. User tags survive
+// re-indexing; front-matter tags come from the file.
+func (n *Notes) Tag(ctx context.Context, req TagRequest) (*TagResult, error) {
+	tag := ingest.NormalizeTag(req.Tag)
 	if tag == "" || strings.ContainsAny(tag, "\x00\n") || len(tag) > 100 {
 		return nil, gnoerr.New(gnoerr.InvalidInput, "invalid tag %q", tag)
 	}
-	lock, err := store.LockWriter(ctx, e.Paths.IndexDir, 5*time.Second)
+	_, release, err := n.writer(ctx)
 	if err != nil {
 		return nil, err
 	}
-	defer lock.Unlock()
-	m, err := e.resolve(ctx, refStr)
+	defer release()
+	m, err := n.e.resolve(ctx, req.Ref)
 	if err != nil {
 		return nil, err
 	}
-	st, _ := e.store(ctx)
-	if add {
-		_, err = st.DB().ExecContext(ctx, "INSERT INTO tags(doc_id, tag, user) VALUES(?, ?, 1) ON CONFLICT DO NOTHING", m.ID, tag)
+	st, _ := n.e.store(ctx)
+	if !req.Remove {
+		err = st.AddUserTag(ctx, m.ID, tag)
 	} else {
-		var res interface{ RowsAffected() (int64, error) }
-		res, err = st.DB().ExecContext(ctx, "DELETE FROM tags WHERE doc_id = ? AND tag = ?", m.ID, tag)
-		if err == nil {
-			if n, _ := res.RowsAffected(); n == 0 {
-				return nil, gnoerr.New(gnoerr.NotFound, "document %s has no tag %q", refStr, tag)
-			}
+		var had bool
+		had, err = st.RemoveTag(ctx, m.ID, tag)
+		if err == nil && !had {
+			return nil, gnoerr.New(gnoerr.NotFound, "document %s has no tag %q", req.Ref, tag)
 		}
 	}
 	if err != nil {
-		return nil, fmt.Errorf("tag %s: %w", refStr, err)
+		return nil, fmt.Errorf("tag %s: %w", req.Ref, err)
 	}
 	m, err = st.DocByPath(ctx, m.Collection, m.RelPath)
 	if err != nil {
@@ -106,80 +104,4 @@ func (e *Engine) Tag(ctx context.Context, refStr, tag string, add bool) (*TagRes
 		tags = []string{}
 	}
 	return &TagResult{DocID: docID(m.Hash), URI: ref.URI(m.Collection, m.RelPath), Tags: tags}, nil
-}
-
-// Change is one document in the change feed.
-type Change struct {
-	URI        string `json:"uri"`
-	DocID      string `json:"docid"`
-	Generation int64  `json:"generation"`
-}
-
-// Changes lists what changed after generation since.
-type Changes struct {
-	Since      int64    `json:"since"`
-	Generation int64    `json:"generation"`
-	Added      []Change `json:"added"`
-	Modified   []Change `json:"modified"`
-	Removed    []Change `json:"removed"`
-}
-
-// ChangesSince returns documents added, modified and removed after
-// generation since, optionally within one collection.
-func (e *Engine) ChangesSince(ctx context.Context, collection string, since int64) (*Changes, error) {
-	st, err := e.store(ctx)
-	if err != nil {
-		return nil, err
-	}
-	collection = strings.ToLower(collection)
-	gen, err := st.Generation(ctx)
-	if err != nil {
-		return nil, err
-	}
-	out := &Changes{Since: since, Generation: gen, Added: []Change{}, Modified: []Change{}, Removed: []Change{}}
-	q := "SELECT collection, rel_path, hash, added_gen, changed_gen FROM documents WHERE changed_gen > ?"
-	args := []any{since}
-	if collection != "" {
-		q += " AND collection = ?"
-		args = append(args, collection)
-	}
-	rows, err := st.DB().QueryContext(ctx, q+" ORDER BY collection, rel_path", args...)
-	if err != nil {
-		return nil, fmt.Errorf("changes: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var col, rel, hash string
-		var added, changed int64
-		if err := rows.Scan(&col, &rel, &hash, &added, &changed); err != nil {
-			return nil, err
-		}
-		c := Change{URI: ref.URI(col, rel), DocID: docID(hash), Generation: changed}
-		if added > since {
-			out.Added = append(out.Added, c)
-		} else {
-			out.Modified = append(out.Modified, c)
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	q = "SELECT collection, rel_path, hash, gen FROM removed WHERE gen > ?"
-	if collection != "" {
-		q += " AND collection = ?"
-	}
-	rows2, err := st.DB().QueryContext(ctx, q+" ORDER BY gen, collection, rel_path", args...)
-	if err != nil {
-		return nil, fmt.Errorf("changes: %w", err)
-	}
-	defer rows2.Close()
-	for rows2.Next() {
-		var col, rel, hash string
-		var g int64
-		if err := rows2.Scan(&col, &rel, &hash, &g); err != nil {
-			return nil, err
-		}
-		out.Removed = append(out.Removed, Change{URI: ref.URI(col, rel), DocID: docID(hash), Generation: g})
-	}
-	return out, rows2.Err()
 }

@@ -1,5 +1,11 @@
 package retrieval
 
+import (
+	"strings"
+
+	"github.com/gnosearch/gno/retrieval/gnoerr"
+)
+
 // The types below are gno's output contract: their JSON is the
 // structuredContent of the MCP tools and the --json output of the CLI.
 
@@ -91,6 +97,26 @@ type SearchRequest struct {
 	// Full returns each document's whole content.
 	Full    bool
 	Explain bool
+}
+
+// MaxQueryBytes bounds a query string: longer ones are not searches but
+// pasted documents, and would only slow the index down.
+const MaxQueryBytes = 4096
+
+// Validate checks what every front end (CLI, MCP, REST, web) must refuse
+// alike: a query over MaxQueryBytes, an empty query, a minimum score
+// outside 0-1. The engine's searches call it too.
+func (r *SearchRequest) Validate() error {
+	if len(r.Query) > MaxQueryBytes {
+		return gnoerr.New(gnoerr.InvalidInput, "query is too long (%d bytes; at most %d)", len(r.Query), MaxQueryBytes)
+	}
+	if strings.TrimSpace(r.Query) == "" {
+		return gnoerr.New(gnoerr.InvalidInput, "empty query")
+	}
+	if r.MinScore < 0 || r.MinScore > 1 {
+		return gnoerr.New(gnoerr.InvalidInput, "minScore must be between 0 and 1")
+	}
+	return nil
 }
 
 // QueryRequest is a hybrid query.

@@ -2,15 +2,13 @@ package server
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"net/http"
-	"net/url"
-	"strings"
 	"time"
 
 	"github.com/gnosearch/gno/retrieval/gnoerr"
+	"github.com/gnosearch/gno/server/listen"
 	mcpsrv "github.com/mark3labs/mcp-go/server"
 )
 
@@ -36,7 +34,7 @@ func (s *Server) ServeHTTP(ctx context.Context, addr string, o HTTPOptions) erro
 	if err != nil {
 		return gnoerr.Wrap(gnoerr.InvalidInput, err, "invalid --http address %q (want HOST:PORT, e.g. 127.0.0.1:8765)", addr)
 	}
-	if !o.ListenAny && !isLoopback(host) {
+	if !o.ListenAny && !listen.IsLoopback(host) {
 		return gnoerr.New(gnoerr.InvalidInput, "refusing to listen on %q: it is not a loopback address; use 127.0.0.1:PORT, or pass --listen-any to expose the index to the network", addr)
 	}
 	ln, err := net.Listen("tcp", addr)
@@ -50,59 +48,8 @@ func (s *Server) ServeHTTP(ctx context.Context, addr string, o HTTPOptions) erro
 		mcpsrv.WithStreamableHTTPLogger(s.log),
 	)
 	mux := http.NewServeMux()
-	mux.Handle(EndpointPath, s.checkOrigin(h, o.ListenAny))
+	mux.Handle(EndpointPath, listen.CheckOrigin(h, o.ListenAny, s.log))
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ErrorLog: nil}
 	s.log.Info("serving MCP over HTTP", "addr", ln.Addr().String(), "path", EndpointPath)
-	return RunHTTP(ctx, hs, ln, o.Ready, h.Shutdown)
-}
-
-// RunHTTP serves hs on ln until ctx ends or the server fails, then shuts
-// down stop (if not nil) and hs, giving open requests 5 seconds. ready, if
-// not nil, gets the bound address once the server is serving.
-func RunHTTP(ctx context.Context, hs *http.Server, ln net.Listener, ready func(addr string), stop func(context.Context) error) error {
-	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
-	if ready != nil {
-		ready(ln.Addr().String())
-	}
-	select {
-	case err := <-errc:
-		if errors.Is(err, http.ErrServerClosed) {
-			return nil
-		}
-		return fmt.Errorf("serve http: %w", err)
-	case <-ctx.Done():
-	}
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-	defer cancel()
-	if stop != nil {
-		_ = stop(sctx)
-	}
-	_ = hs.Shutdown(sctx)
-	return nil
-}
-
-// checkOrigin refuses browser requests from non-loopback origins, the
-// other half of DNS-rebinding protection.
-func (s *Server) checkOrigin(next http.Handler, any bool) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if o := r.Header.Get("Origin"); o != "" && !any {
-			u, err := url.Parse(o)
-			if err != nil || !isLoopback(u.Hostname()) {
-				s.log.Warn("refused request from foreign origin", "origin", o)
-				http.Error(w, fmt.Sprintf("Forbidden: origin %q is not allowed", o), http.StatusForbidden)
-				return
-			}
-		}
-		next.ServeHTTP(w, r)
-	})
-}
-
-func isLoopback(host string) bool {
-	host = strings.Trim(host, "[]")
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
+	return listen.Run(ctx, hs, ln, o.Ready, h.Shutdown)
 }

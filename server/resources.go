@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/gnosearch/gno/retrieval"
+	"github.com/gnosearch/gno/retrieval/display"
 	"github.com/gnosearch/gno/retrieval/gnoerr"
 	"github.com/gnosearch/gno/retrieval/ref"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -84,7 +85,7 @@ func (s *Server) renderDocument(ctx context.Context, uri string) (string, error)
 		fmt.Fprintf(&b, "     language: %s\n", d.Lang)
 	}
 	b.WriteString("-->\n\n")
-	b.WriteString(retrieval.NumberLines(d.Content, 1))
+	b.WriteString(display.NumberLines(d.Content, 1))
 	return b.String(), nil
 }
 

@@ -18,6 +18,7 @@ import (
 
 	"github.com/gnosearch/gno/retrieval"
 	"github.com/gnosearch/gno/retrieval/gnoerr"
+	"github.com/gnosearch/gno/server/jobs"
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpsrv "github.com/mark3labs/mcp-go/server"
 )
@@ -53,10 +54,10 @@ type Options struct {
 
 // Server is one MCP server over one index.
 type Server struct {
-	opts Options
-	log  *slog.Logger
-	mcp  *mcpsrv.MCPServer
-	jobs *jobs
+	opts   Options
+	log    *slog.Logger
+	mcp    *mcpsrv.MCPServer
+	runner *jobs.Runner
 
 	engMu sync.Mutex
 	eng   *retrieval.Engine
@@ -91,7 +92,7 @@ func New(opts Options) *Server {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	s := &Server{opts: opts, log: log}
-	s.jobs = newJobs(s)
+	s.runner = jobs.New(log)
 	hooks := &mcpsrv.Hooks{}
 	hooks.AddBeforeReadResource(s.beforeReadResource)
 	hooks.AddBeforeListResources(s.beforeListResources)
@@ -136,7 +137,7 @@ func (s *Server) MCP() *mcpsrv.MCPServer { return s.mcp }
 
 // Close cancels running jobs, waits for them, and closes the engine.
 func (s *Server) Close() error {
-	s.jobs.shutdown()
+	s.runner.Shutdown()
 	s.engMu.Lock()
 	defer s.engMu.Unlock()
 	if s.eng != nil {
@@ -224,28 +225,14 @@ func (s *Server) serverTool(d toolDef) mcpsrv.ServerTool {
 	}}
 }
 
-// errorBody is the structuredContent of a failed tool call.
-type errorBody struct {
-	Error errorDetail `json:"error"`
-}
-
-type errorDetail struct {
-	Code    gnoerr.Code `json:"code"`
-	Message string      `json:"message"`
-}
-
 // errorResult turns err into an isError result carrying the spec's code
 // in the text and in structuredContent.
 func errorResult(err error) *mcp.CallToolResult {
-	code := gnoerr.CodeOf(err)
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		code = gnoerr.Runtime
-	}
-	msg := err.Error()
+	body := gnoerr.BodyOf(err)
 	return &mcp.CallToolResult{
 		IsError:           true,
-		Content:           []mcp.Content{mcp.TextContent{Type: mcp.ContentTypeText, Text: "Error: " + string(code) + ": " + msg}},
-		StructuredContent: errorBody{Error: errorDetail{Code: code, Message: msg}},
+		Content:           []mcp.Content{mcp.TextContent{Type: mcp.ContentTypeText, Text: "Error: " + string(body.Error.Code) + ": " + body.Error.Message}},
+		StructuredContent: body,
 	}
 }
 

@@ -5,7 +5,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/gnosearch/gno/retrieval/answer"
+	"github.com/gnosearch/gno/answer"
+	"github.com/gnosearch/gno/retrieval"
 	"github.com/gnosearch/gno/retrieval/gnoerr"
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -41,23 +42,28 @@ func askTool() toolDef {
 }
 
 func (s *Server) ask(ctx context.Context, a args, _ mcp.CallToolRequest) (any, string, error) {
-	q := a.str("question")
-	if len(q) > maxQueryBytes {
-		return nil, "", gnoerr.New(gnoerr.InvalidInput, "question is too long (%d bytes; at most %d)", len(q), maxQueryBytes)
-	}
-	e, err := s.engine(ctx)
-	if err != nil {
-		return nil, "", err
-	}
-	ans, err := answer.Ask(ctx, e, AskRequest(a), nil)
+	ans, err := s.answer(ctx, a, nil)
 	if err != nil {
 		return nil, "", err
 	}
 	return ans, FormatAnswer(ans), nil
 }
 
-// AskRequest reads gno_ask arguments (as validated by its schema).
-func AskRequest(a map[string]any) answer.Request {
+// answer runs gno_ask with arguments its schema has checked.
+func (s *Server) answer(ctx context.Context, a args, onToken func(string)) (*answer.Answer, error) {
+	q := a.str("question")
+	if len(q) > retrieval.MaxQueryBytes {
+		return nil, gnoerr.New(gnoerr.InvalidInput, "question is too long (%d bytes; at most %d)", len(q), retrieval.MaxQueryBytes)
+	}
+	e, err := s.engine(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return answer.Ask(ctx, e, askRequest(a), onToken)
+}
+
+// askRequest reads gno_ask arguments (as validated by its schema).
+func askRequest(a map[string]any) answer.Request {
 	ar := args(a)
 	return answer.Request{Question: ar.str("question"), Collection: ar.str("collection"), TagsAny: ar.strs("tagsAny"),
 		TagsAll: ar.strs("tagsAll"), Mode: ar.str("mode"), Passages: ar.int("passages", 0)}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/gnosearch/gno/retrieval"
+	"github.com/gnosearch/gno/retrieval/display"
 	"github.com/gnosearch/gno/retrieval/gnoerr"
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -45,7 +46,7 @@ func (s *Server) links(ctx context.Context, a args, _ mcp.CallToolRequest) (any,
 	if err != nil {
 		return nil, "", err
 	}
-	res, err := e.Links(ctx, retrieval.LinksRequest{Ref: a.str("ref"), Direction: a.str("direction"), Limit: a.int("limit", 20), Unresolved: a.bool("unresolved", false)})
+	res, err := e.Graph().Links(ctx, retrieval.LinksRequest{Ref: a.str("ref"), Direction: a.str("direction"), Limit: a.int("limit", 20), Unresolved: a.bool("unresolved", false)})
 	if err != nil {
 		return nil, "", err
 	}
@@ -53,7 +54,7 @@ func (s *Server) links(ctx context.Context, a args, _ mcp.CallToolRequest) (any,
 		for _, list := range [][]retrieval.LinkInfo{res.Outgoing, res.Incoming} {
 			for i := range list {
 				if list[i].URI != "" {
-					list[i].Content, _ = e.Content(ctx, list[i].URI, listChars)
+					list[i].Content = content(ctx, e, list[i].URI, listChars)
 				}
 			}
 		}
@@ -88,7 +89,7 @@ func (s *Server) findPath(ctx context.Context, a args, _ mcp.CallToolRequest) (a
 	if err != nil {
 		return nil, "", err
 	}
-	p, err := e.FindPath(ctx, a.str("source"), a.str("target"), a.bool("undirected", false), a.int("maxDepth", retrieval.DefaultMaxPathDepth))
+	p, err := e.Graph().Path(ctx, retrieval.PathRequest{Source: a.str("source"), Target: a.str("target"), Undirected: a.bool("undirected", false), MaxDepth: a.int("maxDepth", retrieval.DefaultMaxPathDepth)})
 	if err != nil {
 		return nil, "", err
 	}
@@ -123,7 +124,7 @@ func (s *Server) hubs(ctx context.Context, a args, _ mcp.CallToolRequest) (any, 
 	if metric == "" {
 		metric = retrieval.MetricInDegree
 	}
-	hs, err := e.Hubs(ctx, metric, a.int("limit", 10))
+	hs, err := e.Graph().Hubs(ctx, retrieval.HubsRequest{Metric: metric, Limit: a.int("limit", 10)})
 	if err != nil {
 		return nil, "", err
 	}
@@ -133,7 +134,7 @@ func (s *Server) hubs(ctx context.Context, a args, _ mcp.CallToolRequest) (any, 
 	for i, h := range hs {
 		res.Hubs[i].Hub = h
 		if a.bool("includeContent", false) {
-			res.Hubs[i].Content, _ = e.Content(ctx, h.URI, listChars)
+			res.Hubs[i].Content = content(ctx, e, h.URI, listChars)
 		}
 		fmt.Fprintf(&b, "\n%d. %s (%s) %g", i+1, h.URI, oneLine(h.Title, 120), h.Score)
 	}
@@ -150,7 +151,7 @@ func (s *Server) resolveNames(ctx context.Context, a args, _ mcp.CallToolRequest
 	if err != nil {
 		return nil, "", err
 	}
-	res, err := e.ResolveNames(ctx, a.strs("names"), a.str("strategy"), a.num("threshold", 0.7))
+	res, err := e.Graph().Resolve(ctx, retrieval.ResolveRequest{Names: a.strs("names"), Strategy: a.str("strategy"), Threshold: a.num("threshold", 0.7)})
 	if err != nil {
 		return nil, "", err
 	}
@@ -173,7 +174,7 @@ func (s *Server) related(ctx context.Context, a args, _ mcp.CallToolRequest) (an
 	if err != nil {
 		return nil, "", err
 	}
-	res, err := e.Related(ctx, a.str("ref"), a.int("limit", 10))
+	res, err := e.Graph().Related(ctx, retrieval.RelatedRequest{Ref: a.str("ref"), Limit: a.int("limit", 10)})
 	if err != nil {
 		return nil, "", err
 	}
@@ -188,6 +189,17 @@ func (s *Server) related(ctx context.Context, a args, _ mcp.CallToolRequest) (an
 	return res, b.String(), nil
 }
 
+// content is a document's text cut to n characters ("" when it cannot
+// be read), for list results that include content.
+func content(ctx context.Context, e *retrieval.Engine, uri string, n int) string {
+	d, err := e.Get(ctx, retrieval.GetRequest{Ref: uri})
+	if err != nil {
+		return ""
+	}
+	c, _ := display.Truncate(d.Content, n)
+	return c
+}
+
 // documentWithContext is gno_get's answer at depth 1: the document (its
 // content cut to 10,000 characters) and its neighbours (200 each).
 type documentWithContext struct {
@@ -197,13 +209,13 @@ type documentWithContext struct {
 
 // withNeighbours adds depth-1 context to a gno_get answer.
 func (s *Server) withNeighbours(ctx context.Context, e *retrieval.Engine, d *retrieval.Document, text string) (any, string, error) {
-	nb, err := e.Neighbours(ctx, d.URI, maxNeighbors, neighborChars)
+	nb, err := e.Graph().Neighbours(ctx, retrieval.NeighboursRequest{Ref: d.URI, Limit: maxNeighbors, ContentChars: neighborChars})
 	if err != nil {
 		return nil, "", err
 	}
-	if c, cut := retrieval.Truncate(d.Content, primaryChars); cut {
+	if c, cut := display.Truncate(d.Content, primaryChars); cut {
 		d.Content, d.Truncated = c, true
-		text, _ = retrieval.Truncate(text, primaryChars)
+		text, _ = display.Truncate(text, primaryChars)
 	}
 	var b strings.Builder
 	b.WriteString(text)
@@ -235,9 +247,7 @@ func noteTools() []toolDef {
 // noteBusy refuses a note edit while this server's own job holds the
 // writer lock (the engine would wait for it).
 func (s *Server) noteBusy() error {
-	s.jobs.mu.Lock()
-	active := s.jobs.active
-	s.jobs.mu.Unlock()
+	active := s.runner.Active()
 	if active != "" {
 		return gnoerr.New(gnoerr.Locked, "job %s holds the write lock; retry when it has finished", active)
 	}
@@ -261,7 +271,7 @@ func (s *Server) updateNote(ctx context.Context, a args, _ mcp.CallToolRequest) 
 	if a.has("tags") {
 		tags = append([]string{}, a.strs("tags")...)
 	}
-	res, err := e.UpdateNote(ctx, a.str("ref"), content, tags)
+	res, err := e.Notes().Update(ctx, retrieval.UpdateNoteRequest{Ref: a.str("ref"), Content: content, Tags: tags})
 	if err != nil {
 		return nil, "", err
 	}
@@ -276,7 +286,7 @@ func (s *Server) deleteNote(ctx context.Context, a args, _ mcp.CallToolRequest) 
 	if err != nil {
 		return nil, "", err
 	}
-	res, err := e.DeleteNote(ctx, a.str("ref"))
+	res, err := e.Notes().Delete(ctx, retrieval.DeleteNoteRequest{Ref: a.str("ref")})
 	if err != nil {
 		return nil, "", err
 	}
@@ -294,7 +304,7 @@ func (s *Server) renameNote(ctx context.Context, a args, _ mcp.CallToolRequest) 
 	if err != nil {
 		return nil, "", err
 	}
-	res, err := e.RenameNote(ctx, a.str("ref"), a.str("newPath"), a.bool("updateLinks", false))
+	res, err := e.Notes().Rename(ctx, retrieval.RenameNoteRequest{Ref: a.str("ref"), NewPath: a.str("newPath"), UpdateLinks: a.bool("updateLinks", false)})
 	if err != nil {
 		return nil, "", err
 	}

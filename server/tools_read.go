@@ -6,13 +6,10 @@ import (
 	"strings"
 
 	"github.com/gnosearch/gno/retrieval"
+	"github.com/gnosearch/gno/retrieval/display"
 	"github.com/gnosearch/gno/retrieval/gnoerr"
 	"github.com/mark3labs/mcp-go/mcp"
 )
-
-// maxQueryBytes bounds a query string: longer ones are not searches but
-// pasted documents, and would only slow the index down.
-const maxQueryBytes = 4096
 
 func readTools() []toolDef {
 	return []toolDef{
@@ -43,49 +40,37 @@ func readTools() []toolDef {
 	}
 }
 
+// searchRequest builds a search from a tool's arguments and checks it as
+// every front end does (SearchRequest.Validate), before the index opens.
 func searchRequest(a args) (retrieval.SearchRequest, error) {
-	q := a.str("query")
-	if len(q) > maxQueryBytes {
-		return retrieval.SearchRequest{}, gnoerr.New(gnoerr.InvalidInput, "query is too long (%d bytes; at most %d)", len(q), maxQueryBytes)
-	}
-	if strings.TrimSpace(q) == "" {
-		return retrieval.SearchRequest{}, gnoerr.New(gnoerr.InvalidInput, "empty query")
-	}
-	return retrieval.SearchRequest{
-		Query:      q,
+	req := retrieval.SearchRequest{
+		Query:      a.str("query"),
 		Collection: a.str("collection"),
 		Limit:      a.int("limit", 5),
 		MinScore:   a.num("minScore", 0),
 		Lang:       a.str("lang"),
 		TagsAny:    a.strs("tagsAny"),
 		TagsAll:    a.strs("tagsAll"),
-	}, nil
+	}
+	if err := req.Validate(); err != nil {
+		return retrieval.SearchRequest{}, err
+	}
+	return req, nil
 }
 
 func (s *Server) search(ctx context.Context, a args, _ mcp.CallToolRequest) (any, string, error) {
-	return s.runSearch(ctx, a, func(e *retrieval.Engine, r retrieval.SearchRequest) (*retrieval.SearchResults, error) {
-		return e.Search(ctx, r)
-	})
+	return s.runSearch(ctx, a, retrieval.ModeSearch)
 }
 
 func (s *Server) vsearch(ctx context.Context, a args, _ mcp.CallToolRequest) (any, string, error) {
-	return s.runSearch(ctx, a, func(e *retrieval.Engine, r retrieval.SearchRequest) (*retrieval.SearchResults, error) {
-		return e.VSearch(ctx, r)
-	})
+	return s.runSearch(ctx, a, retrieval.ModeVSearch)
 }
 
 func (s *Server) query(ctx context.Context, a args, _ mcp.CallToolRequest) (any, string, error) {
-	return s.runSearch(ctx, a, func(e *retrieval.Engine, r retrieval.SearchRequest) (*retrieval.SearchResults, error) {
-		q := retrieval.QueryRequest{SearchRequest: r, Fast: a.bool("fast", false), Thorough: a.bool("thorough", false), Expand: a.bool("expand", false)}
-		if a.has("rerank") {
-			rr := a.bool("rerank", true)
-			q.Rerank = &rr
-		}
-		return e.Query(ctx, q)
-	})
+	return s.runSearch(ctx, a, retrieval.ModeQuery)
 }
 
-func (s *Server) runSearch(ctx context.Context, a args, run func(*retrieval.Engine, retrieval.SearchRequest) (*retrieval.SearchResults, error)) (any, string, error) {
+func (s *Server) runSearch(ctx context.Context, a args, mode retrieval.Mode) (any, string, error) {
 	req, err := searchRequest(a)
 	if err != nil {
 		return nil, "", err
@@ -94,7 +79,15 @@ func (s *Server) runSearch(ctx context.Context, a args, run func(*retrieval.Engi
 	if err != nil {
 		return nil, "", err
 	}
-	res, err := run(e, req)
+	q := retrieval.QueryRequest{SearchRequest: req}
+	if mode == retrieval.ModeQuery {
+		q.Fast, q.Thorough, q.Expand = a.bool("fast", false), a.bool("thorough", false), a.bool("expand", false)
+		if a.has("rerank") {
+			rr := a.bool("rerank", true)
+			q.Rerank = &rr
+		}
+	}
+	res, err := e.Run(ctx, mode, q)
 	if err != nil {
 		return nil, "", err
 	}
@@ -102,7 +95,7 @@ func (s *Server) runSearch(ctx context.Context, a args, run func(*retrieval.Engi
 		res.Results = []retrieval.Result{}
 	}
 	for i := range res.Results {
-		res.Results[i].Snippet = retrieval.StripMarks(res.Results[i].Snippet)
+		res.Results[i].Snippet = display.StripMarks(res.Results[i].Snippet)
 	}
 	return res, formatResults(res), nil
 }
@@ -149,7 +142,7 @@ func (s *Server) get(ctx context.Context, a args, _ mcp.CallToolRequest) (any, s
 	}
 	text := d.Content
 	if a.bool("lineNumbers", true) {
-		text = strings.TrimSuffix(retrieval.NumberLines(d.Content, d.ReturnedLines.Start), "\n")
+		text = strings.TrimSuffix(display.NumberLines(d.Content, d.ReturnedLines.Start), "\n")
 	}
 	if a.int("depth", 0) == 1 {
 		return s.withNeighbours(ctx, e, d, text)
@@ -190,7 +183,7 @@ func (s *Server) multiGet(ctx context.Context, a args, _ mcp.CallToolRequest) (a
 	for _, d := range res.Documents {
 		fmt.Fprintf(&b, "\n=== %s (%s) ===\n", d.URI, d.DocID)
 		if numbers {
-			b.WriteString(retrieval.NumberLines(d.Content, 1))
+			b.WriteString(display.NumberLines(d.Content, 1))
 		} else {
 			b.WriteString(strings.TrimSuffix(d.Content, "\n") + "\n")
 		}
@@ -232,7 +225,7 @@ func (s *Server) listTags(ctx context.Context, a args, _ mcp.CallToolRequest) (a
 	if err != nil {
 		return nil, "", err
 	}
-	tags, err := e.Tags(ctx, a.str("collection"), a.str("prefix"))
+	tags, err := e.Notes().Tags(ctx, retrieval.TagsRequest{Collection: a.str("collection"), Prefix: a.str("prefix")})
 	if err != nil {
 		return nil, "", err
 	}
@@ -258,7 +251,7 @@ func (s *Server) changes(ctx context.Context, a args, _ mcp.CallToolRequest) (an
 			return nil, "", gnoerr.New(gnoerr.NotFound, "collection %q not found", col)
 		}
 	}
-	ch, err := e.ChangesSince(ctx, col, int64(a.int("since", 0)))
+	ch, err := e.Notes().Changes(ctx, retrieval.ChangesRequest{Collection: col, Since: int64(a.int("since", 0))})
 	if err != nil {
 		return nil, "", err
 	}

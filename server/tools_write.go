@@ -11,8 +11,7 @@ import (
 	"github.com/gnosearch/gno/retrieval/convert"
 	"github.com/gnosearch/gno/retrieval/gnoerr"
 	"github.com/gnosearch/gno/retrieval/ingest"
-	"github.com/gnosearch/gno/retrieval/ref"
-	"github.com/gnosearch/gno/retrieval/store"
+	"github.com/gnosearch/gno/server/jobs"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -42,64 +41,36 @@ func writeTools() []toolDef {
 	}
 }
 
-// lockWriter takes the index's writer lock without waiting: another
-// process (or this server's running job) holding it gives LOCKED.
-func lockWriter(ctx context.Context, e *retrieval.Engine) (*store.WriteLock, error) {
-	return store.LockWriter(ctx, e.Paths.IndexDir, 0)
-}
-
-// captureResult is the structuredContent of gno_capture.
-type captureResult struct {
-	URI         string `json:"uri"`
-	DocID       string `json:"docid,omitempty"`
-	Collection  string `json:"collection"`
-	RelPath     string `json:"relPath"`
-	AbsPath     string `json:"absPath"`
-	SizeBytes   int    `json:"sizeBytes"`
-	Created     bool   `json:"created"`
-	Overwritten bool   `json:"overwritten"`
-	Indexed     bool   `json:"indexed"`
+// writer takes the index's writer lock without waiting: another process
+// (or this server's running job) holding it gives LOCKED.
+func writer(ctx context.Context, e *retrieval.Engine) (*retrieval.Writer, error) {
+	return e.Writer(ctx, 0)
 }
 
 func (s *Server) capture(ctx context.Context, a args, _ mcp.CallToolRequest) (any, string, error) {
-	content := a.str("content")
-	if strings.TrimSpace(content) == "" {
+	if strings.TrimSpace(a.str("content")) == "" {
 		return nil, "", gnoerr.New(gnoerr.InvalidInput, "content is empty")
 	}
 	e, err := s.engine(ctx)
 	if err != nil {
 		return nil, "", err
 	}
-	col, ok := e.Config().Collection(a.str("collection"))
-	if !ok {
-		return nil, "", gnoerr.New(gnoerr.NotFound, "collection %q not found", a.str("collection"))
-	}
-	maxBytes := e.Config().Index.MaxFileBytes
-	if maxBytes <= 0 {
-		maxBytes = config.DefaultMaxFileBytes
-	}
-	if int64(len(content)) > maxBytes {
-		return nil, "", gnoerr.New(gnoerr.InvalidInput, "content is %d bytes; the index takes files up to %d bytes", len(content), maxBytes)
-	}
-	lock, err := lockWriter(ctx, e)
+	req := retrieval.CaptureRequest{Collection: a.str("collection"), Content: a.str("content"), Path: a.str("path"),
+		Title: a.str("title"), Overwrite: a.bool("overwrite", false)}
+	w, err := writer(ctx, e)
 	if err != nil {
 		return nil, "", err
 	}
-	defer lock.Unlock()
-	w, err := writeCapture(*col, a.str("path"), a.str("title"), content, a.bool("overwrite", false), time.Now())
+	defer w.Close()
+	res, err := w.Notes().Capture(ctx, req)
 	if err != nil {
 		return nil, "", err
 	}
-	res := captureResult{Collection: col.Name, RelPath: w.rel, AbsPath: w.abs, SizeBytes: len(content), Created: !w.existed, Overwritten: w.existed}
-	res.URI = ref.URI(col.Name, w.rel)
-	if _, err := e.Update(ctx, retrieval.UpdateOptions{Collection: col.Name, Locked: true}); err != nil {
-		s.logToClient(ctx, mcp.LoggingLevelWarning, fmt.Sprintf("gno_capture: indexing %s: %v", col.Name, err))
-	}
-	if d, err := e.Get(ctx, retrieval.GetRequest{Ref: res.URI, LineCount: 1}); err == nil {
-		res.DocID, res.Indexed = d.DocID, true
+	if res.IndexErr != nil {
+		s.logToClient(ctx, mcp.LoggingLevelWarning, fmt.Sprintf("gno_capture: indexing %s: %v", res.Collection, res.IndexErr))
 	}
 	verb := "Created"
-	if w.existed {
+	if res.Overwritten {
 		verb = "Overwrote"
 	}
 	text := fmt.Sprintf("%s %s (%d bytes) at %s", verb, res.URI, res.SizeBytes, res.AbsPath)
@@ -125,7 +96,7 @@ type addCollectionResult struct {
 	JobID      string         `json:"jobId"`
 	Status     string         `json:"status"`
 	Collection collectionInfo `json:"collection"`
-	Job        Job            `json:"job"`
+	Job        jobs.Job       `json:"job"`
 }
 
 func (s *Server) addCollection(ctx context.Context, a args, req mcp.CallToolRequest) (any, string, error) {
@@ -133,16 +104,16 @@ func (s *Server) addCollection(ctx context.Context, a args, req mcp.CallToolRequ
 	if err != nil {
 		return nil, "", err
 	}
-	if err := s.jobs.reserve(); err != nil {
+	if err := s.runner.Reserve(); err != nil {
 		return nil, "", err
 	}
-	lock, err := lockWriter(ctx, e)
+	w, err := writer(ctx, e)
 	if err != nil {
-		s.jobs.release()
+		s.runner.Release()
 		return nil, "", err
 	}
 	var added config.Collection
-	err = e.UpdateConfigLocked(func(c *config.Config) error {
+	err = w.UpdateConfig(func(c *config.Config) error {
 		pattern := a.str("pattern")
 		if pattern == "" {
 			pattern = convert.DefaultPattern
@@ -155,13 +126,13 @@ func (s *Server) addCollection(ctx context.Context, a args, req mcp.CallToolRequ
 		return err
 	})
 	if err != nil {
-		lock.Unlock()
-		s.jobs.release()
+		w.Close()
+		s.runner.Release()
 		return nil, "", err
 	}
 	gitPull := a.bool("gitPull", false)
-	je := s.jobs.start("add_collection", []string{added.Name}, lock, func(jctx context.Context, progress func(ingest.Progress)) (any, error) {
-		return e.Update(jctx, retrieval.UpdateOptions{Collection: added.Name, GitPull: gitPull, Locked: true, Progress: progress})
+	je := s.runner.Start("add_collection", []string{added.Name}, w, func(jctx context.Context, progress func(ingest.Progress)) (any, error) {
+		return w.Update(jctx, retrieval.UpdateOptions{Collection: added.Name, GitPull: gitPull, Progress: progress})
 	})
 	job := s.awaitJob(ctx, je, req)
 	info := collectionInfo{Name: added.Name, Path: added.Path, Pattern: added.Pattern, Include: added.Include, Exclude: added.Exclude}
@@ -174,7 +145,7 @@ type syncResult struct {
 	JobID       string   `json:"jobId"`
 	Status      string   `json:"status"`
 	Collections []string `json:"collections"`
-	Job         Job      `json:"job"`
+	Job         jobs.Job `json:"job"`
 }
 
 func (s *Server) sync(ctx context.Context, a args, req mcp.CallToolRequest) (any, string, error) {
@@ -197,21 +168,21 @@ func (s *Server) sync(ctx context.Context, a args, req mcp.CallToolRequest) (any
 	if cols == nil {
 		cols = []string{}
 	}
-	if err := s.jobs.reserve(); err != nil {
+	if err := s.runner.Reserve(); err != nil {
 		return nil, "", err
 	}
-	lock, err := lockWriter(ctx, e)
+	w, err := writer(ctx, e)
 	if err != nil {
-		s.jobs.release()
+		s.runner.Release()
 		return nil, "", err
 	}
-	opt := retrieval.UpdateOptions{GitPull: a.bool("gitPull", false), RunUpdateCmd: a.bool("runUpdateCmd", false), Locked: true}
+	opt := retrieval.UpdateOptions{GitPull: a.bool("gitPull", false), RunUpdateCmd: a.bool("runUpdateCmd", false)}
 	if len(cols) == 1 && a.str("collection") != "" {
 		opt.Collection = cols[0]
 	}
-	je := s.jobs.start("sync", cols, lock, func(jctx context.Context, progress func(ingest.Progress)) (any, error) {
+	je := s.runner.Start("sync", cols, w, func(jctx context.Context, progress func(ingest.Progress)) (any, error) {
 		opt.Progress = progress
-		return e.Update(jctx, opt)
+		return w.Update(jctx, opt)
 	})
 	job := s.awaitJob(ctx, je, req)
 	res := syncResult{JobID: job.ID, Status: job.Status, Collections: cols, Job: job}
@@ -221,14 +192,14 @@ func (s *Server) sync(ctx context.Context, a args, req mcp.CallToolRequest) (any
 // awaitJob returns a job's state for the tool result. When the client
 // sent a progress token, the call stays open until the job ends (or the
 // request is cancelled), reporting progress; otherwise it returns at once.
-func (s *Server) awaitJob(ctx context.Context, je *jobEntry, req mcp.CallToolRequest) Job {
+func (s *Server) awaitJob(ctx context.Context, je *jobs.Entry, req mcp.CallToolRequest) jobs.Job {
 	token := progressToken(req)
 	if token == nil {
-		return s.jobs.snapshot(je)
+		return s.runner.Snapshot(je)
 	}
 	var last time.Time
 	var n float64
-	stop := s.jobs.watch(je, func(p JobProgress) {
+	stop := s.runner.Watch(je, func(p jobs.Progress) {
 		if now := time.Now(); now.Sub(last) >= 100*time.Millisecond || p.Done == p.Total {
 			last = now
 			n++
@@ -237,13 +208,13 @@ func (s *Server) awaitJob(ctx context.Context, je *jobEntry, req mcp.CallToolReq
 	})
 	defer stop()
 	select {
-	case <-je.done:
-		job := s.jobs.snapshot(je)
+	case <-je.Done():
+		job := s.runner.Snapshot(je)
 		s.sendProgress(ctx, token, n+1, n+1, "job "+job.Status)
 		s.settleProgress(ctx)
 		return job
 	case <-ctx.Done():
-		return s.jobs.snapshot(je)
+		return s.runner.Snapshot(je)
 	}
 }
 
@@ -259,13 +230,13 @@ func (s *Server) removeCollection(ctx context.Context, a args, _ mcp.CallToolReq
 	if err != nil {
 		return nil, "", err
 	}
-	lock, err := lockWriter(ctx, e)
+	w, err := writer(ctx, e)
 	if err != nil {
 		return nil, "", err
 	}
-	defer lock.Unlock()
+	defer w.Close()
 	name := strings.ToLower(a.str("collection"))
-	if err := e.UpdateConfigLocked(func(c *config.Config) error { return c.RemoveCollection(name) }); err != nil {
+	if err := w.UpdateConfig(func(c *config.Config) error { return c.RemoveCollection(name) }); err != nil {
 		return nil, "", err
 	}
 	res := removeResult{Collection: name, Removed: true, Note: "The folder is untouched; indexed data is retained until `gno cleanup`."}
@@ -280,13 +251,11 @@ func (s *Server) tag(ctx context.Context, a args, _ mcp.CallToolRequest) (any, s
 	add := a.str("action") != "remove"
 	// Engine.Tag waits a few seconds for the lock; this server's own job
 	// would hold it for its whole run, so answer at once.
-	s.jobs.mu.Lock()
-	active := s.jobs.active
-	s.jobs.mu.Unlock()
+	active := s.runner.Active()
 	if active != "" {
 		return nil, "", gnoerr.New(gnoerr.Locked, "job %s holds the write lock; retry when it has finished", active)
 	}
-	res, err := e.Tag(ctx, a.str("ref"), a.str("tag"), add)
+	res, err := e.Notes().Tag(ctx, retrieval.TagRequest{Ref: a.str("ref"), Tag: a.str("tag"), Remove: !add})
 	if err != nil {
 		return nil, "", err
 	}
@@ -298,22 +267,22 @@ func (s *Server) tag(ctx context.Context, a args, _ mcp.CallToolRequest) (any, s
 }
 
 func (s *Server) jobStatus(_ context.Context, a args, _ mcp.CallToolRequest) (any, string, error) {
-	je, ok := s.jobs.get(a.str("jobId"))
+	je, ok := s.runner.Get(a.str("jobId"))
 	if !ok {
 		return nil, "", gnoerr.New(gnoerr.NotFound, "job %q not found (jobs live in the server process that started them, for 1 hour)", a.str("jobId"))
 	}
-	job := s.jobs.snapshot(je)
+	job := s.runner.Snapshot(je)
 	return job, describeJob(job), nil
 }
 
 // jobList is the structuredContent of gno_list_jobs.
 type jobList struct {
-	Active []Job `json:"active"`
-	Recent []Job `json:"recent"`
+	Active []jobs.Job `json:"active"`
+	Recent []jobs.Job `json:"recent"`
 }
 
 func (s *Server) listJobs(_ context.Context, a args, _ mcp.CallToolRequest) (any, string, error) {
-	active, recent := s.jobs.list(a.int("limit", 10))
+	active, recent := s.runner.List(a.int("limit", 10))
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d running, %d recent", len(active), len(recent))
 	for _, j := range append(active, recent...) {
@@ -322,9 +291,9 @@ func (s *Server) listJobs(_ context.Context, a args, _ mcp.CallToolRequest) (any
 	return jobList{Active: active, Recent: recent}, b.String(), nil
 }
 
-func describeJob(j Job) string {
-	s := fmt.Sprintf("Job %s (%s of %s): %s", j.ID, j.Type, strings.Join(j.Collections, ", "), j.Status)
-	if j.Progress != nil && j.Status == jobRunning {
+func describeJob(j jobs.Job) string {
+	s := fmt.Sprintf("jobs.Job %s (%s of %s): %s", j.ID, j.Type, strings.Join(j.Collections, ", "), j.Status)
+	if j.Progress != nil && j.Status == jobs.Running {
 		s += fmt.Sprintf(", %s %d/%d files", j.Progress.Collection, j.Progress.Done, j.Progress.Total)
 	}
 	if j.Error != nil {

@@ -100,12 +100,12 @@ func TestJobs(t *testing.T) {
 	s := newTestServer(t, f, true)
 	c := startClient(t, s)
 	// One job at a time per server.
-	if err := s.jobs.reserve(); err != nil {
+	if err := s.runner.Reserve(); err != nil {
 		t.Fatal(err)
 	}
 	c.toolErr("gno_sync", map[string]any{}, "JOB_CONFLICT")
 	c.toolErr("gno_add_collection", map[string]any{"path": t.TempDir()}, "JOB_CONFLICT")
-	s.jobs.release()
+	s.runner.Release()
 
 	c.toolErr("gno_sync", map[string]any{"collection": "nope"}, "NOT_FOUND")
 	c.toolErr("gno_job_status", map[string]any{"jobId": "job_missing"}, "NOT_FOUND")
@@ -165,26 +165,6 @@ func TestJobs(t *testing.T) {
 		t.Errorf("remove = %v", sc)
 	}
 	c.toolErr("gno_remove_collection", map[string]any{"collection": "wild"}, "NOT_FOUND")
-}
-
-func TestJobRetention(t *testing.T) {
-	s := New(Options{})
-	defer s.Close()
-	old := time.Now().Add(-2 * jobRetention)
-	for i := range maxJobs + 20 {
-		e := &jobEntry{job: Job{ID: newJobID(), Status: jobCompleted}, finished: time.Now().Add(time.Duration(i) * time.Millisecond), done: make(chan struct{})}
-		if i < 5 {
-			e.finished = old
-		}
-		s.jobs.all[e.job.ID] = e
-	}
-	s.jobs.mu.Lock()
-	s.jobs.prune(time.Now())
-	n := len(s.jobs.all)
-	s.jobs.mu.Unlock()
-	if n != maxJobs {
-		t.Fatalf("kept %d jobs, want %d", n, maxJobs)
-	}
 }
 
 func TestTag(t *testing.T) {

@@ -10,10 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gnosearch/gno/answer"
 	"github.com/gnosearch/gno/inference/ollama"
 	"github.com/gnosearch/gno/inference/ollama/ollamatest"
 	"github.com/gnosearch/gno/retrieval"
-	"github.com/gnosearch/gno/retrieval/answer"
 	"github.com/gnosearch/gno/server"
 	"github.com/gnosearch/gno/server/web"
 )
@@ -22,7 +22,7 @@ import (
 func webServer(b *testing.B) (*httptest.Server, []string) {
 	e, ds := indexed(b)
 	srv := server.New(server.Options{Open: func(context.Context) (*retrieval.Engine, error) { return e, nil }})
-	app, err := web.New(web.Options{Server: srv})
+	app, err := web.New(web.Options{Backend: srv})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/gnosearch/gno/retrieval/answer"
+	"github.com/gnosearch/gno/answer"
 	"github.com/spf13/cobra"
 )
 

@@ -33,7 +33,7 @@ func newLinksCmd(a *app) *cobra.Command {
 				if !unresolved {
 					return fmt.Errorf("give a REF, or --unresolved to list broken links")
 				}
-				un, err := e.UnresolvedLinks(cmd.Context(), col, limit)
+				un, err := e.Graph().Unresolved(cmd.Context(), retrieval.UnresolvedRequest{Collection: col, Limit: limit})
 				if err != nil {
 					return err
 				}
@@ -45,7 +45,7 @@ func newLinksCmd(a *app) *cobra.Command {
 				}
 				return nil
 			}
-			res, err := e.Links(cmd.Context(), retrieval.LinksRequest{Ref: args[0], Direction: dir, Limit: limit, Unresolved: unresolved})
+			res, err := e.Graph().Links(cmd.Context(), retrieval.LinksRequest{Ref: args[0], Direction: dir, Limit: limit, Unresolved: unresolved})
 			if err != nil {
 				return err
 			}
@@ -101,7 +101,7 @@ func newPathCmd(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			p, err := e.FindPath(cmd.Context(), args[0], args[1], undirected, depth)
+			p, err := e.Graph().Path(cmd.Context(), retrieval.PathRequest{Source: args[0], Target: args[1], Undirected: undirected, MaxDepth: depth})
 			if err != nil {
 				return err
 			}
@@ -136,7 +136,7 @@ func newHubsCmd(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			hubs, err := e.Hubs(cmd.Context(), metric, limit)
+			hubs, err := e.Graph().Hubs(cmd.Context(), retrieval.HubsRequest{Metric: metric, Limit: limit})
 			if err != nil {
 				return err
 			}
@@ -165,7 +165,7 @@ func newRelatedCmd(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			res, err := e.Related(cmd.Context(), args[0], limit)
+			res, err := e.Graph().Related(cmd.Context(), retrieval.RelatedRequest{Ref: args[0], Limit: limit})
 			if err != nil {
 				return err
 			}
@@ -200,7 +200,7 @@ func newOrphansCmd(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			res, err := e.Orphans(cmd.Context(), limit)
+			res, err := e.Graph().Orphans(cmd.Context(), retrieval.OrphansRequest{Limit: limit})
 			if err != nil {
 				return err
 			}
@@ -229,7 +229,7 @@ func newResolveCmd(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			res, err := e.ResolveNames(cmd.Context(), args, strategy, threshold)
+			res, err := e.Graph().Resolve(cmd.Context(), retrieval.ResolveRequest{Names: args, Strategy: strategy, Threshold: threshold})
 			if err != nil {
 				return err
 			}
@@ -282,7 +282,7 @@ func newNoteCmd(a *app) *cobra.Command {
 			if c.Flags().Changed("tags") {
 				t = append([]string{}, tags...)
 			}
-			res, err := e.UpdateNote(c.Context(), args[0], content, t)
+			res, err := e.Notes().Update(c.Context(), retrieval.UpdateNoteRequest{Ref: args[0], Content: content, Tags: t})
 			if err != nil {
 				return err
 			}
@@ -300,7 +300,7 @@ func newNoteCmd(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			res, err := e.DeleteNote(c.Context(), args[0])
+			res, err := e.Notes().Delete(c.Context(), retrieval.DeleteNoteRequest{Ref: args[0]})
 			if err != nil {
 				return err
 			}
@@ -320,7 +320,7 @@ func newNoteCmd(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			res, err := e.RenameNote(c.Context(), args[0], args[1], updateLinks)
+			res, err := e.Notes().Rename(c.Context(), retrieval.RenameNoteRequest{Ref: args[0], NewPath: args[1], UpdateLinks: updateLinks})
 			if err != nil {
 				return err
 			}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/gnosearch/gno/retrieval"
+	"github.com/gnosearch/gno/retrieval/display"
 	"github.com/spf13/cobra"
 )
 
@@ -29,7 +30,7 @@ func newGetCmd(a *app) *cobra.Command {
 			}
 			content := d.Content
 			if numbers {
-				content = retrieval.NumberLines(content, d.ReturnedLines.Start)
+				content = display.NumberLines(content, d.ReturnedLines.Start)
 			}
 			fmt.Fprint(a.stdout, content)
 			if !strings.HasSuffix(content, "\n") {
@@ -76,7 +77,7 @@ func newMultiGetCmd(a *app) *cobra.Command {
 			for _, d := range res.Documents {
 				content := d.Content
 				if numbers {
-					content = retrieval.NumberLines(content, 1)
+					content = display.NumberLines(content, 1)
 				}
 				fmt.Fprintf(a.stdout, "==> %s (%s) <==\n%s\n", d.URI, d.DocID, strings.TrimRight(content, "\n"))
 			}
@@ -195,7 +196,7 @@ func newTagsCmd(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			tags, err := e.Tags(cmd.Context(), collection, prefix)
+			tags, err := e.Notes().Tags(cmd.Context(), retrieval.TagsRequest{Collection: collection, Prefix: prefix})
 			if err != nil {
 				return err
 			}
@@ -229,7 +230,7 @@ func newTagCmd(a *app) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				res, err := e.Tag(cmd.Context(), args[0], args[1], add)
+				res, err := e.Notes().Tag(cmd.Context(), retrieval.TagRequest{Ref: args[0], Tag: args[1], Remove: !add})
 				if err != nil {
 					return err
 				}
@@ -252,7 +253,7 @@ func newChangesCmd(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			ch, err := e.ChangesSince(cmd.Context(), collection, since)
+			ch, err := e.Notes().Changes(cmd.Context(), retrieval.ChangesRequest{Collection: collection, Since: since})
 			if err != nil {
 				return err
 			}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gnosearch/gno/retrieval"
+	"github.com/gnosearch/gno/retrieval/display"
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 )
@@ -95,20 +96,12 @@ func (a *app) runSearch(ctx context.Context, mode, query string, f searchFlags) 
 	}
 	req := retrieval.SearchRequest{Query: query, Collection: f.collection, Limit: f.limit, MinScore: f.minScore,
 		Lang: f.lang, TagsAny: f.tagsAny, TagsAll: f.tagsAll, Full: f.full, Explain: f.explain}
-	var res *retrieval.SearchResults
-	switch mode {
-	case "search":
-		res, err = e.Search(ctx, req)
-	case "vsearch":
-		res, err = e.VSearch(ctx, req)
-	default:
-		qr := retrieval.QueryRequest{SearchRequest: req, Fast: f.fast, Thorough: f.thorough, Expand: f.expand, Candidates: f.candidates}
-		if f.noRerank {
-			no := false
-			qr.Rerank = &no
-		}
-		res, err = e.Query(ctx, qr)
+	qr := retrieval.QueryRequest{SearchRequest: req, Fast: f.fast, Thorough: f.thorough, Expand: f.expand, Candidates: f.candidates}
+	if f.noRerank {
+		no := false
+		qr.Rerank = &no
 	}
+	res, err := e.Run(ctx, retrieval.Mode(mode), qr)
 	if err != nil {
 		return err
 	}
@@ -119,7 +112,7 @@ func (a *app) runSearch(ctx context.Context, mode, query string, f searchFlags) 
 	switch format {
 	case "json":
 		for i := range res.Results {
-			res.Results[i].Snippet = retrieval.StripMarks(res.Results[i].Snippet)
+			res.Results[i].Snippet = display.StripMarks(res.Results[i].Snippet)
 		}
 		return a.printJSON(res)
 	case "files":
@@ -130,7 +123,7 @@ func (a *app) runSearch(ctx context.Context, mode, query string, f searchFlags) 
 	case "md":
 		for i, r := range res.Results {
 			fmt.Fprintf(a.stdout, "## %d. %s\n\n- uri: `%s`\n- docid: `%s`\n- score: %.3f\n\n", i+1, r.Title, r.URI, r.DocID, r.Score)
-			body := retrieval.StripMarks(r.Snippet)
+			body := display.StripMarks(r.Snippet)
 			if f.full {
 				body = r.Content
 			}
@@ -167,7 +160,7 @@ func (a *app) printResultsCLI(res *retrieval.SearchResults, f searchFlags) {
 		if color {
 			snip = strings.NewReplacer("\x01", hl, "\x02", reset).Replace(snip)
 		} else {
-			snip = retrieval.StripMarks(snip)
+			snip = display.StripMarks(snip)
 		}
 		fmt.Fprintf(a.stdout, "   %s\n", snip)
 		if r.Explain != nil {
@@ -178,7 +171,7 @@ func (a *app) printResultsCLI(res *retrieval.SearchResults, f searchFlags) {
 		if f.full {
 			content := r.Content
 			if f.lineNumbers {
-				content = retrieval.NumberLines(content, 1)
+				content = display.NumberLines(content, 1)
 			}
 			fmt.Fprintf(a.stdout, "\n%s\n", content)
 		}

@@ -1,8 +1,10 @@
-// Package gnoerr defines the error codes of gno's contract, so the CLI and
-// the MCP server report the same failure the same way.
+// Package gnoerr defines the error codes of gno's contract and their wire
+// form, so the CLI, the MCP server and the REST API report the same
+// failure the same way. It owns no behaviour beyond that.
 package gnoerr
 
 import (
+	"context"
 	"errors"
 	"fmt"
 )
@@ -70,4 +72,27 @@ func CodeOf(err error) Code {
 func Is(err error, code Code) bool {
 	var e *Error
 	return errors.As(err, &e) && e.Code == code
+}
+
+// Detail is the wire form of an error: its code and message.
+type Detail struct {
+	Code    Code   `json:"code"`
+	Message string `json:"message"`
+}
+
+// Body is the JSON body of a failure, {"error":{"code","message"}}: the
+// structuredContent of a failed MCP tool call and the body of a failed
+// REST request alike.
+type Body struct {
+	Error Detail `json:"error"`
+}
+
+// BodyOf is err's Body. A cancelled or timed-out context is a Runtime
+// failure whatever the code of the error it cut short.
+func BodyOf(err error) Body {
+	code := CodeOf(err)
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		code = Runtime
+	}
+	return Body{Error: Detail{Code: code, Message: err.Error()}}
 }

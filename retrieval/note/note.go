@@ -1,5 +1,6 @@
 // Package note edits a user's note files safely: paths stay inside their
-// collection root (no "..", no absolute paths, no symlink leading out),
+// collection root (Path, the one path rule: no "..", no absolute paths, no
+// hidden segments, no symlink leading out),
 // writes are atomic (a temp file in the same folder, fsync, rename) with
 // the file's mode kept, and an edit changes only the bytes it must: front
 // matter formatting, line ends (LF or CRLF), a BOM and the trailing newline
@@ -16,6 +17,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"unicode"
 
 	"github.com/gnosearch/gno/retrieval/config"
 	"github.com/gnosearch/gno/retrieval/gnoerr"
@@ -23,15 +25,66 @@ import (
 	"github.com/gnosearch/gno/retrieval/ref"
 )
 
-// Path returns the absolute path of rel inside root, checking that rel is
-// a clean relative path and that no symlink on the way leads out of root.
-// mustExist asks for an existing regular file (not a symlink); otherwise
-// the file must not exist yet.
-func Path(root, rel string, mustExist bool) (string, error) {
+// Mode says what a path must name: Path's checks of the target.
+type Mode int
+
+const (
+	// Existing is a regular file that exists (an edit, a delete, the
+	// source of a rename); a symlink or a folder is refused.
+	Existing Mode = iota
+	// Absent is a file that must not exist yet (the target of a rename).
+	Absent
+	// Either is a file that may exist, then as a regular file (a capture,
+	// which creates or, when asked, replaces).
+	Either
+)
+
+// sensitiveNames are path segments gno never writes under, on top of
+// every hidden (dot) segment such as .ssh, .gnupg, .git or .env.
+var sensitiveNames = map[string]bool{"node_modules": true, "__pycache__": true}
+
+// maxSegmentBytes is the longest file or folder name most file systems take.
+const maxSegmentBytes = 255
+
+// Clean is the part of Path that needs no file system: it returns rel
+// cleaned, or why it is refused. A caller that must know the clean path
+// before choosing a file name (capture adds ".md") uses it, then Path.
+func Clean(rel string) (string, error) {
 	if filepath.IsAbs(rel) || strings.HasPrefix(rel, "/") {
 		return "", gnoerr.New(gnoerr.InvalidPath, "path %q is absolute; give a path inside the collection", rel)
 	}
 	clean, err := ref.CleanRel(rel)
+	if err != nil {
+		return "", err
+	}
+	if strings.ContainsRune(rel, '\\') {
+		return "", gnoerr.New(gnoerr.InvalidPath, "path %q: use / as the separator", rel)
+	}
+	for _, seg := range strings.Split(clean, "/") {
+		switch {
+		case strings.HasPrefix(seg, "."):
+			return "", gnoerr.New(gnoerr.InvalidPath, "path %q: hidden or sensitive segment %q is not allowed", rel, seg)
+		case sensitiveNames[strings.ToLower(seg)]:
+			return "", gnoerr.New(gnoerr.InvalidPath, "path %q: sensitive segment %q is not allowed", rel, seg)
+		case len(seg) > maxSegmentBytes:
+			return "", gnoerr.New(gnoerr.InvalidPath, "path %q: segment longer than %d bytes", rel, maxSegmentBytes)
+		case strings.IndexFunc(seg, func(r rune) bool { return unicode.IsControl(r) || strings.ContainsRune(`:*?"<>|`, r) }) >= 0:
+			return "", gnoerr.New(gnoerr.InvalidPath, "path %q: segment %q has a character file systems refuse", rel, seg)
+		}
+	}
+	return clean, nil
+}
+
+// Path is gno's one answer to "is this path safe inside this root": it
+// returns the absolute path of rel inside root when rel is a clean
+// relative path (no "..", not absolute, "/" as the separator, no NUL or
+// control characters, no character file systems refuse, no hidden or
+// sensitive segment, no segment over 255 bytes), no symlink on the way
+// leads out of root, the deepest existing folder is a folder, and the
+// target is what mode asks for. Every write of a user's file (capture,
+// note update, delete and rename) goes through it.
+func Path(root, rel string, mode Mode) (string, error) {
+	clean, err := Clean(rel)
 	if err != nil {
 		return "", err
 	}
@@ -40,12 +93,16 @@ func Path(root, rel string, mustExist bool) (string, error) {
 		return "", gnoerr.Wrap(gnoerr.PathNotFound, err, "collection folder %s", root)
 	}
 	abs := filepath.Join(realRoot, filepath.FromSlash(clean))
-	// The deepest existing folder must resolve inside the root.
+	// The deepest existing folder must be a folder and resolve inside the
+	// root, so no symlink leads the write outside the collection.
 	for dir := filepath.Dir(abs); ; dir = filepath.Dir(dir) {
 		real, err := filepath.EvalSymlinks(dir)
 		if err == nil {
+			if fi, err := os.Stat(real); err == nil && !fi.IsDir() {
+				return "", gnoerr.New(gnoerr.InvalidPath, "%s is a file, not a folder", dir)
+			}
 			if r, err := filepath.Rel(realRoot, real); err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
-				return "", gnoerr.New(gnoerr.InvalidPath, "%s leads outside the collection folder", rel)
+				return "", gnoerr.New(gnoerr.InvalidPath, "%s leads outside the collection folder (symlink)", rel)
 			}
 			break
 		}
@@ -54,17 +111,16 @@ func Path(root, rel string, mustExist bool) (string, error) {
 		}
 	}
 	fi, err := os.Lstat(abs)
+	exists := err == nil
 	switch {
-	case mustExist && errors.Is(err, fs.ErrNotExist):
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
+		return "", gnoerr.Wrap(gnoerr.InvalidPath, err, "check %s", rel)
+	case mode == Existing && !exists:
 		return "", gnoerr.New(gnoerr.NotFound, "%s does not exist", rel)
-	case mustExist && err != nil:
-		return "", gnoerr.Wrap(gnoerr.InvalidPath, err, "check %s", rel)
-	case mustExist && !fi.Mode().IsRegular():
-		return "", gnoerr.New(gnoerr.InvalidPath, "%s is not a regular file (symlink or folder); gno edits regular files only", rel)
-	case !mustExist && err == nil:
+	case mode == Absent && exists:
 		return "", gnoerr.New(gnoerr.Conflict, "%s already exists", rel)
-	case !mustExist && !errors.Is(err, fs.ErrNotExist):
-		return "", gnoerr.Wrap(gnoerr.InvalidPath, err, "check %s", rel)
+	case exists && !fi.Mode().IsRegular():
+		return "", gnoerr.New(gnoerr.InvalidPath, "%s is not a regular file (symlink or folder); gno edits regular files only", rel)
 	}
 	return abs, nil
 }

@@ -3,6 +3,7 @@ package note
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/gnosearch/gno/retrieval/gnoerr"
@@ -75,23 +76,33 @@ func TestPath(t *testing.T) {
 	os.Symlink(out, filepath.Join(root, "escape"))
 	os.Symlink(filepath.Join(out, "secret.md"), filepath.Join(root, "link.md"))
 	for _, tc := range []struct {
-		rel   string
-		exist bool
-		code  gnoerr.Code
+		rel  string
+		mode Mode
+		code gnoerr.Code
 	}{
-		{"a.md", true, ""},
-		{"b/c.md", false, ""},
-		{"a.md", false, gnoerr.Conflict},
-		{"nope.md", true, gnoerr.NotFound},
-		{"../x.md", false, gnoerr.InvalidPath},
-		{"/etc/passwd", true, gnoerr.InvalidPath},
-		{"escape/secret.md", true, gnoerr.InvalidPath},
-		{"escape/new.md", false, gnoerr.InvalidPath},
-		{"link.md", true, gnoerr.InvalidPath},
+		{"a.md", Existing, ""},
+		{"b/c.md", Absent, ""},
+		{"a.md", Absent, gnoerr.Conflict},
+		{"nope.md", Existing, gnoerr.NotFound},
+		{"../x.md", Absent, gnoerr.InvalidPath},
+		{"/etc/passwd", Existing, gnoerr.InvalidPath},
+		{"escape/secret.md", Existing, gnoerr.InvalidPath},
+		{"escape/new.md", Absent, gnoerr.InvalidPath},
+		{"link.md", Existing, gnoerr.InvalidPath},
+		{"a.md", Either, ""},
+		{"b/new.md", Either, ""},
+		{"link.md", Either, gnoerr.InvalidPath},
+		{"a.md/x.md", Either, gnoerr.InvalidPath},
+		{".ssh/keys.md", Either, gnoerr.InvalidPath},
+		{"node_modules/x.md", Absent, gnoerr.InvalidPath},
+		{`a\b.md`, Either, gnoerr.InvalidPath},
+		{"C:/x.md", Either, gnoerr.InvalidPath},
+		{"a\x01b.md", Either, gnoerr.InvalidPath},
+		{strings.Repeat("x", 256) + ".md", Either, gnoerr.InvalidPath},
 	} {
-		_, err := Path(root, tc.rel, tc.exist)
+		_, err := Path(root, tc.rel, tc.mode)
 		if gnoerr.CodeOf(err) != tc.code && !(tc.code == "" && err == nil) {
-			t.Errorf("Path(%q, %v) = %v, want %s", tc.rel, tc.exist, err, tc.code)
+			t.Errorf("Path(%q, %v) = %v, want %s", tc.rel, tc.mode, err, tc.code)
 		}
 	}
 	// Write keeps the mode.

@@ -2,8 +2,11 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
+	"strconv"
 	"strings"
+	"time"
 )
 
 // Check verifies that the index is whole: SQLite's own integrity check,
@@ -107,4 +110,58 @@ func IsCorrupt(err error) bool {
 	m := strings.ToLower(err.Error())
 	return strings.Contains(m, "malformed") || strings.Contains(m, "not a database") ||
 		strings.Contains(m, "sqlite_corrupt") || strings.Contains(m, "(11)") || strings.Contains(m, "(26)")
+}
+
+// QuickCheck runs SQLite's quick_check within budget. It returns a
+// problem, or "" when the index is sound or too large to check in time
+// (status stays fast on a large index; doctor runs the full Check).
+func (s *Store) QuickCheck(ctx context.Context, budget time.Duration) string {
+	ctx, cancel := context.WithTimeout(ctx, budget)
+	defer cancel()
+	var msg string
+	err := s.db.QueryRowContext(ctx, "PRAGMA quick_check(1)").Scan(&msg)
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return ""
+	case err != nil:
+		return err.Error()
+	case msg != "ok":
+		return msg
+	}
+	return ""
+}
+
+// Salvaged is what a rebuild keeps from a damaged index: the user's own
+// tags (they exist nowhere else) and the generation, so change-feed
+// readers never see it go backwards.
+type Salvaged struct {
+	Generation int64
+	UserTags   []UserTag
+}
+
+// Salvage reads what it can from the database file at path, read-only,
+// ignoring errors: the file may be damaged anywhere.
+func Salvage(ctx context.Context, path string) Salvaged {
+	var s Salvaged
+	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
+	if err != nil {
+		return s
+	}
+	defer db.Close()
+	var g string
+	if db.QueryRowContext(ctx, "SELECT value FROM meta WHERE key = 'generation'").Scan(&g) == nil {
+		s.Generation, _ = strconv.ParseInt(g, 10, 64)
+	}
+	rows, err := db.QueryContext(ctx, "SELECT d.collection, d.rel_path, t.tag FROM tags t JOIN documents d ON d.id = t.doc_id WHERE t.user = 1")
+	if err != nil {
+		return s
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var t UserTag
+		if rows.Scan(&t.Collection, &t.RelPath, &t.Tag) == nil {
+			s.UserTags = append(s.UserTags, t)
+		}
+	}
+	return s
 }

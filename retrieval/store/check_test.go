@@ -32,10 +32,10 @@ func TestCheck(t *testing.T) {
 		t.Fatalf("healthy index: %v %v", p, err)
 	}
 	// Half-index the document behind the store's back.
-	if _, err := st.DB().Exec("DELETE FROM contents"); err != nil {
+	if _, err := st.db.Exec("DELETE FROM contents"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.DB().Exec("PRAGMA foreign_keys = OFF; DELETE FROM chunks WHERE seq = 0"); err != nil {
+	if _, err := st.db.Exec("PRAGMA foreign_keys = OFF; DELETE FROM chunks WHERE seq = 0"); err != nil {
 		t.Fatal(err)
 	}
 	p, err := st.Check(ctx)

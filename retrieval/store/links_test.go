@@ -40,7 +40,7 @@ func TestDamagedLinkList(t *testing.T) {
 	}
 	// Cut the list short behind the store's back; the counter moves as a
 	// write's would.
-	if _, err := st.DB().Exec("UPDATE doc_links SET links = substr(links, 1, 3); UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'writes'"); err != nil {
+	if _, err := st.db.Exec("UPDATE doc_links SET links = substr(links, 1, 3); UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'writes'"); err != nil {
 		t.Fatal(err)
 	}
 	p, err := st.Check(ctx)

@@ -8,7 +8,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/gnosearch/gno/retrieval/ftsquery"
+	"github.com/gnosearch/gno/retrieval/query"
 )
 
 // Filter restricts candidates before any top-k is taken.
@@ -71,7 +71,7 @@ const bm25Weights = "2.0, 1.5, 1.0"
 
 // SearchFTS returns the best chunk of each of the top documents matching q
 // under f, ordered by BM25.
-func (s *Store) SearchFTS(ctx context.Context, q ftsquery.Query, f Filter, limit int) ([]ChunkHit, error) {
+func (s *Store) SearchFTS(ctx context.Context, q query.Keywords, f Filter, limit int) ([]ChunkHit, error) {
 	var hits []ChunkHit
 	where, args := f.where()
 	// The segmented index holds every word of the chunks with unspaced

@@ -231,10 +231,6 @@ func (s *Store) Close() error { return s.db.Close() }
 // Path is the database file.
 func (s *Store) Path() string { return s.path }
 
-// DB exposes the handle for packages that extend the schema's use
-// (vector loading); callers must not change the schema.
-func (s *Store) DB() *sql.DB { return s.db }
-
 // Meta reads a meta value; a missing key gives "".
 func (s *Store) Meta(ctx context.Context, key string) (string, error) {
 	var v string

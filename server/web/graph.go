@@ -5,12 +5,11 @@ import (
 	"strings"
 
 	"github.com/gnosearch/gno/retrieval"
-	"github.com/gnosearch/gno/server"
 )
 
 // engineGraph is the LinkGraph of the index itself (Engine.Links): the
 // default whenever Options.Links is nil.
-type engineGraph struct{ srv *server.Server }
+type engineGraph struct{ srv Backend }
 
 // Links lists a document's resolved outgoing links and its backlinks.
 // Unresolved links and attachments have no document to open, so the
@@ -23,7 +22,7 @@ func (g engineGraph) Links(ctx context.Context, ref string) (outgoing, incoming 
 	if !strings.HasPrefix(ref, "#") && !strings.Contains(ref, "/") {
 		ref = "#" + ref // a bare docid
 	}
-	res, err := e.Links(ctx, retrieval.LinksRequest{Ref: ref, Direction: "both", Limit: 200})
+	res, err := e.Graph().Links(ctx, retrieval.LinksRequest{Ref: ref, Direction: "both", Limit: 200})
 	if err != nil {
 		return nil, nil, err
 	}

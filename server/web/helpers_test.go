@@ -77,7 +77,7 @@ func newEnv(t *testing.T, opt Options, cfg func(*config.Config)) *env {
 		t.Fatal(err)
 	}
 	srv := server.New(server.Options{Open: func(context.Context) (*retrieval.Engine, error) { return e, nil }, EnableWrite: opt.EnableWrite})
-	opt.Server = srv
+	opt.Backend = srv
 	app, err := New(opt)
 	if err != nil {
 		t.Fatal(err)

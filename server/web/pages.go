@@ -12,10 +12,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gnosearch/gno/answer"
 	"github.com/gnosearch/gno/retrieval"
-	"github.com/gnosearch/gno/retrieval/answer"
 	"github.com/gnosearch/gno/retrieval/gnoerr"
-	"github.com/gnosearch/gno/server"
+	"github.com/gnosearch/gno/server/jobs"
 )
 
 func (a *App) parseTemplates() error {
@@ -160,9 +160,6 @@ func (a *App) searchPage(w http.ResponseWriter, r *http.Request) {
 // search runs the page's search on the engine directly (the page wants
 // snippet marks and explain data, which the API strips or omits).
 func (a *App) search(ctx context.Context, f form) (*retrieval.SearchResults, error) {
-	if len(f.Q) > 4096 {
-		return nil, gnoerr.New(gnoerr.InvalidInput, "query is too long (%d bytes; at most 4096)", len(f.Q))
-	}
 	e, err := a.srv.Engine(ctx)
 	if err != nil {
 		return nil, err
@@ -173,15 +170,11 @@ func (a *App) search(ctx context.Context, f form) (*retrieval.SearchResults, err
 			req.TagsAny = append(req.TagsAny, t)
 		}
 	}
-	switch f.Mode {
-	case "search":
-		return e.Search(ctx, req)
-	case "vsearch":
-		return e.VSearch(ctx, req)
-	case "query":
-		return e.Query(ctx, retrieval.QueryRequest{SearchRequest: req})
+	mode, err := retrieval.ParseMode(f.Mode)
+	if err != nil {
+		return nil, err
 	}
-	return nil, gnoerr.New(gnoerr.InvalidInput, "mode %q: want search, vsearch or query", f.Mode)
+	return e.Run(ctx, mode, retrieval.QueryRequest{SearchRequest: req})
 }
 
 // docView is the document page's data.
@@ -304,19 +297,14 @@ func (a *App) askPage(w http.ResponseWriter, r *http.Request) {
 		a.render(w, r, "ask", http.StatusOK, p)
 		return
 	}
-	e, err := a.srv.Engine(r.Context())
-	if err != nil {
-		a.fail(w, r, "ask", p, err)
-		return
+	raw := map[string]any{"question": view.Q}
+	if view.Mode != "" {
+		raw["mode"] = view.Mode
 	}
-	raw, err := a.srv.Validate("gno_ask", map[string]any{"question": view.Q})
-	if err != nil {
-		a.fail(w, r, "ask", p, err)
-		return
+	if p.Form.Collection != "" {
+		raw["collection"] = p.Form.Collection
 	}
-	req := server.AskRequest(raw)
-	req.Mode, req.Collection = view.Mode, p.Form.Collection
-	ans, err := answer.Ask(r.Context(), e, req, nil)
+	ans, err := a.srv.Ask(r.Context(), raw, nil)
 	if err != nil {
 		a.fail(w, r, "ask", p, err)
 		return
@@ -328,8 +316,8 @@ func (a *App) askPage(w http.ResponseWriter, r *http.Request) {
 // statusView is the status page's data.
 type statusView struct {
 	Status *retrieval.Status
-	Active []server.Job
-	Recent []server.Job
+	Active []jobs.Job
+	Recent []jobs.Job
 }
 
 func (a *App) statusPage(w http.ResponseWriter, r *http.Request) {

@@ -11,9 +11,9 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/gnosearch/gno/retrieval/answer"
+	"github.com/gnosearch/gno/answer"
 	"github.com/gnosearch/gno/retrieval/gnoerr"
-	"github.com/gnosearch/gno/server"
+	"github.com/gnosearch/gno/server/jobs"
 )
 
 // readEndpoints map /api/NAME to the MCP read tools.
@@ -106,11 +106,11 @@ func (a *App) args(name string, r *http.Request) (map[string]any, error) {
 func (a *App) write(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !a.opts.EnableWrite {
-			writeJSON(w, http.StatusForbidden, server.ErrorBody(gnoerr.New(gnoerr.InvalidInput, "write endpoints are off; start gno serve with --enable-write")))
+			writeJSON(w, http.StatusForbidden, gnoerr.BodyOf(gnoerr.New(gnoerr.InvalidInput, "write endpoints are off; start gno serve with --enable-write")))
 			return
 		}
 		if err := a.sameOrigin(r); err != nil {
-			writeJSON(w, http.StatusForbidden, server.ErrorBody(err))
+			writeJSON(w, http.StatusForbidden, gnoerr.BodyOf(err))
 			return
 		}
 		next.ServeHTTP(w, r)
@@ -134,8 +134,8 @@ func (a *App) embed(w http.ResponseWriter, r *http.Request) {
 
 // jobList is the shape of gno_list_jobs.
 type jobList struct {
-	Active []server.Job `json:"active"`
-	Recent []server.Job `json:"recent"`
+	Active []jobs.Job `json:"active"`
+	Recent []jobs.Job `json:"recent"`
 }
 
 func (a *App) jobs(w http.ResponseWriter, _ *http.Request) {
@@ -176,27 +176,19 @@ func (a *App) jobEvents(w http.ResponseWriter, r *http.Request) {
 // answer (JSON, plus its HTML), or "error".
 func (a *App) askStream(w http.ResponseWriter, r *http.Request) {
 	raw, err := a.srv.ArgsFromQuery("gno_ask", r.URL.Query())
-	if err == nil {
-		raw, err = a.srv.Validate("gno_ask", raw)
-	}
 	var ans *answer.Answer
 	sse, ok := newSSE(w)
 	if !ok {
 		return
 	}
 	if err == nil {
-		e, eerr := a.srv.Engine(r.Context())
-		if eerr != nil {
-			err = eerr
-		} else {
-			ans, err = answer.Ask(r.Context(), e, server.AskRequest(raw), func(tok string) {
-				data, _ := json.Marshal(tok)
-				_ = sse.event("token", data)
-			})
-		}
+		ans, err = a.srv.Ask(r.Context(), raw, func(tok string) {
+			data, _ := json.Marshal(tok)
+			_ = sse.event("token", data)
+		})
 	}
 	if err != nil {
-		data, _ := json.Marshal(server.ErrorBody(err))
+		data, _ := json.Marshal(gnoerr.BodyOf(err))
 		_ = sse.event("error", data)
 		return
 	}
@@ -259,7 +251,7 @@ func statusOf(err error) int {
 }
 
 func writeError(w http.ResponseWriter, err error) {
-	writeJSON(w, statusOf(err), server.ErrorBody(err))
+	writeJSON(w, statusOf(err), gnoerr.BodyOf(err))
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

@@ -5,8 +5,12 @@
 // Pages are server-rendered html/template with a few kilobytes of
 // progressive vanilla JavaScript; every asset is embedded in the binary
 // and there is no build step. The REST API under /api/ runs the MCP
-// server's own tool handlers (server.Server.Call), so its JSON is the
-// tools' structuredContent, byte for byte the same shapes.
+// server's own tool handlers (Backend.Call), so its JSON is the tools'
+// structuredContent, byte for byte the same shapes.
+//
+// The package owns the pages, the REST routes and their safety checks. It
+// reaches the index only through its Backend (the MCP server provides
+// one) and must not import the MCP server package.
 //
 // Safety: loopback only unless ListenAny; Host and Origin checked against
 // DNS rebinding; writes need EnableWrite, a same-origin request and the
@@ -32,8 +36,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gnosearch/gno/answer"
+	"github.com/gnosearch/gno/retrieval"
 	"github.com/gnosearch/gno/retrieval/gnoerr"
-	"github.com/gnosearch/gno/server"
+	"github.com/gnosearch/gno/server/jobs"
+	"github.com/gnosearch/gno/server/listen"
 )
 
 //go:embed assets templates
@@ -72,12 +79,35 @@ func (f LinksFunc) Links(ctx context.Context, ref string) (outgoing, incoming []
 	return f(ctx, ref)
 }
 
+// Backend is what the app needs from the rest of gno: the MCP tools run
+// in-process (the REST API is those tools), the engine for the pages
+// that read the index directly, answers, and the background jobs.
+// *server.Server is one.
+type Backend interface {
+	// Call runs a tool with raw arguments as tools/call would and returns
+	// its structuredContent and human text.
+	Call(ctx context.Context, tool string, args map[string]any) (out any, text string, err error)
+	// ArgsFromQuery turns URL query parameters into a tool's arguments,
+	// typed by its input schema.
+	ArgsFromQuery(tool string, q url.Values) (map[string]any, error)
+	// Engine opens (once) and returns the index.
+	Engine(ctx context.Context) (*retrieval.Engine, error)
+	// Ask answers a question given as gno_ask arguments, passing the raw
+	// reply to onToken (may be nil) as it streams.
+	Ask(ctx context.Context, args map[string]any, onToken func(string)) (*answer.Answer, error)
+	// Jobs lists the running and up to limit recent background jobs.
+	Jobs(limit int) (active, recent []jobs.Job)
+	// StartEmbed starts embedding the chunks that lack vectors as a
+	// background job.
+	StartEmbed(ctx context.Context, collection string) (jobs.Job, error)
+}
+
 // Options configure the web app.
 type Options struct {
-	// Server runs the tools and owns the engine. Required.
-	Server *server.Server
+	// Backend runs the tools and owns the engine. Required.
+	Backend Backend
 	// EnableWrite turns on the write endpoints (sync, embed, tag); the
-	// Server must have been built with EnableWrite too.
+	// Backend must have its write tools on too.
 	EnableWrite bool
 	// ListenAny allows a non-loopback address, Host and Origin.
 	ListenAny bool
@@ -91,7 +121,7 @@ type Options struct {
 // App is the web app as an http.Handler.
 type App struct {
 	opts  Options
-	srv   *server.Server
+	srv   Backend
 	log   *slog.Logger
 	csrf  string
 	pages map[string]*template.Template
@@ -100,8 +130,8 @@ type App struct {
 
 // New builds the app.
 func New(o Options) (*App, error) {
-	if o.Server == nil {
-		return nil, errors.New("web: no server")
+	if o.Backend == nil {
+		return nil, errors.New("web: no backend")
 	}
 	log := o.Logger
 	if log == nil {
@@ -112,9 +142,9 @@ func New(o Options) (*App, error) {
 		return nil, fmt.Errorf("web: csrf token: %w", err)
 	}
 	if o.Links == nil {
-		o.Links = engineGraph{srv: o.Server}
+		o.Links = engineGraph{srv: o.Backend}
 	}
-	a := &App{opts: o, srv: o.Server, log: log, csrf: hex.EncodeToString(tok[:]), mux: http.NewServeMux()}
+	a := &App{opts: o, srv: o.Backend, log: log, csrf: hex.EncodeToString(tok[:]), mux: http.NewServeMux()}
 	if err := a.parseTemplates(); err != nil {
 		return nil, err
 	}
@@ -153,7 +183,7 @@ func (a *App) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if hn, _, err := net.SplitHostPort(host); err == nil {
 			host = hn
 		}
-		if !server.IsLoopback(host) {
+		if !listen.IsLoopback(host) {
 			a.log.Warn("refused request with foreign Host", "host", r.Host)
 			http.Error(w, fmt.Sprintf("Forbidden: host %q is not allowed (gno serves loopback only; see --listen-any)", r.Host), http.StatusForbidden)
 			return
@@ -165,7 +195,7 @@ func (a *App) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "Forbidden: cross-site API request", http.StatusForbidden)
 		return
 	}
-	a.srv.CheckOrigin(a.mux, a.opts.ListenAny).ServeHTTP(w, r)
+	listen.CheckOrigin(a.mux, a.opts.ListenAny, a.log).ServeHTTP(w, r)
 }
 
 // sameOrigin guards writes: the CSRF token must match and a browser's
@@ -192,7 +222,7 @@ func Serve(ctx context.Context, addr string, o Options, ready func(addr string))
 	if err != nil {
 		return gnoerr.Wrap(gnoerr.InvalidInput, err, "invalid --addr %q (want HOST:PORT, e.g. 127.0.0.1:7777)", addr)
 	}
-	if !o.ListenAny && !server.IsLoopback(host) {
+	if !o.ListenAny && !listen.IsLoopback(host) {
 		return gnoerr.New(gnoerr.InvalidInput, "refusing to listen on %q: it is not a loopback address; use 127.0.0.1:PORT, or pass --listen-any to expose your documents to the network", addr)
 	}
 	app, err := New(o)
@@ -204,5 +234,5 @@ func Serve(ctx context.Context, addr string, o Options, ready func(addr string))
 		return fmt.Errorf("listen on %s: %w", addr, err)
 	}
 	hs := &http.Server{Handler: app, ReadHeaderTimeout: 10 * time.Second}
-	return server.RunHTTP(ctx, hs, ln, ready, nil)
+	return listen.Run(ctx, hs, ln, ready, nil)
 }

@@ -1,4 +1,4 @@
-package ftsquery
+package query
 
 import (
 	"strings"
@@ -14,9 +14,9 @@ const maxTerms = 64
 // Parse reads user search text: words, "exact phrases", -word and
 // -"phrase" exclusions. It never fails; text with nothing searchable gives
 // an Empty query.
-func Parse(s string) Query {
+func Parse(s string) Keywords {
 	s = segment.Normalize(s)
-	var q Query
+	var q Keywords
 	seen := map[string]bool{}
 	addTerm := func(w string) {
 		if len(q.Terms) < maxTerms && !seen[w] {
@@ -136,3 +136,40 @@ var stopwords = func() map[string]bool {
 	}
 	return m
 }()
+
+// ParseDoc reads a plain query or a query document of typed lines.
+// Untyped lines of a query document join the plain text.
+func ParseDoc(s string) Doc {
+	var d Doc
+	var plain []string
+	for _, line := range strings.Split(s, "\n") {
+		line = strings.TrimSpace(line)
+		key, val, ok := strings.Cut(line, ":")
+		val = strings.TrimSpace(val)
+		switch k := strings.ToLower(strings.TrimSpace(key)); {
+		case ok && k == "lex" && val != "":
+			d.Lex = append(d.Lex, val)
+		case ok && k == "vec" && val != "":
+			d.Vec = append(d.Vec, val)
+		case ok && k == "hyde" && val != "":
+			d.Hyde = val
+		case ok && k == "intent" && val != "":
+			d.Intent = val
+		case line != "":
+			plain = append(plain, line)
+		}
+	}
+	d.Text = strings.Join(plain, " ")
+	if d.Text == "" {
+		// The first variant stands for the query in meta and reranking.
+		switch {
+		case len(d.Lex) > 0:
+			d.Text = d.Lex[0]
+		case len(d.Vec) > 0:
+			d.Text = d.Vec[0]
+		default:
+			d.Text = d.Hyde
+		}
+	}
+	return d
+}

@@ -1,4 +1,4 @@
-package ftsquery
+package query
 
 import (
 	"reflect"
@@ -8,14 +8,14 @@ import (
 func TestParse(t *testing.T) {
 	cases := []struct {
 		in   string
-		want Query
+		want Keywords
 	}{
-		{"What is the BM25 formula?", Query{Terms: []string{"bm25", "formula"}}},
-		{`"exact phrase" other -skip`, Query{Terms: []string{"other"}, Phrases: []string{"exact phrase"}, Excludes: []string{"skip"}}},
-		{`-"two words" keep`, Query{Terms: []string{"keep"}, Excludes: []string{"two words"}}},
-		{"COVID-19 vaccine", Query{Terms: []string{"covid", "19", "vaccine"}}},
-		{"to be or not", Query{Terms: []string{"to", "be", "or", "not"}}},
-		{"数据库 设计", Query{CJK: []string{"数据库", "设计"}}},
+		{"What is the BM25 formula?", Keywords{Terms: []string{"bm25", "formula"}}},
+		{`"exact phrase" other -skip`, Keywords{Terms: []string{"other"}, Phrases: []string{"exact phrase"}, Excludes: []string{"skip"}}},
+		{`-"two words" keep`, Keywords{Terms: []string{"keep"}, Excludes: []string{"two words"}}},
+		{"COVID-19 vaccine", Keywords{Terms: []string{"covid", "19", "vaccine"}}},
+		{"to be or not", Keywords{Terms: []string{"to", "be", "or", "not"}}},
+		{"数据库 设计", Keywords{CJK: []string{"数据库", "设计"}}},
 	}
 	for _, c := range cases {
 		got := Parse(c.in)

@@ -1,4 +1,4 @@
-package ftsquery
+package query
 
 import (
 	"database/sql"

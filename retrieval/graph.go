@@ -12,11 +12,17 @@ import (
 	"github.com/gnosearch/gno/retrieval/store"
 )
 
-// graphState caches the in-memory link graph and its PageRank for one
-// committed state of the index (store.LinkVersion: every write batch
-// changes it, so a graph read between two batches of a long sync is not
-// kept past the next one), and the next graph question rebuilds.
-type graphState struct {
+// Graph answers questions about the link graph of the index: a
+// document's links and backlinks, broken links, neighbours, shortest
+// paths, hubs, orphans, related notes and which note a name means.
+//
+// It owns the in-memory graph and its PageRank, cached for one committed
+// state of the index (store.LinkVersion: every write batch changes it, so
+// a graph read between two batches of a long sync is not kept past the
+// next one); the next graph question after a change rebuilds them.
+type Graph struct {
+	e *Engine
+
 	mu      sync.Mutex
 	version string
 	g       *graph.Graph
@@ -24,8 +30,8 @@ type graphState struct {
 }
 
 // linkGraph returns the graph of the current generation.
-func (e *Engine) linkGraph(ctx context.Context) (*graph.Graph, *store.Store, error) {
-	st, err := e.store(ctx)
+func (gr *Graph) linkGraph(ctx context.Context) (*graph.Graph, *store.Store, error) {
+	st, err := gr.e.store(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -33,7 +39,7 @@ func (e *Engine) linkGraph(ctx context.Context) (*graph.Graph, *store.Store, err
 	if err != nil {
 		return nil, nil, err
 	}
-	gs := &e.graph
+	gs := gr
 	gs.mu.Lock()
 	defer gs.mu.Unlock()
 	if gs.g != nil && gs.version == version {
@@ -52,8 +58,8 @@ func (e *Engine) linkGraph(ctx context.Context) (*graph.Graph, *store.Store, err
 }
 
 // pageRank returns the cached PageRank of g.
-func (e *Engine) pageRank(g *graph.Graph) map[int64]float64 {
-	gs := &e.graph
+func (gr *Graph) pageRank(g *graph.Graph) map[int64]float64 {
+	gs := gr
 	gs.mu.Lock()
 	defer gs.mu.Unlock()
 	if gs.g == g && gs.pr != nil {
@@ -76,26 +82,36 @@ type PathResult struct {
 // DefaultMaxPathDepth bounds a path search.
 const DefaultMaxPathDepth = 12
 
-// FindPath returns a shortest chain of links from src to dst, following
-// links forwards (or both ways when undirected), at most maxDepth links
-// long (DefaultMaxPathDepth if 0). No path gives nil and no error.
-func (e *Engine) FindPath(ctx context.Context, src, dst string, undirected bool, maxDepth int) (*PathResult, error) {
-	a, err := e.resolve(ctx, src)
+// PathRequest asks for a shortest chain of links between two documents.
+type PathRequest struct {
+	Source, Target string
+	// Undirected follows links both ways.
+	Undirected bool
+	// MaxDepth bounds the chain, in links (DefaultMaxPathDepth if 0).
+	MaxDepth int
+}
+
+// Path returns a shortest chain of links from Source to Target, following
+// links forwards (or both ways when Undirected), at most MaxDepth links
+// long. No path gives nil and no error.
+func (gr *Graph) Path(ctx context.Context, req PathRequest) (*PathResult, error) {
+	a, err := gr.e.resolve(ctx, req.Source)
 	if err != nil {
 		return nil, err
 	}
-	b, err := e.resolve(ctx, dst)
+	b, err := gr.e.resolve(ctx, req.Target)
 	if err != nil {
 		return nil, err
 	}
+	maxDepth := req.MaxDepth
 	if maxDepth <= 0 {
 		maxDepth = DefaultMaxPathDepth
 	}
-	g, st, err := e.linkGraph(ctx)
+	g, st, err := gr.linkGraph(ctx)
 	if err != nil {
 		return nil, err
 	}
-	ids := g.ShortestPath(a.ID, b.ID, undirected, maxDepth)
+	ids := g.ShortestPath(a.ID, b.ID, req.Undirected, maxDepth)
 	if ids == nil {
 		return nil, nil
 	}
@@ -129,16 +145,26 @@ type Hub struct {
 	OutDegree int     `json:"outDegree"`
 }
 
+// HubsRequest asks for the most central documents.
+type HubsRequest struct {
+	// Metric is MetricInDegree (the default), MetricOutDegree or
+	// MetricPageRank.
+	Metric string
+	// Limit is how many (10 if 0).
+	Limit int
+}
+
 // Hubs returns the most central documents by in-degree (documents linking
 // to it, the default), out-degree or PageRank.
-func (e *Engine) Hubs(ctx context.Context, metric string, limit int) ([]Hub, error) {
+func (gr *Graph) Hubs(ctx context.Context, req HubsRequest) ([]Hub, error) {
+	metric, limit := req.Metric, req.Limit
 	if metric == "" {
 		metric = MetricInDegree
 	}
 	if limit <= 0 {
 		limit = 10
 	}
-	g, st, err := e.linkGraph(ctx)
+	g, st, err := gr.linkGraph(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -149,12 +175,12 @@ func (e *Engine) Hubs(ctx context.Context, metric string, limit int) ([]Hub, err
 	case MetricOutDegree:
 		score = func(id int64) float64 { return float64(g.OutDegree(id)) }
 	case MetricPageRank:
-		pr := e.pageRank(g)
+		pr := gr.pageRank(g)
 		score = func(id int64) float64 { return pr[id] }
 	default:
 		return nil, gnoerr.New(gnoerr.InvalidInput, "metric must be in_degree, out_degree or pagerank, not %q", metric)
 	}
-	ids := TopNodes(g.Nodes(), score, limit)
+	ids := topNodes(g.Nodes(), score, limit)
 	metas, err := st.Docs(ctx, ids)
 	if err != nil {
 		return nil, err
@@ -172,8 +198,8 @@ func (e *Engine) Hubs(ctx context.Context, metric string, limit int) ([]Hub, err
 	return out, nil
 }
 
-// TopNodes returns the limit ids with the highest score, ties by id.
-func TopNodes(ids []int64, score func(int64) float64, limit int) []int64 {
+// topNodes returns the limit ids with the highest score, ties by id.
+func topNodes(ids []int64, score func(int64) float64, limit int) []int64 {
 	type scored struct {
 		id int64
 		s  float64
@@ -195,10 +221,16 @@ func TopNodes(ids []int64, score func(int64) float64, limit int) []int64 {
 	return out
 }
 
-// Orphans returns documents with no resolved link in or out, by path;
-// limit 0 means all.
-func (e *Engine) Orphans(ctx context.Context, limit int) ([]NoteRef, error) {
-	g, st, err := e.linkGraph(ctx)
+// OrphansRequest asks for the documents without links.
+type OrphansRequest struct {
+	// Limit bounds the list (0: all).
+	Limit int
+}
+
+// Orphans returns documents with no resolved link in or out, by path.
+func (gr *Graph) Orphans(ctx context.Context, req OrphansRequest) ([]NoteRef, error) {
+	limit := req.Limit
+	g, st, err := gr.linkGraph(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -230,9 +262,9 @@ type GraphStats struct {
 	Orphans     int `json:"orphans"`
 }
 
-// GraphStats counts links, distinct edges, unresolved links and orphans.
-func (e *Engine) GraphStats(ctx context.Context) (*GraphStats, error) {
-	g, st, err := e.linkGraph(ctx)
+// Stats counts links, distinct edges, unresolved links and orphans.
+func (gr *Graph) Stats(ctx context.Context) (*GraphStats, error) {
+	g, st, err := gr.linkGraph(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -3,28 +3,22 @@ package server
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
 
+	"github.com/gnosearch/gno/answer"
 	"github.com/gnosearch/gno/retrieval"
 	"github.com/gnosearch/gno/retrieval/gnoerr"
 	"github.com/gnosearch/gno/retrieval/ingest"
+	"github.com/gnosearch/gno/server/jobs"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
-// The functions below let other front ends (the web app's REST API) run
-// the MCP tools in-process: same argument checks, same handlers, same
-// structuredContent, so /api/search and gno_search cannot drift apart.
-
-// HasTool reports whether the tool is registered (write tools only with
-// EnableWrite).
-func (s *Server) HasTool(name string) bool {
-	_, ok := s.defs[name]
-	return ok
-}
+// The methods below let another front end in the same process (the web
+// app and its REST API, through its own web.Backend interface) run the
+// MCP tools: same argument checks, same handlers, same structuredContent,
+// so /api/search and gno_search cannot drift apart.
 
 // Call runs a tool with raw arguments as tools/call would and returns its
 // structuredContent and human text. Errors carry gnoerr codes; a panic in
@@ -112,61 +106,39 @@ func (s *Server) OutputSchema(name string) json.RawMessage {
 // Engine opens (once) and returns the server's engine.
 func (s *Server) Engine(ctx context.Context) (*retrieval.Engine, error) { return s.engine(ctx) }
 
-// ErrorBody is the JSON body of a failed call, the same
-// {"error":{"code","message"}} a failed tool call carries.
-func ErrorBody(err error) any {
-	code := gnoerr.CodeOf(err)
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		code = gnoerr.Runtime
-	}
-	return errorBody{Error: errorDetail{Code: code, Message: err.Error()}}
-}
-
 // Jobs lists the running and up to limit recent background jobs.
-func (s *Server) Jobs(limit int) (active, recent []Job) { return s.jobs.list(limit) }
+func (s *Server) Jobs(limit int) (active, recent []jobs.Job) { return s.runner.List(limit) }
 
 // StartEmbed starts embedding the chunks that lack vectors as a
 // background job. It takes the one job slot, like gno_sync.
-func (s *Server) StartEmbed(ctx context.Context, collection string) (Job, error) {
+func (s *Server) StartEmbed(ctx context.Context, collection string) (jobs.Job, error) {
 	e, err := s.engine(ctx)
 	if err != nil {
-		return Job{}, err
+		return jobs.Job{}, err
 	}
-	if err := s.jobs.reserve(); err != nil {
-		return Job{}, err
+	if err := s.runner.Reserve(); err != nil {
+		return jobs.Job{}, err
 	}
 	var cols []string
 	if collection != "" {
 		cols = []string{collection}
 	}
-	je := s.jobs.start("embed", cols, nil, func(jctx context.Context, progress func(ingest.Progress)) (any, error) {
+	je := s.runner.Start("embed", cols, nil, func(jctx context.Context, progress func(ingest.Progress)) (any, error) {
 		return e.Embed(jctx, retrieval.EmbedOptions{Collection: collection, Progress: func(done, total int) {
 			progress(ingest.Progress{Collection: "vectors", Done: done, Total: total})
 		}})
 	})
-	return s.jobs.snapshot(je), nil
+	return s.runner.Snapshot(je), nil
 }
 
-// IsLoopback reports whether host (a name or IP, brackets allowed) is
-// localhost or a loopback address.
-func IsLoopback(host string) bool { return isLoopback(host) }
-
-// CheckOrigin wraps next with the MCP endpoint's Origin check: unless
-// listenAny, a browser request must come from a loopback origin.
-func (s *Server) CheckOrigin(next http.Handler, listenAny bool) http.Handler {
-	return s.checkOrigin(next, listenAny)
-}
-
-// Validate checks raw arguments against a tool's input schema, as Call
-// does, for callers that run the work themselves (streaming answers).
-func (s *Server) Validate(name string, raw map[string]any) (map[string]any, error) {
-	d, ok := s.defs[name]
-	if !ok {
-		return nil, gnoerr.New(gnoerr.NotFound, "no tool %q", name)
-	}
+// Ask answers a question given as gno_ask arguments (checked against its
+// input schema, as tools/call would), passing the raw reply to onToken
+// (may be nil) as it streams.
+func (s *Server) Ask(ctx context.Context, raw map[string]any, onToken func(string)) (*answer.Answer, error) {
+	d := s.defs["gno_ask"]
 	a, err := validateArgs(parseSchema(d.input), raw)
 	if err != nil {
 		return nil, gnoerr.New(gnoerr.InvalidInput, "%s", err.Error())
 	}
-	return a, nil
+	return s.answer(ctx, a, onToken)
 }

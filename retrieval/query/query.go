@@ -1,9 +1,14 @@
-// Package ftsquery turns a user's search text into a typed query and
-// renders it as FTS5 MATCH expressions, one for the word index and one for
-// the segmented index of unspaced scripts (package segment). User text
-// never reaches FTS5 syntax raw: every term is quoted, so quotes, '-', ':',
-// '*', NEAR and parentheses are just text.
-package ftsquery
+// Package query owns what a user's search text means. The text is parsed
+// once (parse.go) into typed values (this file): a Doc, the query split
+// into its typed variants (lex:, vec:, hyde:, intent: lines), and
+// Keywords, the text for the keyword indexes, which renders itself as FTS5
+// MATCH expressions, one for the word index and one for the segmented
+// index of unspaced scripts (package segment).
+//
+// User text never reaches FTS5 syntax raw: every term is quoted, so
+// quotes, '-', ':', '*', NEAR and parentheses are just text. The package
+// runs no search and must not import the store or the engine.
+package query
 
 import (
 	"strings"
@@ -11,8 +16,24 @@ import (
 	"github.com/gnosearch/gno/retrieval/segment"
 )
 
-// Query is a parsed keyword query.
-type Query struct {
+// Doc is a query split into its typed variants. A plain query has only
+// Text; a query document gives lex:, vec:, hyde: and intent: lines.
+type Doc struct {
+	// Text is the query proper: the untyped lines, or the first variant
+	// when there are none. It stands for the query in meta and reranking.
+	Text string
+	// Lex are keyword variants, searched with BM25.
+	Lex []string
+	// Vec are variants searched with vectors.
+	Vec []string
+	// Hyde is a hypothetical answer passage, searched with vectors.
+	Hyde string
+	// Intent is what the user looks for, given to the reranker.
+	Intent string
+}
+
+// Keywords is user text parsed for the keyword (BM25) indexes.
+type Keywords struct {
 	// Terms are optional words; a document matches if it has any of them
 	// (ranked by BM25), because requiring every word of a natural-language
 	// question finds nothing.
@@ -32,18 +53,18 @@ type Query struct {
 }
 
 // Empty reports whether the query has nothing positive to search for.
-func (q Query) Empty() bool {
+func (q Keywords) Empty() bool {
 	return len(q.Terms) == 0 && len(q.Phrases) == 0 && len(q.CJK) == 0 && len(q.SegPhrases) == 0
 }
 
 // NeedsSegmented reports whether only the segmented index can answer: a
 // required phrase is in unspaced script, which the word index cannot see.
-func (q Query) NeedsSegmented() bool { return len(q.SegPhrases) > 0 }
+func (q Keywords) NeedsSegmented() bool { return len(q.SegPhrases) > 0 }
 
 // SegExcludeExpr renders the exclusions in unspaced script as a match
 // expression for the segmented index ("" without any), so hits from the
 // word index can be checked against them.
-func (q Query) SegExcludeExpr() string {
+func (q Keywords) SegExcludeExpr() string {
 	var ex []string
 	for _, p := range q.SegExcludes {
 		if e := segPhrase(p); e != "" {
@@ -58,7 +79,7 @@ func quote(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"
 
 // MatchExpr renders the word-index expression, or "" if the query has no
 // word terms or phrases.
-func (q Query) MatchExpr() string {
+func (q Keywords) MatchExpr() string {
 	phrases := make([]string, len(q.Phrases))
 	for i, p := range q.Phrases {
 		phrases[i] = quote(p)
@@ -80,7 +101,7 @@ func (q Query) MatchExpr() string {
 // as before, their unspaced runs as phrases of grams. The segmented index
 // also holds the Latin words of its chunks (often glued to kana, as in
 // "SQLiteの"), so it is searched for every query.
-func (q Query) SegmentExpr() string {
+func (q Keywords) SegmentExpr() string {
 	var terms []string
 	seen := map[string]bool{}
 	add := func(s string) {

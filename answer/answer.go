@@ -1,6 +1,9 @@
-// Package answer is `gno ask`: it retrieves passages with the hybrid
-// pipeline, has a chat model answer from them alone, and checks that every
-// citation in the answer points at a passage it was given.
+// Package answer is `gno ask`: it retrieves passages with the engine's
+// hybrid pipeline, has a chat model answer from them alone, and checks
+// that every citation in the answer points at a passage it was given. It
+// sits above retrieval (beside server) and owns the prompt, the citation
+// check and the answer's shape; it must not search or open models itself
+// (the engine and its Models part do).
 //
 // Passages are numbered and tagged #docid:start-end in the prompt; the
 // model cites them as [#docid:start-end]. Citations to unknown documents,
@@ -18,10 +21,7 @@ import (
 	"time"
 
 	"github.com/gnosearch/gno/inference"
-	"github.com/gnosearch/gno/inference/ollama"
-	"github.com/gnosearch/gno/inference/openai"
 	"github.com/gnosearch/gno/retrieval"
-	"github.com/gnosearch/gno/retrieval/config"
 	"github.com/gnosearch/gno/retrieval/gnoerr"
 )
 
@@ -106,19 +106,6 @@ type Answer struct {
 	Meta      Meta       `json:"meta"`
 }
 
-// NewChatter builds the chat model of b, or nil when none is configured.
-func NewChatter(b config.Backend) (inference.Chatter, error) {
-	switch b.Kind {
-	case "":
-		return nil, nil
-	case "ollama":
-		return ollama.NewChatter(ollama.ChatConfig{URL: b.URL, Model: b.Model})
-	case "openai":
-		return openai.NewChatter(openai.ChatConfig{Config: openai.Config{BaseURL: b.URL, APIKey: b.APIKey, Model: b.Model}})
-	}
-	return nil, gnoerr.New(gnoerr.InvalidInput, "unknown answer backend %q in models.answer (ollama or openai)", b.Kind)
-}
-
 // Budget is the time a mode's answer may take.
 func Budget(mode string) time.Duration {
 	if d, ok := defaultBudgets[mode]; ok {
@@ -173,7 +160,7 @@ func Ask(ctx context.Context, e *retrieval.Engine, req Request, onToken func(str
 
 	ch := req.Chatter
 	if ch == nil {
-		ch, err = NewChatter(e.Config().Models.Answer)
+		ch, err = e.Models().Chatter()
 		if err != nil {
 			ans.Meta.Notes = append(ans.Meta.Notes, "no answer: "+err.Error()+"; showing the top passages")
 			ans.Answer = passageList(ans.Passages)

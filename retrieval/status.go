@@ -1,0 +1,64 @@
+package retrieval
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+)
+
+// quickCheckBudget bounds the integrity check `gno status` runs, so status
+// stays fast on a large index; doctor runs the full check.
+const quickCheckBudget = 300 * time.Millisecond
+
+// Status reports the index's health.
+func (e *Engine) Status(ctx context.Context) (*Status, error) {
+	cfg := e.Config()
+	st, err := e.store(ctx)
+	if err != nil {
+		return nil, err
+	}
+	model := e.models.EmbedModel()
+	stats, err := st.Stats(ctx, model)
+	if err != nil {
+		return nil, damaged(e.Paths.DBFile, err)
+	}
+	gen, _ := st.Generation(ctx)
+	s := &Status{IndexName: e.Paths.Index, ConfigPath: e.Paths.ConfigFile, DBPath: e.Paths.DBFile,
+		Collections: []CollectionStatus{}, Generation: gen, EmbedModel: model, Healthy: true}
+	if p := st.QuickCheck(ctx, quickCheckBudget); p != "" {
+		s.Healthy = false
+		s.Issues = append(s.Issues, fmt.Sprintf("index is damaged (%s): rebuild it from your files with `gno update --rebuild`", p))
+	}
+	for _, c := range cfg.Collections {
+		cs := CollectionStatus{Name: c.Name, Path: c.Path, Available: true}
+		if fi, err := os.Stat(c.Path); err != nil || !fi.IsDir() {
+			cs.Available = false
+			s.Healthy = false
+			s.Issues = append(s.Issues, fmt.Sprintf("collection %s: folder %s is missing", c.Name, c.Path))
+		}
+		if x := stats[c.Name]; x != nil {
+			cs.DocumentCount, cs.ChunkCount, cs.EmbeddedCount = x.Docs, x.Chunks, x.Embedded
+		}
+		if cs.Skipped, err = st.SkipCounts(ctx, c.Name); err != nil {
+			return nil, err
+		}
+		if len(cs.Skipped) == 0 {
+			cs.Skipped = nil
+		}
+		s.TotalDocuments += cs.DocumentCount
+		s.TotalChunks += cs.ChunkCount
+		if model != "" {
+			s.EmbeddingBacklog += cs.ChunkCount - cs.EmbeddedCount
+		}
+		s.Collections = append(s.Collections, cs)
+	}
+	if ls, err := st.LinkStats(ctx); err == nil {
+		for _, x := range ls {
+			s.Links += x.Links
+			s.UnresolvedLinks += x.Unresolved
+		}
+	}
+	s.Issues = append(s.Issues, e.models.issues()...)
+	return s, nil
+}

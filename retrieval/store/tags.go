@@ -1,0 +1,75 @@
+package store
+
+import (
+	"context"
+	"fmt"
+)
+
+// TagCount is a tag and how many documents carry it.
+type TagCount struct {
+	Tag   string
+	Count int
+}
+
+// TagCounts lists tags with document counts, most used first, optionally
+// within a collection and starting with prefix (already normalised).
+func (s *Store) TagCounts(ctx context.Context, collection, prefix string) ([]TagCount, error) {
+	q := "SELECT t.tag, count(*) FROM tags t JOIN documents d ON d.id = t.doc_id WHERE 1=1"
+	var args []any
+	if collection != "" {
+		q += " AND d.collection = ?"
+		args = append(args, collection)
+	}
+	if prefix != "" {
+		q += " AND substr(t.tag, 1, ?) = ?"
+		args = append(args, len(prefix), prefix)
+	}
+	q += " GROUP BY t.tag ORDER BY count(*) DESC, t.tag"
+	rows, err := s.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list tags: %w", err)
+	}
+	defer rows.Close()
+	var out []TagCount
+	for rows.Next() {
+		var t TagCount
+		if err := rows.Scan(&t.Tag, &t.Count); err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	return out, rows.Err()
+}
+
+// AddUserTag puts a user tag on a document (a no-op when it has it).
+// User tags survive re-indexing; front-matter tags come from the file.
+func (s *Store) AddUserTag(ctx context.Context, doc int64, tag string) error {
+	_, err := s.db.ExecContext(ctx, "INSERT INTO tags(doc_id, tag, user) VALUES(?, ?, 1) ON CONFLICT DO NOTHING", doc, tag)
+	return err
+}
+
+// RemoveTag takes a tag off a document and reports whether it had it.
+func (s *Store) RemoveTag(ctx context.Context, doc int64, tag string) (bool, error) {
+	res, err := s.db.ExecContext(ctx, "DELETE FROM tags WHERE doc_id = ? AND tag = ?", doc, tag)
+	if err != nil {
+		return false, err
+	}
+	n, _ := res.RowsAffected()
+	return n > 0, nil
+}
+
+// UserTag is a user tag by document path, as a rebuild carries it over.
+type UserTag struct {
+	Collection, RelPath, Tag string
+}
+
+// RestoreUserTags puts user tags back on the documents at their paths.
+func (s *Store) RestoreUserTags(ctx context.Context, tags []UserTag) error {
+	for _, t := range tags {
+		if _, err := s.db.ExecContext(ctx, `INSERT INTO tags(doc_id, tag, user) SELECT id, ?, 1 FROM documents
+			WHERE collection = ? AND rel_path = ? ON CONFLICT DO UPDATE SET user = 1`, t.Tag, t.Collection, t.RelPath); err != nil {
+			return fmt.Errorf("rebuild: restore tag %s on %s/%s: %w", t.Tag, t.Collection, t.RelPath, err)
+		}
+	}
+	return nil
+}

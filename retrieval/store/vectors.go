@@ -1,0 +1,186 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+)
+
+// The vectors table holds one embedding per chunk for one model at a time;
+// ver is the meta vectors_version at insertion, so a persisted vector
+// graph knows which rows arrived after it was saved.
+
+// ChunkText is a chunk waiting for a vector: what the embedder reads.
+type ChunkText struct {
+	ID       int64
+	Title    string
+	Headings string
+	Body     string
+}
+
+// DropVectors deletes every stored vector except those of keepModel (all
+// of them when keepModel is ""): vectors of another model are stale.
+func (s *Store) DropVectors(ctx context.Context, keepModel string) error {
+	var err error
+	if keepModel == "" {
+		_, err = s.db.ExecContext(ctx, "DELETE FROM vectors")
+	} else {
+		_, err = s.db.ExecContext(ctx, "DELETE FROM vectors WHERE model != ?", keepModel)
+	}
+	if err != nil {
+		return fmt.Errorf("clear stale vectors: %w", err)
+	}
+	return nil
+}
+
+// Unembedded lists the chunks that have no vector, optionally within one
+// collection.
+func (s *Store) Unembedded(ctx context.Context, collection string) ([]ChunkText, error) {
+	q := `SELECT c.id, c.title, c.headings, c.body FROM chunks c JOIN documents d ON d.id = c.doc_id
+		WHERE NOT EXISTS (SELECT 1 FROM vectors v WHERE v.chunk_id = c.id)`
+	var args []any
+	if collection != "" {
+		q += " AND d.collection = ?"
+		args = append(args, collection)
+	}
+	rows, err := s.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("find chunks to embed: %w", err)
+	}
+	defer rows.Close()
+	var out []ChunkText
+	for rows.Next() {
+		var c ChunkText
+		if err := rows.Scan(&c.ID, &c.Title, &c.Headings, &c.Body); err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// PutVectors stores one batch of vectors of model in one transaction,
+// under a new vectors_version; a chunk deleted meanwhile gets none.
+func (s *Store) PutVectors(ctx context.Context, model string, ids []int64, vecs [][]float32) error {
+	if len(vecs) != len(ids) {
+		return fmt.Errorf("embedder returned %d vectors for %d texts", len(vecs), len(ids))
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("store vectors: %w", err)
+	}
+	defer tx.Rollback()
+	var ver int64
+	if err := tx.QueryRowContext(ctx, `INSERT INTO meta(key, value) VALUES('vectors_version', '1')
+		ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1 RETURNING CAST(value AS INTEGER)`).Scan(&ver); err != nil {
+		return fmt.Errorf("store vectors: %w", err)
+	}
+	for i, id := range ids {
+		if _, err := tx.ExecContext(ctx, "INSERT OR REPLACE INTO vectors(chunk_id, model, ver, vec) SELECT ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM chunks WHERE id = ?)",
+			id, model, ver, encodeVec(vecs[i]), id); err != nil {
+			return fmt.Errorf("store vectors: %w", err)
+		}
+	}
+	return tx.Commit()
+}
+
+// VectorCount counts the vectors of model and gives their dimension (0
+// without any).
+func (s *Store) VectorCount(ctx context.Context, model string) (count, dims int, err error) {
+	if err := s.db.QueryRowContext(ctx, "SELECT count(*), coalesce(max(length(vec)), 0) / 4 FROM vectors WHERE model = ?", model).Scan(&count, &dims); err != nil {
+		return 0, 0, fmt.Errorf("load vectors: %w", err)
+	}
+	return count, dims, nil
+}
+
+// EachVector calls fn with every vector of model stored after version
+// afterVer (-1: all), in no particular order.
+func (s *Store) EachVector(ctx context.Context, model string, afterVer int64, fn func(chunk int64, vec []float32)) error {
+	rows, err := s.db.QueryContext(ctx, "SELECT chunk_id, vec FROM vectors WHERE model = ? AND ver > ?", model, afterVer)
+	if err != nil {
+		return fmt.Errorf("load vectors: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var b []byte
+		if err := rows.Scan(&id, &b); err != nil {
+			return fmt.Errorf("load vectors: %w", err)
+		}
+		fn(id, decodeVec(b))
+	}
+	return rows.Err()
+}
+
+// VectorChunks returns the ids of the chunks that have a vector of model.
+func (s *Store) VectorChunks(ctx context.Context, model string) (map[int64]bool, error) {
+	rows, err := s.db.QueryContext(ctx, "SELECT chunk_id FROM vectors WHERE model = ?", model)
+	if err != nil {
+		return nil, fmt.Errorf("load vectors: %w", err)
+	}
+	defer rows.Close()
+	live := map[int64]bool{}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("load vectors: %w", err)
+		}
+		live[id] = true
+	}
+	return live, rows.Err()
+}
+
+// DocVector is one chunk vector of a document.
+type DocVector struct {
+	Model string
+	Vec   []float32
+}
+
+// DocVectors returns the vectors of a document's chunks, in chunk order.
+func (s *Store) DocVectors(ctx context.Context, doc int64) ([]DocVector, error) {
+	rows, err := s.db.QueryContext(ctx, "SELECT model, vec FROM vectors WHERE chunk_id >= ? AND chunk_id < ?", ChunkID(doc, 0), ChunkID(doc+1, 0))
+	if err != nil {
+		return nil, fmt.Errorf("read vectors: %w", err)
+	}
+	defer rows.Close()
+	var out []DocVector
+	for rows.Next() {
+		var v DocVector
+		var b []byte
+		if err := rows.Scan(&v.Model, &b); err != nil {
+			return nil, err
+		}
+		v.Vec = decodeVec(b)
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
+// VectorModel names the model of the stored vectors ("" without any).
+func (s *Store) VectorModel(ctx context.Context) (string, error) {
+	var made string
+	err := s.db.QueryRowContext(ctx, "SELECT model FROM vectors LIMIT 1").Scan(&made)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	return made, err
+}
+
+func encodeVec(v []float32) []byte {
+	b := make([]byte, 4*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
+	}
+	return b
+}
+
+func decodeVec(b []byte) []float32 {
+	v := make([]float32, len(b)/4)
+	for i := range v {
+		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return v
+}

@@ -1,0 +1,148 @@
+package retrieval
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gnosearch/gno/retrieval/config"
+	"github.com/gnosearch/gno/retrieval/gnoerr"
+	"github.com/gnosearch/gno/retrieval/ingest"
+	"github.com/gnosearch/gno/retrieval/store"
+)
+
+// UpdateOptions tune Update.
+type UpdateOptions struct {
+	// Collection limits the sync to one collection.
+	Collection string
+	GitPull    bool
+	// RunUpdateCmd runs each collection's update command first.
+	RunUpdateCmd bool
+	// LockWait is how long Engine.Update waits for another writer (0:
+	// fail at once); Writer.Update holds the lock already.
+	LockWait time.Duration
+	// Only limits the sync of Collection to these paths (see
+	// ingest.Options.Only); note edits re-index just what they touched.
+	Only []string
+	// Rebuild moves the database aside (kept as index.sqlite.damaged) and
+	// indexes every collection from scratch, keeping user tags and the
+	// generation; vectors must be embedded again.
+	Rebuild  bool
+	Progress func(ingest.Progress)
+}
+
+// UpdateResult summarises a sync of one or more collections.
+type UpdateResult struct {
+	Collections []*ingest.Result `json:"collections"`
+	Generation  int64            `json:"generation"`
+	DurationMS  float64          `json:"durationMs"`
+}
+
+// Update syncs collections with their folders.
+func (w *Writer) Update(ctx context.Context, opt UpdateOptions) (*UpdateResult, error) {
+	start := time.Now()
+	e := w.e
+	cfg := e.Config()
+	cols := cfg.Collections
+	if opt.Collection != "" {
+		c, ok := cfg.Collection(opt.Collection)
+		if !ok {
+			return nil, gnoerr.New(gnoerr.NotFound, "collection %q not found", opt.Collection)
+		}
+		cols = []config.Collection{*c}
+	}
+	var saved store.Salvaged
+	if opt.Rebuild {
+		cols = cfg.Collections
+		var err error
+		if saved, err = w.moveAside(ctx); err != nil {
+			return nil, err
+		}
+	}
+	st, err := e.store(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if saved.Generation > 0 {
+		if err := st.SetMeta(ctx, "generation", strconv.FormatInt(saved.Generation, 10)); err != nil {
+			return nil, err
+		}
+	}
+	gen, err := st.Generation(ctx)
+	if err != nil {
+		return nil, err
+	}
+	gen++
+	res := &UpdateResult{Generation: gen - 1}
+	iopt := ingest.Options{
+		MaxFileBytes:     cfg.Index.MaxFileBytes,
+		MaxDocumentBytes: cfg.Index.MaxDocumentBytes,
+		RunUpdateCmd:     opt.RunUpdateCmd,
+		GitPull:          opt.GitPull,
+		Progress:         opt.Progress,
+	}
+	if opt.Collection != "" && opt.Only != nil {
+		iopt.Only = opt.Only
+	}
+	iopt.Limits.Timeout = time.Duration(cfg.Index.ConvertTimeout)
+	iopt.Chunk.Tokens = cfg.Index.ChunkTokens
+	iopt.Chunk.Overlap = cfg.Index.ChunkOverlap
+	var errs []string
+	for _, c := range cols {
+		r, err := ingest.Sync(ctx, st, c, gen, iopt)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, err
+			}
+			errs = append(errs, err.Error())
+			continue
+		}
+		if r.Changed() {
+			res.Generation = gen
+		}
+		res.Collections = append(res.Collections, r)
+	}
+	if opt.Rebuild {
+		if err := st.RestoreUserTags(ctx, saved.UserTags); err != nil {
+			errs = append(errs, err.Error())
+		}
+	}
+	if res.Generation == gen {
+		// The next search reloads the vectors; embedding new chunks is
+		// `gno embed`'s job.
+		e.vectors.forget()
+	}
+	res.DurationMS = ms(time.Since(start))
+	if len(errs) > 0 {
+		return res, fmt.Errorf("%s", strings.Join(errs, "; "))
+	}
+	return res, nil
+}
+
+// moveAside replaces the index with an empty one: the database (and its
+// WAL) is kept as index.sqlite.damaged for inspection, the vector exports
+// are deleted. It returns what could be salvaged from the old file.
+func (w *Writer) moveAside(ctx context.Context) (store.Salvaged, error) {
+	e := w.e
+	e.forgetModels()
+	e.closeStore()
+	s := store.Salvage(ctx, e.Paths.DBFile)
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		p := e.Paths.DBFile + suffix
+		if err := os.Rename(p, e.Paths.DBFile+".damaged"+suffix); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return s, fmt.Errorf("rebuild: move %s aside: %w", p, err)
+		}
+	}
+	exports, _ := filepath.Glob(filepath.Join(e.Paths.IndexDir, "vectors-*.hnsw*"))
+	for _, p := range exports {
+		os.Remove(p)
+	}
+	return s, nil
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

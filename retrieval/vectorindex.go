@@ -1,0 +1,107 @@
+package retrieval
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/gnosearch/gno/retrieval/config"
+	"github.com/gnosearch/gno/retrieval/vector"
+)
+
+// vectorCache holds the in-memory vector graph of the embedding model in
+// use. It is the cache's one owner: a sync or an embed forgets it, the
+// next search loads it again (vectorIndex).
+type vectorCache struct {
+	mu    sync.Mutex
+	index *vector.Index
+}
+
+// forget drops the graph, so the next search reloads it.
+func (c *vectorCache) forget() {
+	c.mu.Lock()
+	c.index = nil
+	c.mu.Unlock()
+}
+
+// graphFile is the persisted vector graph of model in the index directory.
+func (e *Engine) graphFile(model string) string {
+	safe := strings.Map(func(r rune) rune {
+		if r == '/' || r == '\\' || r == ':' || r == ' ' {
+			return '_'
+		}
+		return r
+	}, model)
+	return filepath.Join(e.Paths.IndexDir, "vectors-"+safe+".hnsw")
+}
+
+// vectorIndex returns the vector graph of model, loading the persisted
+// export and applying what changed in SQLite since it was saved (rows with
+// a newer ver, rows deleted with their chunks); without an export the
+// graph is built from the stored vectors and saved.
+func (e *Engine) vectorIndex(ctx context.Context, model string) (*vector.Index, error) {
+	c := &e.vectors
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.index != nil && c.index.ModelID() == model {
+		return c.index, nil
+	}
+	st, err := e.store(ctx)
+	if err != nil {
+		return nil, err
+	}
+	count, dims, err := st.VectorCount(ctx, model)
+	if err != nil {
+		return nil, err
+	}
+	if count == 0 {
+		c.index = vector.New(0, model, vector.Params{})
+		return c.index, nil
+	}
+	path := e.graphFile(model)
+	var saved int64 = -1
+	ix, err := vector.Load(path, dims, model, vector.Params{})
+	if err == nil {
+		if b, err := os.ReadFile(path + ".ver"); err == nil {
+			saved, _ = strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+		}
+	}
+	if ix == nil || saved < 0 {
+		ix, saved = vector.New(dims, model, vector.Params{}), -1
+	}
+	cur, _ := st.Meta(ctx, "vectors_version")
+	curVer, _ := strconv.ParseInt(cur, 10, 64)
+	if saved == curVer && ix.Len() == count {
+		c.index = ix
+		return ix, nil
+	}
+	err = st.EachVector(ctx, model, saved, func(id int64, v []float32) {
+		if len(v) == dims {
+			ix.Add(id, v)
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	if ix.Len() != count {
+		// Some vectors went with their chunks: drop them from the graph.
+		live, err := st.VectorChunks(ctx, model)
+		if err != nil {
+			return nil, err
+		}
+		for _, id := range ix.Keys() {
+			if !live[id] {
+				ix.Delete(id)
+			}
+		}
+	}
+	// A failed save only costs the next process a rebuild.
+	if err := ix.Save(path); err == nil {
+		config.WriteFileAtomic(path+".ver", []byte(strconv.FormatInt(curVer, 10)), 0o644)
+	}
+	c.index = ix
+	return ix, nil
+}

@@ -1,0 +1,122 @@
+package retrieval
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/gnosearch/gno/inference"
+	"github.com/gnosearch/gno/retrieval/gnoerr"
+	"github.com/gnosearch/gno/retrieval/query"
+	"github.com/gnosearch/gno/retrieval/store"
+	"github.com/gnosearch/gno/retrieval/vector"
+)
+
+// searchGraph returns the best chunk of each of the top k documents among
+// chunks whose document passes allow (nil: all).
+func searchGraph(ix *vector.Index, q []float32, k int, allow func(doc int64) bool, admitted int) ([]hit, error) {
+	vq := vector.Query{Vector: q, K: k * 3, Admitted: admitted}
+	if allow != nil {
+		vq.Filter = func(key int64) bool { return allow(store.DocOfChunk(key)) }
+	}
+	hs, err := ix.Search(vq)
+	if err != nil {
+		return nil, err
+	}
+	var out []hit
+	seen := map[int64]bool{}
+	for _, h := range hs {
+		doc := store.DocOfChunk(h.Key)
+		if seen[doc] {
+			continue
+		}
+		seen[doc] = true
+		out = append(out, hit{DocID: doc, ChunkID: h.Key, Score: float64(h.Score)})
+		if len(out) == k {
+			break
+		}
+	}
+	return out, nil
+}
+
+// errNoVectors is returned when the index has no vectors for the model.
+var errNoVectors = gnoerr.New(gnoerr.Unavailable, "vectors not available: run `gno index` (or `gno embed`) to build them")
+
+// vectorHits embeds text and returns the top documents by similarity.
+func (e *Engine) vectorHits(ctx context.Context, text string, f store.Filter, k int) ([]hit, error) {
+	emb, err := e.models.Embedder(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ix, err := e.vectorIndex(ctx, emb.ModelID())
+	if err != nil {
+		return nil, err
+	}
+	if ix.Len() == 0 {
+		return nil, errNoVectors
+	}
+	vecs, err := emb.Embed(ctx, []string{text}, inference.Query)
+	if err != nil {
+		return nil, fmt.Errorf("embed query: %w", err)
+	}
+	allow, admitted, err := e.allowed(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	hits, err := searchGraph(ix, vecs[0], k, allow, admitted)
+	if err != nil {
+		return nil, err
+	}
+	for i := range hits {
+		hits[i].Explain = &Explain{VectorRank: i + 1, VectorScore: round4(hits[i].Score)}
+		hits[i].Score = math.Max(0, math.Min(1, hits[i].Score))
+	}
+	return hits, nil
+}
+
+// allowed returns a predicate over document ids for a filter, nil if the
+// filter lets everything through. The filter applies before the top-k.
+func (e *Engine) allowed(ctx context.Context, f store.Filter) (func(int64) bool, int, error) {
+	if f.Empty() {
+		return nil, 0, nil
+	}
+	st, err := e.store(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	ids, err := st.FilterDocs(ctx, f)
+	if err != nil {
+		return nil, 0, err
+	}
+	// Documents average about one chunk; the graph only needs an estimate.
+	return func(id int64) bool { return ids[id] }, len(ids) + 1, nil
+}
+
+// VSearch runs a vector search: embed the query, scan chunk vectors, best
+// chunk per document.
+func (e *Engine) VSearch(ctx context.Context, req SearchRequest) (*SearchResults, error) {
+	start := time.Now()
+	f, err := e.prepare(ctx, &req)
+	if err != nil {
+		return nil, err
+	}
+	hits, err := e.vectorHits(ctx, req.Query, f, req.Limit)
+	if err != nil {
+		if gnoerr.Is(err, gnoerr.Unavailable) && !errors.Is(err, errNoVectors) {
+			return nil, gnoerr.Wrap(gnoerr.Unavailable, err, "vectors not available: install an embedding model (`make models`) and run `gno index`")
+		}
+		return nil, err
+	}
+	res, err := e.results(ctx, hits, query.Parse(req.Query), req)
+	if err != nil {
+		return nil, err
+	}
+	res.Meta.Mode = "vector"
+	res.Meta.VectorsUsed = true
+	if req.Explain {
+		res.Meta.Timings = map[string]float64{"total": ms(time.Since(start))}
+	}
+	return res, nil
+}

@@ -1,0 +1,282 @@
+// Package jobs runs gno's background writes (a sync, a new collection's
+// first index, an embed) one at a time per server process, reports their
+// progress and remembers finished ones for an hour (at most 100), in
+// memory only. The MCP tools and the web app share one Runner. It owns the
+// job slot and the job records; it must not decide what a job does (the
+// caller's function does) nor take the writer lock (the caller hands it a
+// Writer, which the job closes).
+package jobs
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"log/slog"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/gnosearch/gno/retrieval"
+	"github.com/gnosearch/gno/retrieval/gnoerr"
+	"github.com/gnosearch/gno/retrieval/ingest"
+)
+
+// Job retention, per the spec: finished jobs are kept an hour, at most 100.
+const (
+	retention = time.Hour
+	maxKept   = 100
+)
+
+// Job states.
+const (
+	Running   = "running"
+	Completed = "completed"
+	Failed    = "failed"
+	Cancelled = "cancelled"
+)
+
+// Job is a background write (sync or add_collection) as clients see it.
+type Job struct {
+	ID          string         `json:"jobId"`
+	Type        string         `json:"type"`
+	Status      string         `json:"status"`
+	Collections []string       `json:"collections,omitempty"`
+	CreatedAt   string         `json:"createdAt"`
+	FinishedAt  string         `json:"finishedAt,omitempty"`
+	Progress    *Progress      `json:"progress,omitempty"`
+	Result      any            `json:"result,omitempty"`
+	Error       *gnoerr.Detail `json:"error,omitempty"`
+}
+
+// Progress is how far a job's current collection is.
+type Progress struct {
+	Collection string `json:"collection"`
+	Done       int    `json:"done"`
+	Total      int    `json:"total"`
+}
+
+// Entry is one job as the Runner tracks it.
+type Entry struct {
+	job      Job
+	finished time.Time
+	done     chan struct{}
+	watchers map[int]func(Progress)
+}
+
+// Done is closed when the job has finished.
+func (e *Entry) Done() <-chan struct{} { return e.done }
+
+// Runner runs at most one write job per server process and remembers
+// finished ones for a while.
+type Runner struct {
+	log    *slog.Logger
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	mu       sync.Mutex
+	all      map[string]*Entry
+	active   string // id of the running job, "" if none
+	reserved bool   // a job is being set up
+	nextW    int
+}
+
+// New returns a Runner that logs to log.
+func New(log *slog.Logger) *Runner {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Runner{log: log, ctx: ctx, cancel: cancel, all: map[string]*Entry{}}
+}
+
+// Active is the id of the running job, "" when none runs.
+func (j *Runner) Active() string {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.active
+}
+
+// Reserve claims the single job slot, or fails with JOB_CONFLICT. The
+// caller must call Start or Release.
+func (j *Runner) Reserve() error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.active != "" || j.reserved {
+		id := j.active
+		if id == "" {
+			id = "(starting)"
+		}
+		return gnoerr.New(gnoerr.JobConflict, "another job is already running (%s); poll it with gno_job_status", id)
+	}
+	j.reserved = true
+	return nil
+}
+
+// Release gives back a slot Reserve claimed when no job will start.
+func (j *Runner) Release() {
+	j.mu.Lock()
+	j.reserved = false
+	j.mu.Unlock()
+}
+
+// Start runs fn in the background as the reserved job, holding w, which
+// it closes when fn returns (nil: fn takes the lock itself).
+func (j *Runner) Start(kind string, cols []string, w *retrieval.Writer, fn func(ctx context.Context, progress func(ingest.Progress)) (any, error)) *Entry {
+	now := time.Now()
+	e := &Entry{job: Job{ID: newJobID(), Type: kind, Status: Running, Collections: cols, CreatedAt: now.UTC().Format(time.RFC3339Nano)},
+		done: make(chan struct{}), watchers: map[int]func(Progress){}}
+	j.mu.Lock()
+	j.prune(now)
+	j.all[e.job.ID] = e
+	j.active = e.job.ID
+	j.reserved = false
+	j.mu.Unlock()
+	j.log.Info("job started", "job", e.job.ID, "type", kind, "collections", cols)
+	j.wg.Go(func() {
+		if w != nil { // nil: fn takes the lock itself (embed)
+			defer w.Close()
+		}
+		var res any
+		var err error
+		func() {
+			defer func() {
+				if r := recover(); r != nil {
+					err = gnoerr.New(gnoerr.Runtime, "internal error in job: %v", r)
+				}
+			}()
+			res, err = fn(j.ctx, func(p ingest.Progress) { j.progress(e, p) })
+		}()
+		j.finish(e, res, err)
+	})
+	return e
+}
+
+func (j *Runner) progress(e *Entry, p ingest.Progress) {
+	jp := Progress{Collection: p.Collection, Done: p.Done, Total: p.Total}
+	j.mu.Lock()
+	e.job.Progress = &jp
+	ws := make([]func(Progress), 0, len(e.watchers))
+	for _, w := range e.watchers {
+		ws = append(ws, w)
+	}
+	j.mu.Unlock()
+	for _, w := range ws {
+		w(jp)
+	}
+}
+
+func (j *Runner) finish(e *Entry, res any, err error) {
+	now := time.Now()
+	j.mu.Lock()
+	e.finished = now
+	e.job.FinishedAt = now.UTC().Format(time.RFC3339Nano)
+	e.job.Result = res
+	switch {
+	case err == nil:
+		e.job.Status = Completed
+	case j.ctx.Err() != nil:
+		e.job.Status = Cancelled
+		e.job.Error = &gnoerr.Detail{Code: gnoerr.Runtime, Message: "cancelled: the server is shutting down"}
+	default:
+		e.job.Status = Failed
+		e.job.Error = &gnoerr.Detail{Code: gnoerr.CodeOf(err), Message: err.Error()}
+	}
+	if j.active == e.job.ID {
+		j.active = ""
+	}
+	status := e.job.Status
+	j.mu.Unlock()
+	close(e.done)
+	j.log.Info("job finished", "job", e.job.ID, "status", status, "err", err)
+}
+
+// Watch calls fn on each progress report of e until the returned func is
+// called.
+func (j *Runner) Watch(e *Entry, fn func(Progress)) func() {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	id := j.nextW
+	j.nextW++
+	e.watchers[id] = fn
+	return func() {
+		j.mu.Lock()
+		delete(e.watchers, id)
+		j.mu.Unlock()
+	}
+}
+
+// Snapshot returns a copy of e's public state.
+func (j *Runner) Snapshot(e *Entry) Job {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	job := e.job
+	if job.Progress != nil {
+		p := *job.Progress
+		job.Progress = &p
+	}
+	return job
+}
+
+// Get finds a job by id.
+func (j *Runner) Get(id string) (*Entry, bool) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.prune(time.Now())
+	e, ok := j.all[id]
+	return e, ok
+}
+
+// List returns running jobs and up to limit finished ones, newest first.
+func (j *Runner) List(limit int) (active, recent []Job) {
+	j.mu.Lock()
+	j.prune(time.Now())
+	var es []*Entry
+	for _, e := range j.all {
+		es = append(es, e)
+	}
+	j.mu.Unlock()
+	sort.Slice(es, func(a, b int) bool { return es[a].job.CreatedAt > es[b].job.CreatedAt })
+	active, recent = []Job{}, []Job{}
+	for _, e := range es {
+		s := j.Snapshot(e)
+		if s.Status == Running {
+			active = append(active, s)
+		} else if len(recent) < limit {
+			recent = append(recent, s)
+		}
+	}
+	return active, recent
+}
+
+// prune drops finished jobs past retention and the oldest beyond
+// maxKept. The caller holds j.mu.
+func (j *Runner) prune(now time.Time) {
+	var fin []*Entry
+	for id, e := range j.all {
+		if e.finished.IsZero() {
+			continue
+		}
+		if now.Sub(e.finished) > retention {
+			delete(j.all, id)
+			continue
+		}
+		fin = append(fin, e)
+	}
+	if len(fin) <= maxKept {
+		return
+	}
+	sort.Slice(fin, func(a, b int) bool { return fin[a].finished.Before(fin[b].finished) })
+	for _, e := range fin[:len(fin)-maxKept] {
+		delete(j.all, e.job.ID)
+	}
+}
+
+// Shutdown cancels running jobs and waits for them to release the lock.
+func (j *Runner) Shutdown() {
+	j.cancel()
+	j.wg.Wait()
+}
+
+func newJobID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return "job_" + hex.EncodeToString(b[:])
+}
