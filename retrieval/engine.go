@@ -1,6 +1,8 @@
 // Package retrieval is gno's search engine: an Engine owns one index
 // (config, SQLite store, vector graph) and answers search, vsearch, query,
-// get, multi-get, list and status for every front end (CLI, MCP, REST, web).
+// get, multi-get, list and status for every front end (CLI, MCP, REST, web);
+// Run picks one of the three searches by mode, so a mode means the same
+// everywhere.
 //
 // The Engine itself only opens and closes the index, holds its config and
 // runs those reads. Every other job is a part reached from it, with one
