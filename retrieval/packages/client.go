@@ -120,7 +120,31 @@ func (c *client) run(ctx context.Context, args ...string) ([]byte, error) {
 	if msg == "" {
 		msg = err.Error()
 	}
-	return stdout.Bytes(), errors.New(filepath.Base(c.bin) + ": " + msg)
+	return stdout.Bytes(), &clientError{msg: filepath.Base(c.bin) + ": " + msg, output: stderr.String() + "\n" + stdout.String()}
+}
+
+// clientError is a client's failure: a short message, and its whole
+// output for telling a network failure from a package-specific one.
+type clientError struct {
+	msg    string
+	output string
+}
+
+func (e *clientError) Error() string { return e.msg }
+
+// mentions reports whether a client's failure output contains any of the
+// strings.
+func mentions(err error, parts ...string) bool {
+	var ce *clientError
+	if !errors.As(err, &ce) {
+		return false
+	}
+	for _, p := range parts {
+		if strings.Contains(ce.output, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // shortError keeps the most telling line of a client's error output: the
@@ -130,7 +154,7 @@ func shortError(s string) string {
 	best := ""
 	for i := len(lines) - 1; i >= 0; i-- {
 		l := strings.TrimSpace(lines[i])
-		if l == "" {
+		if l == "" || strings.Contains(l, "A complete log of this run") {
 			continue
 		}
 		low := strings.ToLower(l)

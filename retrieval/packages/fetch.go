@@ -79,6 +79,12 @@ func (d *discovery) npmFetch(ctx context.Context, missing []*Package) {
 		}
 		out, err := c.run(ctx, args...)
 		if err != nil {
+			var e struct {
+				Error struct{ Code, Summary string }
+			}
+			if json.Unmarshal(out, &e) == nil && e.Error.Summary != "" {
+				return &clientError{msg: "npm: " + shortError(e.Error.Code+": "+e.Error.Summary), output: e.Error.Code}
+			}
 			return err
 		}
 		var res []struct{ Name, Version, Filename string }
@@ -101,13 +107,14 @@ func (d *discovery) npmFetch(ctx context.Context, missing []*Package) {
 		}
 		return nil
 	}
-	if err := pack(todo); err == nil || len(todo) == 1 {
+	// One bad spec (unknown name or version, a private scope) fails the
+	// whole batch: only then is each retried, to tell which.
+	if err := pack(todo); err == nil || len(todo) == 1 || !mentions(err, "E404", "ETARGET", "E403", "E401", "EINVALID") {
 		if err != nil {
 			failAll(todo, err.Error())
 		}
 		return
 	}
-	// One bad spec fails the whole batch: retry each to tell which.
 	eachLimited(len(todo), 4, func(i int) {
 		if err := pack(todo[i : i+1]); err != nil {
 			failAll(todo[i:i+1], err.Error())

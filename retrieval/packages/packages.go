@@ -203,11 +203,11 @@ func Discover(ctx context.Context, projectDir string, opt Options) (*Project, er
 // discovery is the state of one Discover call, shared by the ecosystems;
 // forEcosystem gives each its own warnings.
 type discovery struct {
-	dir   string // project folder, real path
-	opt   *Options
-	env   *environ
-	read  *reader
-	eco   Ecosystem
+	dir  string // project folder, real path
+	opt  *Options
+	env  *environ
+	read *reader
+	eco  Ecosystem
 
 	warnings []Warning
 }

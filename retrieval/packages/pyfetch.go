@@ -143,35 +143,38 @@ func (d *discovery) pyFetch(ctx context.Context, env *pyEnv, missing []pyMissing
 	}
 	// pip with a python lacking it: try the next python.
 	var python string
-	var err1 error
 	for _, py := range pythons {
 		python = py
-		if err1 = download(py, todo); err1 == nil || !strings.Contains(err1.Error(), "No module named pip") {
+		if err = download(py, todo); err == nil || !strings.Contains(err.Error(), "No module named pip") {
 			break
 		}
 	}
-	if err1 == nil {
-		return
-	}
-	if len(todo) == 1 {
-		todo[0].p.Missing = pipReason(err1)
-		return
-	}
-	for _, m := range todo { // one bad requirement fails the batch: retry each
-		if ctx.Err() != nil {
-			m.p.Missing = "canceled"
-			continue
+	// pip stops at the first requirement it cannot satisfy, naming it:
+	// that one is missing, the rest is tried again (twice at most, since
+	// a network that is down fails every requirement the same way).
+	for retry := 0; err != nil; retry++ {
+		bad := -1
+		for i, m := range todo {
+			if mentions(err, "No matching distribution found for "+spec(m)+"\n") {
+				bad = i
+			}
 		}
-		if err := download(python, []pyMissing{m}); err != nil {
-			m.p.Missing = pipReason(err)
+		if bad < 0 || len(todo) == 1 || retry == 2 || ctx.Err() != nil {
+			for _, m := range todo {
+				m.p.Missing = pipReason(err)
+			}
+			return
 		}
+		todo[bad].p.Missing = pipReason(err)
+		todo = append(todo[:bad:bad], todo[bad+1:]...)
+		err = download(python, todo)
 	}
 }
 
 // pipReason shortens pip's failure.
 func pipReason(err error) string {
 	s := err.Error()
-	if strings.Contains(s, "from versions: none") {
+	if mentions(err, "from versions: none") {
 		return s + " (no wheel for this platform, or no index reachable)"
 	}
 	return s

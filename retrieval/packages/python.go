@@ -306,7 +306,7 @@ func discoverPython(ctx context.Context, d *discovery) (bool, []Package) {
 				}
 				byNorm[norm] = p
 				pkgs = append(pkgs, p)
-				if w.req.url == "" && (w.req.marker == "" || env == nil) {
+				if w.req.url == "" && w.req.marker == "" {
 					missing = append(missing, pyMissing{p, w.req})
 				}
 				continue
