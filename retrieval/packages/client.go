@@ -150,21 +150,39 @@ func mentions(err error, parts ...string) bool {
 // shortError keeps the most telling line of a client's error output: the
 // last one that reads like an error, trimmed.
 func shortError(s string) string {
+	// Cargo ends with its root cause: "Caused by:\n  [7] Could not connect".
+	if i := strings.LastIndex(s, "Caused by:"); i >= 0 {
+		if cause := strings.TrimSpace(s[i+len("Caused by:"):]); cause != "" {
+			s = cause
+		}
+	}
 	lines := strings.Split(strings.TrimSpace(s), "\n")
 	best := ""
-	for i := len(lines) - 1; i >= 0; i-- {
-		l := strings.TrimSpace(lines[i])
-		if l == "" || strings.Contains(l, "A complete log of this run") {
-			continue
-		}
-		low := strings.ToLower(l)
-		if best == "" {
-			best = l
-		}
-		if strings.Contains(low, "error") || strings.Contains(low, "failed") || strings.Contains(low, "could not") ||
-			strings.Contains(low, "not found") || strings.Contains(low, "no matching") || strings.Contains(low, "disabled") {
-			best = l
-			break
+	// The last line that starts as an error does ("error: ...", pip's
+	// "ERROR: ...", "npm error ..."); else the last that speaks of one;
+	// else the last line.
+	for pass := 0; pass < 3 && best == ""; pass++ {
+		for i := len(lines) - 1; i >= 0 && best == ""; i-- {
+			l := strings.TrimSpace(lines[i])
+			if l == "" || strings.Contains(l, "A complete log of this run") {
+				continue
+			}
+			low := strings.ToLower(l)
+			switch pass {
+			case 0:
+				if strings.HasPrefix(low, "error") || strings.HasPrefix(low, "npm error") || strings.HasPrefix(low, "npm err!") || strings.HasPrefix(low, "go: ") {
+					best = l
+				}
+			case 1:
+				for _, k := range []string{"error", "failed", "could not", "not found", "no matching", "disabled"} {
+					if strings.Contains(low, k) {
+						best = l
+						break
+					}
+				}
+			default:
+				best = l
+			}
 		}
 	}
 	for _, p := range []string{"npm ERR! ", "npm error ", "ERROR: ", "error: ", "go: "} {

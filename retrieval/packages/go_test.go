@@ -134,6 +134,7 @@ func TestGoFetch(t *testing.T) {
 			if uuid.Dir != "" || !strings.Contains(uuid.Missing, tc.want) || len(uuid.Missing) > 220 {
 				t.Errorf("want missing with %q, got %+v", tc.want, uuid)
 			}
+			t.Logf("reason: %s", uuid.Missing)
 		})
 	}
 }

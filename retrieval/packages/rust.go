@@ -496,7 +496,10 @@ func (d *discovery) cargoFetch(ctx context.Context, home string, want []cargoWan
 		}
 		return nil
 	}
-	if err := run(want); err == nil || len(want) == 1 {
+	// One unknown crate or version fails the batch: only then is each
+	// retried, to tell which.
+	err = run(want)
+	if err == nil || len(want) == 1 || d.opt.Offline || !mentions(err, "failed to select a version", "no matching package named") {
 		if err != nil {
 			failAll(ps, err.Error())
 		}
