@@ -76,6 +76,9 @@ func parsePackageLock(data []byte) (*npmLock, error) {
 			if e.Name != "" {
 				name = e.Name
 			}
+			if !validNPMName(name) {
+				continue
+			}
 			l.all = append(l.all, npmLockEntry{name: name, version: e.Version, optional: e.Optional})
 			if i == 0 {
 				l.root[path[len("node_modules/"):]] = e.Version
@@ -103,7 +106,7 @@ func parsePackageLock(data []byte) (*npmLock, error) {
 					name, v = n, ver
 				}
 			}
-			if v == "" {
+			if v == "" || !validNPMName(name) {
 				continue
 			}
 			l.all = append(l.all, npmLockEntry{name: name, version: v, optional: e.Optional})
@@ -150,7 +153,7 @@ func parsePnpmLock(data []byte) (*npmLock, error) {
 			case map[string]any:
 				ver, _ = x["version"].(string)
 			}
-			if n, v, ok := pnpmVersionRef(name, ver); ok {
+			if n, v, ok := pnpmVersionRef(name, ver); ok && validNPMName(n) {
 				l.root[n] = v
 			}
 		}
@@ -166,7 +169,7 @@ func parsePnpmLock(data []byte) (*npmLock, error) {
 	for key, e := range doc.Packages {
 		name, ver, ok := parsePnpmDepPath(key)
 		if e.Name != "" && e.Version != "" {
-			name, ver, ok = e.Name, e.Version, true
+			name, ver, ok = e.Name, e.Version, validNPMName(e.Name)
 		}
 		if ok {
 			l.all = append(l.all, npmLockEntry{name: name, version: ver, optional: e.Optional})
@@ -207,7 +210,7 @@ func pnpmVersionRef(name, ver string) (string, string, bool) {
 // suffixes are dropped: they do not change the package's files.
 func parsePnpmDepPath(s string) (name, version string, ok bool) {
 	s = strings.TrimPrefix(s, "/")
-	if i := strings.IndexByte(s, '('); i > 0 {
+	if i := strings.IndexByte(s, '('); i >= 0 {
 		s = s[:i]
 	}
 	if n, v, ok := splitNameVersion(s); ok && !strings.Contains(v, "/") {

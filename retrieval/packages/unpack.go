@@ -63,12 +63,10 @@ func archiveName(name string, strip int) (string, error) {
 	if strings.HasPrefix(name, "/") || (len(name) > 1 && name[1] == ':') {
 		return "", fmt.Errorf("%w: absolute entry %q", errUnsafeArchive, name)
 	}
-	for _, el := range strings.Split(name, "/") {
-		if el == ".." {
-			return "", fmt.Errorf("%w: entry %q climbs out", errUnsafeArchive, name)
-		}
-	}
 	clean := path.Clean(name)
+	if clean == ".." || strings.HasPrefix(clean, "../") {
+		return "", fmt.Errorf("%w: entry %q climbs out", errUnsafeArchive, name)
+	}
 	if clean == "." {
 		return "", nil
 	}
