@@ -111,13 +111,13 @@ func TestNormalizePyName(t *testing.T) {
 
 func TestParsePnpmDepPath(t *testing.T) {
 	for in, want := range map[string][2]string{
-		"/commander/11.1.0":                       {"commander", "11.1.0"},
+		"/commander/11.1.0":                        {"commander", "11.1.0"},
 		"/@babel/core/7.22.0_supports-color@5.5.0": {"@babel/core", "7.22.0"},
-		"registry.example.com/left-pad/1.3.0":     {"left-pad", "1.3.0"},
-		"/zod@3.22.4":                             {"zod", "3.22.4"},
-		"/@types/ms@0.7.34":                       {"@types/ms", "0.7.34"},
-		"/react-dom@18.2.0(react@18.2.0)":         {"react-dom", "18.2.0"},
-		"debug@2.6.9":                             {"debug", "2.6.9"},
+		"registry.example.com/left-pad/1.3.0":      {"left-pad", "1.3.0"},
+		"/zod@3.22.4":                              {"zod", "3.22.4"},
+		"/@types/ms@0.7.34":                        {"@types/ms", "0.7.34"},
+		"/react-dom@18.2.0(react@18.2.0)":          {"react-dom", "18.2.0"},
+		"debug@2.6.9":                              {"debug", "2.6.9"},
 		"@vitejs/plugin-react@4.0.0(vite@5.0.0(@types/node@20.0.0))": {"@vitejs/plugin-react", "4.0.0"},
 	} {
 		name, ver, ok := parsePnpmDepPath(in)
@@ -204,8 +204,8 @@ func TestShortError(t *testing.T) {
 
 func TestGuessLicense(t *testing.T) {
 	for text, want := range map[string]string{
-		"MIT License\n\nPermission is hereby granted, free of charge, to any person":                                 "MIT",
-		"Apache License\n   Version 2.0, January 2004":                                                          "Apache-2.0",
+		"MIT License\n\nPermission is hereby granted, free of charge, to any person":                          "MIT",
+		"Apache License\n   Version 2.0, January 2004":                                                        "Apache-2.0",
 		"Redistribution and use in source and binary forms, with or without\nNeither the name of Google Inc.": "BSD-3-Clause",
 		"All rights reserved.": "",
 	} {
