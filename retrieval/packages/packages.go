@@ -188,16 +188,37 @@ func Discover(ctx context.Context, projectDir string, opt Options) (*Project, er
 		proj.Packages = append(proj.Packages, p.pkgs...)
 		proj.Warnings = append(proj.Warnings, p.warn...)
 	}
-	slices.SortFunc(proj.Packages, func(a, b Package) int {
+	slices.SortStableFunc(proj.Packages, func(a, b Package) int {
 		return cmp.Or(cmp.Compare(slices.Index(Ecosystems, a.Ecosystem), slices.Index(Ecosystems, b.Ecosystem)),
 			cmp.Compare(a.Name, b.Name), cmp.Compare(a.Version, b.Version))
 	})
+	proj.Packages = dedupe(proj.Packages)
 	fp, err := fingerprint(ctx, d)
 	if err != nil {
 		return nil, err
 	}
 	proj.Fingerprint = fp
 	return proj, nil
+}
+
+// dedupe merges entries of one version (a range fetched to a version
+// already installed, a package reached twice): the one with a folder
+// wins, Direct if either was.
+func dedupe(ps []Package) []Package {
+	out := ps[:0]
+	for _, p := range ps {
+		if n := len(out); n > 0 && out[n-1].ID() == p.ID() {
+			last := &out[n-1]
+			direct := last.Direct || p.Direct
+			if last.Dir == "" && p.Dir != "" {
+				*last = p
+			}
+			last.Direct = direct
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
 }
 
 // discovery is the state of one Discover call, shared by the ecosystems;

@@ -26,11 +26,12 @@ var errTooBig = errors.New("file too large")
 // folder discovery reads goes through resolve.
 type reader struct {
 	mu    sync.RWMutex
-	roots []string // real paths
+	roots []string          // real paths
+	dirs  map[string]string // folder → its real path, as resolved so far
 }
 
 func newReader(projectDir string) *reader {
-	r := &reader{}
+	r := &reader{dirs: map[string]string{}}
 	r.allow(projectDir)
 	return r
 }
@@ -79,7 +80,7 @@ func realPath(p string) (string, error) {
 // root; a symlink leading out gives an error wrapping ErrOutside, a
 // dangling one an error wrapping fs.ErrNotExist that names its target.
 func (r *reader) resolve(p string) (string, error) {
-	real, err := filepath.EvalSymlinks(p)
+	real, err := r.realPath(p)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			if target, lerr := os.Readlink(p); lerr == nil {
@@ -87,11 +88,6 @@ func (r *reader) resolve(p string) (string, error) {
 			}
 		}
 		return "", err
-	}
-	if !filepath.IsAbs(real) {
-		if real, err = filepath.Abs(real); err != nil {
-			return "", err
-		}
 	}
 	r.mu.RLock()
 	defer r.mu.RUnlock()
@@ -104,6 +100,41 @@ func (r *reader) resolve(p string) (string, error) {
 		return "", fmt.Errorf("symlink to %s skipped: %w", real, ErrOutside)
 	}
 	return "", fmt.Errorf("%s: %w", real, ErrOutside)
+}
+
+// realPath is filepath.EvalSymlinks with the folders above p remembered:
+// discovery reads many files from the same folders, and resolving each
+// path from the root costs one lstat per component.
+func (r *reader) realPath(p string) (string, error) {
+	p, err := filepath.Abs(p)
+	if err != nil {
+		return "", err
+	}
+	parent, base := filepath.Split(p)
+	if base == "" || parent == "" {
+		return filepath.EvalSymlinks(p)
+	}
+	parent = filepath.Clean(parent)
+	r.mu.RLock()
+	rp, ok := r.dirs[parent]
+	r.mu.RUnlock()
+	if !ok {
+		if rp, err = filepath.EvalSymlinks(parent); err != nil {
+			return "", err
+		}
+		r.mu.Lock()
+		r.dirs[parent] = rp
+		r.mu.Unlock()
+	}
+	cand := filepath.Join(rp, base)
+	fi, err := os.Lstat(cand)
+	if err != nil {
+		return "", err
+	}
+	if fi.Mode()&os.ModeSymlink != 0 {
+		return filepath.EvalSymlinks(cand)
+	}
+	return cand, nil
 }
 
 // within reports whether p is root or below it (both clean, absolute).

@@ -338,20 +338,6 @@ func (s *cargoSources) scan(dir string) {
 	s.names = append(s.names, names)
 }
 
-// rescan reads the registry folders again after a fetch.
-func (s *cargoSources) rescan() {
-	if s.home == "" {
-		return
-	}
-	_, ents, err := s.d.read.readDir(filepath.Join(s.home, "registry", "src"))
-	if err != nil {
-		return
-	}
-	for _, e := range ents {
-		s.scan(filepath.Join(s.home, "registry", "src", e.Name()))
-	}
-}
-
 // find returns a crate's real source folder, or "".
 func (s *cargoSources) find(p cargoLockPackage) string {
 	if strings.HasPrefix(p.Source, "git+") {
@@ -470,7 +456,7 @@ func (d *discovery) cargoFetch(ctx context.Context, home string, want []cargoWan
 			return err
 		}
 		var lock cargoLock
-		data, err := os.ReadFile(filepath.Join(dir, "Cargo.lock"))
+		data, err := d.read.readFile(filepath.Join(dir, "Cargo.lock"), maxLockfile)
 		if err == nil {
 			err = toml.Unmarshal(data, &lock)
 		}

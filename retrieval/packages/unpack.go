@@ -166,7 +166,7 @@ func unpackTarGz(r io.Reader, dst string, strip int, lim unpackLimits) error {
 				if err := os.MkdirAll(filepath.Join(tmp, rel), 0o755); err != nil {
 					return err
 				}
-			case tar.TypeReg, tar.TypeRegA:
+			case tar.TypeReg:
 				if h.Size > lim.maxFile {
 					continue
 				}

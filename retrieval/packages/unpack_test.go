@@ -18,7 +18,6 @@ type entry struct {
 	body     string
 	typ      byte
 	linkname string
-	size     int64 // for a header that claims a size without content
 }
 
 func tarGz(t *testing.T, entries ...entry) []byte {
