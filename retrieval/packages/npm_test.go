@@ -171,6 +171,28 @@ func TestNPMFetch(t *testing.T) {
 	}
 }
 
+// TestNPMFetchConfig: one unknown package fails npm's batch but only
+// itself; the project's .npmrc is what npm reads (here naming a registry
+// nobody answers).
+func TestNPMFetchConfig(t *testing.T) {
+	need(t, "npm")
+	slow(t)
+	proj := t.TempDir()
+	write(t, filepath.Join(proj, "package.json"), `{"dependencies": {"zod": "3.22.4", "gno-no-such-package-zz9": "1.0.0"}}`)
+	p := discover(t, proj, Options{Fetch: true, CacheDir: t.TempDir(), Ecosystems: []Ecosystem{NPM}})
+	if z := find(t, p, NPM, "zod"); z.Dir == "" || !z.Fetched {
+		t.Errorf("zod not fetched beside an unknown package: %+v", z)
+	}
+	if bad := find(t, p, NPM, "gno-no-such-package-zz9"); bad.Dir != "" || !strings.Contains(bad.Missing, "404") {
+		t.Errorf("unknown package: %+v", bad)
+	}
+	write(t, filepath.Join(proj, ".npmrc"), "registry=http://127.0.0.1:9/\nfetch-retries=0\n")
+	p = discover(t, proj, Options{Fetch: true, CacheDir: t.TempDir(), Ecosystems: []Ecosystem{NPM}, Env: env("npm_config_cache=" + t.TempDir())})
+	if z := find(t, p, NPM, "zod"); z.Dir != "" || !strings.Contains(z.Missing, "127.0.0.1:9") {
+		t.Errorf("the project's .npmrc was not applied: %+v", z)
+	}
+}
+
 // TestNPMBadInput: a corrupt package.json of one package, a link out of
 // the project and a dangling link are warnings naming them; nothing
 // behind the link is read, the rest is discovered.

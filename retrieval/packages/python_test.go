@@ -120,6 +120,22 @@ func TestPythonFetch(t *testing.T) {
 	}
 }
 
+// TestPythonFetchOneBad: pip stops at an unknown distribution; the
+// others are still fetched.
+func TestPythonFetchOneBad(t *testing.T) {
+	need(t, "python3")
+	slow(t)
+	proj := t.TempDir()
+	write(t, filepath.Join(proj, "requirements.txt"), "gno-no-such-dist-zz9==1.0\nsix==1.16.0\n")
+	p := discover(t, proj, Options{Fetch: true, CacheDir: t.TempDir(), Ecosystems: []Ecosystem{Python}})
+	if six := find(t, p, Python, "six"); six.Dir == "" {
+		t.Errorf("six not fetched beside an unknown distribution: %+v", six)
+	}
+	if bad := find(t, p, Python, "gno-no-such-dist-zz9"); bad.Dir != "" || !strings.Contains(bad.Missing, "gno-no-such-dist-zz9") {
+		t.Errorf("unknown distribution: %+v", bad)
+	}
+}
+
 // fakeDist writes an installed distribution by hand, as pip lays it out.
 func fakeDist(t *testing.T, site, name, version string, files ...string) {
 	info := filepath.Join(site, strings.ReplaceAll(name, "-", "_")+"-"+version+".dist-info")

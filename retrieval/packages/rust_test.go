@@ -127,6 +127,29 @@ func TestRustFetch(t *testing.T) {
 	}
 }
 
+// TestRustFetchConfig: the project's .cargo/config.toml applies to the
+// scratch fetch (here a proxy nobody answers), and one unknown crate
+// fails only itself.
+func TestRustFetchConfig(t *testing.T) {
+	need(t, "cargo")
+	slow(t)
+	proj := t.TempDir()
+	write(t, filepath.Join(proj, "Cargo.toml"), "[package]\nname = \"x\"\nversion = \"0.1.0\"\n\n[dependencies]\nanyhow = \"=1.0.86\"\ngno-no-such-crate-zz9 = \"1\"\n")
+	home := filepath.Join(shared, "cargo-home-fetch")
+	p := discover(t, proj, Options{Fetch: true, CacheDir: t.TempDir(), Ecosystems: []Ecosystem{Rust}, Env: env("CARGO_HOME=" + home)})
+	if a := find(t, p, Rust, "anyhow"); a.Dir == "" {
+		t.Errorf("anyhow not fetched beside an unknown crate: %+v", a)
+	}
+	if bad := find(t, p, Rust, "gno-no-such-crate-zz9"); bad.Dir != "" || !strings.Contains(bad.Missing, "gno-no-such-crate-zz9") {
+		t.Errorf("unknown crate: %+v", bad)
+	}
+	write(t, filepath.Join(proj, ".cargo", "config.toml"), "[http]\nproxy = \"http://127.0.0.1:9\"\n[net]\nretry = 0\n")
+	p = discover(t, proj, Options{Fetch: true, CacheDir: t.TempDir(), Ecosystems: []Ecosystem{Rust}, Env: env("CARGO_HOME=" + t.TempDir())})
+	if a := find(t, p, Rust, "anyhow"); a.Dir != "" || !strings.Contains(a.Missing, "connect") {
+		t.Errorf("the project's .cargo/config.toml was not applied: %+v", a)
+	}
+}
+
 // TestRustBroken: a Cargo.toml that does not parse and a corrupt
 // Cargo.lock are warnings naming them (with the line).
 func TestRustBroken(t *testing.T) {
