@@ -193,6 +193,10 @@ type pyRequirement struct {
 	spec   string // version specifier, e.g. ">=2,<3" or "==1.2.3"
 	url    string // "name @ url"
 	marker string
+	// optional is set for an extra's dependency ([project.optional-
+	// dependencies], Poetry's optional = true): listed only when
+	// installed, never fetched.
+	optional bool
 }
 
 // pinned is the exact version a "==" (or "===") specifier names.

@@ -104,30 +104,31 @@ func (d *discovery) readPyproject(p string, pd *pyDecls) {
 	if pd.name == "" {
 		pd.name = pp.Tool.Poetry.Name
 	}
-	add := func(s string) {
+	add := func(s string, optional bool) {
 		if r, ok := parseRequirement(s); ok {
+			r.optional = optional
 			pd.reqs = append(pd.reqs, r)
 		} else {
 			d.warn(p, "dependency %q not understood, skipped", s)
 		}
 	}
 	for _, s := range pp.Project.Dependencies {
-		add(s)
+		add(s, false)
 	}
 	for _, g := range sortedKeys(pp.Project.OptionalDependencies) {
 		for _, s := range pp.Project.OptionalDependencies[g] {
-			add(s)
+			add(s, true)
 		}
 	}
 	for _, g := range sortedKeys(pp.DependencyGroups) {
 		for _, x := range pp.DependencyGroups[g] {
 			if s, ok := x.(string); ok {
-				add(s) // tables are {include-group = "..."}, met in their own group
+				add(s, false) // tables are {include-group = "..."}, met in their own group
 			}
 		}
 	}
 	for _, s := range pp.Tool.UV.DevDependencies {
-		add(s)
+		add(s, false)
 	}
 	poetry := []map[string]any{pp.Tool.Poetry.Dependencies, pp.Tool.Poetry.DevDependencies}
 	for _, g := range sortedKeys(pp.Tool.Poetry.Group) {
@@ -149,6 +150,7 @@ func (d *discovery) readPyproject(p string, pd *pyDecls) {
 				if m, ok := v["markers"].(string); ok {
 					r.marker = m
 				}
+				r.optional = v["optional"] == true
 				if _, ok := v["path"]; ok {
 					continue // a local folder: the project's own code
 				}

@@ -128,7 +128,7 @@ func discoverPython(ctx context.Context, d *discovery) (bool, []Package) {
 		p := byNorm[norm]
 		if p == nil {
 			if dist == nil {
-				if w.req.marker != "" && !w.direct || w.req.url != "" && !w.direct {
+				if w.req.optional || w.req.marker != "" && !w.direct || w.req.url != "" && !w.direct {
 					continue // for another platform, or not from an index
 				}
 				p = &Package{Ecosystem: Python, Name: w.req.name, Version: decl.locked[norm], Direct: w.direct, Missing: "not installed"}

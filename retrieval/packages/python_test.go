@@ -78,10 +78,14 @@ func TestPythonFetch(t *testing.T) {
 	need(t, "python3")
 	slow(t)
 	proj := t.TempDir()
-	write(t, filepath.Join(proj, "pyproject.toml"), "[project]\nname = \"demo\"\ndependencies = [\"six==1.16.0\", \"attrs>=23\", \"pywin32; sys_platform == 'win32'\"]\n")
+	write(t, filepath.Join(proj, "pyproject.toml"), "[project]\nname = \"demo\"\ndependencies = [\"six==1.16.0\", \"attrs>=23\", \"pywin32; sys_platform == 'win32'\"]\n"+
+		"[project.optional-dependencies]\ndocs = [\"sphinx>=7\"]\n")
 	p := discover(t, proj, Options{Ecosystems: []Ecosystem{Python}})
 	if six := find(t, p, Python, "six"); six.Version != "1.16.0" || !strings.Contains(six.Missing, "no Python environment") {
 		t.Fatalf("six: %+v", six)
+	}
+	if has(p, Python, "sphinx", "") {
+		t.Errorf("an extra's dependency that is not installed is listed")
 	}
 	before := snapshot(t, proj)
 	cache := t.TempDir()
