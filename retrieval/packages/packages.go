@@ -36,6 +36,9 @@ type Package struct {
 	Name string
 	// Version is the exact installed version (Go's keeps its "v"). A
 	// Swift pin on a branch or revision is "branch@rev" or the revision.
+	// A Missing package whose version no lockfile pins has its declared
+	// range ("^1.2", "1.0") or "latest" here; a fetch sets the version
+	// the client resolved.
 	Version string
 	// Dir is the folder holding the package's sources, absolute with
 	// symlinks resolved, inside the project or a package cache; "" when
@@ -58,8 +61,10 @@ type Package struct {
 	Homepage   string
 	Repository string
 	// Fetched is set when Dir was filled by gno through the ecosystem's
-	// client (this run, or an earlier one into Options.CacheDir): the
-	// project itself does not have it installed.
+	// client, not by the project's own install: npm and Python packages
+	// in Options.CacheDir (this run or an earlier one); Go modules and
+	// crates on the run that fetched them (later they sit in the shared
+	// cache like any other).
 	Fetched bool
 	// Missing says, shortly, why the package is not available (not
 	// installed and not fetched, or its client failed); "" when Dir is set.
@@ -78,6 +83,7 @@ type Warning struct {
 	Message   string
 }
 
+// String is "path: message", the path relative to the project when inside it.
 func (w Warning) String() string {
 	if w.Path == "" {
 		return string(w.Ecosystem) + ": " + w.Message
