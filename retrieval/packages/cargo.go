@@ -185,6 +185,7 @@ func (d *discovery) cargoFetch(ctx context.Context, home string, want []cargoWan
 			env = append(env, "CARGO_HOME="+home)
 		}
 		c := &client{bin: bin, dir: dir, env: d.env.with(env...), timeout: d.fetchTimeout()}
+		d.progress("cargo fetch: %d to fetch", len(ws))
 		if _, err := c.run(ctx, args...); err != nil {
 			return err
 		}

@@ -77,6 +77,7 @@ func (d *discovery) npmFetch(ctx context.Context, missing []*Package) {
 		for _, p := range ps {
 			args = append(args, p.Name+"@"+p.Version)
 		}
+		d.progress("npm pack: %d to fetch", len(ps))
 		out, err := c.run(ctx, args...)
 		if err != nil {
 			var e struct {

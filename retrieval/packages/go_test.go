@@ -109,8 +109,12 @@ func TestGoFetch(t *testing.T) {
 	write(t, filepath.Join(proj, "go.mod"), "module example.com/x\n\ngo 1.22\n\nrequire github.com/google/uuid v1.6.0\n")
 	before := snapshot(t, proj)
 	cache := filepath.Join(shared, "go-fetch-modcache")
+	var lines []string
 	p := discover(t, proj, Options{Fetch: true, CacheDir: filepath.Join(shared, "gno-cache"), Ecosystems: []Ecosystem{Go},
-		Env: env("GOMODCACHE="+cache, "GOFLAGS=-modcacherw")})
+		Env: env("GOMODCACHE="+cache, "GOFLAGS=-modcacherw"), Progress: func(e Ecosystem, l string) { lines = append(lines, string(e)+" "+l) }})
+	if len(lines) != 1 || lines[0] != "go go mod download: 1 to fetch" {
+		t.Errorf("progress: %q", lines)
+	}
 	uuid := find(t, p, Go, "github.com/google/uuid")
 	if uuid.Dir == "" || !uuid.Fetched || uuid.Missing != "" || !strings.HasPrefix(uuid.Dir, cache) {
 		t.Fatalf("uuid not fetched: %+v\n%s", uuid, describe(p))

@@ -282,6 +282,7 @@ func (d *discovery) goFetch(ctx context.Context, pkgs []Package, missing []int, 
 		args = append(args, m)
 		want[m] = i
 	}
+	d.progress("go mod download: %d to fetch", len(missing))
 	out, runErr := c.run(ctx, args...)
 	dec := json.NewDecoder(bytes.NewReader(out))
 	got := map[int]bool{}

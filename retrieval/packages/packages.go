@@ -133,6 +133,10 @@ type Options struct {
 	Env []string
 	// FetchTimeout bounds each client run; 0 means 3 minutes.
 	FetchTimeout time.Duration
+	// Progress, when set, is told before each client run (fetches take
+	// seconds): the ecosystem and a line such as "npm pack: 5 to fetch".
+	// It may be called from several goroutines at once.
+	Progress func(eco Ecosystem, line string)
 }
 
 func (o *Options) wants(e Ecosystem) bool {
@@ -273,6 +277,13 @@ func (d *discovery) forEcosystem(e Ecosystem) *discovery {
 // warn records a problem with one file.
 func (d *discovery) warn(path, format string, args ...any) {
 	d.warnings = append(d.warnings, Warning{Ecosystem: d.eco, Path: d.rel(path), Message: fmt.Sprintf(format, args...)})
+}
+
+// progress reports a client run about to start.
+func (d *discovery) progress(format string, args ...any) {
+	if d.opt.Progress != nil {
+		d.opt.Progress(d.eco, fmt.Sprintf(format, args...))
+	}
 }
 
 // rel shortens a path inside the project for messages.

@@ -111,6 +111,7 @@ func (d *discovery) pyFetch(ctx context.Context, env *pyEnv, missing []pyMissing
 			args = append(args, spec(m))
 		}
 		c := &client{bin: python, dir: dir, env: d.env.with("PIP_DISABLE_PIP_VERSION_CHECK=1"), timeout: d.fetchTimeout()}
+		d.progress("pip download: %d to fetch", len(ms))
 		if _, err := c.run(ctx, args...); err != nil {
 			return err
 		}
