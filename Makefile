@@ -70,6 +70,12 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParseDoc$$' -fuzztime $(FUZZTIME) ./retrieval/query
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./retrieval/config
 	$(GO) test -run '^$$' -fuzz '^FuzzToolArgs$$' -fuzztime $(FUZZTIME) ./server
+	$(GO) test -run '^$$' -fuzz '^FuzzMetadata$$' -fuzztime $(FUZZTIME) ./retrieval/packages
+	$(GO) test -run '^$$' -fuzz '^FuzzRequirement$$' -fuzztime $(FUZZTIME) ./retrieval/packages
+	$(GO) test -run '^$$' -fuzz '^FuzzPnpmDepPath$$' -fuzztime $(FUZZTIME) ./retrieval/packages
+	$(GO) test -run '^$$' -fuzz '^FuzzNPMLock$$' -fuzztime $(FUZZTIME) ./retrieval/packages
+	$(GO) test -run '^$$' -fuzz '^FuzzPackageResolved$$' -fuzztime $(FUZZTIME) ./retrieval/packages
+	$(GO) test -run '^$$' -fuzz '^FuzzArchiveName$$' -fuzztime $(FUZZTIME) ./retrieval/packages
 
 clean:
 	rm -rf bin dist .cache/demo-home .cache/build
