@@ -1,0 +1,186 @@
+package apidoc
+
+import (
+	"bytes"
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+	"unicode/utf8"
+)
+
+func readDirNames(fsys fs.FS, dir string) ([]string, error) {
+	es, err := fs.ReadDir(fsys, dir)
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, 0, len(es))
+	for _, e := range es {
+		names = append(names, e.Name())
+	}
+	sort.Strings(names)
+	return names, nil
+}
+
+// isBinary: a NUL in the first 8 KiB, as git decides.
+func isBinary(b []byte) bool {
+	if len(b) > 8192 {
+		b = b[:8192]
+	}
+	return bytes.IndexByte(b, 0) >= 0
+}
+
+// validUTF8 returns b as a string, invalid bytes replaced by U+FFFD and
+// warned: the index stores valid UTF-8 only.
+func validUTF8(x *extractor, name string, b []byte) string {
+	if utf8.Valid(b) {
+		return string(b)
+	}
+	x.warn(name, "invalid UTF-8 replaced")
+	return strings.ToValidUTF8(string(b), "\uFFFD")
+}
+
+// docDirs hold prose documentation (site/content is Hugo's, website/docs
+// Docusaurus'); exampleDirs hold examples.
+var (
+	docDirs     = []string{"docs", "doc", "documentation", "site/content", "website/docs"}
+	exampleDirs = []string{"examples", "example", "_examples"}
+)
+
+var docExts = map[string]string{".md": "md", ".markdown": "md", ".mdx": "md", ".rst": "rst", ".txt": "txt", ".adoc": "txt"}
+
+// codeLangs are the example files read, by extension, with their fence language.
+var codeLangs = map[string]string{
+	".go": "go", ".js": "js", ".mjs": "js", ".cjs": "js", ".ts": "ts", ".mts": "ts", ".cts": "ts", ".tsx": "tsx",
+	".jsx": "jsx", ".py": "python", ".pyi": "python", ".rs": "rust", ".swift": "swift", ".sh": "sh", ".toml": "toml",
+	".json": "json", ".yaml": "yaml", ".yml": "yaml",
+}
+
+// docFiles adds prose under the doc folders and files under the example
+// folders. Nested packages (node_modules, vendor) are not the package's.
+func (x *extractor) docFiles() {
+	skip := func(d string) bool {
+		b := path.Base(d)
+		return b == "node_modules" || b == "vendor" || b == "testdata" || strings.HasPrefix(b, ".")
+	}
+	for _, d := range docDirs {
+		x.walk(d, skip, func(name string) {
+			kind, ok := docExts[ext(name)]
+			if !ok || x.files >= x.lim.MaxFiles {
+				return
+			}
+			x.files++
+			s, ok := x.textFile(name)
+			if !ok {
+				return
+			}
+			title := firstTitle(s, kind, path.Base(name))
+			x.add(Unit{Kind: KindDoc, Path: name, Title: title, Text: s, File: name})
+		})
+	}
+	for _, d := range exampleDirs {
+		x.walk(d, skip, func(name string) {
+			e := ext(name)
+			lang, code := codeLangs[e]
+			kind, prose := docExts[e]
+			if (!code && !prose) || x.files >= x.lim.MaxFiles {
+				return
+			}
+			x.files++
+			s, ok := x.textFile(name)
+			if !ok {
+				return
+			}
+			title := name
+			text := s
+			if prose {
+				title = firstTitle(s, kind, name)
+			} else {
+				text = "# " + name + "\n\n" + fence(lang, s)
+			}
+			x.add(Unit{Kind: KindExample, Path: name, Title: title, Text: text, File: name})
+		})
+	}
+}
+
+// textFile reads a whole doc or example file; a binary or oversized one
+// is warned and left out.
+func (x *extractor) textFile(name string) (string, bool) {
+	data, _, err := x.readFile(name, false)
+	if err != nil {
+		x.warn(name, "not read: %v", cleanErr(err))
+		return "", false
+	}
+	if isBinary(data) {
+		x.warn(name, "binary content: left out")
+		return "", false
+	}
+	s := validUTF8(x, name, data)
+	if strings.TrimSpace(s) == "" {
+		return "", false
+	}
+	return s, true
+}
+
+// lineAt returns the 1-based line of byte offset off in s.
+func lineAt(s string, off int) int {
+	if off > len(s) {
+		off = len(s)
+	}
+	if off < 0 {
+		off = 0
+	}
+	return strings.Count(s[:off], "\n") + 1
+}
+
+// lineIndex answers lineAt in O(log n) for parsers asking many times.
+type lineIndex []int
+
+func newLineIndex(s string) lineIndex {
+	idx := lineIndex{0}
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\n' {
+			idx = append(idx, i+1)
+		}
+	}
+	return idx
+}
+
+func (l lineIndex) line(off int) int {
+	lo, hi := 0, len(l)
+	for lo+1 < hi {
+		m := (lo + hi) / 2
+		if l[m] <= off {
+			lo = m
+		} else {
+			hi = m
+		}
+	}
+	return lo + 1
+}
+
+// dedent removes the indentation common to all non-blank lines.
+func dedent(s string) string {
+	lines := strings.Split(s, "\n")
+	min := -1
+	for _, l := range lines {
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		n := len(l) - len(strings.TrimLeft(l, " \t"))
+		if min < 0 || n < min {
+			min = n
+		}
+	}
+	if min <= 0 {
+		return s
+	}
+	for i, l := range lines {
+		if len(l) >= min {
+			lines[i] = l[min:]
+		} else {
+			lines[i] = strings.TrimLeft(l, " \t")
+		}
+	}
+	return strings.Join(lines, "\n")
+}
