@@ -184,3 +184,26 @@ func dedent(s string) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// sigText is src[from:to] trimmed, the lines after the first losing the
+// first line's indentation: a nested multi-line signature reads as if
+// written at the margin.
+func sigText(src string, from, to int) string {
+	if from < 0 || to > len(src) || from >= to {
+		return ""
+	}
+	s := strings.TrimSpace(src[from:to])
+	col := from - lineStart(src, from)
+	if col == 0 || !strings.Contains(s, "\n") {
+		return cutSig(s)
+	}
+	lines := strings.Split(s, "\n")
+	for k := 1; k < len(lines); k++ {
+		n := 0
+		for n < col && n < len(lines[k]) && (lines[k][n] == ' ' || lines[k][n] == '\t') {
+			n++
+		}
+		lines[k] = lines[k][n:]
+	}
+	return cutSig(strings.Join(lines, "\n"))
+}

@@ -187,7 +187,7 @@ func (f *tsFile) text(i int) string {
 	return f.src[f.toks[i].start:f.toks[i].end]
 }
 
-// span is the source of tokens [i, j).
+// span is the source of tokens [i, j), continuation lines unindented.
 func (f *tsFile) span(i, j int) string {
 	if i >= j || i >= len(f.toks) {
 		return ""
@@ -195,7 +195,7 @@ func (f *tsFile) span(i, j int) string {
 	if j > len(f.toks) {
 		j = len(f.toks)
 	}
-	return f.src[f.toks[i].start:f.toks[j-1].end]
+	return sigText(f.src, f.toks[i].start, f.toks[j-1].end)
 }
 
 func (f *tsFile) push(it tsItem) {
@@ -511,16 +511,16 @@ func (r *tsReader) decl(f *tsFile, s tsStmt, prefix string, only map[string]stri
 	case SymClass, SymInterface, SymNamespace, SymEnum:
 		open := f.bodyOpen(nameAt, s.end)
 		if open < 0 {
-			f.push(tsItem{sym: Symbol{Name: full, Kind: kind, Signature: cutSig(f.span(s.start, s.end))}, doc: doc, line: line})
+			f.push(tsItem{sym: Symbol{Name: full, Kind: kind, Signature: (f.span(s.start, s.end))}, doc: doc, line: line})
 			return
 		}
 		closing := f.match[open]
 		if closing > s.end {
 			closing = s.end
 		}
-		sig := strings.TrimSpace(f.src[f.toks[s.start].start:f.toks[open].start])
+		sig := sigText(f.src, f.toks[s.start].start, f.toks[open].start)
 		if kind == SymEnum {
-			sig = cutSig(f.span(s.start, s.end))
+			sig = (f.span(s.start, s.end))
 		}
 		if ambientModule {
 			r.scope(f, open+1, closing, prefix, nil, false, depth+1)
@@ -534,7 +534,7 @@ func (r *tsReader) decl(f *tsFile, s tsStmt, prefix string, only map[string]stri
 			r.members(f, open+1, closing, full)
 		}
 	default:
-		f.push(tsItem{sym: Symbol{Name: full, Kind: kind, Signature: cutSig(f.span(s.start, s.end))}, doc: doc, line: line})
+		f.push(tsItem{sym: Symbol{Name: full, Kind: kind, Signature: (f.span(s.start, s.end))}, doc: doc, line: line})
 	}
 }
 
@@ -597,7 +597,7 @@ func (r *tsReader) members(f *tsFile, i, end int, owner string) {
 		if m.doc >= 0 {
 			doc = jsdoc(f.text(m.doc))
 		}
-		f.push(tsItem{sym: Symbol{Name: owner + "." + name, Kind: kind, Signature: cutSig(f.span(m.start, end))}, doc: doc, line: f.li.line(f.toks[m.start].start)})
+		f.push(tsItem{sym: Symbol{Name: owner + "." + name, Kind: kind, Signature: (f.span(m.start, end))}, doc: doc, line: f.li.line(f.toks[m.start].start)})
 	}
 }
 
