@@ -217,40 +217,44 @@ func dropHeading(h string) bool {
 	return false
 }
 
-// badgeParagraph reports a paragraph of images (alone or linked) and
-// nothing else worth reading: badge rows, logos.
+// badgeParagraph reports a paragraph of images (alone or linked,
+// Markdown or <img>) and nothing else worth reading: badge rows, logos.
 func badgeParagraph(p *ast.Paragraph, src []byte) bool {
-	images := 0
-	other := false
-	for c := p.FirstChild(); c != nil; c = c.NextSibling() {
-		switch n := c.(type) {
-		case *ast.Image:
-			images++
-		case *ast.Link:
-			for cc := n.FirstChild(); cc != nil; cc = cc.NextSibling() {
-				if _, ok := cc.(*ast.Image); ok {
-					images++
-				} else {
+	images, other := 0, false
+	var visit func(n ast.Node, inLink bool)
+	visit = func(n ast.Node, inLink bool) {
+		for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+			switch t := c.(type) {
+			case *ast.Image:
+				images++
+			case *ast.Link:
+				if inLink {
+					other = true
+					continue
+				}
+				visit(t, true)
+			case *ast.Text:
+				if strings.TrimSpace(string(t.Segment.Value(src))) != "" {
 					other = true
 				}
-			}
-		case *ast.Text:
-			if strings.TrimSpace(string(n.Segment.Value(src))) != "" {
+			case *ast.RawHTML:
+				var sb strings.Builder
+				for i := 0; i < t.Segments.Len(); i++ {
+					seg := t.Segments.At(i)
+					sb.Write(seg.Value(src))
+				}
+				h := sb.String()
+				if strings.Contains(strings.ToLower(h), "<img") {
+					images++
+				} else if strings.TrimSpace(htmlTagRe.ReplaceAllString(h, "")) != "" {
+					other = true
+				}
+			default:
 				other = true
 			}
-		case *ast.RawHTML:
-			var sb strings.Builder
-			for i := 0; i < n.Segments.Len(); i++ {
-				seg := n.Segments.At(i)
-				sb.Write(seg.Value(src))
-			}
-			if strings.TrimSpace(htmlTagRe.ReplaceAllString(sb.String(), "")) != "" {
-				other = true
-			}
-		default:
-			other = true
 		}
 	}
+	visit(p, false)
 	return images > 0 && !other
 }
 
