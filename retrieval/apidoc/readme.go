@@ -184,8 +184,8 @@ var strongWords = map[string]bool{
 	"acknowledgment": true, "stargazers": true,
 }
 
-// weakWords do the same only in a heading of one or two words: "History"
-// is a changelog, "history.push" is API.
+// weakWords do the same only as a one-word heading: "History" is a
+// changelog, "History API" is not.
 var weakWords = map[string]bool{
 	"history": true, "changes": true, "credits": true, "thanks": true, "authors": true, "author": true,
 	"maintainers": true, "funding": true, "donate": true, "donations": true, "team": true, "people": true,
@@ -193,7 +193,9 @@ var weakWords = map[string]bool{
 }
 
 // dropPrefixes open a heading that marks a section about the project.
-var dropPrefixes = []string{"code of conduct", "release notes", "star history", "special thanks", "security policy", "reporting security", "support the project", "support us"}
+var dropPrefixes = []string{"code of conduct", "release notes", "star history", "special thanks", "security policy", "reporting security",
+	"support the project", "support us", "release history", "version history", "change history", "revision history", "the team",
+	"our team", "core team", "project status", "who uses"}
 
 func dropHeading(h string) bool {
 	words := strings.FieldsFunc(strings.ToLower(h), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
@@ -210,7 +212,7 @@ func dropHeading(h string) bool {
 		return false // a long heading is about something else
 	}
 	for _, w := range words {
-		if strongWords[w] || (len(words) <= 2 && weakWords[w]) {
+		if strongWords[w] || (len(words) == 1 && weakWords[w]) {
 			return true
 		}
 	}

@@ -1,6 +1,8 @@
 package apidoc
 
 import (
+	"errors"
+	"io/fs"
 	"path"
 	"strings"
 )
@@ -13,7 +15,11 @@ import (
 func rustAPI(x *extractor) error {
 	lib := "src/lib.rs"
 	if st, err := x.root.Stat(lib); err != nil || !st.Mode().IsRegular() {
-		x.warn("", "no src/lib.rs: no library API")
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			x.warn(lib, "not read: %v", cleanErr(err))
+		} else {
+			x.warn("", "no src/lib.rs: no library API")
+		}
 		return nil
 	}
 	r := &rustReader{x: x, seen: map[string]bool{}, pubUse: map[string]bool{}, globs: map[string]bool{}}
