@@ -226,7 +226,9 @@ func TestPythonRequests(t *testing.T) {
 	if !strings.Contains(ex.Text, ">>> req = requests.request('GET', 'https://httpbin.org/get')") {
 		t.Errorf("example:\n%s", ex.Text)
 	}
-	if hasUnit(d, func(u Unit) bool { return strings.Contains(u.Path, "._") && !strings.Contains(u.Path, ".__init__") && !strings.Contains(u.Path, ".__call__") }) {
+	if hasUnit(d, func(u Unit) bool {
+		return strings.Contains(u.Path, "._") && !strings.Contains(u.Path, ".__init__") && !strings.Contains(u.Path, ".__call__")
+	}) {
 		t.Error("a _private name is listed")
 	}
 	// the README is the METADATA body

@@ -294,7 +294,10 @@ func pySkipField(src string, i, depth int, multi bool) int {
 				return i + 1
 			}
 		case c == '"' || c == '\'':
-			i = pySkipString(src, i, true, depth)
+			// a string inside a replacement field is an f-string only
+			// when prefixed so
+			f := i > 0 && (src[i-1] == 'f' || src[i-1] == 'F')
+			i = pySkipString(src, i, f, depth)
 			continue
 		case c == '\n' && !multi:
 			return i
@@ -450,7 +453,7 @@ func (p *pyParser) block(i, end, indent int, prefix string, inClass bool, all ma
 				continue
 			}
 			s := Symbol{Name: full, Kind: kind, Signature: sig}
-			line := p.li.line(l.start)
+			line := p.li.line(start)
 			if p.x.addAPI("python", s, doc, p.file, line, nil) {
 				seen[name] = len(p.x.docs.Units) - 1
 			}
@@ -543,13 +546,10 @@ func pyDocstring(lit string) string {
 	q := lit[i:]
 	var body string
 	switch {
-	case len(q) >= 6 && (strings.HasPrefix(q, `"""`) || strings.HasPrefix(q, "'''")):
-		body = q[3:]
-		body = strings.TrimSuffix(body, q[:3])
-	case len(q) >= 2:
-		body = q[1 : len(q)-1]
+	case strings.HasPrefix(q, `"""`) || strings.HasPrefix(q, "'''"):
+		body = strings.TrimSuffix(q[3:], q[:3]) // unterminated at the end of a file: no closing quotes
 	default:
-		return ""
+		body = strings.TrimSuffix(q[1:], q[:1])
 	}
 	lines := strings.Split(strings.ReplaceAll(body, "\r\n", "\n"), "\n")
 	lines[0] = strings.TrimSpace(lines[0])

@@ -24,6 +24,13 @@ func rustAPI(x *extractor) error {
 	}
 	r := &rustReader{x: x, seen: map[string]bool{}, pubUse: map[string]bool{}, globs: map[string]bool{}}
 	r.file(lib, true, nil, "", 0)
+	r.emitAll()
+	return nil
+}
+
+// emitAll adds the items read.
+func (r *rustReader) emitAll() {
+	x := r.x
 	// An item of a private module is public when a `pub use` names it
 	// (or globs its module); an inherent method when its type is public.
 	public := map[string]bool{}
@@ -54,7 +61,6 @@ func rustAPI(x *extractor) error {
 		}
 		docExamples(x, "rust", it.s.Name, it.doc, it.file, it.line)
 	}
-	return nil
 }
 
 func lastSeg(name string) string {
@@ -129,6 +135,15 @@ func (r *rustReader) file(name string, modRS bool, mods []string, priv string, d
 	if !ok {
 		return
 	}
+	f := parseRust(name, src)
+	childDir := path.Dir(name)
+	if !modRS {
+		childDir = strings.TrimSuffix(name, ".rs")
+	}
+	r.scope(f, 0, len(f.toks), mods, priv, childDir, depth)
+}
+
+func parseRust(name, src string) *rustFile {
 	all := lex(src, langRust)
 	toks := all[:0:0]
 	for _, t := range all {
@@ -136,12 +151,7 @@ func (r *rustReader) file(name string, modRS bool, mods []string, priv string, d
 			toks = append(toks, t)
 		}
 	}
-	f := &rustFile{name: name, src: src, toks: toks, match: matchBrackets(src, toks), li: newLineIndex(src)}
-	childDir := path.Dir(name)
-	if !modRS {
-		childDir = strings.TrimSuffix(name, ".rs")
-	}
-	r.scope(f, 0, len(toks), mods, priv, childDir, depth)
+	return &rustFile{name: name, src: src, toks: toks, match: matchBrackets(src, toks), li: newLineIndex(src)}
 }
 
 func (r *rustReader) modName(mods []string) string {
