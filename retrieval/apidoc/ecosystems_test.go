@@ -195,6 +195,11 @@ func TestNPMZod(t *testing.T) {
 	if !strings.HasPrefix(s.Symbol.Signature, "declare const stringType: (params?: RawCreateParams") {
 		t.Errorf("string = %q", s.Symbol.Signature)
 	}
+	// more names for one declaration: export { ZodType as Schema, ZodType as ZodSchema },
+	// and import X from "./locales/en.cjs"; export { X } (a default export there)
+	for _, p := range []string{"api/Schema", "api/ZodSchema", "api/effect", "api/transformer", "api/defaultErrorMap", "api/infer"} {
+		unit(t, d, p)
+	}
 	alias := unit(t, d, "api/ZodType.spa")
 	checkSource(t, dir, alias, "spa: (data: unknown, params?: util.InexactPartial<ParseParams>) => Promise<SafeParseReturnType<Input, Output>>",
 		"Alias of safeParseAsync", "/** Alias of safeParseAsync */")

@@ -48,7 +48,7 @@ func isIdentByte(c byte) bool {
 // lex tokenizes src; it never fails: an unterminated literal or comment
 // runs to the end of the input.
 func lex(src string, l lexLang) []tok {
-	toks := make([]tok, 0, len(src)/6)
+	toks := make([]tok, 0, len(src)/4+16)
 	nl := true
 	for i := 0; i < len(src); {
 		c := src[i]

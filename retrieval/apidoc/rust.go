@@ -145,7 +145,7 @@ func (r *rustReader) file(name string, modRS bool, mods []string, priv string, d
 
 func parseRust(name, src string) *rustFile {
 	all := lex(src, langRust)
-	toks := all[:0:0]
+	toks := all[:0] // filtered in place: the write index never passes the read index
 	for _, t := range all {
 		if t.kind != tComment {
 			toks = append(toks, t)

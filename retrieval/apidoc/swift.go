@@ -46,7 +46,7 @@ func (p *swiftParser) text(i int) string {
 
 func swiftFile(x *extractor, name, src string) {
 	all := lex(src, langSwift)
-	toks := all[:0:0]
+	toks := all[:0] // filtered in place: the write index never passes the read index
 	for _, t := range all {
 		if t.kind != tComment {
 			toks = append(toks, t)

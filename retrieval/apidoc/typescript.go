@@ -171,7 +171,7 @@ func (r *tsReader) file(name, prefix string, only map[string]string, depth int) 
 
 func parseTS(name, src string) *tsFile {
 	all := lex(src, langTS)
-	toks := all[:0:0]
+	toks := all[:0] // filtered in place: the write index never passes the read index
 	for _, t := range all {
 		if t.kind != tComment {
 			toks = append(toks, t)
@@ -327,12 +327,19 @@ func (r *tsReader) scope(f *tsFile, i, end int, prefix string, only map[string]s
 	// First pass: export lists and re-exports, and whether this scope
 	// is a module (only exported names are public) or a script.
 	module := false
-	exported := map[string]string{}
+	exported := map[string][]string{} // local name → the names it is exported under
+	imports := map[string][2]string{} // local name → module specifier, name there
+	defaultName := ""
 	dir := path.Dir(f.name)
 	for _, s := range stmts {
 		switch f.text(s.start) {
 		case "import":
 			module = true
+			if from := f.fromSpec(s.start, s.end); from != "" {
+				for local, orig := range f.importBindings(s.start, s.end) {
+					imports[local] = [2]string{from, orig}
+				}
+			}
 		case "export":
 			module = true
 			k := s.start + 1
@@ -342,7 +349,10 @@ func (r *tsReader) scope(f *tsFile, i, end int, prefix string, only map[string]s
 			switch f.text(k) {
 			case "=", "default":
 				if n := f.text(k + 1); isTSName(n) && f.text(k+2) != "(" {
-					exported[n] = n
+					if f.text(k) == "default" {
+						defaultName = n
+					}
+					exported[n] = append(exported[n], n)
 				}
 			case "*":
 				if !top {
@@ -357,21 +367,39 @@ func (r *tsReader) scope(f *tsFile, i, end int, prefix string, only map[string]s
 					r.file(target, sub, nil, depth+1)
 				}
 			case "{":
-				names := f.exportList(k, s.end)
+				pairs := f.exportList(k, s.end)
 				if from := f.fromSpec(k, s.end); from != "" {
 					if target := tsResolve(r.x, dir, from); target != "" && top {
-						r.file(target, prefix, names, depth+1)
+						only := map[string]string{}
+						for _, p := range pairs {
+							only[p[0]] = p[1]
+						}
+						r.file(target, prefix, only, depth+1)
 					}
 					break
 				}
-				for a, b := range names {
-					exported[a] = b
+				for _, p := range pairs {
+					exported[p[0]] = append(exported[p[0]], p[1])
+				}
+			}
+		}
+	}
+	if top {
+		// import X from "./x"; export { X }: X is declared there
+		for local, names := range exported {
+			imp, ok := imports[local]
+			if !ok {
+				continue
+			}
+			if target := tsResolve(r.x, dir, imp[0]); target != "" {
+				for _, n := range names {
+					r.file(target, prefix, map[string]string{imp[1]: n}, depth+1)
 				}
 			}
 		}
 	}
 	for _, s := range stmts {
-		r.decl(f, s, prefix, only, module, exported, depth)
+		r.decl(f, s, prefix, only, module, exported, defaultName, depth)
 	}
 }
 
@@ -389,8 +417,8 @@ func (f *tsFile) fromSpec(i, end int) string {
 }
 
 // exportList reads `{ a, b as c, type d }` at i: local name → exported name.
-func (f *tsFile) exportList(i, end int) map[string]string {
-	m := map[string]string{}
+func (f *tsFile) exportList(i, end int) [][2]string {
+	var m [][2]string
 	c := f.match[i]
 	if c > end {
 		c = end
@@ -408,7 +436,30 @@ func (f *tsFile) exportList(i, end int) map[string]string {
 			b = f.text(j + 2)
 			j += 2
 		}
-		m[a] = strings.Trim(b, `"'`)
+		m = append(m, [2]string{a, strings.Trim(b, `"'`)})
+	}
+	return m
+}
+
+// importBindings reads `import D, { a as b } from "x"`: local name →
+// the name it has in the module ("default" for D).
+func (f *tsFile) importBindings(i, end int) map[string]string {
+	m := map[string]string{}
+	k := i + 1
+	if f.text(k) == "type" && f.text(k+1) != "from" && f.text(k+1) != "," {
+		k++
+	}
+	if n := f.text(k); isTSName(n) && n != "from" {
+		m[n] = "default"
+		k++
+		if f.text(k) == "," {
+			k++
+		}
+	}
+	if f.text(k) == "{" {
+		for _, p := range f.exportList(k, end) {
+			m[p[1]] = p[0]
+		}
 	}
 	return m
 }
@@ -428,7 +479,7 @@ func isTSName(s string) bool {
 var tsDeclMods = map[string]bool{"declare": true, "abstract": true, "async": true, "default": true}
 
 // decl reads one statement of a scope as a declaration.
-func (r *tsReader) decl(f *tsFile, s tsStmt, prefix string, only map[string]string, module bool, exported map[string]string, depth int) {
+func (r *tsReader) decl(f *tsFile, s tsStmt, prefix string, only map[string]string, module bool, exported map[string][]string, defaultName string, depth int) {
 	k := s.start
 	isExport := false
 	if f.text(k) == "export" {
@@ -487,17 +538,22 @@ func (r *tsReader) decl(f *tsFile, s tsStmt, prefix string, only map[string]stri
 		nameAt--
 	}
 	public := name
+	var aliases []string // more names it is exported under: export { A as B }
 	switch {
 	case ambientModule:
 	case only != nil:
 		n, ok := only[name]
+		if !ok && name == defaultName {
+			n, ok = only["default"] // export { default as x } from
+		}
 		if !ok {
 			return
 		}
 		public = n
 	case isExport:
-	case exported[name] != "":
-		public = exported[name]
+		aliases = exported[name]
+	case len(exported[name]) > 0:
+		public, aliases = exported[name][0], exported[name][1:]
 	case module:
 		return
 	}
@@ -507,11 +563,24 @@ func (r *tsReader) decl(f *tsFile, s tsStmt, prefix string, only map[string]stri
 	}
 	line := f.li.line(f.toks[s.start].start)
 	full := prefix + public
+	defer func() {
+		// an alias is listed under its own name, its members once
+		for _, a := range aliases {
+			if a == public {
+				continue
+			}
+			if k, ok := f.index[full]; ok {
+				it := f.items[k]
+				it.sym.Name = prefix + a
+				f.push(it)
+			}
+		}
+	}()
 	switch kind {
 	case SymClass, SymInterface, SymNamespace, SymEnum:
 		open := f.bodyOpen(nameAt, s.end)
 		if open < 0 {
-			f.push(tsItem{sym: Symbol{Name: full, Kind: kind, Signature: (f.span(s.start, s.end))}, doc: doc, line: line})
+			f.push(tsItem{sym: Symbol{Name: full, Kind: kind, Signature: f.span(s.start, s.end)}, doc: doc, line: line})
 			return
 		}
 		closing := f.match[open]
@@ -520,7 +589,7 @@ func (r *tsReader) decl(f *tsFile, s tsStmt, prefix string, only map[string]stri
 		}
 		sig := sigText(f.src, f.toks[s.start].start, f.toks[open].start)
 		if kind == SymEnum {
-			sig = (f.span(s.start, s.end))
+			sig = f.span(s.start, s.end)
 		}
 		if ambientModule {
 			r.scope(f, open+1, closing, prefix, nil, false, depth+1)
@@ -534,7 +603,7 @@ func (r *tsReader) decl(f *tsFile, s tsStmt, prefix string, only map[string]stri
 			r.members(f, open+1, closing, full)
 		}
 	default:
-		f.push(tsItem{sym: Symbol{Name: full, Kind: kind, Signature: (f.span(s.start, s.end))}, doc: doc, line: line})
+		f.push(tsItem{sym: Symbol{Name: full, Kind: kind, Signature: f.span(s.start, s.end)}, doc: doc, line: line})
 	}
 }
 
