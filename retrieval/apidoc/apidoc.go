@@ -442,15 +442,4 @@ func (x *extractor) walk(dir string, skip func(dir string) bool, fn func(name st
 	})
 }
 
-// hidden reports whether a slash path has a segment starting with "." or
-// "_" (tooling and private folders).
-func hiddenSeg(name string) bool {
-	for _, s := range strings.Split(name, "/") {
-		if s != "." && s != ".." && (strings.HasPrefix(s, ".") || strings.HasPrefix(s, "_")) {
-			return true
-		}
-	}
-	return false
-}
-
 func ext(name string) string { return strings.ToLower(path.Ext(name)) }

@@ -122,18 +122,7 @@ func (x *extractor) textFile(name string) (string, bool) {
 	return s, true
 }
 
-// lineAt returns the 1-based line of byte offset off in s.
-func lineAt(s string, off int) int {
-	if off > len(s) {
-		off = len(s)
-	}
-	if off < 0 {
-		off = 0
-	}
-	return strings.Count(s[:off], "\n") + 1
-}
-
-// lineIndex answers lineAt in O(log n) for parsers asking many times.
+// lineIndex answers the 1-based line of a byte offset in O(log n).
 type lineIndex []int
 
 func newLineIndex(s string) lineIndex {

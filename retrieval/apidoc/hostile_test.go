@@ -219,6 +219,17 @@ func TestPythonAllAndPrivate(t *testing.T) {
 	}
 }
 
+func TestSharedSitePackagesWithoutDistInfo(t *testing.T) {
+	dir := writePkg(t, map[string]string{
+		"other-1.0.dist-info/RECORD": "other/__init__.py,,\n",
+		"other/__init__.py":          "def not_ours(): pass\n",
+	})
+	d := extract(t, Python, "mine", "1.0", dir)
+	if hasUnit(d, func(u Unit) bool { return u.Kind == KindAPI }) || !warned(d, "", "no mine dist-info") {
+		t.Errorf("units %d, warnings %v", len(d.Units), d.Warnings)
+	}
+}
+
 func TestCorruptManifestAndErrors(t *testing.T) {
 	dir := writePkg(t, map[string]string{
 		"package.json": `{"name": "broken", "types": `,

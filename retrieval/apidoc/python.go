@@ -52,6 +52,12 @@ func pyModules(x *extractor) []pyMod {
 			}
 		}
 	} else {
+		if names, _ := readDirNames(x.fsys, "."); hasSuffix(names, ".dist-info") {
+			// a shared site-packages folder without this package's
+			// dist-info: walking it would read every other package
+			x.warn("", "no %s dist-info in a site-packages folder: API not read", x.pkg.Name)
+			return nil
+		}
 		skip := func(d string) bool {
 			b := path.Base(d)
 			switch b {
@@ -594,4 +600,13 @@ func (p *pyParser) examples(name, doc string, line int) {
 		b.WriteString(fence("pycon", bl))
 	}
 	p.x.add(Unit{Kind: KindExample, Path: "example/" + name, Title: "Example: " + name, Text: b.String(), File: p.file, Line: line})
+}
+
+func hasSuffix(names []string, suffix string) bool {
+	for _, n := range names {
+		if strings.HasSuffix(n, suffix) {
+			return true
+		}
+	}
+	return false
 }

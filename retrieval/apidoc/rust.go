@@ -76,7 +76,6 @@ type rustReader struct {
 	items  []rustItem
 	pubUse map[string]bool // names a `pub use` re-exports
 	globs  map[string]bool // modules a `pub use m::*` re-exports
-	priv   string          // the innermost private module being read
 }
 
 type rustItem struct {
