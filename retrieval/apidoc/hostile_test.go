@@ -44,19 +44,32 @@ func warned(d *Docs, file, substr string) bool {
 func TestBinaryReadme(t *testing.T) {
 	png := "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01"
 	dir := writePkg(t, map[string]string{
-		"package.json": `{"name":"bin","version":"1.0.0","types":"index.d.ts","description":"A package."}`,
-		"README.md":    png,
-		"index.d.ts":   "/** Adds. */\nexport declare function add(a: number, b: number): number;\n",
-		"docs/pic.md":  png,
+		"package.json":        `{"name":"bin","version":"1.0.0","types":"index.d.ts","description":"A package."}`,
+		"README.md":           png,
+		"index.d.ts":          "/** Adds. */\nexport declare function add(a: number, b: number): number;\n",
+		"docs/pic.md":         png,
+		"examples/basic.ts":   "import { add } from 'bin';\nconsole.log(add(1, 2));\n",
+		"examples/README.md":  "# Examples\n\nRun them with node.\n",
+		"examples/logo.png":   png,
+		"docs/guide/intro.md": "# Intro\n\nHow to add.\n",
 	})
 	d := extract(t, NPM, "bin", "1.0.0", dir)
 	if !warned(d, "README.md", "binary") || !warned(d, "docs/pic.md", "binary") {
 		t.Errorf("warnings = %v", d.Warnings)
 	}
-	if hasUnit(d, func(u Unit) bool { return u.Kind == KindReadme || u.Kind == KindDoc }) {
+	if hasUnit(d, func(u Unit) bool { return u.Kind == KindReadme || u.Path == "docs/pic.md" || u.Path == "examples/logo.png" }) {
 		t.Error("a binary file became a unit")
 	}
 	unit(t, d, "api/add")
+	if e := unit(t, d, "examples/basic.ts"); e.Kind != KindExample || !strings.Contains(e.Text, "```ts\nimport { add } from 'bin';") {
+		t.Errorf("example file: %+v", e)
+	}
+	if e := unit(t, d, "examples/README.md"); e.Kind != KindExample || e.Title != "Examples" {
+		t.Errorf("example prose: %+v", e)
+	}
+	if g := unit(t, d, "docs/guide/intro.md"); g.Kind != KindDoc || g.Title != "Intro" {
+		t.Errorf("doc: %+v", g)
+	}
 	if d.Meta.Summary != "A package." {
 		t.Errorf("summary = %q", d.Meta.Summary)
 	}
