@@ -2,6 +2,9 @@ package apidoc
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
+	"io"
 	"io/fs"
 	"path"
 	"sort"
@@ -195,4 +198,126 @@ func sigText(src string, from, to int) string {
 		lines[k] = lines[k][n:]
 	}
 	return cutSig(strings.Join(lines, "\n"))
+}
+
+// budget reports whether n more bytes may be read, warning once when not.
+func (x *extractor) budget(file string, n int64) bool {
+	if x.read+n > x.lim.MaxTotalBytes {
+		x.warn(file, "package read limit %d bytes reached: left out", x.lim.MaxTotalBytes)
+		return false
+	}
+	return true
+}
+
+// readFile reads a regular file inside the package. Whole reports whether
+// it was read to the end; past MaxFileBytes only a prefix is returned
+// when prefix is set (sources), else nothing (docs).
+func (x *extractor) readFile(name string, prefix bool) (data []byte, whole bool, err error) {
+	f, err := x.root.Open(name)
+	if err != nil {
+		return nil, false, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, false, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, false, fmt.Errorf("not a regular file")
+	}
+	size := st.Size()
+	whole = true
+	if size > x.lim.MaxFileBytes {
+		if !prefix {
+			return nil, false, fmt.Errorf("%d bytes, over the %d-byte limit", size, x.lim.MaxFileBytes)
+		}
+		size, whole = x.lim.MaxFileBytes, false
+	}
+	if !x.budget(name, size) {
+		return nil, false, fmt.Errorf("package read limit reached")
+	}
+	data = make([]byte, size)
+	n, err := io.ReadFull(f, data)
+	x.read += int64(n)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) { // a file that shrank is read as it is now
+		return nil, false, err
+	}
+	return data[:n], whole, nil
+}
+
+// source reads a source file for a parser: a prefix past MaxFileBytes
+// (warned), nothing past MaxFiles. Invalid UTF-8 is replaced so that
+// every Unit's text is valid.
+func (x *extractor) source(name string) (string, bool) {
+	if x.ctx.Err() != nil {
+		return "", false
+	}
+	if x.files >= x.lim.MaxFiles {
+		if x.files == x.lim.MaxFiles {
+			x.warn(name, "file limit %d reached: the rest of the sources are left out", x.lim.MaxFiles)
+			x.files++
+		}
+		return "", false
+	}
+	x.files++
+	data, whole, err := x.readFile(name, true)
+	if err != nil {
+		x.warn(name, "not read: %v", cleanErr(err))
+		return "", false
+	}
+	if isBinary(data) {
+		x.warn(name, "binary content: left out")
+		return "", false
+	}
+	if !whole {
+		x.warn(name, "larger than %d bytes: only the first %d parsed", x.lim.MaxFileBytes, x.lim.MaxFileBytes)
+	}
+	return validUTF8(x, name, data), true
+}
+
+// cleanErr drops the absolute package path from an error: warnings name
+// files relative to Dir.
+func cleanErr(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Op + ": " + pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// walk lists regular files under dir (slash path, "." for the root) in
+// lexical order, skipping folders skip says to. Links are listed only
+// when they stay inside the package; one out of it is warned and left.
+func (x *extractor) walk(dir string, skip func(dir string) bool, fn func(name string)) {
+	_ = fs.WalkDir(x.fsys, dir, func(name string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if name != dir || !errors.Is(err, fs.ErrNotExist) {
+				x.warn(name, "not listed: %v", cleanErr(err))
+			}
+			return nil
+		}
+		if x.ctx.Err() != nil {
+			return fs.SkipAll
+		}
+		if d.IsDir() {
+			if name != dir && skip != nil && skip(name) {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if d.Type()&fs.ModeSymlink != 0 {
+			st, err := x.root.Stat(name)
+			if err != nil {
+				x.warn(name, "link not followed: %v", cleanErr(err))
+				return nil
+			}
+			if !st.Mode().IsRegular() {
+				return nil
+			}
+		} else if !d.Type().IsRegular() {
+			return nil
+		}
+		fn(name)
+		return nil
+	})
 }

@@ -57,7 +57,9 @@ func TestBinaryReadme(t *testing.T) {
 	if !warned(d, "README.md", "binary") || !warned(d, "docs/pic.md", "binary") {
 		t.Errorf("warnings = %v", d.Warnings)
 	}
-	if hasUnit(d, func(u Unit) bool { return u.Kind == KindReadme || u.Path == "docs/pic.md" || u.Path == "examples/logo.png" }) {
+	if hasUnit(d, func(u Unit) bool {
+		return u.Kind == KindReadme || u.Path == "docs/pic.md" || u.Path == "examples/logo.png"
+	}) {
 		t.Error("a binary file became a unit")
 	}
 	unit(t, d, "api/add")
