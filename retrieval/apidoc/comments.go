@@ -123,3 +123,44 @@ func docExamples(x *extractor, lang, name, doc, file string, line int) {
 	}
 	x.add(Unit{Kind: KindExample, Path: "example/" + name, Title: "Example: " + name, Text: b.String(), File: file, Line: line})
 }
+
+// jsdocExamples returns the bodies of a JSDoc comment's @example tags,
+// each up to the next tag, fenced as TypeScript unless already fenced.
+func jsdocExamples(doc string) []string {
+	var out []string
+	var cur []string
+	in := false
+	flush := func() {
+		if in {
+			if s := strings.Trim(strings.Join(cur, "\n"), "\n"); strings.TrimSpace(s) != "" {
+				if !strings.Contains(s, "```") {
+					s = strings.TrimRight(fence("ts", dedent(s)), "\n")
+				}
+				out = append(out, s)
+			}
+		}
+		cur, in = nil, false
+	}
+	fenced := false
+	for _, l := range strings.Split(doc, "\n") {
+		t := strings.TrimSpace(l)
+		if strings.HasPrefix(t, "```") {
+			fenced = !fenced
+		}
+		if !fenced && strings.HasPrefix(t, "@") {
+			flush()
+			if strings.HasPrefix(t, "@example") {
+				in = true
+				if rest := strings.TrimSpace(strings.TrimPrefix(t, "@example")); rest != "" {
+					cur = append(cur, rest)
+				}
+			}
+			continue
+		}
+		if in {
+			cur = append(cur, l)
+		}
+	}
+	flush()
+	return out
+}

@@ -34,7 +34,8 @@
 //     `export * from`, `export { a as b } from` and re-exported imports
 //     inside the package; functions, classes and interfaces with their
 //     public members, type aliases, enums, variables and namespaces, each
-//     with its JSDoc as written (@param, @returns, @example kept).
+//     with its JSDoc as written (@param, @returns, @example kept; each
+//     @example also an example unit).
 //     Overloads are one item, one signature a line; an alias
 //     (export { A as B }) is one more item.
 //   - Python: the modules a wheel's RECORD lists (else the .py files of

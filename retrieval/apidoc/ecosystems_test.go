@@ -170,9 +170,12 @@ func TestNPMCommander(t *testing.T) {
 	if g := unit(t, d, "api/Help.groupItems"); !strings.HasSuffix(g.Symbol.Signature, "): Map<string, T[]>") {
 		t.Errorf("groupItems = %q", g.Symbol.Signature)
 	}
-	// @example kept in the doc
-	if !hasUnit(d, func(u Unit) bool { return u.Kind == KindAPI && strings.Contains(u.Doc, "@example") }) {
-		t.Error("no JSDoc @example kept")
+	// @example kept in the doc, and an example unit of its own
+	if c := unit(t, d, "api/Option.conflicts"); !strings.Contains(c.Doc, "@example\n```ts\nnew Option('--rgb').conflicts('cmyk');") {
+		t.Errorf("conflicts doc = %q", c.Doc)
+	}
+	if e := unit(t, d, "example/Option.implies"); !strings.Contains(e.Text, "```ts\nprogram\n  .addOption(new Option('--log', 'write logging information to file'))") {
+		t.Errorf("implies example:\n%s", e.Text)
 	}
 	// not exported: LiteralUnion
 	if hasUnit(d, func(u Unit) bool { return u.Path == "api/LiteralUnion" }) {
