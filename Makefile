@@ -76,6 +76,11 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzNPMLock$$' -fuzztime $(FUZZTIME) ./retrieval/packages
 	$(GO) test -run '^$$' -fuzz '^FuzzPackageResolved$$' -fuzztime $(FUZZTIME) ./retrieval/packages
 	$(GO) test -run '^$$' -fuzz '^FuzzArchiveName$$' -fuzztime $(FUZZTIME) ./retrieval/packages
+	$(GO) test -run '^$$' -fuzz '^FuzzTypeScript$$' -fuzztime $(FUZZTIME) ./retrieval/apidoc
+	$(GO) test -run '^$$' -fuzz '^FuzzRust$$' -fuzztime $(FUZZTIME) ./retrieval/apidoc
+	$(GO) test -run '^$$' -fuzz '^FuzzSwift$$' -fuzztime $(FUZZTIME) ./retrieval/apidoc
+	$(GO) test -run '^$$' -fuzz '^FuzzPython$$' -fuzztime $(FUZZTIME) ./retrieval/apidoc
+	$(GO) test -run '^$$' -fuzz '^FuzzReadme$$' -fuzztime $(FUZZTIME) ./retrieval/apidoc
 
 clean:
 	rm -rf bin dist .cache/demo-home .cache/build
