@@ -8,7 +8,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/BurntSushi/toml"
+	"github.com/pelletier/go-toml/v2"
 )
 
 // metadata fills Docs.Meta from the package's manifest: package.json,
@@ -219,7 +219,7 @@ func cargoMeta(x *extractor, m *Meta) {
 			Documentation string `toml:"documentation"`
 		} `toml:"package"`
 	}
-	if _, err := toml.Decode(string(data), &c); err != nil {
+	if err := toml.Unmarshal(data, &c); err != nil {
 		x.warn("Cargo.toml", "not parsed: %v", err)
 		return
 	}
