@@ -101,6 +101,9 @@ func ParsePackageURI(s string) (PackageRef, error) {
 	if name == "" || version == "" || strings.HasSuffix(name, "/") || strings.HasPrefix(name, "/") {
 		return bad("empty name or version")
 	}
+	if strings.Contains(name[1:], "@") {
+		return bad("\"@\" inside a package name")
+	}
 	r := PackageRef{Ecosystem: eco, Name: name, Version: version}
 	if unit != "" {
 		dec, err := unescape(unit)

@@ -161,15 +161,18 @@ func (s *Store) PkgVersions(ctx context.Context, keys []string) (map[string]*Pkg
 }
 
 // PkgVersionsNamed returns the stored versions of packages named name
-// (case-insensitive), of ecosystem when not empty, newest added first.
+// (case-insensitive), or whose last path element it is ("cobra" for
+// github.com/spf13/cobra, "core" for @scope/core), of ecosystem when not
+// empty, exact names first, newest added first.
 func (s *Store) PkgVersionsNamed(ctx context.Context, name, ecosystem string) ([]*PkgVersion, error) {
-	q := "SELECT " + pkgVersionCols + " FROM pkg_versions WHERE name = ? COLLATE NOCASE"
-	args := []any{name}
+	esc := strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`).Replace(name)
+	q := "SELECT " + pkgVersionCols + ` FROM pkg_versions WHERE (name = ? COLLATE NOCASE OR name LIKE ? ESCAPE '\')`
+	args := []any{name, "%/" + esc}
 	if ecosystem != "" {
 		q += " AND ecosystem = ?"
 		args = append(args, ecosystem)
 	}
-	rows, err := s.db.QueryContext(ctx, q+" ORDER BY added_ns DESC, id DESC", args...)
+	rows, err := s.db.QueryContext(ctx, q+" ORDER BY name != ? COLLATE NOCASE, added_ns DESC, id DESC", append(args, name)...)
 	if err != nil {
 		return nil, fmt.Errorf("read package versions: %w", err)
 	}
@@ -418,9 +421,10 @@ func (s *Store) PkgUnitsOfVersion(ctx context.Context, versionID int64, kind str
 }
 
 // PkgSymbol finds a version's API items named name: the qualified name
-// (case-insensitive) first, else those whose last name part is name's.
+// (case-insensitive, the exact case first), else those whose last name
+// part is name's.
 func (s *Store) PkgSymbol(ctx context.Context, versionID int64, name string) ([]PkgUnit, error) {
-	us, err := s.pkgUnits(ctx, "u.version_id = ? AND u.kind = 'api' AND u.symbol = ? COLLATE NOCASE ORDER BY d.rel_path", versionID, name)
+	us, err := s.pkgUnits(ctx, "u.version_id = ? AND u.kind = 'api' AND u.symbol = ? COLLATE NOCASE ORDER BY u.symbol != ?, d.rel_path", versionID, name, name)
 	if err != nil || len(us) > 0 {
 		return us, err
 	}
