@@ -7,6 +7,7 @@ import (
 
 	"github.com/gnosearch/gno/retrieval"
 	"github.com/gnosearch/gno/retrieval/apidoc"
+	"github.com/gnosearch/gno/retrieval/chunk"
 	"github.com/gnosearch/gno/retrieval/gnoerr"
 	"github.com/gnosearch/gno/retrieval/ref"
 )
@@ -23,6 +24,9 @@ type DescribeRequest struct {
 	Auto bool
 	// MaxTokens bounds the answer (0: unbounded).
 	MaxTokens int
+	// Notes are added to the answer's notes before the budget applies
+	// (a front end's word on where the project came from).
+	Notes []string
 }
 
 // PackageInfo is a package version's metadata.
@@ -145,7 +149,7 @@ func (x *Index) Describe(ctx context.Context, req DescribeRequest) (*Description
 			return nil, err
 		}
 	}
-	d.Notes = append(s.notes, d.Notes...)
+	d.Notes = append(append(s.notes, req.Notes...), d.Notes...)
 	if req.MaxTokens > 0 {
 		d.fit(req.MaxTokens)
 	}
@@ -236,34 +240,43 @@ func clip(s string, n int) string {
 	return cutTokens(s, n/4)
 }
 
-// fit shortens a description to the budget: usage, then install, then the
-// API list from its end, then the symbol's examples and doc.
+// fit shortens a description to the budget: usage and install, then
+// the doc list, the API list from its end, the symbol's examples and doc,
+// and last the notes.
 func (d *Description) fit(maxTokens int) {
-	over := func() bool { return tokensOf(d) > maxTokens }
-	if !over() {
+	over := func() int { return tokensOf(d) - maxTokens }
+	if over() <= 0 {
 		return
 	}
 	d.Truncated = true
-	for _, f := range []*string{&d.Usage, &d.Install} {
-		if over() && *f != "" {
-			*f = cutTokens(*f, max(maxTokens/10, 50))
+	d.Notes = append(d.Notes, fmt.Sprintf("truncated to fit %d tokens: ask for a symbol, or read a unit with gno_get_package_doc", maxTokens))
+	shrink := func(f *string) {
+		for i := 0; i < 8 && over() > 0 && *f != ""; i++ {
+			n := chunk.EstimateTokens(*f) - over() - 10
+			if n < 20 {
+				*f = ""
+				return
+			}
+			*f = cutTokens(*f, n)
 		}
 	}
-	for over() && len(d.Docs) > 0 {
+	shrink(&d.Usage)
+	shrink(&d.Install)
+	for over() > 0 && len(d.Docs) > 0 {
 		d.Docs = d.Docs[:len(d.Docs)-1]
 	}
-	for over() && len(d.API) > 0 {
+	for over() > 0 && len(d.API) > 0 {
 		d.API = d.API[:len(d.API)-1]
 	}
 	if s := d.Symbol; s != nil {
-		for over() && len(s.Examples) > 0 {
+		for over() > 0 && len(s.Examples) > 0 {
 			s.Examples = s.Examples[:len(s.Examples)-1]
 		}
-		if over() {
-			s.Doc = cutTokens(s.Doc, max(maxTokens/2, 50))
-		}
+		shrink(&s.Doc)
 	}
-	d.Notes = append(d.Notes, fmt.Sprintf("truncated to fit %d tokens: ask for a symbol, or read a unit with gno_get_package_doc", maxTokens))
+	for over() > 0 && len(d.Notes) > 1 {
+		d.Notes = d.Notes[1:]
+	}
 }
 
 // Text is the human form of a description.

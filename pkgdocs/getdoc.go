@@ -22,6 +22,9 @@ type GetDocRequest struct {
 	Auto                        bool
 	// MaxTokens bounds the answer (default DefaultMaxTokens).
 	MaxTokens int
+	// Notes are added to the answer's notes before the budget applies
+	// (a front end's word on where the project came from).
+	Notes []string
 }
 
 // DocPage is the answer of GetDoc.
@@ -40,6 +43,9 @@ type DocPage struct {
 	Truncated   bool     `json:"truncated,omitempty"`
 	TotalTokens int      `json:"totalTokens"`
 	Notes       []string `json:"notes,omitempty"`
+
+	// parts are the texts of Units, for the budget to drop whole units.
+	parts []string
 }
 
 // maxSections bounds the section list of a page.
@@ -124,7 +130,9 @@ func (x *Index) GetDoc(ctx context.Context, req GetDocRequest) (*DocPage, error)
 			if err != nil {
 				return nil, err
 			}
-			fmt.Fprintf(&body, "<!-- %s -->\n%s\n\n", r.URI, strings.TrimSpace(t))
+			part := fmt.Sprintf("<!-- %s -->\n%s\n\n", r.URI, strings.TrimSpace(t))
+			body.WriteString(part)
+			page.parts = append(page.parts, part)
 			page.Units = append(page.Units, UnitRef{Path: u.Path, Title: u.Title, Kind: u.Kind, URI: r.URI})
 		}
 		if len(page.Units) == 0 {
@@ -144,7 +152,7 @@ func (x *Index) GetDoc(ctx context.Context, req GetDocRequest) (*DocPage, error)
 	}
 	page.Content = body.String()
 	page.TotalTokens = chunk.EstimateTokens(page.Content)
-	page.Notes = append(s.notes, page.Notes...)
+	page.Notes = append(append(s.notes, req.Notes...), page.Notes...)
 	page.fit(req.MaxTokens)
 	return page, nil
 }
@@ -202,22 +210,39 @@ func (x *Index) section(ctx context.Context, v retrieval.ProjectVersion, units [
 	return gnoerr.New(gnoerr.NotFound, "no section %q in %s %s %s: sections are %s", want, v.Ecosystem, v.Name, v.Version, strings.Join(page.Sections, "; "))
 }
 
-// fit cuts the content, then the section list, to the budget.
+// fit cuts a page to the budget: the sections offered down to ten, whole
+// units from the end (a query's), the content, the rest of the sections,
+// and last the notes.
 func (p *DocPage) fit(maxTokens int) {
-	if tokensOf(p) <= maxTokens {
+	over := func() int { return tokensOf(p) - maxTokens }
+	if over() <= 0 {
 		return
 	}
 	p.Truncated = true
 	p.Notes = append(p.Notes, fmt.Sprintf("content truncated to fit %d tokens (the whole is about %d): ask for a section (see sections) or narrow with query", maxTokens, p.TotalTokens))
-	for tokensOf(p) > maxTokens && len(p.Sections) > 10 {
+	for over() > 0 && len(p.Sections) > 10 {
 		p.Sections = p.Sections[:len(p.Sections)/2]
 	}
-	// JSON escaping costs a little more than the text: aim below.
-	over := tokensOf(p) - maxTokens
-	want := chunk.EstimateTokens(p.Content) - over - 20
-	for i := 0; i < 4 && tokensOf(p) > maxTokens; i++ {
-		p.Content = cutTokens(p.Content, max(want, 0))
-		want = want * 9 / 10
+	for over() > 0 && len(p.parts) > 1 {
+		p.parts = p.parts[:len(p.parts)-1]
+		p.Units = p.Units[:len(p.parts)]
+		p.Content = strings.Join(p.parts, "")
+	}
+	// JSON escaping costs more than the text: cut by what is over, again
+	// until it fits.
+	for i := 0; i < 12 && over() > 0 && p.Content != ""; i++ {
+		n := chunk.EstimateTokens(p.Content) - over() - 10
+		if n < 10 {
+			p.Content = ""
+			break
+		}
+		p.Content = cutTokens(p.Content, n)
+	}
+	for over() > 0 && len(p.Sections) > 0 {
+		p.Sections = p.Sections[:len(p.Sections)-1]
+	}
+	for over() > 0 && len(p.Notes) > 1 {
+		p.Notes = p.Notes[1:]
 	}
 }
 

@@ -41,6 +41,9 @@ type SearchRequest struct {
 	// Auto indexes a project never added, and re-indexes one whose
 	// manifests changed, before searching (installed packages only).
 	Auto bool
+	// Notes are added to the answer's notes before the budget applies
+	// (a front end's word on where the project came from).
+	Notes []string
 }
 
 // SearchResults is the answer of Search.
@@ -96,7 +99,7 @@ func (x *Index) Search(ctx context.Context, req SearchRequest) (*SearchResults, 
 		out.Results[i].Snippet = display.StripMarks(out.Results[i].Snippet)
 		out.Results[i].Source = retrieval.Source{RelPath: out.Results[i].Source.RelPath, Mime: out.Results[i].Source.Mime}
 	}
-	out.Meta.Notes = append(s.notes, out.Meta.Notes...)
+	out.Meta.Notes = append(append(s.notes, req.Notes...), out.Meta.Notes...)
 	if len(s.versions) == 0 {
 		out.Meta.Notes = append(out.Meta.Notes, "no indexed packages in scope")
 	}
@@ -109,18 +112,24 @@ func (x *Index) Search(ctx context.Context, req SearchRequest) (*SearchResults, 
 // fit drops results from the end until the answer's JSON fits the
 // budget; a lone result too big for it keeps a shortened snippet.
 func (r *SearchResults) fit(maxTokens int) {
+	if tokensOf(r) <= maxTokens {
+		return
+	}
+	r.Truncated = true
+	notes := r.Meta.Notes
+	note := func() {
+		r.Meta.TotalResults = len(r.Results)
+		r.Meta.Notes = append(notes[:len(notes):len(notes)], fmt.Sprintf("truncated to %d results to fit %d tokens: narrow with package or ask for fewer", len(r.Results), maxTokens))
+	}
+	note()
 	for tokensOf(r) > maxTokens && len(r.Results) > 1 {
 		r.Results = r.Results[:len(r.Results)-1]
-		r.Truncated = true
+		note()
 	}
-	if len(r.Results) == 1 && tokensOf(r) > maxTokens {
-		r.Results[0].Snippet = cutTokens(r.Results[0].Snippet, maxTokens/2)
-		r.Results[0].Content = ""
-		r.Truncated = true
-	}
-	if r.Truncated {
-		r.Meta.TotalResults = len(r.Results)
-		r.Meta.Notes = append(r.Meta.Notes, fmt.Sprintf("truncated to %d results to fit %d tokens: narrow with package or ask for fewer", len(r.Results), maxTokens))
+	for i := 0; i < 8 && len(r.Results) == 1 && tokensOf(r) > maxTokens; i++ {
+		res := &r.Results[0]
+		res.Content, res.Explain = "", nil
+		res.Snippet = cutTokens(res.Snippet, max(chunk.EstimateTokens(res.Snippet)-(tokensOf(r)-maxTokens)-10, 0))
 	}
 }
 
