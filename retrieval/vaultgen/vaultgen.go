@@ -7,6 +7,8 @@
 // a wikilink with folder, heading and alias, and every 97th note to a
 // missing note. Links in code spans and fenced code are decoys. The last
 // N/250 notes are orphans.
+//
+// It is for tests and benchmarks: gno itself must not import it.
 package vaultgen
 
 import (
