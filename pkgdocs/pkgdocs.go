@@ -35,9 +35,12 @@
 // Each unit is a document: the README (filtered), doc and example files,
 // and one document per API item, with its symbol name, kind and
 // signature in pkg_units (results carry them; describe reads them). The
-// symbol's name split on case, underscore and dot boundaries is indexed
-// with its title ("PersistentFlags" also as "persistent flags"), and so is
-// the package's short name.
+// item's own name split on case boundaries is indexed with its title
+// ("PersistentFlags" also as "persistent flags"; dots, colons and
+// underscores the word index splits already), and so is the package's
+// short name. Only the item's own name: a member indexed under its
+// container's words outranked the container (CircuitBreaker.State above
+// CircuitBreaker for "circuit breaker").
 //
 // # URIs
 //

@@ -32,7 +32,10 @@ func versionDocs(p packages.Package, d *apidoc.Docs) (*retrieval.PackageVersion,
 		kw := []string{short}
 		if u.Symbol != nil {
 			ud.Symbol, ud.SymbolKind, ud.Signature = u.Symbol.Name, u.Symbol.Kind, u.Symbol.Signature
-			if words := SymbolWords(u.Symbol.Name); words != "" {
+			// The leaf's words only: a member found by its container's
+			// words ("circuit breaker" for CircuitBreaker.State) would
+			// outrank the container, whose own unit is shorter on them.
+			if words := SymbolWords(leaf(u.Symbol.Name)); words != "" {
 				kw = append(kw, words)
 			}
 		} else if u.Kind == apidoc.KindReadme {
@@ -111,4 +114,13 @@ func camelWords(s string) []string {
 		prev = r
 	}
 	return append(out, s[start:])
+}
+
+// leaf is a qualified name's last part: "PersistentFlags" of
+// "Command.PersistentFlags", "Deserializer" of "de::Deserializer".
+func leaf(name string) string {
+	if i := strings.LastIndexAny(name, ".:#/"); i >= 0 {
+		return name[i+1:]
+	}
+	return name
 }
