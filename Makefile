@@ -81,6 +81,8 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzSwift$$' -fuzztime $(FUZZTIME) ./retrieval/apidoc
 	$(GO) test -run '^$$' -fuzz '^FuzzPython$$' -fuzztime $(FUZZTIME) ./retrieval/apidoc
 	$(GO) test -run '^$$' -fuzz '^FuzzReadme$$' -fuzztime $(FUZZTIME) ./retrieval/apidoc
+	$(GO) test -run '^$$' -fuzz '^FuzzParsePackageURI$$' -fuzztime $(FUZZTIME) ./retrieval/ref
+	$(GO) test -run '^$$' -fuzz '^FuzzSections$$' -fuzztime $(FUZZTIME) ./pkgdocs
 
 clean:
 	rm -rf bin dist .cache/demo-home .cache/build
