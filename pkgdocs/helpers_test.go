@@ -7,11 +7,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/gnosearch/gno/pkgdocs/pkgtest"
-	"github.com/gnosearch/gno/retrieval"
 )
 
 // shared keeps the clients' caches (module cache, CARGO_HOME, npm and pip
@@ -69,8 +67,6 @@ func project(t testing.TB, p pkgtest.Project) string {
 	return dir
 }
 
-var fetchOnce sync.Once
-
 // add adds dir and fails the test on an error or a missing package.
 func add(t testing.TB, x *Index, dir string, opt AddOptions) *AddResult {
 	t.Helper()
@@ -114,5 +110,3 @@ func describeResults(res *SearchResults) string {
 	}
 	return b.String()
 }
-
-var _ = retrieval.PackageKey

@@ -19,7 +19,7 @@ import (
 type pkgFixture struct {
 	srv              *Server
 	work, other      string
-	workURI, rootURI string
+	rootURI          string
 }
 
 func newPkgFixture(t *testing.T) *pkgFixture {

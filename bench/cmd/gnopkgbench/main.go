@@ -24,8 +24,6 @@ import (
 	bpkg "github.com/gnosearch/gno/bench/pkgdocs"
 	"github.com/gnosearch/gno/pkgdocs"
 	"github.com/gnosearch/gno/pkgdocs/pkgtest"
-	"github.com/gnosearch/gno/retrieval"
-	"github.com/gnosearch/gno/retrieval/apidoc"
 )
 
 func main() {
@@ -276,6 +274,3 @@ func size(ctx context.Context, x *pkgdocs.Index) error {
 		float64(bytes)/1e6, st.Versions, st.Units, st.Chunks, st.Embedded, float64(bytes)/1e3/float64(max(st.Versions, 1)), float64(bytes)/1e3/float64(max(st.Units, 1)))
 	return nil
 }
-
-var _ = retrieval.PackageKey
-var _ = apidoc.KindAPI
