@@ -17,9 +17,9 @@ import (
 // the checked-out Swift package of pkgtest (no client, no network), and a
 // second such project for roots.
 type pkgFixture struct {
-	srv              *Server
-	work, other      string
-	rootURI          string
+	srv         *Server
+	work, other string
+	rootURI     string
 }
 
 func newPkgFixture(t *testing.T) *pkgFixture {
