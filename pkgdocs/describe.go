@@ -262,15 +262,18 @@ func (d *Description) fit(maxTokens int) {
 	}
 	shrink(&d.Usage)
 	shrink(&d.Install)
-	for over() > 0 && len(d.Docs) > 0 {
-		d.Docs = d.Docs[:len(d.Docs)-1]
+	if over() > 0 {
+		docs := d.Docs
+		d.Docs = docs[:keepFitting(len(docs), func(k int) bool { d.Docs = docs[:k]; return over() <= 0 })]
 	}
-	for over() > 0 && len(d.API) > 0 {
-		d.API = d.API[:len(d.API)-1]
+	if over() > 0 {
+		api := d.API
+		d.API = api[:keepFitting(len(api), func(k int) bool { d.API = api[:k]; return over() <= 0 })]
 	}
 	if s := d.Symbol; s != nil {
-		for over() > 0 && len(s.Examples) > 0 {
-			s.Examples = s.Examples[:len(s.Examples)-1]
+		if over() > 0 {
+			ex := s.Examples
+			s.Examples = ex[:keepFitting(len(ex), func(k int) bool { s.Examples = ex[:k]; return over() <= 0 })]
 		}
 		shrink(&s.Doc)
 	}

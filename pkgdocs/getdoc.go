@@ -223,10 +223,14 @@ func (p *DocPage) fit(maxTokens int) {
 	for over() > 0 && len(p.Sections) > 10 {
 		p.Sections = p.Sections[:len(p.Sections)/2]
 	}
-	for over() > 0 && len(p.parts) > 1 {
-		p.parts = p.parts[:len(p.parts)-1]
-		p.Units = p.Units[:len(p.parts)]
-		p.Content = strings.Join(p.parts, "")
+	if over() > 0 && len(p.parts) > 1 {
+		parts, units := p.parts, p.Units
+		k := keepFitting(len(parts), func(k int) bool {
+			p.Units, p.Content = units[:k], strings.Join(parts[:k], "")
+			return over() <= 0
+		})
+		k = max(k, 1)
+		p.parts, p.Units, p.Content = parts[:k], units[:k], strings.Join(parts[:k], "")
 	}
 	// JSON escaping costs more than the text: cut by what is over, again
 	// until it fits.
@@ -238,8 +242,9 @@ func (p *DocPage) fit(maxTokens int) {
 		}
 		p.Content = cutTokens(p.Content, n)
 	}
-	for over() > 0 && len(p.Sections) > 0 {
-		p.Sections = p.Sections[:len(p.Sections)-1]
+	if over() > 0 {
+		secs := p.Sections
+		p.Sections = secs[:keepFitting(len(secs), func(k int) bool { p.Sections = secs[:k]; return over() <= 0 })]
 	}
 	for over() > 0 && len(p.Notes) > 1 {
 		p.Notes = p.Notes[1:]

@@ -60,6 +60,7 @@ package pkgdocs
 import (
 	"context"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -102,6 +103,10 @@ type Index struct {
 	// extracted counts package versions extracted by this Index (tests
 	// check that an unchanged re-run extracts none).
 	extracted atomic.Int64
+
+	// lastCheck is when a read last made sure a project was current.
+	checkMu   sync.Mutex
+	lastCheck map[string]time.Time
 }
 
 // Open opens the package-docs index of opt.Index. Nothing is read until

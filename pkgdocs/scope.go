@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/gnosearch/gno/retrieval"
 	"github.com/gnosearch/gno/retrieval/gnoerr"
@@ -62,6 +63,9 @@ func (x *Index) project(ctx context.Context, dir string, auto bool, notes *[]str
 	if err != nil || !auto {
 		return p, err
 	}
+	if p != nil && x.fresh(real) {
+		return p, nil
+	}
 	opt := AddOptions{NoFetch: true}
 	if p != nil {
 		opt = parseStored(p.Options)
@@ -76,6 +80,7 @@ func (x *Index) project(ctx context.Context, dir string, auto bool, notes *[]str
 		}
 		return p, err
 	}
+	x.checked(real)
 	if !res.Unchanged {
 		what := "re-indexed (its dependencies changed)"
 		if p == nil {
@@ -198,4 +203,27 @@ func (s *scoped) one(pkg string) retrieval.ProjectVersion {
 		s.notes = append(s.notes, "also matching (pick with ecosystem or version): "+strings.Join(others, ", "))
 	}
 	return best
+}
+
+// freshFor is how long a project checked by a read counts as current:
+// an agent's calls come in bursts, and a lockfile change is noticed by
+// the next read after it.
+const freshFor = 2 * time.Second
+
+// fresh reports whether dir was checked less than freshFor ago.
+func (x *Index) fresh(dir string) bool {
+	x.checkMu.Lock()
+	defer x.checkMu.Unlock()
+	t, ok := x.lastCheck[dir]
+	return ok && time.Since(t) < freshFor
+}
+
+// checked records that dir was just checked.
+func (x *Index) checked(dir string) {
+	x.checkMu.Lock()
+	defer x.checkMu.Unlock()
+	if x.lastCheck == nil {
+		x.lastCheck = map[string]time.Time{}
+	}
+	x.lastCheck[dir] = time.Now()
 }

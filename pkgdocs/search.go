@@ -87,7 +87,13 @@ func (x *Index) Search(ctx context.Context, req SearchRequest) (*SearchResults, 
 	if err != nil {
 		return nil, err
 	}
-	res, err := x.pk.Run(ctx, mode, retrieval.PackageSearch{QueryRequest: retrieval.QueryRequest{SearchRequest: sr, Fast: fast}, Versions: s.keys()})
+	versions := s.keys()
+	if n, err := x.pk.VersionCount(ctx); err == nil && n == len(versions) && len(s.notes) == 0 {
+		// The scope is every stored version: no filter, so BM25 reads the
+		// word index alone (a filter joins every match to its document).
+		versions = nil
+	}
+	res, err := x.pk.Run(ctx, mode, retrieval.PackageSearch{QueryRequest: retrieval.QueryRequest{SearchRequest: sr, Fast: fast}, Versions: versions})
 	if err != nil {
 		return nil, err
 	}
@@ -121,16 +127,35 @@ func (r *SearchResults) fit(maxTokens int) {
 		r.Meta.TotalResults = len(r.Results)
 		r.Meta.Notes = append(notes[:len(notes):len(notes)], fmt.Sprintf("truncated to %d results to fit %d tokens: narrow with package or ask for fewer", len(r.Results), maxTokens))
 	}
-	note()
-	for tokensOf(r) > maxTokens && len(r.Results) > 1 {
-		r.Results = r.Results[:len(r.Results)-1]
+	all := r.Results
+	k := keepFitting(len(all), func(k int) bool {
+		r.Results = all[:k]
 		note()
-	}
+		return tokensOf(r) <= maxTokens
+	})
+	r.Results = all[:max(k, min(1, len(all)))]
+	note()
 	for i := 0; i < 8 && len(r.Results) == 1 && tokensOf(r) > maxTokens; i++ {
 		res := &r.Results[0]
 		res.Content, res.Explain = "", nil
 		res.Snippet = cutTokens(res.Snippet, max(chunk.EstimateTokens(res.Snippet)-(tokensOf(r)-maxTokens)-10, 0))
 	}
+}
+
+// keepFitting returns the largest k ≤ n for which fits(k) holds (k = 0
+// when none does), by binary search: an answer is measured log n times,
+// not once per item dropped.
+func keepFitting(n int, fits func(k int) bool) int {
+	lo, hi := 0, n
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if fits(mid) {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	return lo
 }
 
 // tokensOf estimates the tokens of v's JSON form.

@@ -231,6 +231,15 @@ func (p *Packages) Text(ctx context.Context, docID int64) (string, error) {
 	return st.Content(ctx, docID)
 }
 
+// VersionCount is how many versions are stored.
+func (p *Packages) VersionCount(ctx context.Context) (int, error) {
+	st, err := p.e.store(ctx)
+	if err != nil {
+		return 0, err
+	}
+	return st.PkgVersionCount(ctx)
+}
+
 // Stats counts what the index holds (embedded chunks: of the configured
 // embedder).
 func (p *Packages) Stats(ctx context.Context) (PackageStats, error) {

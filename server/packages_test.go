@@ -113,7 +113,7 @@ func TestPackageToolsNoRoots(t *testing.T) {
 	}
 
 	g := c.toolOK("gno_get", map[string]any{"ref": top["uri"]})
-	if !strings.Contains(g["content"].(string), "fails fast") || g["symbol"] == nil {
+	if sym := top["symbol"].(map[string]any)["name"].(string); !strings.HasPrefix(g["content"].(string), "# "+sym+"\n") || g["symbol"] == nil {
 		t.Errorf("gno_get of %s: %v", top["uri"], g)
 	}
 	r := c.call("resources/read", map[string]any{"uri": top["uri"]})

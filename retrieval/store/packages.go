@@ -456,6 +456,15 @@ func (s *Store) DropUnusedPkgVersions(ctx context.Context) (dropped int, keep []
 	return int(n), keep, rows.Err()
 }
 
+// PkgVersionCount counts the stored versions.
+func (s *Store) PkgVersionCount(ctx context.Context) (int, error) {
+	var n int
+	if err := s.db.QueryRowContext(ctx, "SELECT count(*) FROM pkg_versions").Scan(&n); err != nil {
+		return 0, fmt.Errorf("count package versions: %w", err)
+	}
+	return n, nil
+}
+
 // PkgStats counts the stored versions, their unit documents, chunks and
 // the chunks embedded with model, and the projects.
 type PkgStats struct {

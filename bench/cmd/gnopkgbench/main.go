@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"sort"
 	"strings"
 	"syscall"
@@ -39,7 +40,19 @@ func main() {
 	modes := fs.String("modes", "search,fast,query", "gno modes to measure")
 	embed := fs.Bool("embed", true, "embed the units first (fast and query need vectors)")
 	n := fs.Int("n", 200, "speed: calls per measure")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file")
 	fs.Parse(args)
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "gnopkgbench:", err)
+			os.Exit(1)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	ctx := context.Background()
 	var err error
 	switch cmd {
@@ -59,6 +72,7 @@ func main() {
 		err = fmt.Errorf("unknown command %q", cmd)
 	}
 	if err != nil {
+		pprof.StopCPUProfile()
 		fmt.Fprintln(os.Stderr, "gnopkgbench:", err)
 		os.Exit(1)
 	}
