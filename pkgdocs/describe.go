@@ -89,8 +89,12 @@ type Description struct {
 	Notes     []string   `json:"notes,omitempty"`
 }
 
-// maxAPIList bounds the top-level API listed by describe.
-const maxAPIList = 150
+// maxAPIList bounds the top-level API listed by describe, maxDocList
+// each of its doc and example lists.
+const (
+	maxAPIList = 150
+	maxDocList = 100
+)
 
 // memberKinds are API items listed under their type, not at the top.
 var memberKinds = map[string]bool{apidoc.SymMethod: true, apidoc.SymProperty: true, apidoc.SymConstructor: true, apidoc.SymPackage: true}
@@ -107,42 +111,58 @@ func (x *Index) Describe(ctx context.Context, req DescribeRequest) (*Description
 	}
 	v := s.one(req.Package)
 	d := &Description{Package: info(v), API: []APIItem{}}
-	units, err := x.pk.Units(ctx, v.ID, "")
+	// Only what is shown is read: a large package (date-fns, zod) has
+	// thousands of units.
+	if d.APITotal, err = x.pk.UnitCount(ctx, v.ID, apidoc.KindAPI); err != nil {
+		return nil, err
+	}
+	var members []string
+	for k := range memberKinds {
+		members = append(members, k)
+	}
+	top, err := x.pk.UnitsWhere(ctx, retrieval.UnitQuery{VersionID: v.ID, Kind: apidoc.KindAPI, NotSymbolKinds: members, Limit: maxAPIList})
 	if err != nil {
 		return nil, err
 	}
-	for _, u := range units {
-		switch u.Kind {
-		case apidoc.KindAPI:
-			d.APITotal++
-			if !memberKinds[u.SymbolKind] && len(d.API) < maxAPIList {
-				d.API = append(d.API, item(v, u))
-			}
-		case apidoc.KindDoc, apidoc.KindExample:
-			d.Docs = append(d.Docs, UnitRef{Path: u.Path, Title: u.Title, Kind: u.Kind, URI: unitURI(v, u.Path)})
-		case apidoc.KindReadme:
-			text, err := x.pk.Text(ctx, u.DocID)
-			if err != nil {
-				return nil, err
-			}
-			d.Install, d.Usage = installUsage(text)
+	for _, u := range top {
+		d.API = append(d.API, item(v, u))
+	}
+	for _, kind := range []string{apidoc.KindDoc, apidoc.KindExample} {
+		us, err := x.pk.UnitsWhere(ctx, retrieval.UnitQuery{VersionID: v.ID, Kind: kind, Limit: maxDocList})
+		if err != nil {
+			return nil, err
 		}
+		for _, u := range us {
+			d.Docs = append(d.Docs, UnitRef{Path: u.Path, Title: u.Title, Kind: u.Kind, URI: unitURI(v, u.Path)})
+		}
+	}
+	readme, err := x.pk.UnitsWhere(ctx, retrieval.UnitQuery{VersionID: v.ID, Kind: apidoc.KindReadme, Limit: 1})
+	if err != nil {
+		return nil, err
+	}
+	if len(readme) == 1 {
+		text, err := x.pk.Text(ctx, readme[0].DocID)
+		if err != nil {
+			return nil, err
+		}
+		d.Install, d.Usage = installUsage(text)
 	}
 	if d.Usage == "" {
 		// No README: a Go package comment says how to use it.
-		for _, u := range units {
-			if u.SymbolKind == apidoc.SymPackage {
-				text, err := x.pk.Text(ctx, u.DocID)
-				if err != nil {
-					return nil, err
-				}
-				d.Usage, _ = apiParts(text)
-				break
+		pkgDocs, err := x.pk.UnitsWhere(ctx, retrieval.UnitQuery{VersionID: v.ID, Kind: apidoc.KindAPI, SymbolKind: apidoc.SymPackage, Limit: 1})
+		if err != nil {
+			return nil, err
+		}
+		if len(pkgDocs) == 1 {
+			text, err := x.pk.Text(ctx, pkgDocs[0].DocID)
+			if err != nil {
+				return nil, err
 			}
+			d.Usage, _ = apiParts(text)
 		}
 	}
-	if count := d.APITotal; len(d.API) == maxAPIList {
-		d.Notes = append(d.Notes, fmt.Sprintf("top-level API cut to %d items of %d: ask for one with symbol, or search", maxAPIList, count))
+	if len(d.API) == maxAPIList {
+		d.Notes = append(d.Notes, fmt.Sprintf("top-level API cut to its first %d items (of %d items with members): ask for one with symbol, or search", maxAPIList, d.APITotal))
 	}
 	if req.Symbol != "" {
 		if err := x.describeSymbol(ctx, v, req.Symbol, d); err != nil {

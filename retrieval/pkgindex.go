@@ -212,6 +212,27 @@ func (p *Packages) Units(ctx context.Context, versionID int64, kind string) ([]P
 	return st.PkgUnitsOfVersion(ctx, versionID, kind)
 }
 
+// UnitQuery selects units of one version (store.PkgUnitQuery).
+type UnitQuery = store.PkgUnitQuery
+
+// UnitsWhere returns the units q selects, by path.
+func (p *Packages) UnitsWhere(ctx context.Context, q UnitQuery) ([]PackageUnit, error) {
+	st, err := p.e.store(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return st.PkgUnitsWhere(ctx, q)
+}
+
+// UnitCount counts a version's units of kind ("" for all).
+func (p *Packages) UnitCount(ctx context.Context, versionID int64, kind string) (int, error) {
+	st, err := p.e.store(ctx)
+	if err != nil {
+		return 0, err
+	}
+	return st.PkgUnitCount(ctx, versionID, kind)
+}
+
 // Symbol finds a version's API items by qualified name, or by last name
 // part ("PersistentFlags" finds "Command.PersistentFlags").
 func (p *Packages) Symbol(ctx context.Context, versionID int64, name string) ([]PackageUnit, error) {
@@ -401,6 +422,20 @@ func (pw *PackagesWriter) Put(ctx context.Context, v *PackageVersion, units []Un
 	}
 	e.vectors.forget()
 	return nil
+}
+
+// Bulk prepares the index for many versions in a row (FTS merging put
+// off, as a large notes sync does) and returns the function that merges
+// once and restores the defaults; call it when done, even after an error.
+func (pw *PackagesWriter) Bulk(ctx context.Context) (end func(), err error) {
+	st, err := pw.w.e.store(ctx)
+	if err != nil {
+		return func() {}, err
+	}
+	if err := st.BeginBulk(ctx); err != nil {
+		return func() {}, err
+	}
+	return func() { st.EndBulk(context.WithoutCancel(ctx)) }, nil
 }
 
 // SetProject records the versions (keys; true for a direct dependency)

@@ -188,64 +188,6 @@ func (s *Store) PkgVersionsNamed(ctx context.Context, name, ecosystem string) ([
 	return out, rows.Err()
 }
 
-// PutPkgVersion stores one package version with its unit documents in
-// one transaction, replacing an earlier copy of the same key: a version
-// is either wholly there or not at all. units[i] describes docs[i]; their
-// Collection must be v.Key. It returns the version's id.
-func (s *Store) PutPkgVersion(ctx context.Context, v *PkgVersion, docs []*Document, units []PkgUnit) (int64, error) {
-	if len(docs) != len(units) {
-		return 0, fmt.Errorf("store %s: %d documents for %d units", v.Key, len(docs), len(units))
-	}
-	gen, err := s.Generation(ctx)
-	if err != nil {
-		return 0, err
-	}
-	b, err := s.Begin(ctx, gen+1)
-	if err != nil {
-		return 0, err
-	}
-	defer b.Rollback()
-	// The old copy's documents go (chunks, vectors and units cascade);
-	// the row is updated in place, so projects using it keep pointing at it.
-	if _, err := b.tx.ExecContext(ctx, "DELETE FROM documents WHERE collection = ?", v.Key); err != nil {
-		return 0, fmt.Errorf("store %s: %w", v.Key, err)
-	}
-	if v.AddedNS == 0 {
-		v.AddedNS = time.Now().UnixNano()
-	}
-	var id int64
-	err = b.tx.QueryRowContext(ctx, `INSERT INTO pkg_versions(key, ecosystem, name, version, summary, license, homepage, repository, units, bytes, warnings, extractor, added_ns)
-		VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)
-		ON CONFLICT(key) DO UPDATE SET summary = excluded.summary, license = excluded.license, homepage = excluded.homepage,
-			repository = excluded.repository, units = excluded.units, bytes = excluded.bytes, warnings = excluded.warnings,
-			extractor = excluded.extractor, added_ns = excluded.added_ns
-		RETURNING id`, v.Key, v.Ecosystem, v.Name, v.Version, v.Summary, v.License, v.Homepage, v.Repository,
-		len(units), v.Bytes, strings.Join(v.Warnings, "\n"), v.Extractor, v.AddedNS).Scan(&id)
-	if err != nil {
-		return 0, fmt.Errorf("store %s: %w", v.Key, err)
-	}
-	for i, d := range docs {
-		if d.Collection != v.Key {
-			return 0, fmt.Errorf("store %s: unit %s belongs to %q", v.Key, d.RelPath, d.Collection)
-		}
-		d.NoLinks = true
-		docID, err := b.put(ctx, d)
-		if err != nil {
-			return 0, err
-		}
-		u := units[i]
-		if _, err := b.exec(ctx, `INSERT INTO pkg_units(doc_id, version_id, kind, symbol, symbol_kind, signature, leaf, file, line) VALUES(?,?,?,?,?,?,?,?,?)`,
-			docID, id, u.Kind, u.Symbol, u.SymbolKind, u.Signature, symbolLeaf(u.Symbol), u.File, u.Line); err != nil {
-			return 0, fmt.Errorf("store %s unit %s: %w", v.Key, d.RelPath, err)
-		}
-	}
-	if err := b.Commit(); err != nil {
-		return 0, fmt.Errorf("store %s: %w", v.Key, err)
-	}
-	v.ID, v.Units = id, len(units)
-	return id, nil
-}
-
 // symbolLeaf is the last part of a qualified name, lowercased:
 // "Command.PersistentFlags", "de::Deserializer", "a.b.c.get".
 func symbolLeaf(name string) string {
@@ -418,6 +360,55 @@ func (s *Store) PkgUnitsOfVersion(ctx context.Context, versionID int64, kind str
 		return s.pkgUnits(ctx, "u.version_id = ? ORDER BY d.rel_path", versionID)
 	}
 	return s.pkgUnits(ctx, "u.version_id = ? AND u.kind = ? ORDER BY d.rel_path", versionID, kind)
+}
+
+// PkgUnitQuery selects units of one version.
+type PkgUnitQuery struct {
+	VersionID int64
+	// Kind is readme, doc, example or api ("" for all).
+	Kind string
+	// SymbolKind keeps API items of this kind only; NotSymbolKinds
+	// leaves out those of these kinds (methods...).
+	SymbolKind     string
+	NotSymbolKinds []string
+	// Limit bounds the rows (0: all), in path order.
+	Limit int
+}
+
+// PkgUnitsWhere returns the units q selects, by path.
+func (s *Store) PkgUnitsWhere(ctx context.Context, q PkgUnitQuery) ([]PkgUnit, error) {
+	where := "u.version_id = ?"
+	args := []any{q.VersionID}
+	if q.Kind != "" {
+		where += " AND u.kind = ?"
+		args = append(args, q.Kind)
+	}
+	if q.SymbolKind != "" {
+		where += " AND u.symbol_kind = ?"
+		args = append(args, q.SymbolKind)
+	}
+	if len(q.NotSymbolKinds) > 0 {
+		where += " AND u.symbol_kind NOT IN (" + placeholders(len(q.NotSymbolKinds)) + ")"
+		for _, k := range q.NotSymbolKinds {
+			args = append(args, k)
+		}
+	}
+	where += " ORDER BY d.rel_path"
+	if q.Limit > 0 {
+		where += " LIMIT ?"
+		args = append(args, q.Limit)
+	}
+	return s.pkgUnits(ctx, where, args...)
+}
+
+// PkgUnitCount counts a version's units of kind ("" for all).
+func (s *Store) PkgUnitCount(ctx context.Context, versionID int64, kind string) (int, error) {
+	var n int
+	err := s.db.QueryRowContext(ctx, "SELECT count(*) FROM pkg_units WHERE version_id = ? AND (? = '' OR kind = ?)", versionID, kind, kind).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("count package units: %w", err)
+	}
+	return n, nil
 }
 
 // PkgSymbol finds a version's API items named name: the qualified name
