@@ -150,6 +150,18 @@ func PeerSystem(readmes map[string][]PeerSection) System {
 	}}
 }
 
+// SectionsBM25System ranks the same README sections by BM25: the README-
+// only approach with a good ranking.
+func SectionsBM25System(readmes map[string][]PeerSection) System {
+	return System{Name: "README sections, BM25 (+package)", Run: func(_ context.Context, q Question) ([]Hit, error) {
+		var hits []Hit
+		for _, s := range SectionsBM25(readmes[q.Package], q.Query, 5) {
+			hits = append(hits, Hit{Package: q.Package, Passage: s.Content})
+		}
+		return hits, nil
+	}}
+}
+
 // Row is one system's measures over a set of questions.
 type Row struct {
 	System            string

@@ -1,6 +1,7 @@
 package pkgdocs
 
 import (
+	"math"
 	"regexp"
 	"sort"
 	"strings"
@@ -81,6 +82,62 @@ func PeerSearch(sections []PeerSection, query string, limit int) []PeerSection {
 			break
 		}
 		out = append(out, h.s)
+	}
+	return out
+}
+
+var wordRE = regexp.MustCompile(`[\p{L}\p{N}]+`)
+
+// SectionsBM25 ranks one package's README sections by BM25 (k1 1.2,
+// b 0.75) over lowercase words, stop words kept: not the peer's ranking,
+// but the best a README-only approach could do with a good one, to tell
+// what indexing the API adds from what ranking adds.
+func SectionsBM25(sections []PeerSection, query string, limit int) []PeerSection {
+	docs := make([]map[string]int, len(sections))
+	lens := make([]int, len(sections))
+	df := map[string]int{}
+	total := 0
+	for i, s := range sections {
+		docs[i] = map[string]int{}
+		for _, w := range wordRE.FindAllString(strings.ToLower(s.Content), -1) {
+			if docs[i][w] == 0 {
+				df[w]++
+			}
+			docs[i][w]++
+			lens[i]++
+		}
+		total += lens[i]
+	}
+	if len(sections) == 0 {
+		return nil
+	}
+	avg := float64(total) / float64(len(sections))
+	type scored struct {
+		i     int
+		score float64
+	}
+	var hits []scored
+	for i := range sections {
+		sc := 0.0
+		for _, w := range wordRE.FindAllString(strings.ToLower(query), -1) {
+			tf := float64(docs[i][w])
+			if tf == 0 {
+				continue
+			}
+			idf := math.Log(1 + (float64(len(sections))-float64(df[w])+0.5)/(float64(df[w])+0.5))
+			sc += idf * tf * 2.2 / (tf + 1.2*(0.25+0.75*float64(lens[i])/avg))
+		}
+		if sc > 0 {
+			hits = append(hits, scored{i, sc})
+		}
+	}
+	sort.SliceStable(hits, func(a, b int) bool { return hits[a].score > hits[b].score })
+	var out []PeerSection
+	for _, h := range hits {
+		if len(out) == limit {
+			break
+		}
+		out = append(out, sections[h.i])
 	}
 	return out
 }

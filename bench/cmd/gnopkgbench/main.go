@@ -7,6 +7,7 @@
 //	gnopkgbench project -set judged -out DIR   write the judged project's manifests
 //	gnopkgbench add -project DIR               add (first run when GNO_HOME is fresh), with -cpuprofile
 //	gnopkgbench check -project DIR             every answer of the set is an extracted symbol
+//	gnopkgbench peer -project DIR -q ID        the peer's top sections for one question
 //	gnopkgbench quality -project DIR           judged set: gno per mode, and the peer
 //	gnopkgbench speed -project DIR             search and describe latency, index size
 package main
@@ -43,6 +44,7 @@ func main() {
 	embed := fs.Bool("embed", true, "embed the units first (fast and query need vectors)")
 	fs.BoolVar(&noFetch, "no-fetch", false, "index only installed packages")
 	n := fs.Int("n", 200, "speed: calls per measure")
+	qid := fs.String("q", "", "peer: the judged question to show the peer's sections for")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file")
 	fs.Parse(args)
 	if *cpuProfile != "" {
@@ -67,6 +69,23 @@ func main() {
 		fmt.Printf("CPU %.0f ms (load %s)\n", cpuMS()-c0, load())
 	case "check":
 		err = withIndex(ctx, *project, false, check)
+	case "peer":
+		err = withIndex(ctx, *project, false, func(ctx context.Context, x *pkgdocs.Index, dir string) error {
+			readmes, err := peerReadmes(ctx, x, dir)
+			if err != nil {
+				return err
+			}
+			for _, q := range bpkg.Judged {
+				if q.ID != *qid {
+					continue
+				}
+				fmt.Printf("%s: %d sections of %s\n", q.Query, len(readmes[q.Package]), q.Package)
+				for i, sec := range bpkg.PeerSearch(readmes[q.Package], q.Query, 5) {
+					fmt.Printf("%d. %s (grade %.1f)\n", i+1, sec.Heading, bpkg.Grade(q, bpkg.Hit{Package: q.Package, Passage: sec.Content}))
+				}
+			}
+			return nil
+		})
 	case "quality":
 		err = withIndex(ctx, *project, *embed, func(ctx context.Context, x *pkgdocs.Index, dir string) error {
 			return quality(ctx, x, dir, strings.Split(*modes, ","))
@@ -173,7 +192,7 @@ func quality(ctx context.Context, x *pkgdocs.Index, dir string, modes []string) 
 	for _, m := range modes {
 		systems = append(systems, bpkg.GnoSystem(x, dir, m, true))
 	}
-	systems = append(systems, bpkg.PeerSystem(readmes))
+	systems = append(systems, bpkg.PeerSystem(readmes), bpkg.SectionsBM25System(readmes))
 	// Warm the models and caches, so the first question is not timed cold.
 	for _, m := range modes {
 		x.Search(ctx, pkgdocs.SearchRequest{Query: "warm up", Projects: []string{dir}, Mode: m})
