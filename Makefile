@@ -70,6 +70,19 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParseDoc$$' -fuzztime $(FUZZTIME) ./retrieval/query
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./retrieval/config
 	$(GO) test -run '^$$' -fuzz '^FuzzToolArgs$$' -fuzztime $(FUZZTIME) ./server
+	$(GO) test -run '^$$' -fuzz '^FuzzMetadata$$' -fuzztime $(FUZZTIME) ./retrieval/packages
+	$(GO) test -run '^$$' -fuzz '^FuzzRequirement$$' -fuzztime $(FUZZTIME) ./retrieval/packages
+	$(GO) test -run '^$$' -fuzz '^FuzzPnpmDepPath$$' -fuzztime $(FUZZTIME) ./retrieval/packages
+	$(GO) test -run '^$$' -fuzz '^FuzzNPMLock$$' -fuzztime $(FUZZTIME) ./retrieval/packages
+	$(GO) test -run '^$$' -fuzz '^FuzzPackageResolved$$' -fuzztime $(FUZZTIME) ./retrieval/packages
+	$(GO) test -run '^$$' -fuzz '^FuzzArchiveName$$' -fuzztime $(FUZZTIME) ./retrieval/packages
+	$(GO) test -run '^$$' -fuzz '^FuzzTypeScript$$' -fuzztime $(FUZZTIME) ./retrieval/apidoc
+	$(GO) test -run '^$$' -fuzz '^FuzzRust$$' -fuzztime $(FUZZTIME) ./retrieval/apidoc
+	$(GO) test -run '^$$' -fuzz '^FuzzSwift$$' -fuzztime $(FUZZTIME) ./retrieval/apidoc
+	$(GO) test -run '^$$' -fuzz '^FuzzPython$$' -fuzztime $(FUZZTIME) ./retrieval/apidoc
+	$(GO) test -run '^$$' -fuzz '^FuzzReadme$$' -fuzztime $(FUZZTIME) ./retrieval/apidoc
+	$(GO) test -run '^$$' -fuzz '^FuzzParsePackageURI$$' -fuzztime $(FUZZTIME) ./retrieval/ref
+	$(GO) test -run '^$$' -fuzz '^FuzzSections$$' -fuzztime $(FUZZTIME) ./pkgdocs
 
 clean:
 	rm -rf bin dist .cache/demo-home .cache/build

@@ -117,7 +117,7 @@ func layer(pkg string) float64 {
 		l = 6
 	case "server":
 		l = 5
-	case "answer":
+	case "answer", "pkgdocs":
 		l = 4
 	case "retrieval":
 		l = 3

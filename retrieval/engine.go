@@ -52,6 +52,10 @@ type Engine struct {
 	models  *Models
 	vectors vectorCache
 	graph   *Graph
+
+	// pkgs marks the engine of a package-docs index (OpenPackages): its
+	// collections are package versions, its URIs gno://pkg/... ones.
+	pkgs bool
 }
 
 // Open loads the config of an index. The database is opened on first use.

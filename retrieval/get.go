@@ -38,6 +38,9 @@ func (e *Engine) source(cfg *config.Config, m *store.DocMeta, full bool) Source 
 
 // resolve finds the document a REF names.
 func (e *Engine) resolve(ctx context.Context, s string) (*store.DocMeta, error) {
+	if e.pkgs {
+		return e.resolvePackage(ctx, s)
+	}
 	r, err := ref.Parse(s)
 	if err != nil {
 		return nil, err
@@ -96,7 +99,7 @@ func (e *Engine) Get(ctx context.Context, req GetRequest) (*Document, error) {
 func (e *Engine) document(cfg *config.Config, m *store.DocMeta, content string) *Document {
 	return &Document{
 		DocID:         docID(m.Hash),
-		URI:           ref.URI(m.Collection, m.RelPath),
+		URI:           e.uri(m),
 		Title:         m.Title,
 		Collection:    m.Collection,
 		Content:       content,

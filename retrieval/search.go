@@ -9,7 +9,6 @@ import (
 	"github.com/gnosearch/gno/retrieval/gnoerr"
 	"github.com/gnosearch/gno/retrieval/ingest"
 	"github.com/gnosearch/gno/retrieval/query"
-	"github.com/gnosearch/gno/retrieval/ref"
 	"github.com/gnosearch/gno/retrieval/store"
 )
 
@@ -45,6 +44,9 @@ func (e *Engine) prepare(ctx context.Context, req *SearchRequest) (store.Filter,
 		req.Limit = MaxLimit
 	}
 	f := store.Filter{Lang: req.Lang}
+	if e.pkgs {
+		return e.packageFilter(req, f)
+	}
 	if req.Collection != "" {
 		name := strings.ToLower(req.Collection)
 		if _, ok := e.Config().Collection(name); !ok {
@@ -204,6 +206,11 @@ func (e *Engine) results(ctx context.Context, hits []hit, q query.Keywords, req 
 		}
 		out.Results = append(out.Results, r)
 	}
+	if e.pkgs {
+		if err := e.addPackageInfo(ctx, st, out.Results, docs); err != nil {
+			return nil, err
+		}
+	}
 	out.Meta.TotalResults = len(out.Results)
 	return out, nil
 }
@@ -212,7 +219,7 @@ func (e *Engine) result(cfg *config.Config, m *store.DocMeta, h hit, snippet str
 	return Result{
 		DocID:      docID(m.Hash),
 		Score:      round4(h.Score),
-		URI:        ref.URI(m.Collection, m.RelPath),
+		URI:        e.uri(m),
 		Title:      m.Title,
 		Collection: m.Collection,
 		Snippet:    snippet,

@@ -47,6 +47,10 @@ type Result struct {
 	// Content is the whole document, with --full.
 	Content string   `json:"content,omitempty"`
 	Explain *Explain `json:"explain,omitempty"`
+	// Package and Symbol are set on results of the package-docs index:
+	// the package version, and the API item a unit documents.
+	Package *PackageRef `json:"package,omitempty"`
+	Symbol  *Symbol     `json:"symbol,omitempty"`
 }
 
 // Explain shows how a result's score was made (--explain).
@@ -97,6 +101,10 @@ type SearchRequest struct {
 	// Full returns each document's whole content.
 	Full    bool
 	Explain bool
+
+	// scope, in a package-docs index, holds the package versions (keys)
+	// searched; nil searches them all (Packages.Run sets it).
+	scope []string
 }
 
 // MaxQueryBytes bounds a query string: longer ones are not searches but
@@ -147,6 +155,9 @@ type Document struct {
 	Context       []string  `json:"context,omitempty"`
 	// Generation is the sync generation that last changed the document.
 	Generation int64 `json:"generation"`
+	// Package and Symbol as in Result, for a unit of a dependency's docs.
+	Package *PackageRef `json:"package,omitempty"`
+	Symbol  *Symbol     `json:"symbol,omitempty"`
 }
 
 // GetRequest reads one document.

@@ -77,6 +77,10 @@ type client struct {
 	nextID int
 	done   chan error
 	srv    *Server
+	// roots, when set, answers the server's roots/list requests.
+	roots atomic.Pointer[[]string]
+	// rootsAsked counts them.
+	rootsAsked atomic.Int32
 }
 
 // startClient serves srv over pipes and completes initialize.
@@ -114,6 +118,17 @@ func rawClient(t testing.TB, srv *Server) *client {
 			}
 			if m["method"] == "ping" && m["id"] != nil { // the server checks the client has seen its progress
 				c.send(map[string]any{"jsonrpc": "2.0", "id": m["id"], "result": map[string]any{}})
+			}
+			if m["method"] == "roots/list" && m["id"] != nil {
+				c.rootsAsked.Add(1)
+				var roots []map[string]any
+				if r := c.roots.Load(); r != nil {
+					for _, u := range *r {
+						roots = append(roots, map[string]any{"uri": u})
+					}
+				}
+				c.send(map[string]any{"jsonrpc": "2.0", "id": m["id"], "result": map[string]any{"roots": roots}})
+				continue
 			}
 			c.msgs <- m
 		}

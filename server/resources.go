@@ -71,11 +71,16 @@ func (s *Server) readResource(ctx context.Context, req mcp.ReadResourceRequest) 
 // renderDocument is the resource form of a document: a header comment
 // (display only, not indexed content) and the numbered Markdown mirror.
 func (s *Server) renderDocument(ctx context.Context, uri string) (string, error) {
-	e, err := s.engine(ctx)
-	if err != nil {
-		return "", err
+	var d *retrieval.Document
+	var err error
+	if ref.IsPackageURI(uri) {
+		d, err = s.getPackageUnit(ctx, retrieval.GetRequest{Ref: uri})
+	} else {
+		var e *retrieval.Engine
+		if e, err = s.engine(ctx); err == nil {
+			d, err = e.Get(ctx, retrieval.GetRequest{Ref: uri})
+		}
 	}
-	d, err := e.Get(ctx, retrieval.GetRequest{Ref: uri})
 	if err != nil {
 		return "", err
 	}

@@ -174,7 +174,8 @@ var documentProps = `
   "docid": {"type": "string"}, "uri": {"type": "string"}, "title": {"type": "string"}, "collection": {"type": "string"},
   "content": {"type": "string"}, "totalLines": {"type": "integer"}, "returnedLines": ` + lineRangeSchema + `,
   "truncated": {"type": "boolean"}, "source": ` + sourceSchema + `, "tags": ` + stringsSchema + `,
-  "lang": {"type": "string"}, "context": ` + stringsSchema + `, "generation": {"type": "integer"}`
+  "lang": {"type": "string"}, "context": ` + stringsSchema + `, "generation": {"type": "integer"},
+  "package": ` + pkgRefSchema + `, "symbol": ` + symbolSchema
 
 var documentSchema = `{"type": "object", "required": ["docid", "uri", "content", "totalLines", "returnedLines", "source"], "properties": {` + documentProps + `}}`
 

@@ -20,6 +20,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/gnosearch/gno/pkgdocs"
 	"github.com/gnosearch/gno/retrieval"
 	"github.com/gnosearch/gno/retrieval/gnoerr"
 	"github.com/gnosearch/gno/server/jobs"
@@ -54,6 +55,12 @@ type Options struct {
 	// ValidateOutput checks every structuredContent against the tool's
 	// outputSchema before it is sent (for tests).
 	ValidateOutput bool
+	// OpenPackages opens the package-docs index (tools_packages.go), on
+	// the first package tool call; nil makes those tools unavailable.
+	OpenPackages func(ctx context.Context) (*pkgdocs.Index, error)
+	// WorkDir is the project of a package tool when neither its argument
+	// nor the client's roots name one (default: the working folder).
+	WorkDir string
 }
 
 // Server is one MCP server over one index.
@@ -72,6 +79,12 @@ type Server struct {
 
 	// defs are the registered tools by name, for Call (the REST API).
 	defs map[string]toolDef
+
+	// pkgs is the package-docs index, opened on first use; roots the
+	// clients' roots (roots.go).
+	pkgMu sync.Mutex
+	pkgs  *pkgdocs.Index
+	roots rootsCache
 }
 
 const instructions = `gno searches the user's local documents (notes, docs, Markdown).
@@ -81,7 +94,9 @@ How to search well:
 - If results are not relevant: first rephrase the query (free, often effective: other words, fewer words, the terms the documents would use); then retry gno_query with thorough: true for better recall.
 - Narrow with collection, tagsAny/tagsAll or minScore; raise limit (max 100) to see more.
 - Results give a URI (gno://collection/path) and a docid (#abc12345). Read a document with gno_get (fromLine/lineCount for long ones), several with gno_multi_get, or as the resource gno://collection/path.
-- gno_status shows collections and index health; gno_list_tags the tags in use.`
+- gno_status shows collections and index health; gno_list_tags the tags in use.
+
+For the project's dependencies (Go, npm, Python, Rust, Swift) at the versions it really uses: gno_search_package_docs finds the API item, README or doc section that answers a question; gno_describe_package gives a package's summary, install, usage and API (with symbol: one item's signature, doc and examples); gno_get_package_doc reads its README, a section, or what matches a query. The project is the client's roots unless you pass project.`
 
 // New builds a server. Nothing is opened until a request needs it.
 func New(opts Options) *Server {
@@ -123,6 +138,7 @@ func New(opts Options) *Server {
 	s.defs = map[string]toolDef{}
 	defs := append(readTools(), graphTools()...)
 	defs = append(defs, askTool())
+	defs = append(defs, packageTools()...)
 	if opts.EnableWrite {
 		defs = append(defs, writeTools()...)
 		defs = append(defs, noteTools()...)
@@ -132,6 +148,11 @@ func New(opts Options) *Server {
 		tools = append(tools, s.serverTool(d))
 	}
 	s.mcp.AddTools(tools...)
+	s.mcp.AddNotificationHandler(string(mcp.MethodNotificationRootsListChanged), func(ctx context.Context, _ mcp.JSONRPCNotification) {
+		if sess := mcpsrv.ClientSessionFromContext(ctx); sess != nil {
+			s.roots.forget(sess.SessionID())
+		}
+	})
 	s.addResources()
 	return s
 }
@@ -142,6 +163,12 @@ func (s *Server) MCP() *mcpsrv.MCPServer { return s.mcp }
 // Close cancels running jobs, waits for them, and closes the engine.
 func (s *Server) Close() error {
 	s.runner.Shutdown()
+	s.pkgMu.Lock()
+	if s.pkgs != nil {
+		s.pkgs.Close()
+		s.pkgs = nil
+	}
+	s.pkgMu.Unlock()
 	s.engMu.Lock()
 	defer s.engMu.Unlock()
 	if s.eng != nil {

@@ -110,6 +110,7 @@ type stdioSession struct {
 	notifications chan mcp.JSONRPCNotification
 	initialized   atomic.Bool
 	level         atomic.Value
+	client        clientInfo // roots.go
 }
 
 var (
@@ -150,6 +151,10 @@ type stdioTransport struct {
 	cancelled map[string]bool
 	pings     map[string]chan struct{}
 	nextPing  int
+
+	// replies wait for answers to the server's own requests (roots.go).
+	replies   sync.Map
+	nextReply atomic.Int64
 }
 
 // ServeStdio serves MCP over newline-delimited JSON-RPC on in and out until
@@ -294,13 +299,16 @@ func (t *stdioTransport) handleLine(line []byte) {
 			t.out.write(errorResponse(nil, mcp.INVALID_REQUEST, "invalid request: no method"))
 			return
 		}
+		if t.reply(env.ID, line) {
+			return
+		}
 		t.mu.Lock()
 		if ch := t.pings[idKey(env.ID)]; ch != nil {
 			close(ch)
 			delete(t.pings, idKey(env.ID))
 		}
 		t.mu.Unlock()
-		return // a response to a server request: only pings are sent
+		return // a response to a server request: a ping's
 	}
 	if isNull {
 		if env.Method == string(mcp.MethodNotificationCancelled) {

@@ -8,6 +8,7 @@ import (
 	"github.com/gnosearch/gno/retrieval"
 	"github.com/gnosearch/gno/retrieval/display"
 	"github.com/gnosearch/gno/retrieval/gnoerr"
+	"github.com/gnosearch/gno/retrieval/ref"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -132,6 +133,9 @@ func formatResults(res *retrieval.SearchResults) string {
 }
 
 func (s *Server) get(ctx context.Context, a args, _ mcp.CallToolRequest) (any, string, error) {
+	if ref.IsPackageURI(a.str("ref")) {
+		return s.getPackage(ctx, a) // a unit of a dependency's docs
+	}
 	e, err := s.engine(ctx)
 	if err != nil {
 		return nil, "", err

@@ -15,8 +15,10 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 
+	"github.com/gnosearch/gno/pkgdocs"
 	"github.com/gnosearch/gno/retrieval"
 	"github.com/gnosearch/gno/retrieval/gnoerr"
 	"github.com/spf13/cobra"
@@ -35,6 +37,8 @@ type app struct {
 	stdout     io.Writer
 	stderr     io.Writer
 	eng        *retrieval.Engine
+	pkgMu      sync.Mutex // the MCP server and the package watcher share pkgs
+	pkgs       *pkgdocs.Index
 }
 
 // engine opens the index on first use.
@@ -108,6 +112,9 @@ func main() {
 	stop()
 	if a.eng != nil {
 		a.eng.Close()
+	}
+	if a.pkgs != nil {
+		a.pkgs.Close()
 	}
 	if err != nil {
 		os.Exit(report(a, err))

@@ -61,12 +61,13 @@ func newServer(a *app, enableWrite bool, logger *slog.Logger) (*server.Server, f
 			}
 			return eng, nil
 		},
-		Version:     version,
-		EnableWrite: enableWrite,
-		Logger:      logger,
+		OpenPackages: a.packageIndex,
+		Version:      version,
+		EnableWrite:  enableWrite,
+		Logger:       logger,
 	})
 	return srv, func() {
-		srv.Close()
+		srv.Close() // closes the package index it opened
 		mu.Lock()
 		if eng != nil {
 			eng.Close()

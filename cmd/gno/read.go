@@ -14,14 +14,10 @@ func newGetCmd(a *app) *cobra.Command {
 	var numbers bool
 	cmd := &cobra.Command{
 		Use:   "get REF",
-		Short: "Print a document (REF: gno://collection/path, collection/path or #docid)",
+		Short: "Print a document (REF: gno://collection/path, collection/path, #docid, or a package unit gno://pkg/...)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			e, err := a.engine(cmd.Context())
-			if err != nil {
-				return err
-			}
-			d, err := e.Get(cmd.Context(), retrieval.GetRequest{Ref: args[0], FromLine: from, LineCount: lines})
+			d, err := a.get(cmd.Context(), retrieval.GetRequest{Ref: args[0], FromLine: from, LineCount: lines})
 			if err != nil {
 				return err
 			}
@@ -180,7 +176,16 @@ func newCleanupCmd(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return a.done(map[string]int{"removedDocuments": n}, "Removed %d orphaned documents; index optimised", n)
+			x, err := a.packageIndex(cmd.Context())
+			if err != nil {
+				return err
+			}
+			v, err := x.Cleanup(cmd.Context())
+			if err != nil {
+				return err
+			}
+			return a.done(map[string]int{"removedDocuments": n, "removedPackageVersions": v},
+				"Removed %d orphaned documents and %d package versions no project uses; index optimised", n, v)
 		},
 	}
 }

@@ -33,6 +33,7 @@ and POST /api/sync|embed|tag need --enable-write.`,
 			defer closeLog()
 			srv, closeSrv := newServer(a, enableWrite, logger)
 			defer closeSrv()
+			go a.watchPackages(cmd.Context(), func(f string, args ...any) { logger.Info(fmt.Sprintf(f, args...)) })
 			return web.Serve(cmd.Context(), addr, web.Options{Backend: srv, EnableWrite: enableWrite, ListenAny: listenAny, Logger: logger},
 				func(bound string) {
 					fmt.Fprintf(a.stderr, "gno serve: http://%s/\n", bound)

@@ -157,6 +157,7 @@ func newWatchCmd(a *app) *cobra.Command {
 				fmt.Fprintf(a.stderr, "gno: %v\n", err)
 			}
 			fmt.Fprintf(a.stderr, "watching %d folders; Ctrl-C to stop\n", len(owner))
+			go a.watchPackages(ctx, func(f string, args ...any) { fmt.Fprintf(a.stderr, f+"\n", args...) })
 			pending := map[string]bool{}
 			timer := time.NewTimer(time.Hour)
 			timer.Stop()

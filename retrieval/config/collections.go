@@ -73,7 +73,7 @@ func (c *Config) AddCollection(col Collection) (*Collection, error) {
 		col.Name = filepath.Base(abs)
 	}
 	col.Name = strings.ToLower(col.Name)
-	if err := ValidName(col.Name); err != nil {
+	if err := newName(col.Name); err != nil {
 		return nil, err
 	}
 	if col.Pattern == DefaultPattern {
@@ -118,7 +118,7 @@ func (c *Config) RemoveCollection(name string) error {
 // RenameCollection renames a collection and the contexts that target it.
 func (c *Config) RenameCollection(from, to string) error {
 	from, to = strings.ToLower(from), strings.ToLower(to)
-	if err := ValidName(to); err != nil {
+	if err := newName(to); err != nil {
 		return err
 	}
 	col, ok := c.Collection(from)
@@ -213,4 +213,16 @@ func (c *Config) ContextsFor(collection, relPath string) []string {
 		out[i] = m.Text
 	}
 	return out
+}
+
+// ReservedName is the collection name package-doc URIs use
+// (gno://pkg/...): a new collection may not take it.
+const ReservedName = "pkg"
+
+// newName checks the name of a new or renamed collection.
+func newName(name string) error {
+	if name == ReservedName {
+		return gnoerr.New(gnoerr.InvalidInput, "collection name %q is reserved for package docs (gno://pkg/...): use --name to pick another", name)
+	}
+	return ValidName(name)
 }

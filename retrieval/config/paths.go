@@ -76,3 +76,14 @@ func xdg(env, def string) string {
 	}
 	return def
 }
+
+// Packages are the paths of the package-docs index that belongs to this
+// index: its own folder (database, writer lock, vector graph) inside the
+// index folder, so a search of the notes never returns a dependency's API
+// and `gno packages add` never waits for a notes sync. The config (and so
+// the models) is the index's own.
+func (p Paths) Packages() Paths {
+	p.IndexDir = filepath.Join(p.IndexDir, "packages")
+	p.DBFile = filepath.Join(p.IndexDir, "index.sqlite")
+	return p
+}

@@ -26,7 +26,7 @@ import (
 )
 
 // schemaVersion is bumped whenever the schema changes incompatibly.
-const schemaVersion = 3
+const schemaVersion = 4
 
 // Store is an open index database. It is safe for concurrent use.
 type Store struct {
@@ -170,6 +170,11 @@ func (s *Store) migrate(ctx context.Context) error {
 		return fmt.Errorf("create schema: %w", err)
 	}
 	if _, err := tx.ExecContext(ctx, skippedSchema); err != nil {
+		return fmt.Errorf("create schema: %w", err)
+	}
+	// Schema 4 adds the package-docs tables (packages.go); an older index
+	// only gains them, empty.
+	if _, err := tx.ExecContext(ctx, pkgSchema); err != nil {
 		return fmt.Errorf("create schema: %w", err)
 	}
 	if v > 0 && v < 2 {

@@ -61,8 +61,11 @@ type Document struct {
 	Links   []links.Link
 	Aliases []string
 	// NoLinks leaves the document out of the link tables (benchmarks
-	// measuring what links cost).
+	// measuring what links cost, package docs).
 	NoLinks bool
+	// Keywords are more words its chunks are found by (indexed with the
+	// title, never shown): a package unit's symbol split into words.
+	Keywords string
 }
 
 // Batch is one write transaction of a sync. Either all of its changes land
@@ -121,6 +124,12 @@ func (b *Batch) Rollback() error {
 
 // Put inserts or replaces a document and its chunks.
 func (b *Batch) Put(ctx context.Context, d *Document) error {
+	_, err := b.put(ctx, d)
+	return err
+}
+
+// put is Put returning the document's id.
+func (b *Batch) put(ctx context.Context, d *Document) (int64, error) {
 	var id int64
 	existed := true
 	err := b.tx.QueryRowContext(ctx, "SELECT id FROM documents WHERE collection = ? AND rel_path = ?", d.Collection, d.RelPath).Scan(&id)
@@ -130,56 +139,61 @@ func (b *Batch) Put(ctx context.Context, d *Document) error {
 		res, err := b.exec(ctx, `INSERT INTO documents(collection, rel_path, hash, title, lang, mime, size, mtime_ns, line_count, invalid_bytes, added_gen, changed_gen)
 			VALUES(?,?,?,?,?,?,?,?,?,?,?,?)`, d.Collection, d.RelPath, d.Hash, d.Title, d.Lang, d.Mime, d.Size, d.MtimeNS, d.LineCount, d.InvalidBytes, b.gen, b.gen)
 		if err != nil {
-			return fmt.Errorf("index %s/%s: %w", d.Collection, d.RelPath, err)
+			return 0, fmt.Errorf("index %s/%s: %w", d.Collection, d.RelPath, err)
 		}
 		id, _ = res.LastInsertId()
 		if id >= MaxDocID {
-			return fmt.Errorf("index %s/%s: document id space exhausted; run `gno cleanup`", d.Collection, d.RelPath)
+			return 0, fmt.Errorf("index %s/%s: document id space exhausted; run `gno cleanup`", d.Collection, d.RelPath)
 		}
 	case err != nil:
-		return fmt.Errorf("index %s/%s: %w", d.Collection, d.RelPath, err)
+		return 0, fmt.Errorf("index %s/%s: %w", d.Collection, d.RelPath, err)
 	default:
 		if _, err := b.exec(ctx, "DELETE FROM chunks WHERE doc_id = ?", id); err != nil {
-			return fmt.Errorf("index %s/%s: %w", d.Collection, d.RelPath, err)
+			return 0, fmt.Errorf("index %s/%s: %w", d.Collection, d.RelPath, err)
 		}
 		if _, err := b.exec(ctx, "DELETE FROM tags WHERE doc_id = ? AND user = 0", id); err != nil {
-			return fmt.Errorf("index %s/%s: %w", d.Collection, d.RelPath, err)
+			return 0, fmt.Errorf("index %s/%s: %w", d.Collection, d.RelPath, err)
 		}
 		if _, err := b.exec(ctx, `UPDATE documents SET hash=?, title=?, lang=?, mime=?, size=?, mtime_ns=?, line_count=?, invalid_bytes=?, changed_gen=? WHERE id=?`,
 			d.Hash, d.Title, d.Lang, d.Mime, d.Size, d.MtimeNS, d.LineCount, d.InvalidBytes, b.gen, id); err != nil {
-			return fmt.Errorf("index %s/%s: %w", d.Collection, d.RelPath, err)
+			return 0, fmt.Errorf("index %s/%s: %w", d.Collection, d.RelPath, err)
 		}
 	}
 	if _, err := b.exec(ctx, "INSERT INTO contents(doc_id, content) VALUES(?, ?) ON CONFLICT(doc_id) DO UPDATE SET content = excluded.content", id, d.Content); err != nil {
-		return fmt.Errorf("index %s/%s: %w", d.Collection, d.RelPath, err)
+		return 0, fmt.Errorf("index %s/%s: %w", d.Collection, d.RelPath, err)
 	}
 	if len(d.Chunks) > MaxChunks {
-		return fmt.Errorf("index %s/%s: %d chunks, more than %d", d.Collection, d.RelPath, len(d.Chunks), MaxChunks)
+		return 0, fmt.Errorf("index %s/%s: %d chunks, more than %d", d.Collection, d.RelPath, len(d.Chunks), MaxChunks)
 	}
 	if !d.NoLinks {
 		if err := b.putLinks(ctx, id, d, existed); err != nil {
-			return fmt.Errorf("index links of %s/%s: %w", d.Collection, d.RelPath, err)
+			return 0, fmt.Errorf("index links of %s/%s: %w", d.Collection, d.RelPath, err)
 		}
 	}
 	for _, t := range d.Tags {
 		if _, err := b.exec(ctx, "INSERT OR IGNORE INTO tags(doc_id, tag) VALUES(?, ?)", id, t); err != nil {
-			return fmt.Errorf("index tags of %s/%s: %w", d.Collection, d.RelPath, err)
+			return 0, fmt.Errorf("index tags of %s/%s: %w", d.Collection, d.RelPath, err)
 		}
+	}
+	// The chunks' title column (indexed, never shown) adds the keywords.
+	title := d.Title
+	if d.Keywords != "" {
+		title += " " + d.Keywords
 	}
 	for i, c := range d.Chunks {
 		cid := ChunkID(id, i)
 		_, err := b.exec(ctx, `INSERT INTO chunks(id, doc_id, seq, title, headings, body, start_line, end_line, start_byte, end_byte) VALUES(?,?,?,?,?,?,?,?,?,?)`,
-			cid, id, i, d.Title, strings.Join(c.Headings, " > "), c.Text, c.StartLine, c.EndLine, c.StartByte, c.EndByte)
+			cid, id, i, title, strings.Join(c.Headings, " > "), c.Text, c.StartLine, c.EndLine, c.StartByte, c.EndByte)
 		if err != nil {
-			return fmt.Errorf("index chunk %d of %s/%s: %w", i, d.Collection, d.RelPath, err)
+			return 0, fmt.Errorf("index chunk %d of %s/%s: %w", i, d.Collection, d.RelPath, err)
 		}
-		if title, heads := d.Title, strings.Join(c.Headings, " > "); segment.Has(c.Text) || segment.Has(title) || segment.Has(heads) {
+		if heads := strings.Join(c.Headings, " > "); segment.Has(c.Text) || segment.Has(title) || segment.Has(heads) {
 			if _, err := b.exec(ctx, insertSegmented, cid, segment.Text(title), segment.Text(heads), segment.Text(c.Text)); err != nil {
-				return fmt.Errorf("index chunk %d of %s/%s: %w", i, d.Collection, d.RelPath, err)
+				return 0, fmt.Errorf("index chunk %d of %s/%s: %w", i, d.Collection, d.RelPath, err)
 			}
 		}
 	}
-	return nil
+	return id, nil
 }
 
 // MaxChunks bounds the chunks of one document: chunk ids keep the

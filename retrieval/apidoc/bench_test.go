@@ -1,0 +1,85 @@
+package apidoc
+
+import (
+	"context"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// BenchmarkExtract times one package version's extraction, README to
+// API, on real packages (files in the page cache, as on a re-index or
+// right after the client fetched them).
+func BenchmarkExtract(b *testing.B) {
+	cases := []struct {
+		name, eco, pkg string
+		dir            func(testing.TB) string
+	}{
+		{"go/cobra", Go, "github.com/spf13/cobra", func(tb testing.TB) string { return goModule(tb, "github.com/spf13/cobra@v1.10.2") }},
+		{"npm/commander", NPM, "commander", func(tb testing.TB) string { return npmPackage(tb, "commander@14.0.0") }},
+		{"npm/zod", NPM, "zod", func(tb testing.TB) string { return npmPackage(tb, "zod@3.25.76") }},
+		{"python/requests", Python, "requests", func(tb testing.TB) string { return pyWheel(tb, "requests==2.32.3") }},
+		{"python/click", Python, "click", func(tb testing.TB) string { return pyWheel(tb, "click==8.1.8") }},
+		{"rust/anyhow", Rust, "anyhow", func(tb testing.TB) string { return filepath.Join(crates(tb), "anyhow-1.0.98") }},
+		{"rust/serde", Rust, "serde", func(tb testing.TB) string { return filepath.Join(crates(tb), "serde-1.0.219") }},
+		{"swift/fixture", Swift, "Greeter", swiftPackage},
+	}
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
+			dir := c.dir(b)
+			var units int
+			cpu := cpuTime()
+			for b.Loop() {
+				d, err := Extract(context.Background(), Package{Ecosystem: c.eco, Name: c.pkg, Dir: dir}, Limits{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				units = len(d.Units)
+			}
+			b.ReportMetric(float64(units), "units")
+			reportCPU(b, cpu)
+		})
+	}
+}
+
+// BenchmarkHugeDTS is the TypeScript reader's throughput on a 10 MB
+// generated declaration file read whole (limits raised), and the cost
+// under the default limits (4 MiB parsed, 10,000 units kept).
+func BenchmarkHugeDTS(b *testing.B) {
+	src := hugeDTS(10 << 20)
+	dir := b.TempDir()
+	writeFiles(b, dir, map[string]string{"package.json": `{"name":"gen","types":"index.d.ts"}`, "index.d.ts": src})
+	for _, c := range []struct {
+		name string
+		lim  Limits
+	}{{"whole", Limits{MaxFileBytes: 16 << 20, MaxUnits: 1 << 20}}, {"default-limits", Limits{}}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(src)))
+			cpu := cpuTime()
+			for b.Loop() {
+				if _, err := Extract(context.Background(), Package{Ecosystem: NPM, Name: "gen", Dir: dir}, c.lim); err != nil {
+					b.Fatal(err)
+				}
+			}
+			reportCPU(b, cpu)
+		})
+	}
+}
+
+// cpuTime is the process's user+system CPU time: on a shared machine the
+// wall time a benchmark reports includes waiting for a core, CPU time
+// does not (it includes the garbage collector's work, which is ours).
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func reportCPU(b *testing.B, start time.Duration) {
+	if b.N > 0 {
+		b.ReportMetric(float64(cpuTime()-start)/float64(b.N)/1e6, "cpu-ms/op")
+	}
+}

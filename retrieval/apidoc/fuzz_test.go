@@ -1,0 +1,151 @@
+package apidoc
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+)
+
+// The hand parsers must not panic, index out of range or run long on any
+// input. Each target parses its input as one file of its language; the
+// seeds are in testdata/fuzz/<target> (small excerpts of real packages
+// and the hostile shapes found so far).
+
+func fuzzExtractor(tb testing.TB, root *os.Root) *extractor {
+	return &extractor{ctx: context.Background(), pkg: Package{Name: "fuzz"}, lim: Limits{}.norm(), root: root, fsys: root.FS(),
+		docs: &Docs{}, paths: map[string]int{}}
+}
+
+// maxFuzzTime bounds one input: inputs are small, the parsers linear.
+const maxFuzzTime = 2 * time.Second
+
+func fuzzCheck(t *testing.T, src string, x *extractor, start time.Time) {
+	if d := time.Since(start); d > maxFuzzTime {
+		t.Fatalf("%v on %d bytes", d, len(src))
+	}
+	lines := strings.Count(src, "\n") + 1
+	for _, u := range x.docs.Units {
+		if u.Line < 0 || u.Line > lines {
+			t.Fatalf("unit %s: line %d of %d", u.Path, u.Line, lines)
+		}
+		if utf8.ValidString(src) && (!utf8.ValidString(u.Text) || !utf8.ValidString(u.Path)) {
+			t.Fatalf("unit %s: invalid UTF-8 from valid input", u.Path)
+		}
+		if u.Symbol != nil && len(u.Symbol.Signature) > 2*maxSignature+1024 && !strings.Contains(u.Symbol.Signature, "\n") {
+			t.Fatalf("unit %s: signature of %d bytes", u.Path, len(u.Symbol.Signature))
+		}
+	}
+}
+
+func fuzzRoot(f *testing.F) *os.Root {
+	root, err := os.OpenRoot(f.TempDir())
+	if err != nil {
+		f.Fatal(err)
+	}
+	return root
+}
+
+func FuzzTypeScript(f *testing.F) {
+	for _, s := range []string{
+		"export declare function f<T extends { a: string }>(x: T): Map<string, T[]>;",
+		"/** Doc. @example f() */\nexport class A<T> extends B<{ c: 1 }> {\n  private x: number;\n  get y(): string\n  m(a: `${string}-x`): void\n}\nexport { A as B } from './x';\nexport * as ns from './y';",
+		"declare namespace N { function g(): void; namespace M { const c: 1 } }\nexport = N;",
+		"declare module 'm' { export type T = 'a' | 'b' }",
+	} {
+		f.Add(s)
+	}
+	root := fuzzRoot(f)
+	f.Fuzz(func(t *testing.T, src string) {
+		x := fuzzExtractor(t, root)
+		start := time.Now()
+		r := &tsReader{x: x, seen: map[string]bool{}}
+		file := parseTS("index.d.ts", src)
+		r.scope(file, 0, len(file.toks), "", nil, true, 0)
+		for _, it := range file.items {
+			x.addAPI("ts", it.sym, it.doc, "index.d.ts", it.line, nil)
+		}
+		fuzzCheck(t, src, x, start)
+	})
+}
+
+func FuzzRust(f *testing.F) {
+	for _, s := range []string{
+		"//! Crate doc.\n/// Doc.\n/// # Examples\n/// ```\n/// let x = f();\n/// ```\npub fn f<'a, T: Fn() -> u8>(x: &'a T) -> impl Iterator<Item = u8> where T: Send { let c = '{'; }\n",
+		"pub struct S<T>(pub T);\nimpl<T> S<T> { pub const fn new(t: T) -> Self { S(t) } }\nimpl Trait for S<u8> { fn x() {} }\n",
+		"#[macro_export]\nmacro_rules! m { ($e:expr) => { $e }; [$($t:tt)*] => {} }\npub const C: [u8; 2] = [b'{', b'}'];\nlet s = r#\"}\"#;",
+		"pub trait T { type A; fn f(&self) -> Self::A; }\nmod m { pub use super::T; }\npub use m::*;\n/* /* nested */ } */",
+	} {
+		f.Add(s)
+	}
+	root := fuzzRoot(f)
+	f.Fuzz(func(t *testing.T, src string) {
+		x := fuzzExtractor(t, root)
+		start := time.Now()
+		r := &rustReader{x: x, seen: map[string]bool{}, pubUse: map[string]bool{}, globs: map[string]bool{}}
+		file := parseRust("src/lib.rs", src)
+		r.scope(file, 0, len(file.toks), nil, "", "src", 0)
+		r.emitAll()
+		fuzzCheck(t, src, x, start)
+	})
+}
+
+func FuzzSwift(f *testing.F) {
+	f.Add(swiftFixture["Sources/Greeter/Greeter.swift"])
+	for _, s := range []string{
+		"public extension Array where Element: Equatable { func has(_ e: Element) -> Bool { contains(e) } }",
+		"@available(iOS 13, *)\nopen class C<T>: NSObject { public private(set) var x = \"\\(f(\"}\"))\"\n public subscript(i: Int) -> T { get } }",
+		"public let s = \"\"\"\n  { \\(a) }\n  \"\"\"\npublic enum E { case a(Int), b }\n#if DEBUG\npublic func d() {}\n#endif",
+	} {
+		f.Add(s)
+	}
+	root := fuzzRoot(f)
+	f.Fuzz(func(t *testing.T, src string) {
+		x := fuzzExtractor(t, root)
+		start := time.Now()
+		swiftFile(x, "A.swift", src)
+		fuzzCheck(t, src, x, start)
+	})
+}
+
+func FuzzPython(f *testing.F) {
+	for _, s := range []string{
+		"\"\"\"Module.\"\"\"\n__all__ = ['f', \"C\"]\n@decorator(x=[1, 2])\nasync def f(a: int = (1,\n  2), *args, **kw) -> dict[str, int]:\n    '''Doc.\n\n    >>> f()\n    1\n    '''\n",
+		"class C(B, metaclass=M):\n    x = f\"{a['}']}\"\n    @property\n    def p(self): return 1\n    @overload\n    def g(self, a: int) -> int: ...\n    @overload\n    def g(self, a: str) -> str: ...\n    def g(self, a):\n        \"\"\"Impl.\"\"\"\n",
+		"if sys.version_info >= (3, 8):\n\tdef h(): pass\nelse:\n    def h(): pass\nx = \\\n  1\n",
+	} {
+		f.Add(s)
+	}
+	root := fuzzRoot(f)
+	f.Fuzz(func(t *testing.T, src string) {
+		x := fuzzExtractor(t, root)
+		start := time.Now()
+		pyModule(x, "m", "m.py", src)
+		fuzzCheck(t, src, x, start)
+	})
+}
+
+func FuzzReadme(f *testing.F) {
+	for _, s := range []string{
+		"# t\n\n[![b](https://img.shields.io/x)](u)\n\nText.\n\n## License\n\nMIT\n",
+		"<div align=\"center\">\n<img src=\"x\">\nSupported by:\n\n### [Sponsor](x)\n\n</div>\n\n# Use\n\nok\n",
+		"Title\n=====\n\n.. image:: x\n   :target: y\n\n|a| |b|\n\nLicense\n-------\n\nBSD\n",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		start := time.Now()
+		out := FilterMarkdown(src)
+		rst := filterRST(src)
+		_ = summarize(out, "md")
+		_ = summarize(rst, "rst")
+		if time.Since(start) > maxFuzzTime {
+			t.Fatalf("%v on %d bytes", time.Since(start), len(src))
+		}
+		if len(out) > len(src) || len(rst) > len(src) {
+			t.Fatalf("filter grew the text: %d, %d > %d", len(out), len(rst), len(src))
+		}
+	})
+}

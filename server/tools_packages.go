@@ -1,0 +1,122 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/gnosearch/gno/pkgdocs"
+	"github.com/gnosearch/gno/retrieval"
+	"github.com/gnosearch/gno/retrieval/display"
+	"github.com/gnosearch/gno/retrieval/gnoerr"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// The package-docs tools are always registered (a `gno mcp install` user
+// has them with no extra step) and read-only: a project never added is
+// indexed on first use from what is installed (no client is run, nothing
+// is fetched), which writes only gno's own package index.
+func packageTools() []toolDef {
+	return []toolDef{
+		{name: "gno_search_package_docs", title: "Search dependency docs", input: searchPackageDocsInput, output: searchPackageDocsOutput,
+			desc: "Search the docs of the project's dependencies at the exact versions it uses (Go, npm, Python, Rust, Swift): API items with signatures and doc comments, README sections, docs and examples. " +
+				"Each result names its package {ecosystem, name, version} and, for an API item, its symbol {name, kind, signature}. Narrow with package or ecosystem; read a hit with gno_get (its gno://pkg/ URI).",
+			readOnly: true, idempotent: true, run: (*Server).searchPackageDocs},
+		{name: "gno_describe_package", title: "Describe a dependency", input: describePackageInput, output: describePackageOutput,
+			desc: "A dependency of the project at its installed version: summary, licence, install and usage from its README, and its top-level API as signatures. " +
+				"With symbol: that one API item's signature, doc comment and examples.",
+			readOnly: true, idempotent: true, run: (*Server).describePackage},
+		{name: "gno_get_package_doc", title: "Read dependency docs", input: getPackageDocInput, output: getPackageDocOutput,
+			desc: "Read a dependency's docs within a token budget: its README (filtered to install, usage, API and examples), one section (a heading, a doc file, an API item), or the units best matching a query. " +
+				"Lists the sections one can ask for; says when the content was truncated.",
+			readOnly: true, idempotent: true, run: (*Server).getPackageDoc},
+	}
+}
+
+// packages opens the package-docs index on first use.
+func (s *Server) packages(ctx context.Context) (*pkgdocs.Index, error) {
+	s.pkgMu.Lock()
+	defer s.pkgMu.Unlock()
+	if s.pkgs != nil {
+		return s.pkgs, nil
+	}
+	if s.opts.OpenPackages == nil {
+		return nil, gnoerr.New(gnoerr.Unavailable, "package docs are not configured in this server")
+	}
+	x, err := s.opts.OpenPackages(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("open package index: %w", err)
+	}
+	s.pkgs = x
+	return x, nil
+}
+
+func (s *Server) searchPackageDocs(ctx context.Context, a args, _ mcp.CallToolRequest) (any, string, error) {
+	req := pkgdocs.SearchRequest{Query: a.str("query"), Package: a.str("package"), Ecosystem: a.str("ecosystem"),
+		Limit: a.int("limit", 5), Mode: a.str("mode"), MaxTokens: a.int("maxTokens", pkgdocs.DefaultMaxTokens), Auto: true}
+	if err := (&retrieval.SearchRequest{Query: req.Query}).Validate(); err != nil {
+		return nil, "", err
+	}
+	x, err := s.packages(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	req.Projects, req.Notes = s.projectDirs(ctx, a)
+	res, err := x.Search(ctx, req)
+	if err != nil {
+		return nil, "", err
+	}
+	return res, res.Text(), nil
+}
+
+func (s *Server) describePackage(ctx context.Context, a args, _ mcp.CallToolRequest) (any, string, error) {
+	x, err := s.packages(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	req := pkgdocs.DescribeRequest{Package: a.str("package"), Ecosystem: a.str("ecosystem"), Version: a.str("version"),
+		Symbol: a.str("symbol"), MaxTokens: a.int("maxTokens", pkgdocs.DefaultMaxTokens), Auto: true}
+	req.Projects, req.Notes = s.projectDirs(ctx, a)
+	d, err := x.Describe(ctx, req)
+	if err != nil {
+		return nil, "", err
+	}
+	return d, d.Text(), nil
+}
+
+func (s *Server) getPackageDoc(ctx context.Context, a args, _ mcp.CallToolRequest) (any, string, error) {
+	x, err := s.packages(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	req := pkgdocs.GetDocRequest{Package: a.str("package"), Ecosystem: a.str("ecosystem"), Version: a.str("version"),
+		Section: a.str("section"), Query: a.str("query"), MaxTokens: a.int("maxTokens", pkgdocs.DefaultMaxTokens), Auto: true}
+	req.Projects, req.Notes = s.projectDirs(ctx, a)
+	p, err := x.GetDoc(ctx, req)
+	if err != nil {
+		return nil, "", err
+	}
+	return p, p.Text(), nil
+}
+
+// getPackageUnit serves gno_get and resources/read for a gno://pkg/ URI.
+func (s *Server) getPackageUnit(ctx context.Context, req retrieval.GetRequest) (*retrieval.Document, error) {
+	x, err := s.packages(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return x.Packages().Get(ctx, req)
+}
+
+// getPackage is gno_get for a unit of a dependency's docs.
+func (s *Server) getPackage(ctx context.Context, a args) (any, string, error) {
+	d, err := s.getPackageUnit(ctx, retrieval.GetRequest{Ref: a.str("ref"), FromLine: a.int("fromLine", 0), LineCount: a.int("lineCount", 0)})
+	if err != nil {
+		return nil, "", err
+	}
+	text := d.Content
+	if a.bool("lineNumbers", true) {
+		text = strings.TrimSuffix(display.NumberLines(d.Content, d.ReturnedLines.Start), "\n")
+	}
+	return d, text, nil
+}
