@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/gnosearch/gno/retrieval/note"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
@@ -67,7 +68,7 @@ func renderMarkdown(content, collection, relPath string, from, to int) (rendered
 	})
 	var b bytes.Buffer
 	if skipped > 0 {
-		fmt.Fprintf(&b, "<pre class=\"blk fm\" id=\"L1\">%s</pre>\n", template.HTMLEscapeString(strings.Join(strings.SplitN(content, "\n", skipped+1)[:skipped], "\n")))
+		writeProps(&b, content, skipped)
 	}
 	r := md.Renderer()
 	for c := doc.FirstChild(); c != nil; c = c.NextSibling() {
@@ -90,6 +91,40 @@ func renderMarkdown(content, collection, relPath string, from, to int) (rendered
 		out = "<pre class=\"blk\">" + template.HTMLEscapeString(content) + "</pre>"
 	}
 	return rendered{HTML: template.HTML(out), Links: links}, nil
+}
+
+// writeProps shows a note's front matter as properties (title, tags,
+// aliases, dates ...): tags link to the notes carrying them, lists are
+// chips, anything nested its YAML. Front matter that is no YAML map
+// shows as it is written.
+func writeProps(b *bytes.Buffer, content string, lines int) {
+	esc := template.HTMLEscapeString
+	props, err := note.Props([]byte(content))
+	if err != nil || len(props) == 0 {
+		fmt.Fprintf(b, "<pre class=\"blk fm\" id=\"L1\">%s</pre>\n", esc(strings.Join(strings.SplitN(content, "\n", lines+1)[:lines], "\n")))
+		return
+	}
+	fmt.Fprintf(b, "<dl class=\"blk props\" id=\"L1\" data-lines=\"1-%d\">", lines)
+	for _, p := range props {
+		fmt.Fprintf(b, "<div><dt>%s</dt><dd>", esc(p.Key))
+		switch p.Kind {
+		case "text":
+			b.WriteString(esc(p.Value))
+		case "list":
+			for _, v := range p.List {
+				if p.Key == "tags" || p.Key == "tag" {
+					t := strings.TrimPrefix(v, "#")
+					fmt.Fprintf(b, "<a class=\"tag\" href=\"/?tags=%s\">#%s</a> ", esc(url.QueryEscape(t)), esc(t))
+				} else {
+					fmt.Fprintf(b, "<span class=\"chip\">%s</span> ", esc(v))
+				}
+			}
+		default:
+			fmt.Fprintf(b, "<pre>%s</pre>", esc(strings.TrimRight(p.YAML, "\n")))
+		}
+		b.WriteString("</dd></div>")
+	}
+	b.WriteString("</dl>\n")
 }
 
 // safeHTML is the belt to goldmark's braces: rendered HTML must open no

@@ -166,6 +166,10 @@ func (a *App) routes() {
 	a.mux.HandleFunc("GET /doc", a.docPage)
 	a.mux.HandleFunc("GET /ask", a.askPage)
 	a.mux.HandleFunc("GET /status", a.statusPage)
+	a.mux.HandleFunc("GET /browse", a.browsePage)
+	a.mux.HandleFunc("GET /tags", a.tagsPage)
+	a.mux.HandleFunc("GET /edit", a.editPage)
+	a.mux.HandleFunc("GET /file", a.filePage)
 	a.restRoutes()
 }
 
