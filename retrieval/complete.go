@@ -242,3 +242,45 @@ func (gr *Graph) completeHeadings(ctx context.Context, name, head, fromCol, from
 	}
 	return out, nil
 }
+
+// FollowRequest is a link as written in a note.
+type FollowRequest struct {
+	// From is the REF of the note the link is written in.
+	From string
+	// Target is the link's target as written ([[Target]]), without
+	// #heading or |alias.
+	Target string
+}
+
+// Follow returns the note a [[link]] written in From names, resolved the
+// way the index resolves links (path, then file name from the note's
+// folder, then aliases). No note: gnoerr.NotFound.
+func (gr *Graph) Follow(ctx context.Context, req FollowRequest) (*NoteRef, error) {
+	st, err := gr.e.store(ctx)
+	if err != nil {
+		return nil, err
+	}
+	from, err := gr.e.resolve(ctx, req.From)
+	if err != nil {
+		return nil, err
+	}
+	key := links.Key(req.Target)
+	cands, err := st.Candidates(ctx, []string{key})
+	if err != nil {
+		return nil, err
+	}
+	id := links.Resolve(links.Wiki, req.Target, from.Collection, from.RelPath, cands[key])
+	if id == 0 {
+		return nil, gnoerr.New(gnoerr.NotFound, "no note is named %q", req.Target)
+	}
+	docs, err := st.Docs(ctx, []int64{id})
+	if err != nil {
+		return nil, err
+	}
+	m := docs[id]
+	if m == nil {
+		return nil, gnoerr.New(gnoerr.NotFound, "no note is named %q", req.Target)
+	}
+	r := noteRef(m)
+	return &r, nil
+}

@@ -106,3 +106,22 @@ func (a *App) filePage(w http.ResponseWriter, r *http.Request) {
 	h.Set("Cache-Control", "no-store")
 	http.ServeContent(w, r, "", st.ModTime(), f)
 }
+
+// followPage serves GET /go?from=&to=: a [[wikilink]] of a rendered note,
+// resolved now the way the index resolves links, redirects to the note it
+// names.
+func (a *App) followPage(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	p := page{Title: "Link", Nav: "search", Data: &docView{}}
+	e, err := a.srv.Engine(r.Context())
+	if err != nil {
+		a.fail(w, r, "doc", p, err)
+		return
+	}
+	n, err := e.Graph().Follow(r.Context(), retrieval.FollowRequest{From: q.Get("from"), Target: q.Get("to")})
+	if err != nil {
+		a.fail(w, r, "doc", p, err)
+		return
+	}
+	http.Redirect(w, r, docHref(n.URI), http.StatusFound)
+}

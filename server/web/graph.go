@@ -28,8 +28,11 @@ func (g engineGraph) Links(ctx context.Context, ref string) (outgoing, incoming 
 	}
 	conv := func(ls []retrieval.LinkInfo) []Link {
 		var out []Link
+		seen := map[string]bool{}
 		for _, l := range ls {
-			if l.Resolved && !l.Attachment && l.DocID != "" {
+			// One entry per note: a note linking here twice is listed once, at its first link.
+			if l.Resolved && !l.Attachment && l.DocID != "" && !seen[l.DocID] {
+				seen[l.DocID] = true
 				out = append(out, Link{DocID: l.DocID, URI: l.URI, Title: l.Title, Line: l.Line})
 			}
 		}

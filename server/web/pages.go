@@ -25,6 +25,7 @@ func (a *App) parseTemplates() error {
 		"docHref":    docHref,
 		"cite":       citeHref,
 		"browseHref": browseHref,
+		"showURI":    showURI,
 		"isPDF":      func(uri string) bool { return strings.EqualFold(path.Ext(uri), ".pdf") },
 		"bytes":      humanBytes,
 		"ms":         func(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) },
@@ -429,6 +430,14 @@ func isMarkdown(ext string) bool {
 		return true
 	}
 	return false
+}
+
+// showURI is a gno:// URI for reading: its escapes (%20) decoded.
+func showURI(u string) string {
+	if s, err := url.PathUnescape(u); err == nil {
+		return s
+	}
+	return u
 }
 
 // docHref is the document view of a reference.

@@ -1,12 +1,30 @@
 // Package web is gno's local web app and REST API (`gno serve`): search
-// with the three modes, a per-stage explain view, documents rendered from
-// the index, answers with citations, index status and live job progress.
+// with the three modes (results follow the words as they are typed), a
+// per-stage explain view, documents rendered from the index with their
+// front matter as properties, answers with citations, index status and
+// live job progress; and, with --enable-write, a workspace: an editor, a
+// folder and a tag browser, quick capture, collections, and a command
+// palette (Ctrl/⌘-K) on every page.
 //
 // Pages are server-rendered html/template with a few kilobytes of
 // progressive vanilla JavaScript; every asset is embedded in the binary
 // and there is no build step. The REST API under /api/ runs the MCP
 // server's own tool handlers (Backend.Call), so its JSON is the tools'
-// structuredContent, byte for byte the same shapes.
+// structuredContent, byte for byte the same shapes; the workspace's own
+// endpoints (edit.go, palette.go, browse.go) call the engine's parts, and
+// its writes go through the same calls and path rules as MCP (note.Path,
+// ingest.Indexes), under the writer lock.
+//
+// The editor is a plain <textarea>, not CodeMirror: CodeMirror 6 needs a
+// bundler (it ships as ES modules), about 150 KB of script, and injects
+// its styles at run time, which the strict style-src 'self' refuses
+// without nonces. The textarea keeps the CSP, the no-build rule and the
+// page weight; editor.js adds what CodeMirror would: [[link and #tag
+// completion in a listbox placed at the caret (a measured mirror of the
+// text), a preview rendered by the server with the document view's own
+// renderer, autosave with a visible state, and saves that name the
+// version they edit (Notes.Save), refused with a diff when the file
+// changed on disk.
 //
 // The package owns the pages, the REST routes and their safety checks. It
 // reaches the index only through its Backend (the MCP server provides
@@ -16,7 +34,8 @@
 // DNS rebinding; writes need EnableWrite, a same-origin request and the
 // page's CSRF token in X-Gno-Csrf; documents are rendered from the index by
 // reference only (never a path on disk), without their HTML, under a
-// strict Content-Security-Policy.
+// strict Content-Security-Policy; an original file (/file, a PDF) is
+// served by reference too, inside its collection by note.Path.
 package web
 
 import (
@@ -170,6 +189,7 @@ func (a *App) routes() {
 	a.mux.HandleFunc("GET /tags", a.tagsPage)
 	a.mux.HandleFunc("GET /edit", a.editPage)
 	a.mux.HandleFunc("GET /file", a.filePage)
+	a.mux.HandleFunc("GET /go", a.followPage)
 	a.restRoutes()
 }
 

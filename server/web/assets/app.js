@@ -86,7 +86,7 @@
   }
   var here = $("#doc-title") || $("#editor");
   if (here) {
-    var uri = ($(".doc .uri") || $(".editor .uri") || {}).textContent;
+    var uri = (($(".doc .uri") || $(".editor .uri") || {}).dataset || {}).uri;
     var title = (document.title || "").replace(/ · gno$/, "");
     if (uri) {
       var list = recent().filter(function (r) { return r.uri !== uri; });
@@ -135,9 +135,15 @@
   function palOpen() {
     if (!pal) return;
     palQ.value = "";
-    palRender([], "");
+    palEmpty();
     openDialog(pal);
     palQ.focus();
+  }
+  function palEmpty() {
+    palSeq++;
+    if (palCtl) palCtl.abort();
+    palRender([{ name: "Recent", items: recent().map(function (r) { return option(r.title, readable(r.uri), "note", go(r.href)); }) },
+      { name: "Commands", items: matchCmds("") }], "");
   }
   function option(label, detail, kind, run, segs) {
     return { label: label, detail: detail, kind: kind, run: run, segs: segs };
@@ -189,6 +195,7 @@
     pal.close();
     it.run();
   }
+  function readable(uri) { try { return decodeURI(uri); } catch (e) { return uri; } }
   function go(href) { return function () { location.href = href; }; }
   function matchCmds(q) {
     q = q.toLowerCase();
@@ -206,7 +213,7 @@
       var notes = r.notes.map(function (n) {
         return option(n.label, n.kind === "alias" ? "alias of " + n.title : n.detail, "note", go("/doc?ref=" + encodeURIComponent(n.uri)));
       });
-      var hits = r.hits.map(function (h) { return option(h.title, h.uri, "hit", go(h.href), h.snippet); });
+      var hits = r.hits.map(function (h) { return option(h.title, readable(h.uri), "hit", go(h.href), h.snippet); });
       palRender([{ name: "Notes", items: notes }, { name: "In the text", items: hits }, { name: "Commands", items: matchCmds(q).slice(0, 3) }]);
     }, function (e) {
       if (e.name !== "AbortError" && seq === palSeq) palRender([{ name: "Commands", items: matchCmds(q) }], e.message);
@@ -220,10 +227,7 @@
         if (palCtl) palCtl.abort();
         palRender([{ name: "Commands", items: matchCmds(q.slice(1).trim()) }]);
       } else if (!q) {
-        palSeq++;
-        if (palCtl) palCtl.abort();
-        palRender([{ name: "Recent", items: recent().map(function (r) { return option(r.title, r.uri, "note", go(r.href)); }) },
-          { name: "Commands", items: matchCmds("") }], "");
+        palEmpty();
       } else {
         palSearch(q);
       }
@@ -291,6 +295,11 @@
     else if (c === "theme") toggleTheme();
     else if (c === "help") openDialog($("#help"));
     else if (c === "capture") capture();
+  });
+
+  // A wide table or code block scrolls; keyboard users must reach it.
+  $$(".md table, .md pre, .table-wrap, .source").forEach(function (e) {
+    if (e.scrollWidth > e.clientWidth + 1 && !e.hasAttribute("tabindex")) e.tabIndex = 0;
   });
 
   // Document: a line anchor inside a rendered block scrolls to the block.
@@ -368,7 +377,7 @@
   // the collection table is read again.
   var jobs = $("#jobs");
   if (jobs && window.EventSource) {
-    var src = new EventSource("/api/jobs/events"), wasActive = false;
+    var src = new EventSource("/api/jobs/events"), done = null;
     src.addEventListener("jobs", function (e) {
       var data = JSON.parse(e.data);
       var all = data.active.concat(data.recent);
@@ -387,8 +396,11 @@
         if (j.error) li.appendChild(el("span", "bad", " " + j.error.message));
         jobs.appendChild(li);
       });
-      if (wasActive && !data.active.length) refreshTable();
-      wasActive = data.active.length > 0;
+      // A job that finished since the page loaded changed the table.
+      var fresh = false, now = {};
+      data.recent.forEach(function (j) { now[j.jobId] = true; if (done && !done[j.jobId]) fresh = true; });
+      done = now;
+      if (fresh) refreshTable();
     });
   }
   function refreshTable() {
@@ -493,4 +505,5 @@
       }
     });
   }
+  document.documentElement.setAttribute("data-ready", "");
 })();

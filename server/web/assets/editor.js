@@ -182,7 +182,9 @@
       p.files.forEach(function (f) {
         var li = el("li");
         li.appendChild(el("strong", "", f.title || f.uri));
-        li.appendChild(el("span", "muted", " " + f.uri));
+        var shown = f.uri;
+        try { shown = decodeURI(f.uri); } catch (x) {}
+        li.appendChild(el("span", "muted", " " + shown));
         var inner = el("ul", "plan-links");
         f.links.forEach(function (l) {
           var x = el("li");
@@ -210,7 +212,11 @@
     rf.newPath.select();
     loadPlan();
   });
-  rf.newPath.addEventListener("input", loadPlan);
+  rf.newPath.addEventListener("input", function () {
+    go.disabled = true;
+    plan.textContent = "Checking…";
+    loadPlan();
+  });
   rf.addEventListener("submit", function (e) {
     e.preventDefault();
     if (go.disabled) return;
@@ -243,7 +249,6 @@
   var ac = $("#ac"), acItems = [], acActive = -1, acCtx = null, acCtl = null, acSeq = 0;
   ta.setAttribute("aria-autocomplete", "list");
   ta.setAttribute("aria-controls", "ac");
-  ta.setAttribute("aria-expanded", "false");
   function context(input) {
     var pos = input.selectionStart, before = input.value.slice(Math.max(0, pos - 300), pos);
     if (input !== ta) {
@@ -285,7 +290,6 @@
     acItems = [];
     acActive = -1;
     [ta].concat(Array.prototype.slice.call(document.querySelectorAll("input[data-tags]"))).forEach(function (i) {
-      i.setAttribute("aria-expanded", "false");
       i.removeAttribute("aria-activedescendant");
     });
   }
@@ -307,7 +311,7 @@
     ac.style.top = p.top + "px";
     ac.hidden = false;
     c.input.setAttribute("aria-controls", "ac");
-    c.input.setAttribute("aria-expanded", "true");
+    c.input.setAttribute("aria-autocomplete", "list");
     selectAc(0);
   }
   function selectAc(i) {
