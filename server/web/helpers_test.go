@@ -84,6 +84,7 @@ func newEnv(t *testing.T, opt Options, cfg func(*config.Config)) *env {
 	}
 	ts := httptest.NewServer(app)
 	t.Cleanup(func() {
+		ts.CloseClientConnections() // a page's event stream would hold Close until the browser quits
 		ts.Close()
 		srv.Close()
 		e.Close()

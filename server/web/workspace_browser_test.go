@@ -132,6 +132,7 @@ func vaultEnv(t *testing.T) (*env, string) {
 	}
 	ts := httptest.NewServer(app)
 	t.Cleanup(func() {
+		ts.CloseClientConnections() // a page's event stream would hold Close until the browser quits
 		ts.Close()
 		srv.Close()
 		e.Close()
@@ -554,6 +555,24 @@ func TestWorkspace(t *testing.T) {
 	for _, n := range names {
 		w := weights[n]
 		t.Logf("weight %-7s HTML %6d + CSS %6d + JS %6d = %6d bytes", n, w.HTML, w.CSS, w.JS, w.HTML+w.CSS+w.JS)
+	}
+	// Embed, where the real model is installed: the job and its live
+	// progress on the status page (the test ends while it runs).
+	if os.Getenv("GNO_MODELS_DIR") != "" {
+		do("embed", chromedp.EmulateViewport(1280, 800), chromedp.Navigate(base+"/status"),
+			chromedp.WaitVisible(chromedp.CSS(`button[data-post="/api/embed"]`)))
+		wait("status ready", `document.documentElement.hasAttribute("data-ready")`)
+		do("start embed", chromedp.Click(chromedp.CSS(`button[data-post="/api/embed"]`)))
+		wait("embed job", `[...document.querySelectorAll("#jobs li")].some(li => li.textContent.startsWith("embed"))`)
+		for i := 0; i < 120 && eval(`String(!![...document.querySelectorAll("#jobs li")].find(li => li.textContent.startsWith("embed") && (li.querySelector("progress") || !li.textContent.includes("running"))))`) != "true"; i++ {
+			time.Sleep(500 * time.Millisecond)
+		}
+		do("embed shot", shot("embed-progress"))
+		if got := eval(`[...document.querySelectorAll("#jobs li")].find(li => li.textContent.startsWith("embed")).textContent`); strings.Contains(got, "failed") {
+			t.Errorf("embed job: %s", got)
+		} else {
+			t.Logf("embed job on the status page: %s", got)
+		}
 	}
 	pwned("end")
 	b.check()
