@@ -11,6 +11,7 @@ import (
 	"github.com/gnosearch/gno/retrieval/links"
 	"github.com/gnosearch/gno/retrieval/note"
 	"github.com/gnosearch/gno/retrieval/ref"
+	"github.com/gnosearch/gno/retrieval/store"
 )
 
 // CompleteRequest asks which notes, or which headings of a note, a name
@@ -97,51 +98,43 @@ func (gr *Graph) Complete(ctx context.Context, req CompleteRequest) ([]Completio
 	if err != nil {
 		return nil, err
 	}
-	// A file name shared by several notes is written as a path.
-	stems := map[string]int{}
-	for _, n := range names {
-		stems[links.Key(n.RelPath)]++
-	}
 	type hit struct {
 		c    Completion
+		n    *store.NoteName
 		rank int
 		size int
-		path string
 	}
 	var hits []hit
 	words := strings.Fields(q)
-	for _, n := range names {
-		base := path.Base(n.RelPath)
-		stem := strings.TrimSuffix(base, path.Ext(base))
-		target := stem
-		if stems[links.Key(n.RelPath)] > 1 {
-			target = strings.TrimSuffix(n.RelPath, path.Ext(n.RelPath))
-		}
-		title := n.Title
+	for i := range names {
+		n := &names[i]
+		title, titleLower := n.Title, n.TitleLower
 		if title == "" {
-			title = stem
+			title, titleLower = n.Stem, n.StemLower
 		}
 		best := hit{rank: -1}
-		try := func(name, kind, insert string) {
-			r := matchRank(strings.ToLower(name), q, words)
+		try := func(lower string, name string, alias bool) {
+			r := matchRank(lower, q, words)
 			if r < 0 || best.rank >= 0 && (r > best.rank || r == best.rank && len(name) >= best.size) {
 				return
 			}
-			best = hit{c: Completion{Kind: kind, Label: name, Insert: insert}, rank: r, size: len(name)}
+			best = hit{c: Completion{Kind: "note", Label: name}, rank: r, size: len(name)}
+			if alias {
+				best.c.Kind = "alias"
+			}
 		}
-		try(title, "note", target)
-		if stem != title {
-			try(stem, "note", target)
+		try(titleLower, title, false)
+		if n.StemLower != titleLower {
+			try(n.StemLower, n.Stem, false)
 		}
-		for _, a := range n.Aliases {
-			try(a, "alias", target+"|"+a)
+		for j, a := range n.AliasesLower {
+			try(a, n.Aliases[j], true)
 		}
 		if best.rank < 0 {
 			continue
 		}
-		best.c.Title, best.c.URI, best.c.DocID = title, ref.URI(n.Collection, n.RelPath), docID(n.Hash)
-		best.c.Detail = n.Collection + "/" + n.RelPath
-		best.path = best.c.Detail
+		best.n = n
+		best.c.Title = title
 		hits = append(hits, best)
 	}
 	sort.Slice(hits, func(i, j int) bool {
@@ -152,11 +145,25 @@ func (gr *Graph) Complete(ctx context.Context, req CompleteRequest) ([]Completio
 		if a.size != b.size {
 			return a.size < b.size
 		}
-		return a.path < b.path
+		if a.n.Collection != b.n.Collection {
+			return a.n.Collection < b.n.Collection
+		}
+		return a.n.RelPath < b.n.RelPath
 	})
 	out := make([]Completion, 0, min(limit, len(hits)))
 	for i := 0; i < len(hits) && i < limit; i++ {
-		out = append(out, hits[i].c)
+		c, n := hits[i].c, hits[i].n
+		// A file name shared by several notes is written as a path.
+		target := n.Stem
+		if n.Shared {
+			target = strings.TrimSuffix(n.RelPath, path.Ext(n.RelPath))
+		}
+		c.Insert = target
+		if c.Kind == "alias" {
+			c.Insert = target + "|" + c.Label
+		}
+		c.URI, c.DocID, c.Detail = ref.URI(n.Collection, n.RelPath), docID(n.Hash), n.Collection+"/"+n.RelPath
+		out = append(out, c)
 	}
 	return out, nil
 }

@@ -76,6 +76,9 @@ type paletteResult struct {
 	Took float64 `json:"took"`
 }
 
+// paletteWords is how many words of a palette query BM25 searches.
+const paletteWords = 8
+
 // paletteAPI serves GET /api/palette?q=: notes whose title, file name or
 // alias matches (as you type, part of a word is enough) and the best
 // keyword hits in their text, for the command palette. It runs BM25 only,
@@ -105,7 +108,13 @@ func (a *App) paletteAPI(w http.ResponseWriter, r *http.Request) {
 	for _, n := range res.Notes {
 		seen[n.DocID] = true
 	}
-	hits, err := e.Search(r.Context(), retrieval.SearchRequest{Query: q, Limit: 8})
+	// A palette jumps to notes: its first words say which. Longer text
+	// is the search page's job, and would cost BM25 a term per word.
+	bm := q
+	if f := strings.Fields(q); len(f) > paletteWords {
+		bm = strings.Join(f[:paletteWords], " ")
+	}
+	hits, err := e.Search(r.Context(), retrieval.SearchRequest{Query: bm, Limit: 8})
 	if err != nil && !gnoerr.Is(err, gnoerr.InvalidInput) {
 		writeError(w, err)
 		return
