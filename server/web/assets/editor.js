@@ -38,7 +38,11 @@
   function changed() { return ta.value !== saved || propEdits().length > 0; }
 
   function save(force) {
-    if (readOnly || (conflict && !force)) return Promise.resolve();
+    if (readOnly) return Promise.resolve();
+    if (conflict && !force) {
+      if (!cf.open) g.openDialog(cf); // the conflict must be resolved first
+      return Promise.resolve();
+    }
     if (saving) { again = true; return Promise.resolve(); }
     if (!changed() && !force) { dirty = false; setState("saved"); return Promise.resolve(); }
     saving = true;
