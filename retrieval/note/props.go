@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/gnosearch/gno/retrieval/gnoerr"
 	"github.com/gnosearch/gno/retrieval/ingest"
@@ -205,7 +206,7 @@ func SetProps(raw []byte, edits []PropEdit) ([]byte, error) {
 
 func setProp(raw []byte, e PropEdit) ([]byte, error) {
 	key := strings.TrimSpace(e.Key)
-	if key == "" || len(key) > 200 || strings.ContainsAny(key, "\n\r\x00") {
+	if key == "" || len(key) > 200 || strings.ContainsAny(key, "\n\r\x00") || !utf8.ValidString(key) {
 		return nil, gnoerr.New(gnoerr.InvalidInput, "invalid property name %q", e.Key)
 	}
 	l := scan(raw)
@@ -267,7 +268,7 @@ func propLines(key string, e PropEdit, cur *keyNode, eol string) (string, error)
 	}
 	if e.Kind == "text" {
 		v := strings.TrimSpace(e.Value)
-		if len(v) > maxPropBytes || strings.ContainsAny(v, "\x00") {
+		if len(v) > maxPropBytes || strings.ContainsAny(v, "\x00") || !utf8.ValidString(v) {
 			return "", gnoerr.New(gnoerr.InvalidInput, "property %s: value too long or not text", key)
 		}
 		if v == "" {
@@ -282,6 +283,9 @@ func propLines(key string, e PropEdit, cur *keyNode, eol string) (string, error)
 	var items []string
 	size := 0
 	for _, it := range e.List {
+		if !utf8.ValidString(it) || strings.ContainsAny(it, "\x00") {
+			return "", gnoerr.New(gnoerr.InvalidInput, "property %s: a value is not text", key)
+		}
 		if it = strings.TrimSpace(it); it != "" {
 			items = append(items, scalar(it, ""))
 			size += len(it)

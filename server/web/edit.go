@@ -29,7 +29,15 @@ type editView struct {
 	Fields    []propField
 	Others    []note.Prop
 	Backlinks []Link
+	// Shown is how much of a read-only note's text the page holds
+	// (0: all of it).
+	Shown int
 }
+
+// maxShown is how much of a note too large to edit the page shows: a
+// browser lays out a multi-megabyte text box slowly, and it cannot be
+// saved anyway.
+const maxShown = 256 << 10
 
 // propField is one property's input.
 type propField struct{ Key, Kind, Value string }
@@ -60,13 +68,17 @@ func (a *App) editPage(w http.ResponseWriter, r *http.Request) {
 		p.Title = f.RelPath
 	}
 	view.Fields, view.Others = editFields(f.Props)
-	if len(f.Body) <= retrieval.MaxEditBytes {
+	if !f.Editable && len(f.Body) > maxShown {
+		cut := strings.LastIndexByte(f.Body[:maxShown], '\n') + 1
+		f.Body, view.Shown = f.Body[:cut], cut
+	}
+	if len(f.Body) <= retrieval.MaxEditBytes && view.Shown == 0 {
 		out, err := renderMarkdown(f.Body, f.Collection, f.RelPath, 0, 0)
 		if err == nil {
 			view.Preview = out.HTML
 		}
 	} else {
-		view.Preview = template.HTML(`<p class="note">No preview for notes over 1 MB.</p>`)
+		view.Preview = template.HTML(`<p class="note">No preview for notes this large.</p>`)
 	}
 	if a.opts.Links != nil {
 		if _, in, err := a.opts.Links.Links(r.Context(), f.DocID); err == nil {
