@@ -139,6 +139,7 @@ type SaveConflict struct {
 	Current *NoteFile
 }
 
+// Error says which note changed on disk.
 func (c *SaveConflict) Error() string { return c.Err.Error() }
 
 // Unwrap gives the *gnoerr.Error, so gnoerr.CodeOf reads Conflict.
