@@ -28,6 +28,11 @@ type Vault struct {
 	Links, Unresolved int
 	// Orphans are the notes with no link in or out.
 	Orphans []int
+	// Title, Tags and Missing (the names of missing notes each note
+	// links to) are set by Clustered only.
+	Title   []string
+	Tags    [][]string
+	Missing [][]string
 }
 
 // Rel is the path of note i.

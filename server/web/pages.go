@@ -27,7 +27,7 @@ func (a *App) parseTemplates() error {
 		"join":    strings.Join,
 	}
 	a.pages = map[string]*template.Template{}
-	for _, name := range []string{"search", "doc", "ask", "status"} {
+	for _, name := range []string{"search", "doc", "ask", "status", "graph"} {
 		t, err := template.New(name).Funcs(funcs).ParseFS(files, "templates/layout.html", "templates/"+name+".html")
 		if err != nil {
 			return fmt.Errorf("web: template %s: %w", name, err)

@@ -84,6 +84,9 @@ type Options struct {
 	// Links gives a document's links and backlinks; nil means the
 	// index's own links graph (Engine.Links).
 	Links LinkGraph
+	// Graph gives the whole link graph to the graph view (/graph); nil
+	// leaves the view saying it is not available.
+	Graph GraphSource
 	// Logger receives diagnostics; nil discards them.
 	Logger *slog.Logger
 }
@@ -136,6 +139,7 @@ func (a *App) routes() {
 	a.mux.HandleFunc("GET /doc", a.docPage)
 	a.mux.HandleFunc("GET /ask", a.askPage)
 	a.mux.HandleFunc("GET /status", a.statusPage)
+	a.graphRoutes()
 	a.restRoutes()
 }
 
