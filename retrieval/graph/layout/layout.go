@@ -60,11 +60,11 @@ type Options struct {
 	// MaxTime bounds the whole layout (0: 10 s). Past it the remaining
 	// levels are placed without refinement.
 	MaxTime time.Duration
-	// Theta is the Barnes–Hut opening angle (0: 1.0); larger is faster
+	// Theta is the Barnes–Hut opening angle (0: 1.5); larger is faster
 	// and coarser.
 	Theta float64
-	// Iterations caps the force iterations of the finest level (0: 40);
-	// coarser levels get more (they are smaller).
+	// Iterations caps the force iterations of the finest level (0: 15);
+	// coarser levels get a few more (they are smaller).
 	Iterations int
 	// SingleLevel skips coarsening: the plain (non-multilevel)
 	// Barnes–Hut layout, kept for comparisons.
@@ -115,12 +115,11 @@ func Layout(ctx context.Context, g Graph, o Options) (*Result, error) {
 		o.MaxTime = 10 * time.Second
 	}
 	if o.Theta <= 0 {
-		o.Theta = 1.0
+		o.Theta = 1.5
 	}
 	if o.Iterations <= 0 {
-		o.Iterations = 40
+		o.Iterations = 15
 	}
-	lastWork = 0
 	r := &run{ctx: ctx, o: o, deadline: start.Add(o.MaxTime), rng: newRNG(o.Seed)}
 	res := &Result{Pos: make([]float32, 2*g.N)}
 	comps := components(g)
@@ -248,7 +247,7 @@ func (r *run) component(c comp) ([]float64, error) {
 	}
 	// Coarsest first: a random start in a square of the expected area.
 	top := hier[len(hier)-1]
-	side := math.Sqrt(float64(top.n)) * springK
+	side := math.Sqrt(float64(top.n))
 	pos := make([]float64, 2*top.n)
 	for i := range pos {
 		pos[i] = (r.rng.float() - 0.5) * side
@@ -256,25 +255,38 @@ func (r *run) component(c comp) ([]float64, error) {
 	for li := len(hier) - 1; li >= 0; li-- {
 		g := hier[li]
 		if li < len(hier)-1 {
-			pos = prolong(hier[li+1], g, pos, r.rng)
+			pos = prolong(g, pos, r.rng)
 		}
-		iters, step := r.o.Iterations, refineStep*springK
-		if li == len(hier)-1 {
-			iters, step = 300, springK
-		} else if li > 0 {
-			iters = r.o.Iterations + extraIters
+		unit := meanEdge(g, pos)
+		iters, step := r.o.Iterations, refineStep*unit
+		switch {
+		case li == len(hier)-1 && !r.o.SingleLevel:
+			iters, step = coarsestIters, unit
+		case li == len(hier)-1:
+			step = unit
+		case li > 0:
+			iters += extraIters
 		}
-		t0, i0 := time.Now(), r.iterations
-		if err := r.refine(g, pos, iters, step, li == 0); err != nil {
+		if err := r.refine(g, pos, iters, step, tolerance*unit); err != nil {
 			return nil, err
-		}
-		if debugLevels {
-			fmt.Printf("level %d n=%d m=%d iters=%d %v\n", li, g.n, len(g.adj)/2, r.iterations-i0, time.Since(t0))
 		}
 	}
 	return pos, nil
 }
 
-var debugLevels = false
-
-var refineStep, extraIters = 0.15, 20
+// meanEdge is the mean length of g's edges at pos (1 without edges): the
+// scale of a level's steps, since the forces set no natural length.
+func meanEdge(g *csr, pos []float64) float64 {
+	sum, m := 0.0, 0
+	for i := 0; i < g.n; i++ {
+		for k := g.off[i]; k < g.off[i+1]; k++ {
+			j := g.adj[k]
+			sum += math.Hypot(pos[2*j]-pos[2*i], pos[2*j+1]-pos[2*i+1])
+			m++
+		}
+	}
+	if m == 0 || sum == 0 {
+		return 1
+	}
+	return sum / float64(m)
+}

@@ -1,9 +1,6 @@
 package layout
 
-import (
-	"math"
-	"sort"
-)
+import "sort"
 
 // csr is one level of the hierarchy: an undirected weighted graph in
 // compressed sparse rows (both directions stored).
@@ -13,6 +10,9 @@ type csr struct {
 	adj []int32   //
 	ew  []float32 // weight of each adj entry: the links it stands for
 	nw  []float32 // node weight: the nodes it stands for
+	// mass is the repulsion charge: degree + 1 of a level-0 node, summed
+	// over the nodes a coarse node stands for.
+	mass []float32
 	// parent maps a node to its node in the next coarser level.
 	parent []int32
 }
@@ -58,6 +58,10 @@ func newCSR(n int, edges [][2]int32) *csr {
 	}
 	g.off[n] = w
 	g.adj = adj[:w:w]
+	g.mass = make([]float32, n)
+	for i := 0; i < n; i++ {
+		g.mass[i] = float32(g.off[i+1]-g.off[i]) + 1
+	}
 	g.ew = make([]float32, w)
 	for i := range g.ew {
 		g.ew[i] = 1
@@ -152,7 +156,7 @@ func coarsenOnce(g *csr, rng *rng) *csr {
 		return nil
 	}
 	g.parent = parent
-	c := &csr{n: int(nc), off: make([]int32, nc+1), nw: make([]float32, nc)}
+	c := &csr{n: int(nc), off: make([]int32, nc+1), nw: make([]float32, nc), mass: make([]float32, nc)}
 	// Children of each coarse node, by counting sort.
 	cstart := make([]int32, nc+1)
 	for _, p := range parent {
@@ -178,6 +182,7 @@ func coarsenOnce(g *csr, rng *rng) *csr {
 		c.off[p] = int32(len(c.adj))
 		for _, u := range children[cstart[p]:cstart[p+1]] {
 			c.nw[p] += g.nw[u]
+			c.mass[p] += g.mass[u]
 			for k := g.off[u]; k < g.off[u+1]; k++ {
 				q := parent[g.adj[k]]
 				if q == p {
@@ -199,14 +204,14 @@ func coarsenOnce(g *csr, rng *rng) *csr {
 }
 
 // prolong places the nodes of the finer level fine at their parent's
-// position in coarse, scaled for the larger node count (the layout's area
-// grows with it), with a small seeded jitter so siblings separate.
-func prolong(coarse, fine *csr, cpos []float64, rng *rng) []float64 {
-	scale := math.Sqrt(float64(fine.n) / float64(coarse.n))
+// position in coarse, with a small seeded jitter so siblings separate.
+// No scaling: a coarse node carries the charge of the nodes it stands
+// for, so a coarse layout already has the size of the fine one.
+func prolong(fine *csr, cpos []float64, rng *rng) []float64 {
 	pos := make([]float64, 2*fine.n)
 	for u, p := range fine.parent {
-		pos[2*u] = cpos[2*p]*scale + (rng.float()-0.5)*0.2*springK
-		pos[2*u+1] = cpos[2*p+1]*scale + (rng.float()-0.5)*0.2*springK
+		pos[2*u] = cpos[2*p] + (rng.float()-0.5)*0.2
+		pos[2*u+1] = cpos[2*p+1] + (rng.float()-0.5)*0.2
 	}
 	return pos
 }

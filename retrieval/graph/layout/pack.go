@@ -34,13 +34,13 @@ func pack(cs []placedComp) {
 			c.pos[2*k+1] -= cy
 			r = max(r, math.Hypot(c.pos[2*k], c.pos[2*k+1]))
 		}
-		radius[i] = r + 0.5*springK // room for the node's own disc
+		radius[i] = r + 0.5 // room for the node's own disc
 	}
-	const ringGap = 2 * springK
+	const ringGap = 2.0
 	// gap between neighbours on a ring: a third of their size, at least
 	// one unit, so singletons stay a little apart and large components
 	// well apart.
-	gap := func(a, b float64) float64 { return max(springK, (a+b)/3) }
+	gap := func(a, b float64) float64 { return max(1, (a+b)/3) }
 	inner := radius[0] // the disc the next ring must clear
 	for i := 1; i < len(cs); {
 		// A ring: its items' centres lie on a circle of radius R, chosen

@@ -1,5 +1,7 @@
 package layout
 
+import "math"
+
 // quadtree is the Barnes–Hut tree: a cell far enough from a point (its
 // side under θ times the distance) acts on it as one mass at its centre
 // of mass. It is rebuilt every iteration into the same slices (no
@@ -11,20 +13,25 @@ type quadtree struct {
 	stack []int32
 	w     []float32
 	pos   []float64
+	// Interaction lists of one leaf (forces): far cells as x, y, mass
+	// triples, and near points.
+	far  []float64
+	near []int32
 }
 
 type cell struct {
 	cx, cy, mass float64 // centre of mass and total weight
 	size         float64 // side of the square cell
-	lo, hi       int32   // the points of a leaf: idx[lo:hi]
-	child        [4]int32
-	leaf         bool
+	// The points' bounding box (leaves only).
+	x0, y0, x1, y1 float64
+	lo, hi         int32 // the points of a leaf: idx[lo:hi]
+	child          [4]int32
+	leaf           bool
 }
 
-const (
-	leafSize = 8
-	maxDepth = 32
-)
+var leafSize int32 = 12
+
+const maxDepth = 32
 
 func (t *quadtree) build(pos []float64, w []float32) {
 	n := len(w)
@@ -55,14 +62,19 @@ func (t *quadtree) node(lo, hi int32, x0, y0, size float64, depth int) int32 {
 	t.cells = append(t.cells, cell{size: size, lo: lo, hi: hi, child: [4]int32{-1, -1, -1, -1}})
 	if hi-lo <= leafSize || depth >= maxDepth {
 		var cx, cy, m float64
+		bx0, by0, bx1, by1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
 		for _, i := range t.idx[lo:hi] {
 			wi := float64(t.w[i])
-			cx += t.pos[2*i] * wi
-			cy += t.pos[2*i+1] * wi
+			x, y := t.pos[2*i], t.pos[2*i+1]
+			cx += x * wi
+			cy += y * wi
 			m += wi
+			bx0, bx1 = min(bx0, x), max(bx1, x)
+			by0, by1 = min(by0, y), max(by1, y)
 		}
 		c := &t.cells[id]
 		c.leaf, c.mass, c.cx, c.cy = true, m, cx/m, cy/m
+		c.x0, c.y0, c.x1, c.y1 = bx0, by0, bx1, by1
 		return id
 	}
 	h := size / 2
@@ -113,46 +125,69 @@ func (t *quadtree) partition(lo, hi int32, left func(int32) bool) int32 {
 	return i
 }
 
-// force is the repulsion on point self at (x, y): the sum over the other
-// points of w·(p−q)/|p−q|², approximated cell by cell.
-func (t *quadtree) force(self int32, x, y, theta2 float64) (fx, fy float64) {
-	if len(t.cells) == 0 {
-		return 0, 0
+// forces adds the repulsion on every point to fx, fy (which it first
+// zeroes), leaf by leaf: one traversal per leaf builds the list of cells
+// far enough from the whole leaf (its side under θ times the distance to
+// the leaf's bounding box) and of the points too near to approximate,
+// then each point of the leaf sums over those lists. That is Barnes'
+// grouping: a few times fewer traversals than one per point, for lists
+// a little longer, and a tight loop over contiguous memory.
+func (t *quadtree) forces(theta2 float64, fx, fy []float64) {
+	for i := range fx {
+		fx[i], fy[i] = 0, 0
 	}
-	st := append(t.stack[:0], 0)
-	for len(st) > 0 {
-		c := &t.cells[st[len(st)-1]]
-		st = st[:len(st)-1]
-		dx, dy := x-c.cx, y-c.cy
-		d2 := dx*dx + dy*dy
-		if c.leaf {
-			for _, j := range t.idx[c.lo:c.hi] {
-				if j == self {
+	for li := range t.cells {
+		lf := &t.cells[li]
+		if !lf.leaf {
+			continue
+		}
+		far, near := t.far[:0], t.near[:0]
+		st := append(t.stack[:0], 0)
+		for len(st) > 0 {
+			ci := st[len(st)-1]
+			st = st[:len(st)-1]
+			c := &t.cells[ci]
+			// Distance from the centre of mass to the leaf's box.
+			dx := max(lf.x0-c.cx, 0, c.cx-lf.x1)
+			dy := max(lf.y0-c.cy, 0, c.cy-lf.y1)
+			if int(ci) != li && c.size*c.size < theta2*(dx*dx+dy*dy) {
+				far = append(far, c.cx, c.cy, c.mass)
+				continue
+			}
+			if c.leaf {
+				near = append(near, t.idx[c.lo:c.hi]...)
+				continue
+			}
+			for _, ch := range c.child {
+				if ch >= 0 {
+					st = append(st, ch)
+				}
+			}
+		}
+		t.stack, t.far, t.near = st, far, near
+		for _, i := range t.idx[lf.lo:lf.hi] {
+			x, y := t.pos[2*i], t.pos[2*i+1]
+			var sx, sy float64
+			for k := 0; k+2 < len(far); k += 3 {
+				dx, dy := x-far[k], y-far[k+1]
+				f := far[k+2] / (dx*dx + dy*dy)
+				sx += dx * f
+				sy += dy * f
+			}
+			for _, j := range near {
+				if j == i {
 					continue
 				}
 				dx, dy := x-t.pos[2*j], y-t.pos[2*j+1]
 				d2 := dx*dx + dy*dy
 				if d2 < 1e-12 {
-					dx, dy, d2 = nudge(self, j)
+					dx, dy, d2 = nudge(i, j)
 				}
 				f := float64(t.w[j]) / d2
-				fx += dx * f
-				fy += dy * f
+				sx += dx * f
+				sy += dy * f
 			}
-			continue
-		}
-		if c.size*c.size < theta2*d2 {
-			f := c.mass / d2
-			fx += dx * f
-			fy += dy * f
-			continue
-		}
-		for _, ch := range c.child {
-			if ch >= 0 {
-				st = append(st, ch)
-			}
+			fx[i], fy[i] = sx, sy
 		}
 	}
-	t.stack = st
-	return fx, fy
 }
