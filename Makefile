@@ -63,6 +63,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzPDF$$' -fuzzminimizetime 2s -fuzztime $(FUZZTIME) ./retrieval/convert
 	$(GO) test -run '^$$' -fuzz '^FuzzExtract$$' -fuzztime $(FUZZTIME) ./retrieval/links
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeLinks$$' -fuzztime $(FUZZTIME) ./retrieval/store
+	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) ./retrieval/graph/layout
 	$(GO) test -run '^$$' -fuzz '^FuzzCheck$$' -fuzztime $(FUZZTIME) ./retrieval/answer
 	$(GO) test -run '^$$' -fuzz '^FuzzRender$$' -fuzztime $(FUZZTIME) ./server/web
 	$(GO) test -run '^$$' -fuzz '^FuzzPickWheel$$' -fuzztime $(FUZZTIME) ./models

@@ -225,7 +225,7 @@ func pageRank(links []Link, n int) []float64 {
 // clean makes a string safe for the scene's string table: valid UTF-8, no
 // line breaks (they separate the table's strings), at most 300 bytes.
 func clean(s string) string {
-	s = oneLine(s)
+	s = oneLine(strings.ReplaceAll(s, "\r", " "))
 	if len(s) > 300 {
 		cut := 300
 		for cut > 0 && !utf8RuneStart(s[cut]) {
@@ -236,13 +236,10 @@ func clean(s string) string {
 	return s
 }
 
-// oneLine makes s valid UTF-8 without line breaks.
+// oneLine makes s valid UTF-8 without '\n' (which separates the
+// encoded strings).
 func oneLine(s string) string {
-	s = strings.ToValidUTF8(s, "\uFFFD")
-	if strings.ContainsAny(s, "\r\n") {
-		s = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s)
-	}
-	return s
+	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\n", " ")
 }
 
 func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }

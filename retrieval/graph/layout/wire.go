@@ -109,6 +109,9 @@ func (s *Scene) UnmarshalBinary(b []byte) error {
 	if ver != wireVersion {
 		return fmt.Errorf("%w: version %d (want %d)", ErrCorrupt, ver, wireVersion)
 	}
+	if h[8] != 0 {
+		return fmt.Errorf("%w: reserved header field set", ErrCorrupt)
+	}
 	if n > MaxNodes || e > MaxEdges || nc > 0xffff || nf > MaxNodes || nt > MaxNodes || ntr > 64*MaxNodes {
 		return fmt.Errorf("%w: counts past the limits", ErrCorrupt)
 	}
@@ -141,10 +144,24 @@ func (s *Scene) UnmarshalBinary(b []byte) error {
 		s.Collection[i] = le.Uint16(b[off:])
 		off += 2
 	}
+	zero := func(p []byte) bool {
+		for _, c := range p {
+			if c != 0 {
+				return false
+			}
+		}
+		return true
+	}
+	if !zero(b[off : headerBytes+4*int(6*n+1+ntr+2*e)+pad4(int(2*n))]) {
+		return fmt.Errorf("%w: padding not zero", ErrCorrupt)
+	}
 	off = headerBytes + 4*int(6*n+1+ntr+2*e) + pad4(int(2*n))
 	s.Flags = make([]Flag, n)
 	for i := range s.Flags {
 		s.Flags[i] = Flag(b[off+i])
+	}
+	if !zero(b[off+int(n) : off+pad4(int(n))]) {
+		return fmt.Errorf("%w: padding not zero", ErrCorrupt)
 	}
 	off += pad4(int(n))
 	str := string(b[off:])
