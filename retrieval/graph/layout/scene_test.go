@@ -125,19 +125,19 @@ func TestWireCorrupt(t *testing.T) {
 	colAt := edgesAt + 4*len(s.Edges)
 	flagsAt := colAt + pad4(2*int(n))
 	cases := map[string]func(b []byte) []byte{
-		"empty":       func(b []byte) []byte { return nil },
-		"magic":       func(b []byte) []byte { b[0] = 'X'; return b },
-		"version":     func(b []byte) []byte { b[4] = 9; return b },
-		"truncated":   func(b []byte) []byte { return b[:len(b)-1] },
-		"longer":      func(b []byte) []byte { return append(b, 0) },
-		"huge count":  func(b []byte) []byte { b[8], b[9], b[10], b[11] = 255, 255, 255, 255; return b },
-		"nan":         func(b []byte) []byte { b[posAt], b[posAt+1], b[posAt+2], b[posAt+3] = 0, 0, 0xc0, 0x7f; return b },
-		"edge range":  func(b []byte) []byte { b[edgesAt] = 200; return b },
-		"self edge":   func(b []byte) []byte { b[edgesAt] = b[edgesAt+4]; return b },
-		"collection":  func(b []byte) []byte { b[colAt] = 77; return b },
-		"flags":       func(b []byte) []byte { b[flagsAt] = 0x80; return b },
-		"bad utf8":    func(b []byte) []byte { b[len(b)-1] = 0xff; return b },
-		"one string":  func(b []byte) []byte { b[len(b)-2] = '\n'; return b },
+		"empty":      func(b []byte) []byte { return nil },
+		"magic":      func(b []byte) []byte { b[0] = 'X'; return b },
+		"version":    func(b []byte) []byte { b[4] = 9; return b },
+		"truncated":  func(b []byte) []byte { return b[:len(b)-1] },
+		"longer":     func(b []byte) []byte { return append(b, 0) },
+		"huge count": func(b []byte) []byte { b[8], b[9], b[10], b[11] = 255, 255, 255, 255; return b },
+		"nan":        func(b []byte) []byte { b[posAt], b[posAt+1], b[posAt+2], b[posAt+3] = 0, 0, 0xc0, 0x7f; return b },
+		"edge range": func(b []byte) []byte { b[edgesAt] = 200; return b },
+		"self edge":  func(b []byte) []byte { b[edgesAt] = b[edgesAt+4]; return b },
+		"collection": func(b []byte) []byte { b[colAt] = 77; return b },
+		"flags":      func(b []byte) []byte { b[flagsAt] = 0x80; return b },
+		"bad utf8":   func(b []byte) []byte { b[len(b)-1] = 0xff; return b },
+		"one string": func(b []byte) []byte { b[len(b)-2] = '\n'; return b },
 	}
 	for name, f := range cases {
 		b := f(append([]byte(nil), good...))
