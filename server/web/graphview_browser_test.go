@@ -225,8 +225,9 @@ func graphScenario(t *testing.T, b *browser, base, name string, in *layout.Input
 		t.Helper()
 		b.do(t, step, chromedp.Navigate(base+"/graph"), chromedp.WaitVisible(chromedp.CSS(`.gg-stage canvas`)))
 		ms := eval[float64](t, b, inst+`.ready.then(g => g.stats.firstFrameMs)`)
+		b.do(t, "complete", chromedp.Evaluate[chromedp.Void](inst+`.idle()`, chromedp.EvalAwaitPromise))
 		st := eval[map[string]any](t, b, `(() => { const s = `+inst+`.stats; const r = performance.getEntriesByType('resource').find(e => e.name.includes('/api/graph/scene'));
-			return {fetch: s.fetchMs, decode: s.decodeMs, layer: s.layerMs, bytes: s.bytes, transfer: r ? r.transferSize : 0,
+			return {fetch: s.fetchMs, decode: s.decodeMs, layer: s.layerMs, bytes: s.bytes, transfer: r ? r.transferSize : 0, complete: s.completeMs,
 			  server: r && r.serverTiming && r.serverTiming.length ? r.serverTiming[0].duration : -1}; })()`)
 		t.Logf("%s %s: first interactive frame at %.0f ms after navigation (%v)", name, step, ms, st)
 		return ms
@@ -301,7 +302,7 @@ func graphScenario(t *testing.T, b *browser, base, name string, in *layout.Input
 	}
 	t.Logf("%s local graph depth 2 of %q: %v nodes", name, title, local["n"])
 	b.shot(t, shots, name+"-local")
-	b.do(t, "global", chromedp.Click(chromedp.CSS(`.gg-local input`)), chromedp.KeyEvent("\x1b"))
+	b.do(t, "global", chromedp.Click(chromedp.CSS(`.gg-local input`)), chromedp.Evaluate[chromedp.Void](inst+`.select(-1)`))
 
 	// Filter by text: dims the rest.
 	b.do(t, "filter",

@@ -271,6 +271,12 @@ func (r *run) component(c comp) ([]float64, error) {
 			return nil, err
 		}
 	}
+	// Linked nodes about one unit apart, whatever the forces' scale.
+	if u := meanEdge(c.adj, pos); u > 0 {
+		for i := range pos {
+			pos[i] /= u
+		}
+	}
 	return pos, nil
 }
 

@@ -34,13 +34,24 @@ func pack(cs []placedComp) {
 			c.pos[2*k+1] -= cy
 			r = max(r, math.Hypot(c.pos[2*k], c.pos[2*k+1]))
 		}
-		radius[i] = r + 0.5 // room for the node's own disc
+		radius[i] = r
 	}
-	const ringGap = 2.0
+	// The spacing of the drawing: the room a node of the largest
+	// component has (its disc's area over its nodes). Small components
+	// are set that far apart, so a thousand orphans make a thin halo
+	// rather than a field dwarfing the graph.
+	unit := 1.0
+	if n := len(cs[0].nodes); n > 2 {
+		unit = min(1, max(0.05, radius[0]*math.Sqrt(math.Pi/float64(n))))
+	}
+	for i := range radius {
+		radius[i] += 0.5 * unit // room for the node's own disc
+	}
+	ringGap := 2 * unit
 	// gap between neighbours on a ring: a third of their size, at least
 	// one unit, so singletons stay a little apart and large components
 	// well apart.
-	gap := func(a, b float64) float64 { return max(1, (a+b)/3) }
+	gap := func(a, b float64) float64 { return max(unit, (a+b)/3) }
 	inner := radius[0] // the disc the next ring must clear
 	for i := 1; i < len(cs); {
 		// A ring: its items' centres lie on a circle of radius R, chosen

@@ -133,14 +133,18 @@
     }
     if (!n) { minX = minY = -1; maxX = maxY = 1; }
     L.minX = minX; L.minY = minY; L.maxX = maxX; L.maxY = maxY;
-    var m = L.edges.length / 2, len = new Float32Array(m);
+    // Counting sort on a log scale of the length: O(m), close enough.
+    var m = L.edges.length / 2, key = new Uint8Array(m), count = new Uint32Array(257);
     for (i = 0; i < m; i++) {
       var a = L.edges[2 * i], b = L.edges[2 * i + 1];
-      len[i] = Math.abs(L.x[a] - L.x[b]) + Math.abs(L.y[a] - L.y[b]);
+      var d = Math.abs(L.x[a] - L.x[b]) + Math.abs(L.y[a] - L.y[b]);
+      key[i] = Math.max(0, Math.min(255, Math.round(Math.log2(d + 1e-3) * 16) + 128));
+      count[key[i] + 1]++;
     }
+    for (i = 0; i < 256; i++) count[i + 1] += count[i];
     var ord = new Uint32Array(m);
-    for (i = 0; i < m; i++) ord[i] = i;
-    L.edgeOrder = ord.sort(function (p, q) { return len[p] - len[q]; });
+    for (i = 0; i < m; i++) ord[count[key[i]]++] = i;
+    L.edgeOrder = ord;
     // Grid: about two nodes a cell.
     var w = Math.max(maxX - minX, 1e-3), h = Math.max(maxY - minY, 1e-3);
     var cell = Math.max(Math.sqrt(w * h / Math.max(n, 1) * 2), 0.5);
@@ -156,7 +160,32 @@
     var f = start.slice(0, gw * gh);
     for (i = 0; i < n; i++) items[f[cellOf[i]]++] = i;
     L.grid = { cell: cell, w: gw, h: gh, start: start, items: items };
+    L.unit = spacing(L);
     return L;
+  }
+
+  // spacing is the median distance from a node to its nearest neighbour
+  // (over a sample), the scale nodes are drawn at so they do not overlap
+  // where notes crowd (the leaves of a hub), whatever the layout's units.
+  function spacing(L) {
+    var gr = L.grid, step = Math.max(1, Math.floor(L.n / 1500)), d = [];
+    for (var i = 0; i < L.n; i += step) {
+      var cx = Math.floor((L.x[i] - L.minX) / gr.cell), cy = Math.floor((L.y[i] - L.minY) / gr.cell), best = Infinity;
+      for (var y = Math.max(0, cy - 1); y <= Math.min(gr.h - 1, cy + 1); y++) {
+        for (var x = Math.max(0, cx - 1); x <= Math.min(gr.w - 1, cx + 1); x++) {
+          var c = y * gr.w + x;
+          for (var k = gr.start[c]; k < gr.start[c + 1]; k++) {
+            var j = gr.items[k];
+            if (j === i) continue;
+            var dd = Math.hypot(L.x[j] - L.x[i], L.y[j] - L.y[i]);
+            if (dd < best) best = dd;
+          }
+        }
+      }
+      if (best < Infinity) d.push(best);
+    }
+    d.sort(function (a, b) { return a - b; });
+    return d.length ? Math.max(d[d.length >> 1], 1e-3) : 1;
   }
 
   // ---------------------------------------------------------------- colour
@@ -365,17 +394,22 @@
     this.color = new Uint8Array(n);
     for (i = 0; i < n; i++) this.color[i] = keyOf[i].color;
     this.groups = list;
-    // Radius in world units (linked notes sit about 1 apart), and a
-    // floor in pixels so hubs stand out when zoomed out.
-    this.radius = new Float32Array(n);
-    this.minPx = new Float32Array(n);
-    for (i = 0; i < n; i++) {
-      var m = Math.sqrt(this.sizeBy === 'rank' ? s.rank[i] / s.maxRank : s.degree[i] / s.maxDeg);
-      this.radius[i] = s.flags[i] & GHOST ? 0.12 : 0.14 + 0.5 * m;
-      this.minPx[i] = s.flags[i] & GHOST ? 1.6 : 1.2 + 6 * m;
-    }
+    this.sizes();
     this.refilter();
     this.drawLegend();
+  };
+
+  // sizes sets each node's radius in world units, from the layer's node
+  // spacing, and a floor in pixels so hubs stand out when zoomed out.
+  G.sizes = function () {
+    var s = this.scene, n = s.n, u = this.layer.unit;
+    this.radius = this.radius || new Float32Array(n);
+    this.minPx = this.minPx || new Float32Array(n);
+    for (var i = 0; i < n; i++) {
+      var m = this.sizeBy === 'rank' ? s.rank[i] / s.maxRank : s.degree[i] / s.maxDeg;
+      this.radius[i] = u * (s.flags[i] & GHOST ? 0.25 : 0.3 + 1.2 * Math.sqrt(m));
+      this.minPx[i] = s.flags[i] & GHOST ? 1.6 : 1.2 + 5 * m;
+    }
   };
 
   G.refilter = function () {
@@ -441,10 +475,15 @@
     this.request();
   };
 
-  G.fit = function (animate) {
+  G.fitK = function () {
     var L = this.layer, pad = 24;
     var k = Math.min((this.w - 2 * pad) / Math.max(L.maxX - L.minX, 1), (this.h - 2 * pad) / Math.max(L.maxY - L.minY, 1));
-    var to = { x: (L.minX + L.maxX) / 2, y: (L.minY + L.maxY) / 2, k: Math.min(Math.max(k, 0.02), 60) };
+    return Math.min(Math.max(k, 0.02), 60);
+  };
+
+  G.fit = function (animate) {
+    var L = this.layer;
+    var to = { x: (L.minX + L.maxX) / 2, y: (L.minY + L.maxY) / 2, k: this.fitK() };
     if (animate) this.animateTo(to);
     else { this.view = to; this.request(); }
   };
@@ -486,8 +525,13 @@
   G.flyTo = function (i) {
     var li = this.layerIndex(i);
     if (li < 0) { this.setLocal(null); li = i; }
-    var L = this.layer;
-    this.animateTo({ x: L.x[li], y: L.y[li], k: Math.max(this.view.k, 28) });
+    // Zoom so that most of its neighbours are in view.
+    var L = this.layer, nb = this.layerNeighbours(li), d = [];
+    nb.forEach(function (j) { d.push(Math.hypot(L.x[j] - L.x[li], L.y[j] - L.y[li])); });
+    d.sort(function (a, b) { return a - b; });
+    var reach = d.length ? d[Math.floor(d.length * 0.8)] : 2;
+    var k = Math.min(Math.max(Math.min(this.w, this.h) / (2.4 * Math.max(reach, 0.5)), this.fitK() * 1.5), 60);
+    this.animateTo({ x: L.x[li], y: L.y[li], k: k });
   };
 
   G.layerIndex = function (i) {
@@ -523,10 +567,11 @@
       this.job = this.startJob();
     }
     if (this.job) {
-      // First frame: draw it all. Then a slice per frame: small while
-      // the user moves the view, larger when idle.
-      var budget = !base ? 1e9 : t0 - this.lastInput < 250 ? 8 : 40;
+      // A slice per frame: small while the user moves the view, larger
+      // when idle and for the first frame.
+      var budget = !base ? 120 : t0 - this.lastInput < 250 ? 8 : 40;
       if (this.runJob(this.job, budget)) {
+        if (!this.stats.completeMs) this.stats.completeMs = performance.now();
         this.base = this.job.done;
         this.job = null;
         base = this.base;
@@ -540,6 +585,7 @@
     c.globalAlpha = 1;
     c.fillStyle = this.colors.bg;
     c.fillRect(0, 0, this.canvas.width, this.canvas.height);
+    if (!base && this.job) base = { canvas: this.job.canvas, view: this.job.view }; // first drawing, in progress
     if (base) {
       // The cached bitmap, moved and scaled from its view to this one.
       var s = v.k / base.view.k;
@@ -570,6 +616,7 @@
     }
     var c = cv.getContext('2d', { alpha: false, willReadFrequently: true });
     c.setTransform(1, 0, 0, 1, 0, 0);
+    c.globalAlpha = 1; // an abandoned job may have left it lower
     c.fillStyle = this.colors.bg;
     c.fillRect(0, 0, cv.width, cv.height);
     c.setTransform(this.dpr, 0, 0, this.dpr, 0, 0);
@@ -579,27 +626,37 @@
       sx[i] = (L.x[i] - v.x) * v.k + w2;
       sy[i] = (L.y[i] - v.y) * v.k + h2;
     }
+    // Phases: 0 dimmed edges, 1 edges, 2 dimmed nodes, 3 nodes. The
+    // first drawing starts with the nodes, so frames can show it while
+    // the edges come.
+    var phases = this.base ? [0, 1, 2, 3] : [2, 3, 0, 1, 2, 3];
     return { canvas: cv, ctx: c, view: v, style: this.styleVersion, layer: L, sx: sx, sy: sy,
-      phase: 0, cursor: 0, drawn: 0, done: null };
+      phases: phases, pi: 0, phase: phases[0], cursor: 0, drawn: 0, done: null };
   };
 
   // runJob draws the next slice of job within budget ms; true when done.
-  // Phases: 0 dimmed edges, 1 edges, 2 dimmed nodes, 3 nodes.
   G.runJob = function (job, budget) {
     var t0 = performance.now(), L = job.layer, c = job.ctx, s = this.scene;
     var sx = job.sx, sy = job.sy, W = this.w, H = this.h, vis = this.vis, gid = L.gid;
     var ord = L.edgeOrder, E = L.edges, m = ord.length, k = job.view.k;
     var dark = this.dark;
-    while (job.phase < 4) {
+    while (job.pi < job.phases.length) {
+      job.phase = job.phases[job.pi];
       if (job.phase < 2) {
         var dimPass = job.phase === 0;
         var visible = this.visibleEdges || m;
         var alpha = Math.min(0.55, Math.max(dark ? 0.16 : 0.12, 0.55 * Math.sqrt(2000 / Math.max(2000, visible))));
         c.strokeStyle = this.colors.edge;
         c.globalAlpha = dimPass ? alpha * 0.35 : alpha;
-        c.lineWidth = k > 30 ? 1.2 : 1;
+        // One device pixel: browsers draw such hairlines on a fast path
+        // (wider strokes cost several times more on a CPU canvas).
+        c.lineWidth = 1 / this.dpr;
         while (job.cursor < m) {
-          var end = Math.min(m, job.cursor + 3000), drawn = 0;
+          // As many edges as should fit the time left (rate: ms an edge,
+          // measured on the previous slices).
+          var left = budget - (performance.now() - t0), rate = this.edgeRate || 0.01;
+          var t1 = performance.now(), from = job.cursor, drawn = 0;
+          var end = Math.min(m, from + Math.max(300, Math.min(8000, Math.floor(left / rate))));
           c.beginPath();
           for (var j = job.cursor; j < end; j++) {
             var ei = ord[j], a = E[2 * ei], b = E[2 * ei + 1];
@@ -616,12 +673,15 @@
           c.stroke();
           job.drawn += drawn;
           job.cursor = end;
-          if (drawn) flush(c);
+          if (drawn) {
+            flush(c);
+            this.edgeRate = 0.7 * rate + 0.3 * Math.max(0.0002, (performance.now() - t1) / (end - from));
+          }
           if (performance.now() - t0 > budget) return false;
         }
-        job.phase++;
+        job.pi++;
         job.cursor = 0;
-        if (job.phase === 2) this.visibleEdges = job.drawn;
+        if (job.phase === 1) this.visibleEdges = job.drawn;
         continue;
       }
       // Nodes, by colour, rectangles when small (much cheaper).
@@ -670,7 +730,7 @@
         seen += list.length;
       }
       job.cursor = 0;
-      job.phase++;
+      job.pi++;
     }
     c.globalAlpha = 1;
     job.done = { canvas: job.canvas, view: job.view, style: job.style, layer: job.layer };
@@ -697,10 +757,13 @@
       c.globalAlpha = 1;
       var p = sxy(lf), nb = this.layerNeighbours(lf);
       c.strokeStyle = this.colors.accent;
-      c.lineWidth = 1.5;
+      // A hub's hundreds of links would paint the screen: thinner, fainter.
+      c.lineWidth = nb.length > 100 ? 1 : 1.5;
+      c.globalAlpha = Math.min(1, Math.max(0.15, 6 / Math.sqrt(nb.length + 1)));
       c.beginPath();
       nb.forEach(function (j) { var q = sxy(j); c.moveTo(p[0], p[1]); c.lineTo(q[0], q[1]); });
       c.stroke();
+      c.globalAlpha = 1;
       nb.forEach(function (j) { self.dot(c, j, sxy(j)); });
       this.dot(c, lf, p, true);
       labelled = [lf];
@@ -750,8 +813,11 @@
     c.textBaseline = 'middle';
     c.lineJoin = 'round';
     var cell = 8, gw = Math.ceil(W / cell) + 1, gh = Math.ceil(H / cell) + 1, occ = new Uint8Array(gw * gh);
-    var max = Math.round(W * H / 9000), count = 0, self = this;
-    var minR = L.gid ? 0 : 4; // screen radius a note needs to earn a label
+    // Fewer labels while the view moves and when zoomed out.
+    var per = performance.now() - this.lastInput < 250 ? 40000 : v.k < 2 * this.fitK() ? 28000 : 9000;
+    // With a note highlighted, its labels matter: few others.
+    var max = Math.round(W * H / per / (first.length && !L.gid ? 3 : 1)), count = 0, self = this;
+    var minR = L.gid ? 0 : 3; // screen radius a note needs to earn a label
     // mode 2: always; 1: when it fits; 0: when it fits and the note is
     // large enough on screen.
     function tryLabel(li, mode) {
@@ -1034,6 +1100,7 @@
       this.local = null;
       this.layer = this.global || this.layer;
       if (this.localBox) this.localBox.checked = false;
+      this.sizes();
       this.fit();
       this.invalidate();
       return;
@@ -1065,6 +1132,7 @@
     rankOrder.sort(function (a, b) { return s.rank[gid[b]] - s.rank[gid[a]] || a - b; });
     this.layer = finishLayer({ n: n, gid: gid, x: pos.x, y: pos.y, edges: new Uint32Array(edges), index: idx, rankOrder: rankOrder });
     this.local = { focus: focus, depth: depth };
+    this.sizes();
     if (this.localBox) { this.localBox.checked = true; this.depthSel.value = String(depth); }
     this.selected = focus;
     this.fit();
