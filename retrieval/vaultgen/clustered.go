@@ -118,9 +118,6 @@ func Clustered(dir string, o Options) (*Vault, error) {
 		}
 		sort.Ints(v.Out[i])
 	}
-	// A note nobody links to and that links nowhere is an orphan only if
-	// planned so; make sure every linked note has a link (it does: want
-	// is at least one, and tries allow for collisions).
 	if dir == "" {
 		return v, nil
 	}

@@ -7,6 +7,9 @@
 // a wikilink with folder, heading and alias, and every 97th note to a
 // missing note. Links in code spans and fenced code are decoys. The last
 // N/250 notes are orphans.
+//
+// Clustered generates the other shape, a person's vault at scale (topical
+// folders with hubs, cross links, missing notes), for the graph view.
 package vaultgen
 
 import (

@@ -7,10 +7,12 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/gnosearch/gno/retrieval/graph/layout"
 	"github.com/gnosearch/gno/retrieval/graph/layout/layouttest"
@@ -154,4 +156,64 @@ func bigVault(t testing.TB) *layout.Input {
 		t.Fatal(err)
 	}
 	return layouttest.FromVault(v, "gen")
+}
+
+// BenchmarkSearchDuringLayout measures /api/search while the scene of the
+// 20,000-note vault is laid out (each round bumps the graph's version,
+// so the layout runs again) and, for comparison, with nothing else
+// running: p50, p95 and max in ms.
+func BenchmarkSearchDuringLayout(b *testing.B) {
+	src := &fixedGraph{in: bigVault(b)}
+	v := newEnv(b, Options{Graph: src}, nil)
+	search := func() time.Duration {
+		start := time.Now()
+		res, err := http.Get(v.ts.URL + "/api/search?q=fox+dens")
+		if err != nil {
+			b.Fatal(err)
+		}
+		io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		if res.StatusCode != 200 {
+			b.Fatalf("search: %d", res.StatusCode)
+		}
+		return time.Since(start)
+	}
+	report := func(prefix string, d []time.Duration) {
+		sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
+		ms := func(x time.Duration) float64 { return float64(x.Microseconds()) / 1000 }
+		b.ReportMetric(ms(d[len(d)/2]), prefix+"-p50-ms")
+		b.ReportMetric(ms(d[len(d)*95/100]), prefix+"-p95-ms")
+		b.ReportMetric(ms(d[len(d)-1]), prefix+"-max-ms")
+	}
+	var idle []time.Duration
+	for i := 0; i < 50; i++ {
+		idle = append(idle, search())
+	}
+	b.ResetTimer()
+	var during []time.Duration
+	for i := 0; i < b.N; i++ {
+		src.version.Add(1)
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			res, err := http.Get(v.ts.URL + "/api/graph/scene")
+			if err == nil {
+				io.Copy(io.Discard, res.Body)
+				res.Body.Close()
+			}
+		}()
+	loop:
+		for {
+			select {
+			case <-done:
+				break loop
+			default:
+				during = append(during, search())
+				time.Sleep(5 * time.Millisecond)
+			}
+		}
+	}
+	b.StopTimer()
+	report("idle", idle)
+	report("during", during)
 }

@@ -145,6 +145,13 @@ func BenchmarkBuildRealExact(b *testing.B) {
 	benchBuild(b, real, layout.Options{Exact: true})
 }
 
+// BenchmarkBuildRealSingleLevel is the real vault without coarsening,
+// given the iterations that take about as long.
+func BenchmarkBuildRealSingleLevel(b *testing.B) {
+	real, _ := inputs(b)
+	benchBuild(b, real, layout.Options{SingleLevel: true, Iterations: 60})
+}
+
 // BenchmarkBuildGen20k is 20,000 notes and 100,000 links.
 func BenchmarkBuildGen20k(b *testing.B) {
 	_, big := inputs(b)

@@ -12,7 +12,7 @@ import (
 // a coarse edge stands for). The degree charge is what separates the
 // clusters around hubs; the spring-electrical model of Hu's paper (d²/K
 // pulls, K²/d repels, unit charges) gives even edge lengths instead and,
-// on notes, a hairball: on the generated vault a tenth of a node's
+// on notes, a hairball: on the generated vault a third of a node's
 // nearest neighbours share its folder with it against three in five with
 // these forces (bench/RESULTS.md). The step control is Hu's: every node
 // moves step along its force; the step shrinks after an iteration that
@@ -28,7 +28,6 @@ const (
 	// level's mean edge length: these forces set no natural length.
 	coarsestIters = 300
 	refineStep    = 0.15
-
 	// Levels between the coarsest and the finest get this many
 	// iterations more than the finest.
 	extraIters = 5
@@ -70,7 +69,7 @@ func (r *run) refine(g *csr, pos []float64, iters int, step, tol float64) error 
 		if r.o.Exact {
 			exactRepulsion(pos, g.mass, fx, fy)
 		} else {
-			f.tree.forces(theta2, fx, fy)
+			f.tree.forces(theta2, fx, fy, runtime.Gosched)
 		}
 		for i := 0; i < n; i++ {
 			ax, ay := 0.0, 0.0

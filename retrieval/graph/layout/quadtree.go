@@ -132,14 +132,21 @@ func (t *quadtree) partition(lo, hi int32, left func(int32) bool) int32 {
 // then each point of the leaf sums over those lists. That is Barnes'
 // grouping: a few times fewer traversals than one per point, for lists
 // a little longer, and a tight loop over contiguous memory.
-func (t *quadtree) forces(theta2 float64, fx, fy []float64) {
+//
+// yield is called every few hundred leaves (about a millisecond), so a
+// large layout gives way to other goroutines even on one processor.
+func (t *quadtree) forces(theta2 float64, fx, fy []float64, yield func()) {
 	for i := range fx {
 		fx[i], fy[i] = 0, 0
 	}
+	leaves := 0
 	for li := range t.cells {
 		lf := &t.cells[li]
 		if !lf.leaf {
 			continue
+		}
+		if leaves++; leaves%256 == 0 {
+			yield()
 		}
 		far, near := t.far[:0], t.near[:0]
 		st := append(t.stack[:0], 0)
