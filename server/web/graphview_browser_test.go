@@ -16,6 +16,7 @@ import (
 	cdplog "github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 	"github.com/gnosearch/gno/retrieval/config"
 	"github.com/gnosearch/gno/retrieval/graph/layout"
 	"github.com/gnosearch/gno/retrieval/graph/layout/layouttest"
@@ -314,7 +315,30 @@ func graphScenario(t *testing.T, b *browser, base, name string, in *layout.Input
 		t.Errorf("filter %q matched %d of %d", strings.Fields(title)[0], m, n)
 	}
 	b.shot(t, shots, name+"-filter")
-	b.do(t, "clear filter", chromedp.Evaluate[chromedp.Void](inst+`.setFilter({text: ''}); document.querySelector('.gg-more').open = false`))
+	b.do(t, "clear filter", chromedp.Evaluate[chromedp.Void](inst+`.setFilter({text: ''})`))
+	// Filter by tag, the first the menu offers, hiding the rest.
+	if eval[int](t, b, `document.querySelectorAll('.gg-opts select')[1].options.length`) > 1 {
+		b.do(t, "tag filter", chromedp.Evaluate[chromedp.Void](`(() => { const s = document.querySelectorAll('.gg-opts select');
+			s[1].selectedIndex = 1; s[1].dispatchEvent(new Event('change')); s[2].value = 'hide'; s[2].dispatchEvent(new Event('change')); })()`),
+			chromedp.Evaluate[chromedp.Void](inst+`.idle()`, chromedp.EvalAwaitPromise))
+		m := eval[int](t, b, inst+`.matches`)
+		hidden := eval[int](t, b, inst+`.vis.filter(v => v === 0).length`)
+		if m <= 0 || m >= n || hidden != n-m {
+			t.Errorf("tag filter: %d match, %d hidden of %d", m, hidden, n)
+		}
+		b.shot(t, shots, name+"-tag")
+		b.do(t, "clear tag", chromedp.Evaluate[chromedp.Void](`(() => { const s = document.querySelectorAll('.gg-opts select');
+			s[1].selectedIndex = 0; s[1].dispatchEvent(new Event('change')); s[2].value = 'dim'; s[2].dispatchEvent(new Event('change')); })()`))
+	}
+	b.do(t, "close filters", chromedp.Evaluate[chromedp.Void](`document.querySelector('.gg-more').open = false`))
+
+	// Keyboard: focus the graph, zoom in with +, pan with an arrow.
+	before := eval[map[string]float64](t, b, inst+`.view`)
+	b.do(t, "keys", chromedp.Focus(chromedp.CSS(`.gg-stage canvas`)), chromedp.KeyEvent("+"), chromedp.KeyEvent(kb.ArrowLeft))
+	after := eval[map[string]float64](t, b, inst+`.view`)
+	if !(after["k"] > before["k"]) || after["x"] >= before["x"] {
+		t.Errorf("keys: view %v, then %v", before, after)
+	}
 
 	// Themes and a phone.
 	b.do(t, "dark", colorScheme(true), chromedp.Evaluate[chromedp.Void](inst+`.select(-1); `+inst+`.fit(); `+inst+`.idle()`, chromedp.EvalAwaitPromise))

@@ -217,3 +217,28 @@ func BenchmarkSearchDuringLayout(b *testing.B) {
 	report("idle", idle)
 	report("during", during)
 }
+
+func TestGraphAssets(t *testing.T) {
+	v := newEnv(t, Options{}, nil)
+	for _, name := range []string{"graph.js", "graph.css"} {
+		req, _ := http.NewRequest("GET", v.ts.URL+"/assets/"+name, nil)
+		req.Header.Set("Accept-Encoding", "gzip")
+		res, err := http.DefaultTransport.RoundTrip(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		zr, err := gzip.NewReader(res.Body)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		body, _ := io.ReadAll(zr)
+		res.Body.Close()
+		want, _ := files.ReadFile("assets/" + name)
+		if res.Header.Get("Content-Encoding") != "gzip" || !bytes.Equal(body, want) || res.Header.Get("Content-Security-Policy") == "" {
+			t.Errorf("%s: encoding %q, %d bytes, want %d", name, res.Header.Get("Content-Encoding"), len(body), len(want))
+		}
+		if code, plain := v.get(t, "/assets/"+name); code != 200 || plain != string(want) {
+			t.Errorf("%s without gzip: %d", name, code)
+		}
+	}
+}

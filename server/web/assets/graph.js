@@ -834,7 +834,7 @@
       if (tw < 0) tw = self.width[g] = c.measureText(text).width;
       var lx = x + Math.max(r, 2) + 4, x0 = Math.floor(lx / cell), x1 = Math.floor((lx + tw) / cell);
       var r0 = Math.floor((y - 7) / cell), r1 = Math.floor((y + 7) / cell), q, row;
-      if (x0 < 0 || x1 >= gw || r0 < 0 || r1 >= gh) return;
+      if (x0 < 0 || lx + tw > W - 2 || r0 < 0 || r1 >= gh) return;
       if (!force) for (row = r0; row <= r1; row++) for (q = x0; q <= x1; q++) if (occ[row * gw + q]) return;
       for (row = r0; row <= r1; row++) for (q = x0; q <= x1; q++) occ[row * gw + q] = 1;
       c.globalAlpha = self.vis[g] === 1 ? 0.4 : 1;
@@ -1083,8 +1083,19 @@
     this.canvas.focus({ preventScroll: true });
   };
 
+  // setFilter changes some of text, collection, tag (indexes as
+  // strings, '' for all), mode ('dim' or 'hide'), ghosts, orphans.
   G.setFilter = function (f) {
     for (var k in f) this.filter[k] = f[k];
+    if (this.controls) {
+      var F = this.filter;
+      this.text.value = F.text;
+      this.colSel.value = F.collection;
+      this.tagSel.value = F.tag;
+      this.modeSel.value = F.mode;
+      this.ghostBox.checked = F.ghosts;
+      this.orphanBox.checked = F.orphans;
+    }
     this.refilter();
   };
 
