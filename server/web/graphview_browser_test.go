@@ -70,6 +70,30 @@ func TestGraphBrowser(t *testing.T) {
 	} else if err := os.MkdirAll(shots, 0o755); err != nil {
 		t.Fatal(err)
 	}
+	t.Run("hostile", func(t *testing.T) {
+		// Titles, tags and a missing link's name carrying HTML: drawn
+		// and listed as text, never run.
+		env := newEnv(t, Options{Graph: &fixedGraph{in: hostileGraph()}}, nil)
+		b := newBrowser(t, bin)
+		b.do(t, "load", chromedp.Navigate(env.ts.URL+"/graph"), chromedp.WaitVisible(chromedp.CSS(`.gg-stage canvas`)),
+			chromedp.Evaluate[chromedp.Void](inst+`.ready`, chromedp.EvalAwaitPromise),
+			chromedp.SendKeys(chromedp.CSS(`.gg-find input`), "evil"),
+			chromedp.WaitVisible(chromedp.CSS(`.gg-list li`)),
+			chromedp.KeyEvent("\r"),
+			chromedp.WaitVisible(chromedp.CSS(`.gg-card h2`)))
+		b.do(t, "ghost", chromedp.Evaluate[chromedp.Void](inst+`.select(4)`))
+		b.shot(t, shots, "hostile")
+		if got := eval[string](t, b, `typeof window.__pwned`); got != "undefined" {
+			t.Errorf("a title's script ran: __pwned is %s", got)
+		}
+		if got := eval[string](t, b, `document.querySelector('.gg-card h2').textContent`); got != hostileGraph().Unresolved[0].Target {
+			t.Errorf("ghost card shows %q", got)
+		}
+		if n := eval[int](t, b, `document.querySelectorAll('.gg img, .gg svg, .gg script').length`); n != 0 {
+			t.Errorf("%d elements made from titles", n)
+		}
+		b.check(t)
+	})
 	for _, vl := range vaults {
 		t.Run(vl.name, func(t *testing.T) {
 			in := vl.in()
