@@ -134,6 +134,7 @@ func TestGraphPage(t *testing.T) {
 		!strings.Contains(body, `src="/assets/graph.js"`) {
 		t.Fatalf("graph page: %d\n%s", code, body)
 	}
+	t.Logf("graph page: %d bytes of HTML", len(body))
 	if code, _ := v.get(t, "/api/graph/scene", "Sec-Fetch-Site", "cross-site"); code != http.StatusForbidden {
 		t.Errorf("cross-site scene request: %d", code)
 	}
