@@ -12,10 +12,10 @@
 // collapse too), the coarsest graph is laid out from a seeded random
 // start, and every finer level starts from its parent's position and is
 // refined by a few iterations with Barnes–Hut repulsion (a quadtree,
-// traversed once per leaf rather than per node: 1.6 times faster at the
-// same error) and an adaptive step. Components are packed on rings
-// around the largest, in order of size, so isolated notes form a thin
-// halo. Linked notes end up about one unit apart.
+// traversed once per leaf rather than per node: 1.5 to 1.6 times
+// faster at the same error) and an adaptive step. Components are packed
+// on rings around the largest, in order of size, so isolated notes form
+// a thin halo. Linked notes end up about one unit apart.
 //
 // Why this one (bench/RESULTS.md, "Graph view"): ForceAtlas2's degree
 // charges draw the clusters of a vault (three in five of a note's
@@ -25,9 +25,10 @@
 // neighbourhood preservation 0.78 against 0.18; less on hub-and-spoke
 // vaults, where it still wins); Barnes–Hut matches the exact O(n²) sum
 // on the real vault at a fifth of the time; a run with five times the
-// iterations improves little. Laying out in the browser would put seconds of
-// JavaScript before the first frame and a second copy of the algorithm
-// in JavaScript; the server computes it once per index version instead.
+// iterations improves little. Laying out in the browser would put
+// seconds of JavaScript before the first frame and a second copy of the
+// algorithm in JavaScript; the server computes it once per index version
+// instead.
 //
 // Cost: one goroutine, O((n log n + m)·iterations), checking ctx between
 // iterations and yielding the processor every millisecond or so, so a
@@ -39,7 +40,8 @@
 //
 // The package imports nothing else of gno but retrieval/graph (for
 // PageRank), and is written by hand: no maintained pure-Go library offers
-// a multilevel layout (gonum's force layouts are single-level and O(n²)).
+// a multilevel layout (gonum's graph/layout has Eades' single-level
+// spring embedder).
 package layout
 
 import (
