@@ -7,6 +7,9 @@
 // a wikilink with folder, heading and alias, and every 97th note to a
 // missing note. Links in code spans and fenced code are decoys. The last
 // N/250 notes are orphans.
+//
+// Clustered generates the other shape, a person's vault at scale (topical
+// folders with hubs, cross links, missing notes), for the graph view.
 package vaultgen
 
 import (
@@ -28,6 +31,11 @@ type Vault struct {
 	Links, Unresolved int
 	// Orphans are the notes with no link in or out.
 	Orphans []int
+	// Title, Tags and Missing (the names of missing notes each note
+	// links to) are set by Clustered only.
+	Title   []string
+	Tags    [][]string
+	Missing [][]string
 }
 
 // Rel is the path of note i.

@@ -42,7 +42,7 @@ type env struct {
 
 // newEnv indexes notes into a fresh GNO_HOME and serves the web app on a
 // loopback httptest server.
-func newEnv(t *testing.T, opt Options, cfg func(*config.Config)) *env {
+func newEnv(t testing.TB, opt Options, cfg func(*config.Config)) *env {
 	t.Helper()
 	dir := t.TempDir()
 	root := filepath.Join(dir, "notes")

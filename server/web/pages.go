@@ -33,7 +33,7 @@ func (a *App) parseTemplates() error {
 		"join":       strings.Join,
 	}
 	a.pages = map[string]*template.Template{}
-	for _, name := range []string{"search", "doc", "ask", "status", "edit", "browse", "tags"} {
+	for _, name := range []string{"search", "doc", "ask", "status", "edit", "browse", "tags", "graph"} {
 		t, err := template.New(name).Funcs(funcs).ParseFS(files, "templates/layout.html", "templates/"+name+".html")
 		if err != nil {
 			return fmt.Errorf("web: template %s: %w", name, err)
@@ -67,6 +67,7 @@ var navItems = []navItem{
 	{"search", "/", "Search"},
 	{"browse", "/browse", "Browse"},
 	{"tags", "/tags", "Tags"},
+	{"graph", "/graph", "Graph"},
 	{"ask", "/ask", "Ask"},
 	{"status", "/status", "Status"},
 }

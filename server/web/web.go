@@ -133,6 +133,9 @@ type Options struct {
 	// Links gives a document's links and backlinks; nil means the
 	// index's own links graph (Engine.Links).
 	Links LinkGraph
+	// Graph gives the whole link graph to the graph view (/graph); nil
+	// leaves the view saying it is not available.
+	Graph GraphSource
 	// Logger receives diagnostics; nil discards them.
 	Logger *slog.Logger
 }
@@ -190,6 +193,7 @@ func (a *App) routes() {
 	a.mux.HandleFunc("GET /edit", a.editPage)
 	a.mux.HandleFunc("GET /file", a.filePage)
 	a.mux.HandleFunc("GET /go", a.followPage)
+	a.graphRoutes()
 	a.restRoutes()
 }
 

@@ -1,0 +1,245 @@
+package web
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gnosearch/gno/retrieval/graph/layout"
+	"github.com/gnosearch/gno/retrieval/graph/layout/layouttest"
+	"github.com/gnosearch/gno/retrieval/vaultgen"
+)
+
+// fixedGraph is a GraphSource over a fixed input; bump changes its
+// version, calls counts GraphInput calls.
+type fixedGraph struct {
+	in      *layout.Input
+	version atomic.Int64
+	calls   atomic.Int64
+}
+
+func (g *fixedGraph) GraphVersion(context.Context) (string, error) {
+	return "v" + string(rune('0'+g.version.Load()%10)), nil
+}
+
+func (g *fixedGraph) GraphInput(context.Context) (*layout.Input, error) {
+	g.calls.Add(1)
+	return g.in, nil
+}
+
+// hostileGraph has titles, tags and a missing link that carry HTML.
+func hostileGraph() *layout.Input {
+	return &layout.Input{
+		Docs: []layout.Doc{
+			{ID: "#a1", Title: `<img src=x onerror="window.__pwned=1">Evil`, Collection: "notes", Path: "x/evil.md", Tags: []string{`<script>t</script>`}},
+			{ID: "#b2", Title: "Foxes", Collection: "notes", Path: "animals/foxes.md"},
+			{ID: "#c3", Title: "Tea\nwith a line break", Collection: "notes", Path: "tea.md"},
+			{ID: "#d4", Title: "Lonely", Collection: "notes", Path: "lonely.md"},
+		},
+		Links:      []layout.Link{{Src: 0, Dst: 1}, {Src: 1, Dst: 2}, {Src: 2, Dst: 1}},
+		Unresolved: []layout.Unresolved{{Src: 0, Target: `"><svg onload=alert(1)>`}},
+	}
+}
+
+func TestGraphHandler(t *testing.T) {
+	src := &fixedGraph{in: hostileGraph()}
+	h := NewGraphHandler(src, layout.Options{}, nil)
+	ts := httptest.NewServer(h)
+	defer ts.Close()
+	get := func(hdr ...string) *http.Response {
+		t.Helper()
+		req, _ := http.NewRequest("GET", ts.URL, nil)
+		for i := 0; i+1 < len(hdr); i += 2 {
+			req.Header.Set(hdr[i], hdr[i+1])
+		}
+		res, err := http.DefaultTransport.RoundTrip(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	// Concurrent first requests share one layout.
+	var wg sync.WaitGroup
+	for i := 0; i < 4; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res := get()
+			io.Copy(io.Discard, res.Body)
+			res.Body.Close()
+		}()
+	}
+	wg.Wait()
+	if n := src.calls.Load(); n != 1 {
+		t.Errorf("%d layouts for one version, want 1", n)
+	}
+	res := get()
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != 200 || res.Header.Get("Content-Type") != layout.MediaType {
+		t.Fatalf("status %d, type %q", res.StatusCode, res.Header.Get("Content-Type"))
+	}
+	var s layout.Scene
+	if err := s.UnmarshalBinary(body); err != nil {
+		t.Fatalf("decode: %v", err)
+	}
+	if s.Len() != 5 || len(s.Edges) != 2*3 {
+		t.Errorf("%d nodes, %d edges; want 4 documents and a ghost, 3 edges", s.Len(), len(s.Edges)/2)
+	}
+	if s.Flags[3] != layout.Orphan || s.Flags[4] != layout.Ghost || s.Title[2] != "Tea with a line break" {
+		t.Errorf("flags %v, title %q", s.Flags, s.Title[2])
+	}
+	etag := res.Header.Get("ETag")
+	if res := get("If-None-Match", etag); res.StatusCode != http.StatusNotModified {
+		t.Errorf("If-None-Match: status %d", res.StatusCode)
+	}
+	res = get("Accept-Encoding", "gzip")
+	if res.Header.Get("Content-Encoding") != "gzip" {
+		t.Fatal("no gzip")
+	}
+	zr, err := gzip.NewReader(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unz, _ := io.ReadAll(zr)
+	res.Body.Close()
+	if !bytes.Equal(unz, body) {
+		t.Error("gzipped scene differs")
+	}
+	// A new version is laid out again, with a new ETag.
+	src.version.Add(1)
+	res = get("If-None-Match", etag)
+	io.Copy(io.Discard, res.Body)
+	res.Body.Close()
+	if res.StatusCode != 200 || res.Header.Get("ETag") == etag || src.calls.Load() != 2 {
+		t.Errorf("after a new version: status %d, etag %q (was %q), %d layouts", res.StatusCode, res.Header.Get("ETag"), etag, src.calls.Load())
+	}
+}
+
+// TestGraphPage checks the page with and without a source, and that the
+// scene endpoint keeps the app's safety rules.
+func TestGraphPage(t *testing.T) {
+	v := newEnv(t, Options{Graph: &fixedGraph{in: hostileGraph()}}, nil)
+	code, body := v.get(t, "/graph?focus=%23b2&depth=9")
+	if code != 200 || !strings.Contains(body, `data-src="/api/graph/scene"`) || !strings.Contains(body, `data-depth="3"`) ||
+		!strings.Contains(body, `src="/assets/graph.js"`) {
+		t.Fatalf("graph page: %d\n%s", code, body)
+	}
+	t.Logf("graph page: %d bytes of HTML", len(body))
+	if code, _ := v.get(t, "/api/graph/scene", "Sec-Fetch-Site", "cross-site"); code != http.StatusForbidden {
+		t.Errorf("cross-site scene request: %d", code)
+	}
+	if code, _ := v.get(t, "/api/graph/scene", "Host", "evil.example:80"); code != http.StatusForbidden {
+		t.Errorf("foreign Host: %d", code)
+	}
+	none := newEnv(t, Options{}, nil)
+	if code, body := none.get(t, "/graph"); code != 200 || !strings.Contains(body, "not available") {
+		t.Errorf("graph page without a source: %d", code)
+	}
+	if code, _ := none.get(t, "/api/graph/scene"); code != http.StatusNotFound {
+		t.Errorf("scene without a source: %d", code)
+	}
+}
+
+// bigVault is the generated 20,000-note / 100,000-link vault's input.
+func bigVault(t testing.TB) *layout.Input {
+	v, err := vaultgen.Clustered("", vaultgen.Options{Notes: 20000, Links: 100000, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return layouttest.FromVault(v, "gen")
+}
+
+// BenchmarkSearchDuringLayout measures /api/search while the scene of the
+// 20,000-note vault is laid out (each round bumps the graph's version,
+// so the layout runs again) and, for comparison, with nothing else
+// running: p50, p95 and max in ms.
+func BenchmarkSearchDuringLayout(b *testing.B) {
+	src := &fixedGraph{in: bigVault(b)}
+	v := newEnv(b, Options{Graph: src}, nil)
+	search := func() time.Duration {
+		start := time.Now()
+		res, err := http.Get(v.ts.URL + "/api/search?q=fox+dens")
+		if err != nil {
+			b.Fatal(err)
+		}
+		io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		if res.StatusCode != 200 {
+			b.Fatalf("search: %d", res.StatusCode)
+		}
+		return time.Since(start)
+	}
+	report := func(prefix string, d []time.Duration) {
+		sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
+		ms := func(x time.Duration) float64 { return float64(x.Microseconds()) / 1000 }
+		b.ReportMetric(ms(d[len(d)/2]), prefix+"-p50-ms")
+		b.ReportMetric(ms(d[len(d)*95/100]), prefix+"-p95-ms")
+		b.ReportMetric(ms(d[len(d)-1]), prefix+"-max-ms")
+	}
+	var idle []time.Duration
+	for i := 0; i < 50; i++ {
+		idle = append(idle, search())
+	}
+	b.ResetTimer()
+	var during []time.Duration
+	for i := 0; i < b.N; i++ {
+		src.version.Add(1)
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			res, err := http.Get(v.ts.URL + "/api/graph/scene")
+			if err == nil {
+				io.Copy(io.Discard, res.Body)
+				res.Body.Close()
+			}
+		}()
+	loop:
+		for {
+			select {
+			case <-done:
+				break loop
+			default:
+				during = append(during, search())
+				time.Sleep(5 * time.Millisecond)
+			}
+		}
+	}
+	b.StopTimer()
+	report("idle", idle)
+	report("during", during)
+}
+
+func TestGraphAssets(t *testing.T) {
+	v := newEnv(t, Options{}, nil)
+	for _, name := range []string{"graph.js", "graph.css"} {
+		req, _ := http.NewRequest("GET", v.ts.URL+"/assets/"+name, nil)
+		req.Header.Set("Accept-Encoding", "gzip")
+		res, err := http.DefaultTransport.RoundTrip(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		zr, err := gzip.NewReader(res.Body)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		body, _ := io.ReadAll(zr)
+		res.Body.Close()
+		want, _ := files.ReadFile("assets/" + name)
+		if res.Header.Get("Content-Encoding") != "gzip" || !bytes.Equal(body, want) || res.Header.Get("Content-Security-Policy") == "" {
+			t.Errorf("%s: encoding %q, %d bytes, want %d", name, res.Header.Get("Content-Encoding"), len(body), len(want))
+		}
+		if code, plain := v.get(t, "/assets/"+name); code != 200 || plain != string(want) {
+			t.Errorf("%s without gzip: %d", name, code)
+		}
+	}
+}
