@@ -3,6 +3,9 @@
 //
 // The interfaces here are what retrieval depends on; the ONNX Runtime,
 // Ollama and OpenAI-compatible backends in the sub-packages implement them.
+//
+// It owns the interfaces and nothing else: it must not import a backend
+// or anything of retrieval.
 package inference
 
 import "context"

@@ -24,4 +24,6 @@
 // selected with -full (or GNO_RELIABILITY_FULL=1); reliability.mk has one
 // make target per harness. Write tools are listed once, in writeOps
 // (ops_test.go), so a new tool is one more entry there.
+//
+// It must not be imported by gno itself (it is a test harness).
 package reliability

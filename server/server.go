@@ -2,6 +2,10 @@
 // stdio or streamable HTTP, on top of the retrieval engine. It holds no
 // search logic of its own; it validates arguments, calls the engine, and
 // shapes results and errors the way gno-mcp-spec.md says.
+//
+// It must not build search requests a second way (it uses
+// retrieval.SearchRequest.Validate and Engine.Run) nor write user files
+// itself (the engine's Notes part does).
 package server
 
 import (

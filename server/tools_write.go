@@ -249,7 +249,7 @@ func (s *Server) tag(ctx context.Context, a args, _ mcp.CallToolRequest) (any, s
 		return nil, "", err
 	}
 	add := a.str("action") != "remove"
-	// Engine.Tag waits a few seconds for the lock; this server's own job
+	// Notes.Tag waits a few seconds for the lock; this server's own job
 	// would hold it for its whole run, so answer at once.
 	active := s.runner.Active()
 	if active != "" {

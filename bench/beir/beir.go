@@ -3,6 +3,8 @@
 // Markdown files, one per document, so gno and its peers can index the same
 // bytes. The data stays where it lies; only the temporary Markdown copy is
 // written.
+//
+// It must not be imported by gno itself (bench is a tool).
 package beir
 
 import (

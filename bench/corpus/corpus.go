@@ -7,6 +7,8 @@
 // so runs on different machines index the same bytes. Every document is
 // produced from its own random stream, so documents can be generated in
 // parallel and one document can be regenerated without the others.
+//
+// It must not be imported by gno itself (bench is a tool).
 package corpus
 
 import (

@@ -3,6 +3,8 @@
 // mode, parsed from their --json output. It speaks only the CLI and MCP
 // contracts, so it works against any build of gno and reports a mode the
 // build cannot run yet instead of failing the whole run.
+//
+// It must not be imported by gno itself (bench is a tool).
 package gnocli
 
 import (

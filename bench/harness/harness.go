@@ -4,6 +4,8 @@
 // runs qmd on the same data for the side-by-side figures. Anything the gno
 // build cannot do yet is reported as "n/a" with the reason, so the harness
 // is useful at every stage of the project.
+//
+// It must not be imported by gno itself (bench is a tool).
 package harness
 
 import (

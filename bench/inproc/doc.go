@@ -4,4 +4,6 @@
 // reports. They skip when the eval data is absent.
 //
 //	go test -run '^$' -bench . -benchtime 200x ./bench/inproc/
+//
+// It must not be imported by gno itself (bench is a tool).
 package inproc

@@ -1,5 +1,7 @@
 // Package latency summarises samples of wall times into the percentiles
 // the benchmark reports.
+//
+// It must not be imported by gno itself (bench is a tool).
 package latency
 
 import (

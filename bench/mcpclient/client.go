@@ -3,6 +3,8 @@
 // server the way an agent host drives it. It is written against the wire
 // protocol rather than a client library so the benchmark measures the
 // server and nothing else.
+//
+// It must not be imported by gno itself (bench is a tool).
 package mcpclient
 
 import (

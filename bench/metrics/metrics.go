@@ -7,6 +7,8 @@
 // relevant), the discount is log2(rank+1), a query that returns nothing
 // scores 0, and averages run over every query that has at least one relevant
 // document, whether or not the system returned anything for it.
+//
+// It must not be imported by gno itself (bench is a tool).
 package metrics
 
 import (

@@ -2,6 +2,8 @@
 // process (fork, exec, runtime start, work, exit) and reading its peak
 // resident memory from the kernel's rusage, so figures include everything
 // a shell user or an agent spawning the CLI pays for.
+//
+// It must not be imported by gno itself (bench is a tool).
 package proc
 
 import (

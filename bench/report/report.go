@@ -1,6 +1,8 @@
 // Package report holds the benchmark's results and renders them: a JSON
 // file for machines, a Markdown section appended to bench/RESULTS.md for
 // people, and a latency-versus-corpus-size plot.
+//
+// It must not be imported by gno itself (bench is a tool).
 package report
 
 import (

@@ -1,5 +1,10 @@
 // Command gno is a local search engine for documents: BM25, vectors and
 // reranking over folders of Markdown and text, for people and AI agents.
+//
+// The command owns flags, terminal output and exit codes; it must not
+// search, write the index or the user's files itself (the engine and its
+// parts do) nor build a request a second way (it fills the engine's
+// request structs).
 package main
 
 import (

@@ -9,6 +9,9 @@
 // Reranking is not offered: Ollama has no rerank endpoint (no
 // cross-encoder scoring in /api/*), so use the in-process ONNX reranker
 // or an OpenAI-compatible /v1/rerank server (package openai).
+//
+// It owns the Ollama wire calls; it must not parse expansion replies
+// (inference/expand does) or choose when it is used (inference/backend).
 package ollama
 
 import (

@@ -4,6 +4,9 @@
 // ONNX Runtime is a shared library loaded at run time, not linked in, so a
 // machine without it still runs BM25 search. FindLibrary locates it; Init
 // loads it once per process.
+//
+// It owns running a model file; it must not download models (models does)
+// or decide which model an index uses (retrieval's Models part does).
 package onnx
 
 import (

@@ -12,6 +12,9 @@
 // Every call honours its context's deadline and, when the context has
 // none, a default timeout. Failures are *Error values with a short
 // Reason() for a query's meta.
+//
+// It owns the OpenAI-compatible wire calls; it must not parse expansion
+// replies (inference/expand does) or import another backend.
 package openai
 
 import (

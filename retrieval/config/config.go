@@ -1,5 +1,8 @@
 // Package config reads and writes gno's YAML configuration: collections,
 // contexts, model choices and tuning knobs, one file per index.
+//
+// It owns the config file and an index's paths; it must not open the
+// index or a model.
 package config
 
 import (

@@ -6,6 +6,9 @@
 // per file, caps on decompressed zip entries, pages and cells. A file that
 // cannot be converted gives an *Error whose Reason is a short, countable
 // phrase ("encrypted", "no text", ...) that a sync reports as a skip.
+//
+// It owns bytes → Markdown; it must not touch the index or the file
+// system beyond the bytes it is given.
 package convert
 
 import (

@@ -9,6 +9,8 @@
 // Scores are chunk-level on input (BM25 and vector search rank chunks) and
 // document-level on output: every document keeps the chunk that earned it
 // its place, so the reranker and the snippet see the best passage.
+//
+// It owns the fusion arithmetic; it must not import anything of gno.
 package fusion
 
 import (

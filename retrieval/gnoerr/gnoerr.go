@@ -1,6 +1,8 @@
 // Package gnoerr defines the error codes of gno's contract and their wire
 // form, so the CLI, the MCP server and the REST API report the same
 // failure the same way. It owns no behaviour beyond that.
+//
+// It must not import anything of gno.
 package gnoerr
 
 import (

@@ -2,6 +2,9 @@
 // adjacency lists, and answers the questions that need the whole graph at
 // once: shortest paths, degrees, PageRank and orphans. Questions about one
 // note's links go to SQLite; this package is for the rest.
+//
+// It owns the graph algorithms; it must not import anything of gno (the
+// engine's Graph part feeds it from the store).
 package graph
 
 import (

@@ -1,6 +1,10 @@
 // Package ingest turns the files of a collection into indexed documents:
 // it walks the folder, normalises text, reads front matter, chunks, and
 // syncs the store incrementally by content hash.
+//
+// It owns the sync and Indexes, the one rule for "does this collection
+// index this path"; it must not write user files (package note does) or
+// run SQL (it calls store's batches).
 package ingest
 
 import (

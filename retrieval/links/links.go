@@ -9,6 +9,9 @@
 // The scanner is written by hand, line by line, rather than on top of a
 // full Markdown parse: wikilinks are not CommonMark, and a second goldmark
 // parse of every document would cost about as much as chunking does.
+//
+// It owns link syntax and resolution by name; it must not import anything
+// of gno or read files.
 package links
 
 import (

@@ -5,6 +5,10 @@
 // the file's mode kept, and an edit changes only the bytes it must: front
 // matter formatting, line ends (LF or CRLF), a BOM and the trailing newline
 // survive.
+//
+// It owns Path, the one answer to "is this path safe inside this root",
+// and the bytes of a note; it must not touch the index (the engine's Notes
+// part re-indexes what it wrote).
 package note
 
 import (

@@ -1,5 +1,7 @@
 // Package ref parses and formats the ways a user names a document:
 // gno://collection/path URIs, collection/path, and #docid.
+//
+// It owns REF syntax; it must not look a document up (the engine does).
 package ref
 
 import (

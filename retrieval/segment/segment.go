@@ -16,6 +16,8 @@
 // Index and query text go through the same NFKC normalisation first, so
 // full-width Latin letters and digits, half-width katakana and
 // compatibility ideographs match their ordinary forms.
+//
+// It owns the gram scheme; it must not import anything of gno.
 package segment
 
 import (

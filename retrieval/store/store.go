@@ -4,6 +4,11 @@
 //
 // The database runs in WAL mode with a busy timeout, so readers never block
 // the single writer and concurrent processes wait rather than fail.
+//
+// It owns every table and every SQL statement of gno, behind named
+// methods (ARCHITECTURE.md lists who calls which); no other package
+// imports database/sql, and nothing here hands out the *sql.DB. It must
+// not know about config, models or front ends.
 package store
 
 import (

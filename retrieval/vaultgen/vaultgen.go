@@ -10,6 +10,8 @@
 //
 // Clustered generates the other shape, a person's vault at scale (topical
 // folders with hubs, cross links, missing notes), for the graph view.
+//
+// It is for tests and benchmarks: gno itself must not import it.
 package vaultgen
 
 import (

@@ -14,6 +14,9 @@
 // deletions crashes on load. This is the algorithm of Malkov & Yashunin
 // (2018) with the neighbour-selection heuristic, tombstone deletes and a
 // flat binary export.
+//
+// It owns the graph and its export file; it must not import anything of
+// gno (the engine loads it from the store).
 package vector
 
 import (

@@ -2,6 +2,8 @@
 // configs of agent clients (Claude Desktop, Claude Code, Codex). Edits
 // keep every other key of the client's JSON config, in order, write
 // atomically, and leave a backup of the previous file.
+//
+// It owns those client config files; it must not touch the index.
 package install
 
 import (

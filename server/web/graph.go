@@ -7,7 +7,7 @@ import (
 	"github.com/gnosearch/gno/retrieval"
 )
 
-// engineGraph is the LinkGraph of the index itself (Engine.Links): the
+// engineGraph is the LinkGraph of the index itself (Graph.Links): the
 // default whenever Options.Links is nil.
 type engineGraph struct{ srv Backend }
 

@@ -83,13 +83,13 @@ type Link struct {
 }
 
 // LinkGraph gives a document's links when the index has a links graph
-// (Engine.Links). Without one, the document view lists the links written
+// (Graph.Links). Without one, the document view lists the links written
 // in the document and says backlinks need the graph.
 type LinkGraph interface {
 	Links(ctx context.Context, ref string) (outgoing, incoming []Link, err error)
 }
 
-// LinksFunc adapts a function (e.g. a closure over Engine.Links) to
+// LinksFunc adapts a function (e.g. a closure over Graph.Links) to
 // LinkGraph.
 type LinksFunc func(ctx context.Context, ref string) (outgoing, incoming []Link, err error)
 
@@ -131,7 +131,7 @@ type Options struct {
 	// ListenAny allows a non-loopback address, Host and Origin.
 	ListenAny bool
 	// Links gives a document's links and backlinks; nil means the
-	// index's own links graph (Engine.Links).
+	// index's own links graph (Graph.Links).
 	Links LinkGraph
 	// Graph gives the whole link graph to the graph view (/graph); nil
 	// leaves the view saying it is not available.

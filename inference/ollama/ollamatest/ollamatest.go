@@ -2,6 +2,8 @@
 // chats with a model: it speaks the real /api/chat wire format (requests
 // decoded into github.com/ollama/ollama/api types, NDJSON stream of
 // api.ChatResponse), since no model can run in tests.
+//
+// It is for tests only: gno itself must not import it.
 package ollamatest
 
 import (
