@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	cdplog "github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
@@ -178,6 +179,30 @@ func (b *browser) await(js string) string {
 		b.t.Fatalf("evaluate %s: %v", js, err)
 	}
 	return s
+}
+
+// evalAs evaluates a JavaScript expression, awaiting a promise, into a
+// value of type T.
+func evalAs[T any](b *browser, js string) T {
+	b.t.Helper()
+	v, err := chromedp.Run(b.ctx, chromedp.Evaluate[T](js, chromedp.EvalAwaitPromise))
+	if err != nil {
+		b.t.Fatalf("evaluate %s: %v", js, err)
+	}
+	return v
+}
+
+// colorScheme emulates the system's light or dark preference.
+func colorScheme(dark bool) chromedp.Action[chromedp.Void] {
+	v := "light"
+	if dark {
+		v = "dark"
+	}
+	return chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tg, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+			Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: v}}})
+		return err
+	})
 }
 
 // key sends a keydown event to the focused element from the page (CDP's
