@@ -2,7 +2,6 @@ package layout
 
 import (
 	"math"
-	"runtime"
 	"time"
 )
 
@@ -64,12 +63,12 @@ func (r *run) refine(g *csr, pos []float64, iters int, step, tol float64) error 
 			return nil
 		}
 		// Let other goroutines (HTTP handlers) run between iterations.
-		runtime.Gosched()
+		r.yield()
 		f.tree.build(pos, g.mass)
 		if r.o.Exact {
 			exactRepulsion(pos, g.mass, fx, fy)
 		} else {
-			f.tree.forces(theta2, fx, fy, runtime.Gosched)
+			f.tree.forces(theta2, fx, fy, r.yield)
 		}
 		for i := 0; i < n; i++ {
 			ax, ay := 0.0, 0.0
@@ -143,4 +142,12 @@ func nudge(i, j int32) (dx, dy, d2 float64) {
 		dx, dy = -dx, -dy
 	}
 	return dx, dy, 1e-6
+}
+
+// yield calls Options.Yield; the time it takes is not the layout's, so
+// it moves the deadline (a layout made to wait is not cut short for it).
+func (r *run) yield() {
+	t := time.Now()
+	r.o.Yield()
+	r.deadline = r.deadline.Add(time.Since(t))
 }

@@ -49,6 +49,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"sort"
 	"time"
 )
@@ -65,8 +66,9 @@ type Graph struct {
 type Options struct {
 	// Seed picks the random start; the same seed gives the same layout.
 	Seed uint64
-	// MaxTime bounds the whole layout (0: 10 s). Past it the remaining
-	// levels are placed without refinement.
+	// MaxTime bounds the whole layout (0: 10 s), not counting the time
+	// spent in Yield. Past it the remaining levels are placed without
+	// refinement.
 	MaxTime time.Duration
 	// Theta is the Barnes–Hut opening angle (0: 1.5); larger is faster
 	// and coarser.
@@ -80,6 +82,11 @@ type Options struct {
 	// Exact computes repulsion between all pairs, O(n²) per iteration,
 	// instead of with the quadtree: for comparisons only.
 	Exact bool
+	// Yield is called between force iterations and about every
+	// millisecond inside one (nil: runtime.Gosched). A caller that wants
+	// the layout to give way to other work blocks in it; the layout's
+	// own ctx still ends it.
+	Yield func()
 }
 
 // Result is a layout.
@@ -127,6 +134,9 @@ func Layout(ctx context.Context, g Graph, o Options) (*Result, error) {
 	}
 	if o.Iterations <= 0 {
 		o.Iterations = 15
+	}
+	if o.Yield == nil {
+		o.Yield = runtime.Gosched
 	}
 	r := &run{ctx: ctx, o: o, deadline: start.Add(o.MaxTime), rng: newRNG(o.Seed)}
 	res := &Result{Pos: make([]float32, 2*g.N)}
