@@ -1,19 +1,17 @@
 package web
 
 import (
-	"bytes"
 	"compress/gzip"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"log/slog"
-	"mime"
 	"net/http"
-	"path"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gnosearch/gno/retrieval/gnoerr"
@@ -37,21 +35,38 @@ type GraphSource interface {
 // goroutine per version, shared by every request waiting for it and
 // cached until the version changes; a request that gives up does not
 // cancel it (the next one will want it), a newer version does.
+//
+// With ?focus=ID (a document ID of the source) it serves that note's
+// neighbourhood instead (depth ≤ 3 links, at most maxLocal notes; the
+// page picks a smaller depth among them), laid out on the spot: a local
+// graph never waits for the whole graph's layout.
+//
+// A layout nobody waits for (Warm, Watch) gives way to other work: it
+// pauses while SetBusy's function reports requests in flight, and runs
+// at full speed again as soon as a request waits for its scene.
 type GraphHandler struct {
 	src  GraphSource
 	opts layout.Options
 	log  *slog.Logger
+	busy func() bool
 
 	mu    sync.Mutex
 	done  *sceneJob // the latest finished scene
 	doing *sceneJob // the scene being laid out
 }
 
+// maxLocal bounds a local graph (a hub's three-link neighbourhood can be
+// the whole vault).
+const maxLocal = 1500
+
 // sceneJob is one version's layout, finished when done is closed.
 type sceneJob struct {
 	version string
 	done    chan struct{}
 	cancel  context.CancelFunc
+	// waiters counts the requests waiting for it: while there are none,
+	// the layout gives way to other requests.
+	waiters atomic.Int32
 	// Set before done closes:
 	body, gz []byte
 	etag     string
@@ -68,14 +83,28 @@ func NewGraphHandler(src GraphSource, opts layout.Options, log *slog.Logger) *Gr
 	return &GraphHandler{src: src, opts: opts, log: log}
 }
 
-// ServeHTTP answers GET with the current scene.
+// SetBusy makes layouts nobody waits for pause while busy reports other
+// work in flight. Call it before serving.
+func (h *GraphHandler) SetBusy(busy func() bool) { h.busy = busy }
+
+// ServeHTTP answers GET with the current scene, or with a note's local
+// graph (?focus=ID).
 func (h *GraphHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
-	job, err := h.scene(ctx)
+	if focus := r.URL.Query().Get("focus"); focus != "" {
+		h.serveLocal(w, r, focus)
+		return
+	}
+	job, err := h.scene(ctx, true)
 	if err != nil {
 		writeError(w, err)
 		return
 	}
+	writeScene(w, r, job)
+}
+
+// writeScene sends a laid-out scene with its validators.
+func writeScene(w http.ResponseWriter, r *http.Request, job *sceneJob) {
 	hd := w.Header()
 	hd.Set("Content-Type", layout.MediaType)
 	hd.Set("Cache-Control", "no-cache")
@@ -87,7 +116,7 @@ func (h *GraphHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	body := job.body
-	if job.gz != nil && strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
+	if job.gz != nil && acceptsGzip(r) {
 		hd.Set("Content-Encoding", "gzip")
 		body = job.gz
 	}
@@ -95,17 +124,62 @@ func (h *GraphHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(body)
 }
 
+// serveLocal lays out and sends the neighbourhood of document focus.
+func (h *GraphHandler) serveLocal(w http.ResponseWriter, r *http.Request, focus string) {
+	ctx := r.Context()
+	depth, _ := strconv.Atoi(r.URL.Query().Get("depth"))
+	depth = min(max(depth, 1), 3)
+	version, err := h.src.GraphVersion(ctx)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	sum := sha256.Sum256([]byte(version + "\x00" + focus + "\x00" + strconv.Itoa(depth)))
+	etag := `"l` + hex.EncodeToString(sum[:12]) + `"`
+	if match := r.Header.Get("If-None-Match"); match != "" && strings.Contains(match, etag) {
+		w.Header().Set("ETag", etag)
+		w.Header().Set("Vary", "Accept-Encoding")
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	in, err := h.src.GraphInput(ctx)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	at := -1
+	for i, d := range in.Docs {
+		if d.ID == focus {
+			at = i
+			break
+		}
+	}
+	if at < 0 {
+		writeError(w, gnoerr.New(gnoerr.NotFound, "no document %q in the link graph", focus))
+		return
+	}
+	start := time.Now()
+	body, gz, err := h.encode(ctx, layout.Around(in, at, depth, maxLocal), h.opts)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	writeScene(w, r, &sceneJob{etag: etag, body: body, gz: gz, took: time.Since(start)})
+}
+
 // Warm lays out the current version now (or waits for the layout under
-// way), so the first visit to the graph finds it ready: call it in the
-// background after a sync.
+// way), so the first visit to the graph finds it ready. It gives way to
+// other requests (SetBusy) while no request waits for the scene; when
+// ctx ends first, a layout it started for nobody else is stopped.
 func (h *GraphHandler) Warm(ctx context.Context) error {
-	_, err := h.scene(ctx)
+	_, err := h.scene(ctx, false)
 	return err
 }
 
 // scene returns the scene of the graph's current version, laying it
-// out (or waiting for the layout under way) when it is not cached.
-func (h *GraphHandler) scene(ctx context.Context) (*sceneJob, error) {
+// out (or waiting for the layout under way) when it is not cached. A
+// waiting request (wait) makes the layout run at full speed.
+func (h *GraphHandler) scene(ctx context.Context, wait bool) (*sceneJob, error) {
 	version, err := h.src.GraphVersion(ctx)
 	if err != nil {
 		return nil, err
@@ -124,11 +198,22 @@ func (h *GraphHandler) scene(ctx context.Context) (*sceneJob, error) {
 			}
 			job = h.start(version)
 		}
+		if wait {
+			job.waiters.Add(1)
+		}
 		h.mu.Unlock()
 		select {
 		case <-job.done:
 		case <-ctx.Done():
+			if wait {
+				job.waiters.Add(-1)
+			} else if job.waiters.Load() == 0 {
+				job.cancel() // a warm-up given up, wanted by nobody
+			}
 			return nil, ctx.Err()
+		}
+		if wait {
+			job.waiters.Add(-1)
 		}
 		if job.err == nil {
 			return job, nil
@@ -154,7 +239,7 @@ func (h *GraphHandler) start(version string) *sceneJob {
 	go func() {
 		defer cancel()
 		start := time.Now()
-		job.body, job.gz, job.err = h.build(ctx)
+		job.body, job.gz, job.err = h.build(ctx, job)
 		job.took = time.Since(start)
 		sum := sha256.Sum256([]byte(version))
 		job.etag = `"g` + hex.EncodeToString(sum[:12]) + `"`
@@ -174,12 +259,22 @@ func (h *GraphHandler) start(version string) *sceneJob {
 	return job
 }
 
-func (h *GraphHandler) build(ctx context.Context) (body, gz []byte, err error) {
+// build lays out the source's graph for job.
+func (h *GraphHandler) build(ctx context.Context, job *sceneJob) (body, gz []byte, err error) {
 	in, err := h.src.GraphInput(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
-	scene, res, err := layout.Build(ctx, in, h.opts)
+	opts := h.opts
+	if h.busy != nil && opts.Yield == nil {
+		opts.Yield = func() { h.giveWay(ctx, job) }
+	}
+	return h.encode(ctx, in, opts)
+}
+
+// encode lays out in and encodes the scene, plain and gzipped.
+func (h *GraphHandler) encode(ctx context.Context, in *layout.Input, opts layout.Options) (body, gz []byte, err error) {
+	scene, res, err := layout.Build(ctx, in, opts)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, nil, context.Canceled
@@ -193,76 +288,31 @@ func (h *GraphHandler) build(ctx context.Context) (body, gz []byte, err error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	var buf bytes.Buffer
-	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestSpeed)
-	if _, err := zw.Write(body); err != nil {
-		return nil, nil, err
-	}
-	if err := zw.Close(); err != nil {
-		return nil, nil, err
-	}
-	return body, buf.Bytes(), nil
+	return body, gzipBytes(body, gzip.BestSpeed), nil
 }
+
+// graphModule is the graph view's script, an ES module; graphModules
+// are the modules it imports.
+const graphModule = "graph/main.js"
+
+var graphModules = []string{"graph/decode.js", "graph/layer.js", "graph/dom.js", "graph/style.js", "graph/view.js", "graph/draw.js", "graph/ui.js"}
 
 // graphPage is the graph view's page data.
 type graphPage struct {
-	// Src is where the scene is fetched from; empty without a source.
-	Src string
 	// Focus (a document ID) and Depth open the local graph of a note.
 	Focus string
 	Depth int
 }
 
 func (a *App) graphRoutes() {
-	// The graph view's script is the app's largest asset (56 KB): served
-	// gzipped (17 KB) when the browser accepts it.
-	for _, name := range []string{"graph.js", "graph.css"} {
-		a.mux.Handle("GET /assets/"+name, gzipAsset(name))
-	}
-	if a.opts.Graph != nil {
-		a.mux.Handle("GET /api/graph/scene", NewGraphHandler(a.opts.Graph, layout.Options{}, a.log))
-	}
+	a.graph = NewGraphHandler(a.opts.Graph, layout.Options{}, a.log)
+	a.graph.SetBusy(func() bool { return a.busy.Load() > 0 })
+	a.mux.Handle("GET /api/graph/scene", a.graph)
 	a.mux.HandleFunc("GET /graph", func(w http.ResponseWriter, r *http.Request) {
 		p := graphPage{Focus: r.URL.Query().Get("focus")}
 		p.Depth, _ = strconv.Atoi(r.URL.Query().Get("depth"))
 		p.Depth = min(max(p.Depth, 1), 3)
-		if a.opts.Graph != nil {
-			p.Src = "/api/graph/scene"
-		}
-		a.render(w, r, "graph", http.StatusOK, page{Title: "Graph", Data: p})
-	})
-}
-
-// gzipAsset serves an embedded asset compressed once, at start.
-func gzipAsset(name string) http.Handler {
-	raw, err := files.ReadFile("assets/" + name)
-	if err != nil {
-		panic(err) // embedded at build time
-	}
-	var buf bytes.Buffer
-	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
-	zw.Write(raw)
-	zw.Close()
-	gz := buf.Bytes()
-	sum := sha256.Sum256(raw)
-	etag := `"` + hex.EncodeToString(sum[:8]) + `"`
-	ctype := mime.TypeByExtension(path.Ext(name))
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h := w.Header()
-		h.Set("Content-Type", ctype)
-		h.Set("Cache-Control", "public, max-age=3600")
-		h.Set("Vary", "Accept-Encoding")
-		h.Set("ETag", etag)
-		if strings.Contains(r.Header.Get("If-None-Match"), etag) {
-			w.WriteHeader(http.StatusNotModified)
-			return
-		}
-		body := raw
-		if strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
-			h.Set("Content-Encoding", "gzip")
-			body = gz
-		}
-		h.Set("Content-Length", strconv.Itoa(len(body)))
-		w.Write(body)
+		a.render(w, r, "graph", http.StatusOK, page{Title: "Graph", Data: p,
+			Styles: []string{"graph.css"}, Modules: []string{graphModule}, Preload: graphModules})
 	})
 }

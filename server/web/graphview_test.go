@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"context"
 	"io"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"sort"
@@ -131,7 +132,7 @@ func TestGraphPage(t *testing.T) {
 	v := newEnv(t, Options{Graph: &fixedGraph{in: hostileGraph()}}, nil)
 	code, body := v.get(t, "/graph?focus=%23b2&depth=9")
 	if code != 200 || !strings.Contains(body, `data-src="/api/graph/scene"`) || !strings.Contains(body, `data-depth="3"`) ||
-		!strings.Contains(body, `src="/assets/graph.js"`) {
+		!strings.Contains(body, `<script type="module" src="/assets/graph/main.js">`) || !strings.Contains(body, `<link rel="modulepreload" href="/assets/graph/draw.js">`) {
 		t.Fatalf("graph page: %d\n%s", code, body)
 	}
 	t.Logf("graph page: %d bytes of HTML", len(body))
@@ -141,12 +142,27 @@ func TestGraphPage(t *testing.T) {
 	if code, _ := v.get(t, "/api/graph/scene", "Host", "evil.example:80"); code != http.StatusForbidden {
 		t.Errorf("foreign Host: %d", code)
 	}
-	none := newEnv(t, Options{}, nil)
-	if code, body := none.get(t, "/graph"); code != 200 || !strings.Contains(body, "not available") {
-		t.Errorf("graph page without a source: %d", code)
+	// Without a source: the index's own graph.
+	own := newEnv(t, Options{}, nil)
+	code, body = own.get(t, "/api/graph/scene")
+	var s layout.Scene
+	if err := s.UnmarshalBinary([]byte(body)); code != 200 || err != nil {
+		t.Fatalf("the index's scene: %d %v", code, err)
 	}
-	if code, _ := none.get(t, "/api/graph/scene"); code != http.StatusNotFound {
-		t.Errorf("scene without a source: %d", code)
+	ids := map[string]bool{}
+	for _, id := range s.ID {
+		ids[id] = true
+	}
+	if s.Len() != len(notes) || !ids["notes/animals/foxes.md"] || len(s.Edges) != 2*2 {
+		t.Errorf("the index's scene: %d nodes %v, %d edges", s.Len(), s.ID, len(s.Edges)/2)
+	}
+	// A local graph: the focus and its neighbours.
+	code, body = own.get(t, "/api/graph/scene?focus=notes/tea.md&depth=1")
+	if err := s.UnmarshalBinary([]byte(body)); code != 200 || err != nil || s.Len() != 2 || s.ID[0] != "notes/tea.md" {
+		t.Errorf("local graph of tea.md: %d %v %v", code, err, s.ID)
+	}
+	if code, _ := own.get(t, "/api/graph/scene?focus=notes/nothing.md"); code != http.StatusNotFound {
+		t.Errorf("local graph of a missing note: %d", code)
 	}
 }
 
@@ -219,9 +235,20 @@ func BenchmarkSearchDuringLayout(b *testing.B) {
 	report("during", during)
 }
 
-func TestGraphAssets(t *testing.T) {
+// TestAssets: every embedded asset is served gzipped when accepted, as
+// is, byte for byte, when not; with an ETag that answers 304.
+func TestAssets(t *testing.T) {
 	v := newEnv(t, Options{}, nil)
-	for _, name := range []string{"graph.js", "graph.css"} {
+	var names []string
+	if err := fs.WalkDir(files, "assets", func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			names = append(names, strings.TrimPrefix(p, "assets/"))
+		}
+		return err
+	}); err != nil || len(names) < 10 {
+		t.Fatalf("assets: %v %v", names, err)
+	}
+	for _, name := range names {
 		req, _ := http.NewRequest("GET", v.ts.URL+"/assets/"+name, nil)
 		req.Header.Set("Accept-Encoding", "gzip")
 		res, err := http.DefaultTransport.RoundTrip(req)
@@ -240,6 +267,12 @@ func TestGraphAssets(t *testing.T) {
 		}
 		if code, plain := v.get(t, "/assets/"+name); code != 200 || plain != string(want) {
 			t.Errorf("%s without gzip: %d", name, code)
+		}
+		if res.Header.Get("Vary") != "Accept-Encoding" || res.Header.Get("Cache-Control") != "public, max-age=3600" {
+			t.Errorf("%s: Vary %q, Cache-Control %q", name, res.Header.Get("Vary"), res.Header.Get("Cache-Control"))
+		}
+		if code, _ := v.get(t, "/assets/"+name, "If-None-Match", res.Header.Get("ETag")); code != http.StatusNotModified {
+			t.Errorf("%s with its ETag: %d", name, code)
 		}
 	}
 }

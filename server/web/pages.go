@@ -1,6 +1,7 @@
 package web
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"html/template"
@@ -53,8 +54,11 @@ type page struct {
 	Form        form
 	Collections []string
 	Err         string
-	// Scripts are the page's own scripts under /assets/, after app.js.
-	Scripts []string
+	// Scripts are the page's own scripts under /assets/, after app.js;
+	// Styles its own style sheets, after style.css; Modules its ES
+	// modules, and Preload the modules they import (fetched at once
+	// rather than one import after another).
+	Scripts, Styles, Modules, Preload []string
 	Data    any
 }
 
@@ -89,12 +93,12 @@ func (a *App) render(w http.ResponseWriter, r *http.Request, name string, status
 	if e, err := a.srv.Engine(r.Context()); err == nil {
 		p.Collections = e.Config().CollectionNames()
 	}
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(status)
-	if err := a.pages[name].ExecuteTemplate(w, "layout", p); err != nil {
+	var buf bytes.Buffer
+	if err := a.pages[name].ExecuteTemplate(&buf, "layout", p); err != nil {
 		a.log.Error("render page", "page", name, "err", err)
 	}
+	w.Header().Set("Cache-Control", "no-store")
+	writeCompressed(w, r, status, "text/html; charset=utf-8", buf.Bytes())
 }
 
 func (a *App) fail(w http.ResponseWriter, r *http.Request, name string, p page, err error) {

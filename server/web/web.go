@@ -47,12 +47,12 @@ import (
 	"fmt"
 	"html/template"
 	"io"
-	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/gnosearch/gno/answer"
@@ -133,8 +133,8 @@ type Options struct {
 	// Links gives a document's links and backlinks; nil means the
 	// index's own links graph (Graph.Links).
 	Links LinkGraph
-	// Graph gives the whole link graph to the graph view (/graph); nil
-	// leaves the view saying it is not available.
+	// Graph gives the whole link graph to the graph view (/graph) and to
+	// each note's local graph; nil means the index's own (Graph.Whole).
 	Graph GraphSource
 	// Logger receives diagnostics; nil discards them.
 	Logger *slog.Logger
@@ -142,12 +142,17 @@ type Options struct {
 
 // App is the web app as an http.Handler.
 type App struct {
-	opts  Options
-	srv   Backend
-	log   *slog.Logger
-	csrf  string
-	pages map[string]*template.Template
-	mux   *http.ServeMux
+	opts   Options
+	srv    Backend
+	log    *slog.Logger
+	csrf   string
+	pages  map[string]*template.Template
+	mux    *http.ServeMux
+	assets assetCache
+	graph  *GraphHandler
+	// busy counts the requests in flight that a background layout gives
+	// way to (all but event streams and the scene itself).
+	busy atomic.Int64
 }
 
 // New builds the app.
@@ -166,6 +171,9 @@ func New(o Options) (*App, error) {
 	if o.Links == nil {
 		o.Links = engineGraph{srv: o.Backend}
 	}
+	if o.Graph == nil {
+		o.Graph = engineScene{srv: o.Backend}
+	}
 	a := &App{opts: o, srv: o.Backend, log: log, csrf: hex.EncodeToString(tok[:]), mux: http.NewServeMux()}
 	if err := a.parseTemplates(); err != nil {
 		return nil, err
@@ -178,12 +186,7 @@ func New(o Options) (*App, error) {
 func (a *App) CSRFToken() string { return a.csrf }
 
 func (a *App) routes() {
-	assets, _ := fs.Sub(files, "assets")
-	fileServer := http.StripPrefix("/assets/", http.FileServerFS(assets))
-	a.mux.Handle("GET /assets/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Cache-Control", "public, max-age=3600")
-		fileServer.ServeHTTP(w, r)
-	}))
+	a.mux.HandleFunc("GET /assets/", a.assets.serveAsset)
 	a.mux.HandleFunc("GET /{$}", a.searchPage)
 	a.mux.HandleFunc("GET /doc", a.docPage)
 	a.mux.HandleFunc("GET /ask", a.askPage)
@@ -223,8 +226,23 @@ func (a *App) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "Forbidden: cross-site API request", http.StatusForbidden)
 		return
 	}
+	if p := r.URL.Path; p != "/api/graph/scene" && p != "/api/jobs/events" && p != "/api/ask/stream" {
+		a.busy.Add(1)
+		defer a.busy.Add(-1)
+	}
 	listen.CheckOrigin(a.mux, a.opts.ListenAny, a.log).ServeHTTP(w, r)
 }
+
+// WatchGraph keeps the graph view's scene laid out for the index as it
+// changes, in the background and giving way to every other request,
+// until ctx ends (GraphHandler.Watch): the first visit to /graph, and
+// the first after a sync, finds it ready. Serve runs it.
+func (a *App) WatchGraph(ctx context.Context) { a.graph.Watch(ctx, graphWatchInterval) }
+
+// graphWatchInterval is how often WatchGraph looks at the index: one
+// small query each time, and a change is laid out one interval after
+// the last write of a burst.
+const graphWatchInterval = 2 * time.Second
 
 // sameOrigin guards writes: the CSRF token must match and a browser's
 // Origin (or, without one, Sec-Fetch-Site) must be this very server.
@@ -262,5 +280,8 @@ func Serve(ctx context.Context, addr string, o Options, ready func(addr string))
 		return fmt.Errorf("listen on %s: %w", addr, err)
 	}
 	hs := &http.Server{Handler: app, ReadHeaderTimeout: 10 * time.Second}
+	wctx, stop := context.WithCancel(ctx)
+	defer stop()
+	go app.WatchGraph(wctx)
 	return listen.Run(ctx, hs, ln, ready, nil)
 }
