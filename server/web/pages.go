@@ -59,7 +59,7 @@ type page struct {
 	// modules, and Preload the modules they import (fetched at once
 	// rather than one import after another).
 	Scripts, Styles, Modules, Preload []string
-	Data    any
+	Data                              any
 }
 
 // navItem is an entry of the main navigation.

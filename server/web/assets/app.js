@@ -505,5 +505,29 @@
       }
     });
   }
+  // A note's local graph: the graph view's modules and style sheet are
+  // fetched once the slot nears the screen, so the page itself does not
+  // wait for (or pay for) them.
+  var lg = $("#local-graph");
+  if (lg && window.IntersectionObserver) {
+    var focusID = lg.getAttribute("data-focus");
+    var box = el("div", "gno-graph");
+    box.setAttribute("data-src", "/api/graph/scene?focus=" + encodeURIComponent(focusID) + "&depth=3");
+    box.setAttribute("data-focus", focusID);
+    box.setAttribute("data-depth", "1");
+    box.setAttribute("data-controls", "local");
+    lg.appendChild(box);
+    lg.hidden = false;
+    var io = new IntersectionObserver(function (entries) {
+      if (!entries.some(function (e) { return e.isIntersecting; })) return;
+      io.disconnect();
+      var css = el("link");
+      css.rel = "stylesheet";
+      css.href = "/assets/graph.css";
+      document.head.appendChild(css);
+      import("/assets/graph/main.js");
+    }, { rootMargin: "200px" });
+    io.observe(lg);
+  }
   document.documentElement.setAttribute("data-ready", "");
 })();

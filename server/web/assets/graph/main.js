@@ -8,7 +8,7 @@
  *
  * Embed: <div class="gno-graph" data-src="/api/graph/scene"
  *   data-open="/doc?ref=" [data-focus="ID" data-depth="1..3"]
- *   [data-controls="none"]></div>, /assets/graph.css and
+ *   [data-controls="none"|"local"]></div>, /assets/graph.css and
  * <script type="module" src="/assets/graph/main.js">. Every such element
  * is mounted on load; GnoGraph.mount(el, {src, open, controls,
  * onOpen(i, id)}) mounts one by hand. data-focus opens the local graph
@@ -41,7 +41,10 @@ function Graph(root, opts) {
   this.opts = opts || {};
   this.src = this.opts.src || root.getAttribute('data-src');
   this.openPrefix = this.opts.open || root.getAttribute('data-open') || '/doc?ref=';
-  this.controls = (this.opts.controls || root.getAttribute('data-controls') || 'full') !== 'none';
+  // mode: 'full' (the graph page's toolbar), 'local' (a note's local
+  // graph: depth and a link to the graph page) or 'none'.
+  this.mode = this.opts.controls || root.getAttribute('data-controls') || 'full';
+  this.controls = this.mode === 'full';
   this.stats = { start: performance.now() };
   this.view = { x: 0, y: 0, k: 1 };
   this.hover = -1;
@@ -129,7 +132,9 @@ G.setLocal = function (focus, depth) {
   this.layer = localLayer(s, this.vis, focus, depth);
   this.local = { focus: focus, depth: depth };
   this.sizes();
-  if (this.localBox) { this.localBox.checked = true; this.depthSel.value = String(depth); }
+  if (this.localBox) this.localBox.checked = true;
+  if (this.depthSel) this.depthSel.value = String(depth);
+  if (this.fullLink) this.fullLink.href = '/graph?focus=' + encodeURIComponent(s.id[focus]) + '&depth=' + depth;
   this.selected = focus;
   this.fit();
   this.invalidate();

@@ -118,8 +118,10 @@ export function installStyle(G) {
       sw.style.background = color; // CSSOM, allowed by the CSP
       self.legend.appendChild(h('li', null, [sw, document.createTextNode(' ' + label)]));
     }
+    // "notes/" is a collection's top folder.
+    function label(key) { return /\/$/.test(key) ? key.slice(0, -1) + ' (top level)' : key || '(none)'; }
     var pal = this.palette;
-    this.groups.slice(0, pal.length - 1).forEach(function (g) { item(pal[g.color], (g.key || '(root)') + ' · ' + g.count); });
+    this.groups.slice(0, pal.length - 1).forEach(function (g) { item(pal[g.color], label(g.key) + ' · ' + g.count); });
     if (this.groups.length >= pal.length) item(pal[pal.length - 1], 'other');
     this.legend.appendChild(h('li', null, [h('span', { 'class': 'gg-sw gg-ghost' }), document.createTextNode(' unresolved link')]));
   };

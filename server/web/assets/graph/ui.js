@@ -18,7 +18,7 @@ export function installUI(G) {
     this.card = h('div', { 'class': 'gg-card', hidden: true });
     this.live = h('p', { 'class': 'gg-status', role: 'status', 'aria-live': 'polite' });
     var help = h('p', { 'class': 'vh', id: id + '-help',
-      text: 'Arrow keys pan, plus and minus zoom, 0 fits the graph, Enter opens the selected note, slash finds a note.' });
+      text: 'Arrow keys pan, plus and minus zoom, 0 fits the graph. Enter selects the most linked note and lists its links after the graph; Enter again opens it. Slash finds a note.' });
     this.stage = h('div', { 'class': 'gg-stage' }, [this.canvas, this.tip, this.card, this.live, help]);
     var kids = [];
     if (this.controls) {
@@ -45,9 +45,13 @@ export function installUI(G) {
         h('label', { 'class': 'gg-local' }, [this.localBox, document.createTextNode(' Local')]), this.depthSel,
         this.fitBtn, more]);
       kids.push(bar);
+    } else if (this.mode === 'local') {
+      this.depthSel = h('select', { 'aria-label': 'Local graph depth' }, [opt('1', 'Depth 1'), opt('2', 'Depth 2'), opt('3', 'Depth 3')]);
+      this.fullLink = h('a', { href: '/graph', text: 'Open in graph view' });
+      kids.push(h('div', { 'class': 'gg-bar' }, [this.depthSel, this.fullLink]));
     }
     kids.push(this.stage);
-    this.legend = h('ul', { 'class': 'gg-legend', 'aria-label': 'Colours' });
+    this.legend = h('ul', { 'class': 'gg-legend', 'aria-label': 'Colours', hidden: this.mode === 'local' });
     kids.push(this.legend);
     kids.forEach(function (k) { self.root.appendChild(k); });
     this.root.classList.add('gg');
@@ -111,7 +115,7 @@ export function installUI(G) {
     var where = s.collections[s.col[i]] + (s.folders[s.folder[i]] ? ' / ' + s.folders[s.folder[i]] : '');
     var close = h('button', { type: 'button', 'class': 'gg-x', 'aria-label': 'Close', text: '×' });
     close.addEventListener('click', function () { self.select(-1); self.canvas.focus(); });
-    var localBtn = h('button', { type: 'button', text: 'Local graph' });
+    var localBtn = h('button', { type: 'button', text: 'Local graph', hidden: this.mode === 'local' });
     localBtn.addEventListener('click', function () { self.setLocal(i, self.local ? self.local.depth : 1); });
     var tags = [];
     for (var k = s.tagStart[i]; k < s.tagStart[i + 1]; k++) tags.push('#' + s.tags[s.tagRefs[k]]);
@@ -119,6 +123,7 @@ export function installUI(G) {
     card.appendChild(h('h2', { text: s.title[i] }));
     card.appendChild(h('p', { 'class': 'meta', text: (ghost ? 'Unresolved link · ' : '') + where + ' · ' + s.degree[i] + ' link' + (s.degree[i] === 1 ? '' : 's') }));
     if (tags.length) card.appendChild(h('p', { 'class': 'meta', text: tags.slice(0, 8).join(' ') }));
+    this.neighbourList(i);
     var acts = h('p', { 'class': 'gg-acts' });
     if (!ghost) acts.appendChild(h('a', { href: this.href(i), 'class': 'gg-open', text: 'Open note' }));
     else acts.appendChild(h('span', { 'class': 'meta', text: 'No note has this name yet.' }));
@@ -127,6 +132,34 @@ export function installUI(G) {
     card.hidden = false;
     this.status('Selected ' + s.title[i] + ', ' + s.degree[i] + ' links');
     this.request();
+  };
+
+  // neighbourList adds to the card the selected note's linked notes, by
+  // rank: the graph's text alternative. Each selects its note here, so
+  // the graph can be walked from note to note with Tab and Enter.
+  G.neighbourList = function (i) {
+    var s = this.scene, self = this, nb = [];
+    for (var k = s.adjStart[i]; k < s.adjStart[i + 1]; k++) if (this.vis[s.adj[k]] && this.layerIndex(s.adj[k]) >= 0) nb.push(s.adj[k]);
+    if (!nb.length) return;
+    nb.sort(function (a, b) { return s.rank[b] - s.rank[a] || (s.lc[a] < s.lc[b] ? -1 : 1); });
+    var id = this.list ? this.list.id + '-nb' : 'gg-nb-' + Math.random().toString(36).slice(2);
+    this.card.appendChild(h('h3', { id: id, text: 'Linked notes (' + nb.length + ')' }));
+    var ul = h('ul', { 'class': 'gg-nb', 'aria-labelledby': id });
+    nb.slice(0, 50).forEach(function (j) {
+      var b = h('button', { type: 'button', 'data-i': String(j), text: s.title[j] + (s.flags[j] & GHOST ? ' (no note yet)' : '') });
+      ul.appendChild(h('li', null, [b]));
+    });
+    if (nb.length > 50) ul.appendChild(h('li', { 'class': 'meta', text: 'and ' + (nb.length - 50) + ' more' }));
+    ul.addEventListener('click', function (ev) {
+      var b = ev.target.closest('button');
+      if (!b) return;
+      var j = +b.getAttribute('data-i');
+      self.select(j);
+      self.flyTo(j);
+      var again = self.card.querySelector('.gg-nb button, .gg-open');
+      (again || self.canvas).focus({ preventScroll: true });
+    });
+    this.card.appendChild(ul);
   };
 
   // ---------------------------------------------------------------- find

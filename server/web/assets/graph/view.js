@@ -17,6 +17,9 @@ export function installView(G) {
     this.canvas.style.height = hh + 'px';
     this.base = null;
     this.job = null;
+    // A view nobody has moved yet follows the size (a style sheet that
+    // arrives after the first frame, a rotated phone).
+    if (this.layer && !this.lastInput && !this.anim) this.fit();
     this.request();
   };
 
@@ -77,6 +80,16 @@ export function installView(G) {
     var reach = d.length ? d[Math.floor(d.length * 0.8)] : 2;
     var k = Math.min(Math.max(Math.min(this.w, this.h) / (2.4 * Math.max(reach, 0.5)), this.fitK() * 1.5), 60);
     this.animateTo({ x: L.x[li], y: L.y[li], k: k });
+  };
+
+  // central is the highest ranked note shown, or -1.
+  G.central = function () {
+    var s = this.scene;
+    for (var j = 0; j < s.byRank.length; j++) {
+      var i = s.byRank[j];
+      if (this.vis[i] === 2 && this.layerIndex(i) >= 0) return i;
+    }
+    return -1;
   };
 
   G.layerIndex = function (i) {
@@ -163,7 +176,13 @@ export function installView(G) {
         case '+': case '=': self.zoomAt(1.25, self.w / 2, self.h / 2); break;
         case '-': case '_': self.zoomAt(0.8, self.w / 2, self.h / 2); break;
         case '0': self.fit(true); break;
-        case 'Enter': if (self.selected >= 0) self.open(self.selected); break;
+        case 'Enter':
+          // The first Enter selects a note (the local graph's, or the
+          // most central shown), whose card lists its links; the next
+          // opens it.
+          if (self.selected >= 0) self.open(self.selected);
+          else self.select(self.local ? self.local.focus : self.central());
+          break;
         case 'Escape': self.select(-1); self.setHover(-1); break;
         case '/': if (self.find) self.find.focus(); break;
         default: handled = false;
@@ -175,6 +194,7 @@ export function installView(G) {
     var mq = window.matchMedia && window.matchMedia('(prefers-color-scheme: dark)');
     if (mq && mq.addEventListener) mq.addEventListener('change', function () { self.restyle(); });
     new MutationObserver(function () { self.restyle(); }).observe(document.documentElement, { attributes: true, attributeFilter: ['data-theme', 'class'] });
+    if (this.depthSel) this.depthSel.addEventListener('change', function () { if (self.local) self.setLocal(self.local.focus, +self.depthSel.value); });
     if (!this.controls) return;
     this.find.addEventListener('input', function () { self.suggest(); });
     this.find.addEventListener('keydown', function (ev) { self.findKey(ev); });
@@ -196,7 +216,6 @@ export function installView(G) {
       var f = self.selected >= 0 ? self.selected : self.scene.byRank[0];
       self.setLocal(self.localBox.checked ? f : null, +self.depthSel.value);
     });
-    this.depthSel.addEventListener('change', function () { if (self.local) self.setLocal(self.local.focus, +self.depthSel.value); });
     this.fitBtn.addEventListener('click', function () { self.fit(true); });
   };
 }
