@@ -76,8 +76,12 @@ type paletteResult struct {
 	Took float64 `json:"took"`
 }
 
-// paletteWords is how many words of a palette query BM25 searches.
-const paletteWords = 8
+// paletteWords is how many words of a palette query BM25 searches;
+// paletteHits how many content hits it shows.
+const (
+	paletteWords = 8
+	paletteHits  = 6
+)
 
 // paletteAPI serves GET /api/palette?q=: notes whose title, file name or
 // alias matches (as you type, part of a word is enough) and the best
@@ -110,18 +114,23 @@ func (a *App) paletteAPI(w http.ResponseWriter, r *http.Request) {
 	}
 	// A palette jumps to notes: its first words say which. Longer text
 	// is the search page's job, and would cost BM25 a term per word.
-	bm := q
+	// As you type, every word is required and the last one is a prefix
+	// (SearchRequest.AsYouType): BM25 then scores the few documents
+	// with them all, not every document with any. A request superseded
+	// by the next keystroke is cancelled by the page, and its context
+	// stops the query.
+	bm := r.URL.Query().Get("q")
 	if f := strings.Fields(q); len(f) > paletteWords {
 		bm = strings.Join(f[:paletteWords], " ")
 	}
-	hits, err := e.Search(r.Context(), retrieval.SearchRequest{Query: bm, Limit: 8})
+	hits, err := e.Search(r.Context(), retrieval.SearchRequest{Query: bm, Limit: paletteHits + 2, AsYouType: true})
 	if err != nil && !gnoerr.Is(err, gnoerr.InvalidInput) {
 		writeError(w, err)
 		return
 	}
 	if hits != nil {
 		for _, h := range hits.Results {
-			if seen[h.DocID] || len(res.Hits) == 6 {
+			if seen[h.DocID] || len(res.Hits) == paletteHits {
 				continue
 			}
 			title := h.Title

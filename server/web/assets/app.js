@@ -208,7 +208,10 @@
     palCtl = new AbortController();
     var seq = ++palSeq;
     palStatus.textContent = "Searching…";
-    api("/api/palette?q=" + encodeURIComponent(q), undefined, palCtl.signal).then(function (r) {
+    // Untrimmed at the end: a last word followed by a space is complete,
+    // one without is still being typed (a prefix).
+    var typed = palQ.value.replace(/^\s+/, "");
+    api("/api/palette?q=" + encodeURIComponent(typed || q), undefined, palCtl.signal).then(function (r) {
       if (seq !== palSeq) return;
       var notes = r.notes.map(function (n) {
         return option(n.label, n.kind === "alias" ? "alias of " + n.title : n.detail, "note", go("/doc?ref=" + encodeURIComponent(n.uri)));
