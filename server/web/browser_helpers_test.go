@@ -338,22 +338,29 @@ func (b *browser) axe(src string) []axeViolation {
 	return v
 }
 
-// weight is what a page loads: its HTML, CSS and JavaScript in bytes.
+// weight is what a page loads, in bytes on the wire (bodies as sent,
+// gzipped where the server gzips): its HTML, CSS and JavaScript, the
+// graph view's share of those (its modules and style sheet, counted in
+// CSS and JS too) and the graph's scene.
 type weight struct {
-	HTML int `json:"html"`
-	CSS  int `json:"css"`
-	JS   int `json:"js"`
+	HTML  int `json:"html"`
+	CSS   int `json:"css"`
+	JS    int `json:"js"`
+	Graph int `json:"graph"`
+	Scene int `json:"scene"`
 }
 
-// pageWeight reads the page's resources from the Performance API (the
-// body sizes: gno serves them uncompressed, so that is what moves).
+// pageWeight reads the page's resources from the Performance API
+// (encodedBodySize: the body as it came over the wire).
 func (b *browser) pageWeight() weight {
 	b.t.Helper()
 	w, err := chromedp.Run(b.ctx, chromedp.Evaluate[weight](`(() => {
-		const n = performance.getEntriesByType("navigation")[0], r = {html: n.encodedBodySize || n.decodedBodySize, css: 0, js: 0};
+		const n = performance.getEntriesByType("navigation")[0], r = {html: n.encodedBodySize, css: 0, js: 0, graph: 0, scene: 0};
 		for (const e of performance.getEntriesByType("resource")) {
-			const size = e.encodedBodySize || e.decodedBodySize;
-			if (/\.css(\?|$)/.test(e.name)) r.css += size; else if (/\.js(\?|$)/.test(e.name)) r.js += size;
+			const size = e.encodedBodySize, u = new URL(e.name);
+			if (u.pathname === "/api/graph/scene") { r.scene += size; continue; }
+			if (/\.css$/.test(u.pathname)) r.css += size; else if (/\.js$/.test(u.pathname)) r.js += size;
+			if (/^\/assets\/graph[./]/.test(u.pathname)) r.graph += size;
 		}
 		return r;
 	})()`))

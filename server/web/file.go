@@ -112,7 +112,7 @@ func (a *App) filePage(w http.ResponseWriter, r *http.Request) {
 // names.
 func (a *App) followPage(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	p := page{Title: "Link", Nav: "search", Data: &docView{}}
+	p := page{Title: "Link", Nav: "browse", Data: &docView{}}
 	e, err := a.srv.Engine(r.Context())
 	if err != nil {
 		a.fail(w, r, "doc", p, err)

@@ -287,7 +287,7 @@ func (a *App) docPage(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	ref := q.Get("ref")
 	view := &docView{View: q.Get("view")}
-	p := page{Title: "Document", Nav: "search", Data: view}
+	p := page{Title: "Document", Nav: "browse", Data: view}
 	if ref == "" {
 		a.fail(w, r, "doc", p, gnoerr.New(gnoerr.InvalidInput, "no document: give ?ref=#docid or collection/path"))
 		return

@@ -2,13 +2,16 @@
 // with the three modes (results follow the words as they are typed), a
 // per-stage explain view, documents rendered from the index with their
 // front matter as properties, answers with citations, index status and
-// live job progress; and, with --enable-write, a workspace: an editor, a
+// live job progress; a graph view of the whole index's links and each
+// note's local graph (graphview.go: laid out on the server by
+// retrieval/graph/layout, drawn on a canvas by the ES modules under
+// assets/graph/); and, with --enable-write, a workspace: an editor, a
 // folder and a tag browser, quick capture, collections, and a command
 // palette (Ctrl/⌘-K) on every page.
 //
 // Pages are server-rendered html/template with a few kilobytes of
-// progressive vanilla JavaScript; every asset is embedded in the binary
-// and there is no build step. The REST API under /api/ runs the MCP
+// progressive vanilla JavaScript; every asset is embedded in the binary,
+// served gzipped (assets.go), and there is no build step. The REST API under /api/ runs the MCP
 // server's own tool handlers (Backend.Call), so its JSON is the tools'
 // structuredContent, byte for byte the same shapes; the workspace's own
 // endpoints (edit.go, palette.go, browse.go) call the engine's parts, and

@@ -492,15 +492,19 @@ func TestWorkspace(t *testing.T) {
 	wait("help closed", `!document.getElementById("help").open`)
 
 	// Every page, both themes, desktop and 375 px: axe, width, screenshots.
-	pages := []struct{ name, path, ready string }{
-		{"search", "/?q=plugin+settings", "#results"},
-		{"doc", "/doc?ref=" + url.QueryEscape("vault/Themes/App themes/Submit your theme.md"), ".props"},
-		{"edit", "/edit?ref=" + url.QueryEscape("vault/Themes/App themes/Submit your theme.md"), "#ed-body"},
-		{"browse", "/browse?c=vault&dir=Plugins", ".folders"},
-		{"tags", "/tags", "#tagtree"},
-		{"status", "/status", "table.cols"},
-		{"ask", "/ask", "#ask"},
-		{"home", "/", "form.search"},
+	// graphDrawn: the graph view (or a note's local graph) has drawn.
+	const graphDrawn = `window.GnoGraph && GnoGraph.instances.length && GnoGraph.instances[0].scene && !GnoGraph.instances[0].job`
+	pages := []struct{ name, path, ready, wait string }{
+		{"search", "/?q=plugin+settings", "#results", ""},
+		// The local graph loads when it nears the screen: below the note at 375 px.
+		{"doc", "/doc?ref=" + url.QueryEscape("vault/Themes/App themes/Submit your theme.md"), ".props", `(document.getElementById("local-graph").scrollIntoView(), true) && ` + graphDrawn},
+		{"edit", "/edit?ref=" + url.QueryEscape("vault/Themes/App themes/Submit your theme.md"), "#ed-body", ""},
+		{"browse", "/browse?c=vault&dir=Plugins", ".folders", ""},
+		{"tags", "/tags", "#tagtree", ""},
+		{"graph", "/graph", ".gg-stage canvas", graphDrawn},
+		{"status", "/status", "table.cols", ""},
+		{"ask", "/ask", "#ask", ""},
+		{"home", "/", "form.search", ""},
 	}
 	weights := map[string]weight{}
 	serious := 0
@@ -515,6 +519,9 @@ func TestWorkspace(t *testing.T) {
 			for _, p := range pages {
 				name := p.name + "-" + size.name + "-" + theme
 				do(name, chromedp.Navigate(base+p.path), chromedp.WaitVisible(chromedp.CSS(p.ready)))
+				if p.wait != "" {
+					wait(name, p.wait)
+				}
 				if size.name == "desktop" && theme == "light" {
 					weights[p.name] = b.pageWeight()
 				}
@@ -554,7 +561,7 @@ func TestWorkspace(t *testing.T) {
 	sort.Strings(names)
 	for _, n := range names {
 		w := weights[n]
-		t.Logf("weight %-7s HTML %6d + CSS %6d + JS %6d = %6d bytes", n, w.HTML, w.CSS, w.JS, w.HTML+w.CSS+w.JS)
+		t.Logf("weight %-7s HTML %6d + CSS %6d + JS %6d = %6d bytes on the wire (of which the graph view's modules and style %d), and a scene of %d", n, w.HTML, w.CSS, w.JS, w.HTML+w.CSS+w.JS, w.Graph, w.Scene)
 	}
 	// Embed, where the real model is installed: the job and its live
 	// progress on the status page (the test ends while it runs).

@@ -1,9 +1,10 @@
 // Package layout places the nodes of a whole link graph in the plane, on
 // the server, so a browser only has to draw: the graph view of `gno
 // serve`. It owns the layout algorithm, the scene a browser draws (nodes
-// with their metadata, unresolved targets as ghost nodes) and the
-// scene's compact binary encoding (wire.go; server/web/assets/graph.js
-// reads it).
+// with their metadata, unresolved targets as ghost nodes), the scene's
+// compact binary encoding (wire.go; server/web/assets/graph/decode.js
+// reads it) and a note's neighbourhood (Around, local.go: what a local
+// graph lays out, in milliseconds, instead of the whole graph).
 //
 // The algorithm is Hu's multilevel framework (the one behind Graphviz's
 // sfdp) with the forces of ForceAtlas2: each connected component is
@@ -31,7 +32,9 @@
 // instead.
 //
 // Cost: one goroutine, O((n log n + m)·iterations), checking ctx between
-// iterations and yielding the processor every millisecond or so, so a
+// iterations and yielding the processor every millisecond or so
+// (Options.Yield: a caller may make it wait there, as the web app does
+// for a layout nobody is waiting for while requests are in flight), so a
 // layout never holds more than one core and never blocks other requests
 // for long; Options.MaxTime bounds it (a layout cut short is still
 // complete: the remaining levels are placed without refinement, and

@@ -9,7 +9,7 @@ import (
 	"unicode/utf8"
 )
 
-// The binary scene (MediaType), read by server/web/assets/graph.js.
+// The binary scene (MediaType), read by server/web/assets/graph/decode.js.
 // Little-endian; a 40-byte header of uint32s, then sections each starting
 // on a 4-byte boundary so the browser can view them as typed arrays
 // without copying:

@@ -236,7 +236,14 @@ export function installDraw(G) {
       labelled = [lf];
       var more = nb.length <= 80 ? nb : [];
     } else if (this.local) {
-      labelled = [this.layerIndex(this.local.focus)];
+      // The local graph's note: ringed and labelled, with its links'.
+      var lc = this.layerIndex(this.local.focus);
+      if (lc >= 0) {
+        this.dot(c, lc, sxy(lc), true);
+        var near = this.layerNeighbours(lc);
+        more = near.length <= 80 ? near : [];
+      }
+      labelled = [lc];
     }
     this.labels(c, labelled, more || []);
   };
@@ -299,9 +306,12 @@ export function installDraw(G) {
       if (text.length > 42) text = text.slice(0, 40) + '…';
       var tw = self.width[g];
       if (tw < 0) tw = self.width[g] = c.measureText(text).width;
-      var lx = x + Math.max(r, 2) + 4, x0 = Math.floor(lx / cell), x1 = Math.floor((lx + tw) / cell);
+      // Right of the node, or left of it where the right has no room.
+      var lx = x + Math.max(r, 2) + 4;
+      if (lx + tw > W - 2) lx = x - Math.max(r, 2) - 4 - tw;
+      var x0 = Math.floor(lx / cell), x1 = Math.floor((lx + tw) / cell);
       var r0 = Math.floor((y - 7) / cell), r1 = Math.floor((y + 7) / cell), q, row;
-      if (x0 < 0 || lx + tw > W - 2 || r0 < 0 || r1 >= gh) return;
+      if (lx < 2 || lx + tw > W - 2 || r0 < 0 || r1 >= gh) return;
       if (!force) for (row = r0; row <= r1; row++) for (q = x0; q <= x1; q++) if (occ[row * gw + q]) return;
       for (row = r0; row <= r1; row++) for (q = x0; q <= x1; q++) occ[row * gw + q] = 1;
       c.globalAlpha = self.vis[g] === 1 ? 0.4 : 1;

@@ -135,7 +135,9 @@ G.setLocal = function (focus, depth) {
   if (this.localBox) this.localBox.checked = true;
   if (this.depthSel) this.depthSel.value = String(depth);
   if (this.fullLink) this.fullLink.href = '/graph?focus=' + encodeURIComponent(s.id[focus]) + '&depth=' + depth;
-  this.selected = focus;
+  // On the graph page the note is selected (its card shows); a note's
+  // own page has it already, and a small graph reads better undimmed.
+  this.selected = this.mode === 'local' ? -1 : focus;
   this.fit();
   this.invalidate();
   var n = this.layer.n;

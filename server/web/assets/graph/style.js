@@ -69,6 +69,9 @@ export function installStyle(G) {
     var s = this.scene, n = s.n, u = this.layer.unit;
     this.radius = this.radius || new Float32Array(n);
     this.minPx = this.minPx || new Float32Array(n);
+    // A local graph is small and zoomed in: smaller discs leave room
+    // for the labels.
+    this.maxPx = this.layer.gid ? 11 : 22;
     for (var i = 0; i < n; i++) {
       var m = this.sizeBy === 'rank' ? s.rank[i] / s.maxRank : s.degree[i] / s.maxDeg;
       this.radius[i] = u * (s.flags[i] & GHOST ? 0.22 : 0.25 + 0.6 * Math.sqrt(m));
@@ -80,7 +83,7 @@ export function installStyle(G) {
   // least its floor, at most 22 px (a zoomed-in hub would hide its
   // neighbours).
   G.px = function (g, k) {
-    return Math.max(Math.min(this.radius[g] * k, 22), this.minPx[g]);
+    return Math.max(Math.min(this.radius[g] * k, this.maxPx), this.minPx[g]);
   };
 
   G.refilter = function () {
