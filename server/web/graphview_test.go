@@ -292,3 +292,65 @@ func TestAssets(t *testing.T) {
 		}
 	}
 }
+
+// TestGraphWatch: Watch lays out the graph once it has settled, again
+// after a change, not again without one; a background layout waits
+// while requests are in flight, unless a request waits for it.
+func TestGraphWatch(t *testing.T) {
+	v, err := vaultgen.Clustered("", vaultgen.Options{Notes: 300, Links: 900, Seed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := &fixedGraph{in: layouttest.FromVault(v, "gen")}
+	h := NewGraphHandler(src, layout.Options{}, nil)
+	var busy atomic.Bool
+	h.SetBusy(busy.Load)
+	waitFor := func(what string, cond func() bool) {
+		t.Helper()
+		for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(5 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("waiting for %s", what)
+			}
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go h.Watch(ctx, 20*time.Millisecond)
+	done := func() bool {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		return h.done != nil && h.done.version == "v"+string(rune('0'+src.version.Load()%10))
+	}
+	waitFor("the first layout", done)
+	time.Sleep(100 * time.Millisecond)
+	if n := src.calls.Load(); n != 1 {
+		t.Errorf("%d layouts of an unchanged graph", n)
+	}
+	src.version.Add(1)
+	waitFor("the layout of a change", done)
+	if n := src.calls.Load(); n != 2 {
+		t.Errorf("%d layouts after one change", n)
+	}
+
+	// Busy: a background layout waits; a request makes it go on.
+	busy.Store(true)
+	src.version.Add(1)
+	warmed := make(chan error, 1)
+	go func() { warmed <- h.Warm(ctx) }()
+	select {
+	case err := <-warmed:
+		t.Fatalf("a background layout ran while requests were in flight (%v)", err)
+	case <-time.After(300 * time.Millisecond):
+	}
+	ts := httptest.NewServer(h)
+	defer ts.Close()
+	res, err := http.Get(ts.URL)
+	if err != nil || res.StatusCode != 200 {
+		t.Fatalf("a request for the scene while busy: %v %v", err, res)
+	}
+	res.Body.Close()
+	if err := <-warmed; err != nil {
+		t.Fatal(err)
+	}
+	busy.Store(false)
+}

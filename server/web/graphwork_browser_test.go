@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"fmt"
 	"net/url"
 	"os"
@@ -11,6 +12,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
+	"github.com/gnosearch/gno/retrieval"
+	"github.com/gnosearch/gno/retrieval/config"
 )
 
 // TestGraphWorkspace drives the graph view of the workspace in Chromium
@@ -23,8 +26,32 @@ import (
 // has the new edge. No console error.
 func TestGraphWorkspace(t *testing.T) {
 	b := newBrowser(t, 1280, 800, 6*time.Minute)
-	v, _ := vaultEnv(t)
+	v, dir := vaultEnv(t)
 	base := v.ts.URL
+	// A second collection, for the collection filter.
+	extra := filepath.Join(dir, "extra")
+	if err := os.MkdirAll(extra, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, body := range map[string]string{"Okapi.md": "# Okapi\n\nSee [[Zebra]].\n", "Zebra.md": "# Zebra\n\nSee [[Okapi]].\n"} {
+		if err := os.WriteFile(filepath.Join(extra, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx := context.Background()
+	e, err := v.srv.Engine(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.UpdateConfig(ctx, func(c *config.Config) error {
+		_, err := c.AddCollection(config.Collection{Name: "extra", Path: extra})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Update(ctx, retrieval.UpdateOptions{Collection: "extra"}); err != nil {
+		t.Fatal(err)
+	}
 	do, shot, eval, wait := b.do, b.shot, b.eval, b.wait
 	ready := `GnoGraph.instances.length && GnoGraph.instances[0].scene && !GnoGraph.instances[0].job`
 
@@ -56,7 +83,12 @@ func TestGraphWorkspace(t *testing.T) {
 	}
 	eval(`(() => { const [g, o] = document.querySelectorAll('.gg-opts input[type=checkbox]'); g.click(); o.click(); return "" })()`)
 
-	// Filter by tag (the test's tagged note), then by text.
+	// Filter by collection, tag (the test's tagged note) and text.
+	eval(`(() => { const s = document.querySelectorAll('.gg-opts select')[0]; s.value = [...s.options].find(o => o.textContent === 'extra').value; s.dispatchEvent(new Event('change')); return "" })()`)
+	if m := evalAs[int](b, inst+`.matches`); m != 2 {
+		t.Errorf("collection extra matches %d notes, want 2", m)
+	}
+	eval(`(() => { const s = document.querySelectorAll('.gg-opts select')[0]; s.value = ''; s.dispatchEvent(new Event('change')); return "" })()`)
 	eval(`(() => { const s = document.querySelectorAll('.gg-opts select')[1]; s.value = [...s.options].find(o => o.textContent.startsWith('#proj/alpha')).value; s.dispatchEvent(new Event('change')); return "" })()`)
 	if m := evalAs[int](b, inst+`.matches`); m != 2 { // Tagged note and the hostile one
 		t.Errorf("tag #proj/alpha matches %d notes, want 2", m)
