@@ -64,7 +64,10 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzExtract$$' -fuzztime $(FUZZTIME) ./retrieval/links
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeLinks$$' -fuzztime $(FUZZTIME) ./retrieval/store
 	$(GO) test -run '^$$' -fuzz '^FuzzCheck$$' -fuzztime $(FUZZTIME) ./answer
+	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) ./retrieval/graph/layout
+	$(GO) test -run '^$$' -fuzz '^FuzzCheck$$' -fuzztime $(FUZZTIME) ./retrieval/answer
 	$(GO) test -run '^$$' -fuzz '^FuzzRender$$' -fuzztime $(FUZZTIME) ./server/web
+	$(GO) test -run '^$$' -fuzz '^FuzzSetProps$$' -fuzztime $(FUZZTIME) ./retrieval/note
 	$(GO) test -run '^$$' -fuzz '^FuzzPickWheel$$' -fuzztime $(FUZZTIME) ./models
 	$(GO) test -run '^$$' -fuzz '^FuzzFrontMatter$$' -fuzztime $(FUZZTIME) ./retrieval/ingest
 	$(GO) test -run '^$$' -fuzz '^FuzzParseDoc$$' -fuzztime $(FUZZTIME) ./retrieval/query

@@ -19,7 +19,8 @@ import (
 // It owns the in-memory graph and its PageRank, cached for one committed
 // state of the index (store.LinkVersion: every write batch changes it, so
 // a graph read between two batches of a long sync is not kept past the
-// next one); the next graph question after a change rebuilds them.
+// next one); the next graph question after a change rebuilds them. Whole
+// (graphwhole.go) is the graph a view draws, cached the same way.
 type Graph struct {
 	e *Engine
 
@@ -27,6 +28,8 @@ type Graph struct {
 	version string
 	g       *graph.Graph
 	pr      map[int64]float64
+
+	whole wholeCache
 }
 
 // linkGraph returns the graph of the current generation.

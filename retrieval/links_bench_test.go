@@ -75,8 +75,20 @@ func cpuTime() time.Duration {
 
 // BenchmarkGraphRebuild times what the first graph question after a sync
 // pays on the generated 5,000-note vault: loading documents and links from
-// SQLite, resolving every link, building the graph and computing PageRank.
+// SQLite, resolving every link, building the graph and computing PageRank;
+// "whole" is the graph view's Graph.Whole on top (tags, the layout input,
+// its digest).
 func BenchmarkGraphRebuild(b *testing.B) {
+	for _, whole := range []bool{false, true} {
+		name := "hubs"
+		if whole {
+			name = "whole"
+		}
+		b.Run(name, func(b *testing.B) { benchGraphRebuild(b, whole) })
+	}
+}
+
+func benchGraphRebuild(b *testing.B, whole bool) {
 	b.Setenv("GNO_HOME", b.TempDir())
 	root := b.TempDir()
 	if _, err := vaultgen.Generate(root, 5000); err != nil {
@@ -105,7 +117,11 @@ func BenchmarkGraphRebuild(b *testing.B) {
 		e.graph.mu.Lock()
 		e.graph.g = nil
 		e.graph.mu.Unlock()
-		if _, err := e.Graph().Hubs(ctx, HubsRequest{Metric: MetricPageRank, Limit: 10}); err != nil {
+		if whole {
+			if _, err := e.Graph().Whole(ctx); err != nil {
+				b.Fatal(err)
+			}
+		} else if _, err := e.Graph().Hubs(ctx, HubsRequest{Metric: MetricPageRank, Limit: 10}); err != nil {
 			b.Fatal(err)
 		}
 	}

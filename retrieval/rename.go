@@ -1,6 +1,7 @@
 package retrieval
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net/url"
@@ -41,29 +42,12 @@ func (n *Notes) Rename(ctx context.Context, req RenameNoteRequest) (*NoteResult,
 	}
 	defer release()
 	e := n.e
-	newPath, updateLinks := req.NewPath, req.UpdateLinks
-	m, col, abs, err := n.noteTarget(ctx, req.Ref)
+	p, err := n.planMove(ctx, req)
 	if err != nil {
 		return nil, err
 	}
-	newRel, err := renameTarget(m, col, newPath)
-	if err != nil {
-		return nil, err
-	}
-	newAbs, err := note.Path(col.Path, newRel, note.Absent)
-	if err != nil {
-		return nil, err
-	}
-	st, _ := e.store(ctx)
-	mv, err := newMove(ctx, st, m, col, newRel)
-	if err != nil {
-		return nil, err
-	}
-	srcs, broken, own, err := mv.damage(abs)
-	if err != nil {
-		return nil, err
-	}
-	if broken+own > 0 && !updateLinks {
+	m, col, abs, newRel, newAbs, mv, srcs, broken, own := p.m, p.col, p.abs, p.newRel, p.newAbs, p.mv, p.srcs, p.broken, p.own
+	if broken+own > 0 && !req.UpdateLinks {
 		return nil, gnoerr.New(gnoerr.LinkIntegrity, "renaming %s to %s would break %d incoming link(s) in %d note(s) and %d relative link(s) of its own; pass updateLinks to rewrite them",
 			m.RelPath, newRel, broken, len(srcs), own)
 	}
@@ -246,6 +230,21 @@ func (mv *move) ownFix(l links.Link) (string, bool, error) {
 // rewrite fixes, in the file of src, every link the move would break, and
 // returns how many it rewrote.
 func (mv *move) rewrite(scol *config.Collection, src *store.DocMeta) (int, error) {
+	out, n, sabs, err := mv.rewritten(scol, src, nil)
+	if err != nil || n == 0 {
+		return 0, err
+	}
+	if err := note.Write(sabs, out); err != nil {
+		return 0, err
+	}
+	return n, nil
+}
+
+// rewritten returns the file of src with every link the move would break
+// fixed, how many it fixed, and the file's path; seen, when not nil, is
+// told each fixed link's line and text before and after (a rename's dry
+// run).
+func (mv *move) rewritten(scol *config.Collection, src *store.DocMeta, seen func(line int, before, after string)) ([]byte, int, string, error) {
 	self := src.ID == mv.m.ID
 	srcRel := src.RelPath
 	if self {
@@ -253,45 +252,53 @@ func (mv *move) rewrite(scol *config.Collection, src *store.DocMeta) (int, error
 	}
 	sabs, err := note.Path(scol.Path, src.RelPath, note.Existing)
 	if err != nil {
-		return 0, fmt.Errorf("update links in %s: %w", src.RelPath, err)
+		return nil, 0, "", fmt.Errorf("update links in %s: %w", src.RelPath, err)
 	}
 	raw, err := os.ReadFile(sabs)
 	if err != nil {
-		return 0, fmt.Errorf("update links in %s: %w", src.RelPath, err)
+		return nil, 0, "", fmt.Errorf("update links in %s: %w", src.RelPath, err)
 	}
 	var ferr error
+	text := bytes.TrimPrefix(raw, []byte("\xef\xbb\xbf")) // link offsets are past a BOM
 	out, n := note.RewriteLinks(raw, func(l links.Link) (string, bool) {
-		if l.Target == "" || ferr != nil {
-			return "", false
+		t, ok := mv.fix(l, src, srcRel, self, &ferr)
+		if ok && seen != nil {
+			seen(l.Line, string(text[l.Start:l.End]), string(text[l.Start:l.TargetStart])+t+string(text[l.TargetEnd:l.End]))
 		}
-		if self {
-			t, fix, err := mv.ownFix(l)
-			if err != nil || fix {
-				ferr = err
-				return t, fix
-			}
-		}
-		key := links.Key(l.Target)
-		cands, err := mv.st.Candidates(mv.ctx, []string{key})
-		if err != nil {
-			ferr = err
-			return "", false
-		}
-		if links.Resolve(l.Kind, l.Target, src.Collection, src.RelPath, cands[key]) != mv.m.ID {
-			return "", false
-		}
-		b, err := mv.breaks(l.Kind, l.Target, src.RelPath, src.Collection)
-		if err != nil || !b {
-			ferr = err
-			return "", false
-		}
-		return note.NewTarget(l, srcRel, mv.col.Name, mv.newRel), true
+		return t, ok
 	})
-	if ferr != nil || n == 0 {
-		return 0, ferr
+	if ferr != nil {
+		return nil, 0, "", ferr
 	}
-	if err := note.Write(sabs, out); err != nil {
-		return 0, err
+	return out, n, sabs, nil
+}
+
+// fix returns the new target of a link of src when the move breaks it;
+// an error stops the rewrite through ferr.
+func (mv *move) fix(l links.Link, src *store.DocMeta, srcRel string, self bool, ferr *error) (string, bool) {
+	if l.Target == "" || *ferr != nil {
+		return "", false
 	}
-	return n, nil
+	if self {
+		t, fix, err := mv.ownFix(l)
+		if err != nil || fix {
+			*ferr = err
+			return t, fix
+		}
+	}
+	key := links.Key(l.Target)
+	cands, err := mv.st.Candidates(mv.ctx, []string{key})
+	if err != nil {
+		*ferr = err
+		return "", false
+	}
+	if links.Resolve(l.Kind, l.Target, src.Collection, src.RelPath, cands[key]) != mv.m.ID {
+		return "", false
+	}
+	b, err := mv.breaks(l.Kind, l.Target, src.RelPath, src.Collection)
+	if err != nil || !b {
+		*ferr = err
+		return "", false
+	}
+	return note.NewTarget(l, srcRel, mv.col.Name, mv.newRel), true
 }

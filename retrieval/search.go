@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/gnosearch/gno/retrieval/config"
 	"github.com/gnosearch/gno/retrieval/gnoerr"
@@ -79,11 +80,15 @@ func (e *Engine) prepare(ctx context.Context, req *SearchRequest) (store.Filter,
 // Search runs a BM25 keyword search.
 func (e *Engine) Search(ctx context.Context, req SearchRequest) (*SearchResults, error) {
 	start := time.Now()
+	partial := req.Query != "" && !unicode.IsSpace(rune(req.Query[len(req.Query)-1]))
 	f, err := e.prepare(ctx, &req)
 	if err != nil {
 		return nil, err
 	}
 	q := query.Parse(req.Query)
+	if req.AsYouType {
+		q = q.AsYouType(partial)
+	}
 	if q.Empty() {
 		return nil, gnoerr.New(gnoerr.InvalidInput, "query %q has no searchable words", req.Query)
 	}

@@ -101,6 +101,10 @@ type SearchRequest struct {
 	// Full returns each document's whole content.
 	Full    bool
 	Explain bool
+	// AsYouType searches text as it is being typed (a command palette):
+	// every word required, the last one a prefix unless the text ends in
+	// a space (query.Keywords.AsYouType). BM25 only.
+	AsYouType bool
 
 	// scope, in a package-docs index, holds the package versions (keys)
 	// searched; nil searches them all (Packages.Run sets it).

@@ -67,3 +67,23 @@ func TestSegmentExpr(t *testing.T) {
 		}
 	}
 }
+
+func TestAsYouType(t *testing.T) {
+	for _, c := range []struct {
+		text    string
+		partial bool
+		want    string
+	}{
+		{"fox den", true, `"fox"`}, // "den" is being typed
+		{"fox den ", false, `"fox" AND "den"`},
+		{"fo", true, `"fo"`},                 // alone, it is all there is
+		{`"red fox" hun`, true, `"red fox"`}, // phrases stay required
+		{`"red fox" hunt`, false, `"red fox" AND "hunt"`},
+		{"fox -cat hills ", false, `("fox" AND "hills") NOT ("cat")`},
+		{"the fox", false, `"fox"`}, // stop words stay out
+	} {
+		if got := Parse(c.text).AsYouType(c.partial).MatchExpr(); got != c.want {
+			t.Errorf("%q (partial %v): %s, want %s", c.text, c.partial, got, c.want)
+		}
+	}
+}

@@ -42,6 +42,9 @@ type linkIndex struct {
 	in map[int64][]linkAt
 	// order is every document with links, by collection and path.
 	order []int64
+	// noteNames is the lowercased name list NoteNames builds once per
+	// index (names.go).
+	noteNames nameList
 }
 
 // resolvedLink is a link as written plus where it points now (0: nowhere).

@@ -73,3 +73,24 @@ func (s *Store) RestoreUserTags(ctx context.Context, tags []UserTag) error {
 	}
 	return nil
 }
+
+// DocTags returns every document's tags (front matter and user tags),
+// sorted, by document id: one statement for the whole index, for views
+// that draw every document (the graph).
+func (s *Store) DocTags(ctx context.Context) (map[int64][]string, error) {
+	rows, err := s.db.QueryContext(ctx, "SELECT doc_id, tag FROM tags ORDER BY doc_id, tag")
+	if err != nil {
+		return nil, fmt.Errorf("read tags: %w", err)
+	}
+	defer rows.Close()
+	out := map[int64][]string{}
+	for rows.Next() {
+		var id int64
+		var tag string
+		if err := rows.Scan(&id, &tag); err != nil {
+			return nil, fmt.Errorf("read tags: %w", err)
+		}
+		out[id] = append(out[id], tag)
+	}
+	return out, rows.Err()
+}

@@ -8,6 +8,9 @@
 // missing note. Links in code spans and fenced code are decoys. The last
 // N/250 notes are orphans.
 //
+// Clustered generates the other shape, a person's vault at scale (topical
+// folders with hubs, cross links, missing notes), for the graph view.
+//
 // It is for tests and benchmarks: gno itself must not import it.
 package vaultgen
 
@@ -30,6 +33,11 @@ type Vault struct {
 	Links, Unresolved int
 	// Orphans are the notes with no link in or out.
 	Orphans []int
+	// Title, Tags and Missing (the names of missing notes each note
+	// links to) are set by Clustered only.
+	Title   []string
+	Tags    [][]string
+	Missing [][]string
 }
 
 // Rel is the path of note i.

@@ -1,19 +1,11 @@
 package web
 
 import (
-	"context"
-	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/cdp"
-	cdplog "github.com/chromedp/cdproto/log"
-	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/gnosearch/gno/inference/ollama/ollamatest"
 	"github.com/gnosearch/gno/retrieval/config"
@@ -38,122 +30,17 @@ func chromium() string {
 // citation, the status page and a sync job. Screenshots of each step go
 // to a temp dir named in the log; any console error fails the test.
 func TestBrowser(t *testing.T) {
-	if testing.Short() {
-		t.Skip("browser test skipped in -short mode")
-	}
-	bin := chromium()
-	if bin == "" {
-		t.Skip("no Chromium found (apt-get install chromium, or set GNO_CHROMIUM)")
-	}
+	b := newBrowser(t, 1200, 850, 240*time.Second)
 	llm := ollamatest.New(ollamatest.CitingReply)
 	defer llm.Close()
 	// Backlinks come from the index's own links graph (Options.Links nil).
 	v := newEnv(t, Options{EnableWrite: true}, func(c *config.Config) {
 		c.Models.Answer = config.Backend{Kind: "ollama", URL: llm.URL, Model: "qwen3:1.7b"}
 	})
-	// Screenshots outlive the test only when asked for (GNO_WEB_SHOTS=dir).
-	shots := os.Getenv("GNO_WEB_SHOTS")
-	if shots == "" {
-		shots = t.TempDir()
-	} else if err := os.MkdirAll(shots, 0o755); err != nil {
-		t.Fatal(err)
-	} else {
-		t.Logf("screenshots in %s", shots)
-	}
-
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(bin),
-		chromedp.Flag("headless", true),
-		chromedp.NoSandbox, // CI runs as root
-		chromedp.DisableGPU,
-		chromedp.Flag("disable-quic", true),
-		chromedp.NoFirstRun,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1200, 850),
-	)
-	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancel()
-	ctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
-	ctx, cancel = context.WithTimeout(ctx, 240*time.Second)
-	defer cancel()
-
-	var mu sync.Mutex
-	var problems []string
-	if err := chromedp.Listen(ctx, func(ev any) {
-		mu.Lock()
-		defer mu.Unlock()
-		switch ev := ev.(type) {
-		case *runtime.EventConsoleAPICalled:
-			if ev.Type == runtime.ConsoleAPICalledTypeError || ev.Type == runtime.ConsoleAPICalledTypeAssert {
-				var args []string
-				for _, a := range ev.Args {
-					args = append(args, string(a.Value)+a.Description)
-				}
-				problems = append(problems, "console."+string(ev.Type)+": "+strings.Join(args, " "))
-			}
-		case *runtime.EventExceptionThrown:
-			d := ev.ExceptionDetails
-			msg := d.Text
-			if d.Exception != nil {
-				msg += " " + d.Exception.Description
-			}
-			problems = append(problems, fmt.Sprintf("exception: %s at %s:%d", msg, d.URL, d.LineNumber))
-		case *cdplog.EventEntryAdded:
-			if ev.Entry.Level == cdplog.EntryLevelError {
-				problems = append(problems, "log: "+ev.Entry.Text+" "+ev.Entry.URL)
-			}
-		}
-	}); err != nil {
-		t.Fatalf("start chromium: %v", err)
-	}
-	n := 0
-	shot := func(name string) chromedp.Action[chromedp.Void] {
-		return chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
-			n++
-			buf, err := chromedp.FullScreenshot(100)(ctx, tg)
-			if err != nil {
-				return err
-			}
-			p := filepath.Join(shots, fmt.Sprintf("%d-%s.png", n, name))
-			t.Logf("screenshot %s", p)
-			return os.WriteFile(p, buf, 0o644)
-		})
-	}
-	do := func(step string, actions ...chromedp.Action[chromedp.Void]) {
-		t.Helper()
-		start := time.Now()
-		defer func() { t.Logf("%s: %v", step, time.Since(start).Round(time.Millisecond)) }()
-		if err := chromedp.Do(ctx, actions...); err != nil {
-			t.Fatalf("%s: %v", step, err)
-		}
-	}
-	text := func(sel string) string {
-		t.Helper()
-		s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
-		if err != nil {
-			t.Fatalf("text of %s: %v", sel, err)
-		}
-		return s
-	}
-	eval := func(js string) string {
-		t.Helper()
-		s, err := chromedp.Run(ctx, chromedp.Evaluate[string](js))
-		if err != nil {
-			t.Fatalf("evaluate %s: %v", js, err)
-		}
-		return s
-	}
+	do, shot, text, eval := b.do, b.shot, b.text, b.eval
 	base := v.ts.URL
-	logOn := chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
-		_, err := cdp.Call(ctx, tg, cdplog.Enable, cdp.Empty{})
-		return err
-	})
 
-	do("load", logOn, chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.CSS(`input[name=q]`)), shot("home"))
+	do("load", chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.CSS(`input[name=q]`)), shot("home"))
 	do("search",
 		chromedp.SendKeys(chromedp.CSS(`input[name=q]`), "dens hillsides"),
 		chromedp.Click(chromedp.CSS(`form.search button[type=submit]`)),
@@ -210,9 +97,5 @@ func TestBrowser(t *testing.T) {
 		chromedp.Click(chromedp.CSS(`button[data-post="/api/sync"]:not([data-collection])`)),
 		chromedp.WaitVisible(chromedp.CSS(`#jobs li.job`)),
 		shot("status"))
-	mu.Lock()
-	defer mu.Unlock()
-	for _, p := range problems {
-		t.Errorf("browser: %s", p)
-	}
+	b.check()
 }

@@ -42,7 +42,7 @@ type env struct {
 
 // newEnv indexes notes into a fresh GNO_HOME and serves the web app on a
 // loopback httptest server.
-func newEnv(t *testing.T, opt Options, cfg func(*config.Config)) *env {
+func newEnv(t testing.TB, opt Options, cfg func(*config.Config)) *env {
 	t.Helper()
 	dir := t.TempDir()
 	root := filepath.Join(dir, "notes")
@@ -84,6 +84,7 @@ func newEnv(t *testing.T, opt Options, cfg func(*config.Config)) *env {
 	}
 	ts := httptest.NewServer(app)
 	t.Cleanup(func() {
+		ts.CloseClientConnections() // a page's event stream would hold Close until the browser quits
 		ts.Close()
 		srv.Close()
 		e.Close()

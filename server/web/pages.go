@@ -1,11 +1,13 @@
 package web
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"html/template"
 	"net/http"
 	"net/url"
+	"path"
 	"regexp"
 	"sort"
 	"strconv"
@@ -15,19 +17,24 @@ import (
 	"github.com/gnosearch/gno/answer"
 	"github.com/gnosearch/gno/retrieval"
 	"github.com/gnosearch/gno/retrieval/gnoerr"
+	"github.com/gnosearch/gno/retrieval/links"
 	"github.com/gnosearch/gno/server/jobs"
 )
 
 func (a *App) parseTemplates() error {
 	funcs := template.FuncMap{
-		"docHref": docHref,
-		"cite":    citeHref,
-		"ms":      func(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) },
-		"score":   func(f float64) string { return strconv.FormatFloat(f, 'f', 3, 64) },
-		"join":    strings.Join,
+		"docHref":    docHref,
+		"cite":       citeHref,
+		"browseHref": browseHref,
+		"showURI":    showURI,
+		"isPDF":      func(uri string) bool { return strings.EqualFold(path.Ext(uri), ".pdf") },
+		"bytes":      humanBytes,
+		"ms":         func(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) },
+		"score":      func(f float64) string { return strconv.FormatFloat(f, 'f', 3, 64) },
+		"join":       strings.Join,
 	}
 	a.pages = map[string]*template.Template{}
-	for _, name := range []string{"search", "doc", "ask", "status"} {
+	for _, name := range []string{"search", "doc", "ask", "status", "edit", "browse", "tags", "graph"} {
 		t, err := template.New(name).Funcs(funcs).ParseFS(files, "templates/layout.html", "templates/"+name+".html")
 		if err != nil {
 			return fmt.Errorf("web: template %s: %w", name, err)
@@ -41,12 +48,32 @@ func (a *App) parseTemplates() error {
 type page struct {
 	Title       string
 	Nav         string
+	NavItems    []navItem
 	CSRF        string
 	Write       bool
 	Form        form
 	Collections []string
 	Err         string
-	Data        any
+	// Scripts are the page's own scripts under /assets/, after app.js;
+	// Styles its own style sheets, after style.css; Modules its ES
+	// modules, and Preload the modules they import (fetched at once
+	// rather than one import after another).
+	Scripts, Styles, Modules, Preload []string
+	Data                              any
+}
+
+// navItem is an entry of the main navigation.
+type navItem struct{ Key, Href, Label string }
+
+// navItems is the main navigation. A page names its entry in page.Nav;
+// a new page (the graph) adds one line here.
+var navItems = []navItem{
+	{"search", "/", "Search"},
+	{"browse", "/browse", "Browse"},
+	{"tags", "/tags", "Tags"},
+	{"graph", "/graph", "Graph"},
+	{"ask", "/ask", "Ask"},
+	{"status", "/status", "Status"},
 }
 
 // form is the search box's state.
@@ -59,19 +86,19 @@ type form struct {
 var modes = []struct{ Value, Label string }{{"search", "Keywords (BM25)"}, {"vsearch", "Meaning (vectors)"}, {"query", "Hybrid (best)"}}
 
 func (a *App) render(w http.ResponseWriter, r *http.Request, name string, status int, p page) {
-	p.CSRF, p.Write = a.csrf, a.opts.EnableWrite
+	p.CSRF, p.Write, p.NavItems = a.csrf, a.opts.EnableWrite, navItems
 	if p.Nav == "" {
 		p.Nav = name
 	}
 	if e, err := a.srv.Engine(r.Context()); err == nil {
 		p.Collections = e.Config().CollectionNames()
 	}
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(status)
-	if err := a.pages[name].ExecuteTemplate(w, "layout", p); err != nil {
+	var buf bytes.Buffer
+	if err := a.pages[name].ExecuteTemplate(&buf, "layout", p); err != nil {
 		a.log.Error("render page", "page", name, "err", err)
 	}
+	w.Header().Set("Cache-Control", "no-store")
+	writeCompressed(w, r, status, "text/html; charset=utf-8", buf.Bytes())
 }
 
 func (a *App) fail(w http.ResponseWriter, r *http.Request, name string, p page, err error) {
@@ -84,6 +111,8 @@ type resultView struct {
 	retrieval.Result
 	Snippet template.HTML
 	Href    string
+	// PDFHref opens the original PDF at the hit's page.
+	PDFHref string
 }
 
 // searchView is the search page's data.
@@ -93,6 +122,9 @@ type searchView struct {
 	Meta    *retrieval.Meta
 	Stages  []stage
 	Elapsed float64
+	// Tagged lists the notes of TagList when there is no query.
+	Tagged  []retrieval.Entry
+	TagList []string
 }
 
 // stageOrder puts stages in pipeline order, total last.
@@ -121,15 +153,41 @@ func (a *App) searchPage(w http.ResponseWriter, r *http.Request) {
 	}
 	view := &searchView{Modes: modes}
 	p := page{Title: "Search", Form: f, Data: view}
+	// fragment=1 asks for the results alone: the page's search as you type.
+	show := func(status int) {
+		if q.Get("fragment") == "" {
+			a.render(w, r, "search", status, p)
+			return
+		}
+		p.CSRF, p.Write = a.csrf, a.opts.EnableWrite
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Header().Set("Cache-Control", "no-store")
+		w.WriteHeader(status)
+		if p.Err != "" {
+			fmt.Fprintf(w, "<p class=\"error\" role=\"alert\">%s</p>", template.HTMLEscapeString(p.Err))
+		}
+		if err := a.pages["search"].ExecuteTemplate(w, "results", p); err != nil {
+			a.log.Error("render results", "err", err)
+		}
+	}
 	if f.Q == "" {
-		a.render(w, r, "search", http.StatusOK, p)
+		if f.Tags != "" {
+			if err := a.tagged(r.Context(), f, view); err != nil {
+				p.Err = err.Error()
+				show(statusOf(err))
+				return
+			}
+			p.Title = "#" + strings.Join(view.TagList, " #")
+		}
+		show(http.StatusOK)
 		return
 	}
 	p.Title = f.Q
 	start := time.Now()
 	res, err := a.search(r.Context(), f)
 	if err != nil {
-		a.fail(w, r, "search", p, err)
+		p.Err = err.Error()
+		show(statusOf(err))
 		return
 	}
 	view.Elapsed = float64(time.Since(start).Microseconds()) / 1000
@@ -142,7 +200,11 @@ func (a *App) searchPage(w http.ResponseWriter, r *http.Request) {
 		if hit.Title == "" {
 			hit.Title = hit.Source.RelPath
 		}
-		view.Results = append(view.Results, resultView{Result: hit, Snippet: highlight(hit.Snippet), Href: href})
+		rv := resultView{Result: hit, Snippet: highlight(hit.Snippet), Href: href}
+		if hit.Page > 0 {
+			rv.PDFHref = fileHref(hit.DocID, hit.Page)
+		}
+		view.Results = append(view.Results, rv)
 	}
 	for k, v := range res.Meta.Timings {
 		view.Stages = append(view.Stages, stage{k, v})
@@ -154,7 +216,30 @@ func (a *App) searchPage(w http.ResponseWriter, r *http.Request) {
 		}
 		return view.Stages[i].Name < view.Stages[j].Name
 	})
-	a.render(w, r, "search", http.StatusOK, p)
+	show(http.StatusOK)
+}
+
+// tags splits the search box's tag list.
+func tagList(s string) []string {
+	var out []string
+	for _, t := range strings.Split(s, ",") {
+		if t = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(t), "#")); t != "" {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// tagged lists the notes carrying the form's tags (a search with tags
+// and no words: what the tag browser links to).
+func (a *App) tagged(ctx context.Context, f form, view *searchView) error {
+	e, err := a.srv.Engine(ctx)
+	if err != nil {
+		return err
+	}
+	view.TagList = tagList(f.Tags)
+	view.Tagged, err = e.Notes().Tagged(ctx, retrieval.TaggedRequest{Tags: view.TagList, Collection: f.Collection})
+	return err
 }
 
 // search runs the page's search on the engine directly (the page wants
@@ -164,12 +249,7 @@ func (a *App) search(ctx context.Context, f form) (*retrieval.SearchResults, err
 	if err != nil {
 		return nil, err
 	}
-	req := retrieval.SearchRequest{Query: f.Q, Collection: f.Collection, Limit: 20, Explain: f.Explain}
-	for _, t := range strings.Split(f.Tags, ",") {
-		if t = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(t), "#")); t != "" {
-			req.TagsAny = append(req.TagsAny, t)
-		}
-	}
+	req := retrieval.SearchRequest{Query: f.Q, Collection: f.Collection, Limit: 20, Explain: f.Explain, TagsAny: tagList(f.Tags)}
 	mode, err := retrieval.ParseMode(f.Mode)
 	if err != nil {
 		return nil, err
@@ -189,6 +269,12 @@ type docView struct {
 	Incoming []Link
 	Graph    bool
 	GraphErr string
+	// Editable: a note the editor may open (not a converted file).
+	Editable bool
+	// FileHref opens the original of a converted document (a PDF at
+	// Page, the page of the cited lines); FileKind names its format.
+	FileHref, FileKind string
+	Page               int
 }
 
 type srcLine struct {
@@ -201,7 +287,7 @@ func (a *App) docPage(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	ref := q.Get("ref")
 	view := &docView{View: q.Get("view")}
-	p := page{Title: "Document", Nav: "search", Data: view}
+	p := page{Title: "Document", Nav: "browse", Data: view}
 	if ref == "" {
 		a.fail(w, r, "doc", p, gnoerr.New(gnoerr.InvalidInput, "no document: give ?ref=#docid or collection/path"))
 		return
@@ -225,6 +311,14 @@ func (a *App) docPage(w http.ResponseWriter, r *http.Request) {
 	p.Title = d.Title
 	if p.Title == "" {
 		p.Title = d.Source.RelPath
+	}
+	view.Editable = links.IsNoteExt(d.Source.Ext)
+	if !view.Editable {
+		view.FileKind = strings.ToUpper(strings.TrimPrefix(d.Source.Ext, "."))
+		if strings.EqualFold(d.Source.Ext, ".pdf") {
+			view.Page = pageAt(d.Content, view.From)
+		}
+		view.FileHref = fileHref(d.DocID, view.Page)
 	}
 	if view.View == "" && !isMarkdown(d.Source.Ext) {
 		view.View = "source" // plain text reads best as numbered lines
@@ -341,6 +435,14 @@ func isMarkdown(ext string) bool {
 		return true
 	}
 	return false
+}
+
+// showURI is a gno:// URI for reading: its escapes (%20) decoded.
+func showURI(u string) string {
+	if s, err := url.PathUnescape(u); err == nil {
+		return s
+	}
+	return u
 }
 
 // docHref is the document view of a reference.

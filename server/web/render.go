@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"strings"
 
+	wikilinks "github.com/gnosearch/gno/retrieval/links"
+	"github.com/gnosearch/gno/retrieval/note"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
@@ -43,7 +45,7 @@ type rendered struct {
 // nothing is ever fetched from disk.
 func renderMarkdown(content, collection, relPath string, from, to int) (rendered, error) {
 	body, skipped := splitFrontMatter(content)
-	src := []byte(body)
+	src := []byte(wikiLinks(body, collection+"/"+relPath))
 	doc := md.Parser().Parse(text.NewReader(src))
 	var links []docLink
 	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
@@ -52,6 +54,10 @@ func renderMarkdown(content, collection, relPath string, from, to int) (rendered
 		}
 		switch l := n.(type) {
 		case *ast.Link:
+			if d := string(l.Destination); strings.HasPrefix(d, "/go?") {
+				links = append(links, docLink{Text: plainText(l, src), Href: d, Doc: true})
+				break
+			}
 			href, isDoc := rewriteLink(string(l.Destination), collection, relPath)
 			l.Destination = []byte(href)
 			links = append(links, docLink{Text: plainText(l, src), Href: href, Doc: isDoc})
@@ -67,7 +73,7 @@ func renderMarkdown(content, collection, relPath string, from, to int) (rendered
 	})
 	var b bytes.Buffer
 	if skipped > 0 {
-		fmt.Fprintf(&b, "<pre class=\"blk fm\" id=\"L1\">%s</pre>\n", template.HTMLEscapeString(strings.Join(strings.SplitN(content, "\n", skipped+1)[:skipped], "\n")))
+		writeProps(&b, content, skipped)
 	}
 	r := md.Renderer()
 	for c := doc.FirstChild(); c != nil; c = c.NextSibling() {
@@ -90,6 +96,84 @@ func renderMarkdown(content, collection, relPath string, from, to int) (rendered
 		out = "<pre class=\"blk\">" + template.HTMLEscapeString(content) + "</pre>"
 	}
 	return rendered{HTML: template.HTML(out), Links: links}, nil
+}
+
+// wikiLinks turns the [[wikilinks]] (and ![[embeds]]) of a note's body
+// into Markdown links to /go, which resolves them the way the index does
+// when followed. Only bytes inside each link change, never a line end, so
+// the line anchors stay true; links in code are left alone (links.Extract
+// skips them), and the label's punctuation is escaped so it shows as
+// text.
+func wikiLinks(body, from string) string {
+	var b strings.Builder
+	last := 0
+	for _, l := range wikilinks.Extract(body) {
+		if (l.Kind != wikilinks.Wiki && l.Kind != wikilinks.Embed) || l.Target == "" || strings.ContainsAny(body[l.Start:l.End], "\n\r") {
+			continue
+		}
+		label := l.Alias
+		if label == "" {
+			label = l.Target
+			if l.Fragment != "" {
+				label += " › " + l.Fragment
+			}
+		}
+		b.WriteString(body[last:l.Start])
+		b.WriteString("[" + escapeMarkdown(label) + "](</go?" + url.Values{"from": {from}, "to": {l.Target}}.Encode() + ">)")
+		last = l.End
+	}
+	if last == 0 {
+		return body
+	}
+	b.WriteString(body[last:])
+	return b.String()
+}
+
+// escapeMarkdown backslash-escapes ASCII punctuation, so text shows as
+// written (CommonMark allows the escape before any of it).
+func escapeMarkdown(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if r < 128 && strings.ContainsRune("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~", r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// writeProps shows a note's front matter as properties (title, tags,
+// aliases, dates ...): tags link to the notes carrying them, lists are
+// chips, anything nested its YAML. Front matter that is no YAML map
+// shows as it is written.
+func writeProps(b *bytes.Buffer, content string, lines int) {
+	esc := template.HTMLEscapeString
+	props, err := note.Props([]byte(content))
+	if err != nil || len(props) == 0 {
+		fmt.Fprintf(b, "<pre class=\"blk fm\" id=\"L1\">%s</pre>\n", esc(strings.Join(strings.SplitN(content, "\n", lines+1)[:lines], "\n")))
+		return
+	}
+	fmt.Fprintf(b, "<dl class=\"blk props\" id=\"L1\" data-lines=\"1-%d\">", lines)
+	for _, p := range props {
+		fmt.Fprintf(b, "<div><dt>%s</dt><dd>", esc(p.Key))
+		switch p.Kind {
+		case "text":
+			b.WriteString(esc(p.Value))
+		case "list":
+			for _, v := range p.List {
+				if p.Key == "tags" || p.Key == "tag" {
+					t := strings.TrimPrefix(v, "#")
+					fmt.Fprintf(b, "<a class=\"tag\" href=\"/?tags=%s\">#%s</a> ", esc(url.QueryEscape(t)), esc(t))
+				} else {
+					fmt.Fprintf(b, "<span class=\"chip\">%s</span> ", esc(v))
+				}
+			}
+		default:
+			fmt.Fprintf(b, "<pre>%s</pre>", esc(strings.TrimRight(p.YAML, "\n")))
+		}
+		b.WriteString("</dd></div>")
+	}
+	b.WriteString("</dl>\n")
 }
 
 // safeHTML is the belt to goldmark's braces: rendered HTML must open no

@@ -35,6 +35,19 @@ var writeEndpoints = map[string]string{
 	"tag":  "gno_tag",
 }
 
+// workspaceWrites are the workspace's write endpoints: each needs
+// --enable-write, the same origin and the CSRF token (App.write).
+func workspaceWrites(a *App) map[string]http.HandlerFunc {
+	return map[string]http.HandlerFunc{
+		"POST /api/note/save":          a.noteSave,
+		"POST /api/note/rename":        a.rename,
+		"POST /api/note/delete":        a.deleteNote,
+		"POST /api/capture":            a.capture,
+		"POST /api/collections":        a.addCollection,
+		"POST /api/collections/remove": a.removeCollection,
+	}
+}
+
 // maxBody bounds a JSON request body.
 const maxBody = 1 << 20
 
@@ -48,6 +61,21 @@ func (a *App) restRoutes() {
 		a.mux.Handle("POST /api/"+name, a.write(a.tool(tool)))
 	}
 	a.mux.Handle("POST /api/embed", a.write(http.HandlerFunc(a.embed)))
+	// The workspace: editing, browsing, the palette, collections.
+	for route, h := range map[string]http.HandlerFunc{
+		"GET /api/note":             a.noteOpen,
+		"GET /api/note/rename-plan": a.renamePlan,
+		"POST /api/note/preview":    a.notePreview,
+		"GET /api/complete":         a.completeAPI,
+		"GET /api/palette":          a.paletteAPI,
+		"GET /api/tree":             a.treeAPI,
+		"GET /api/templates":        a.templatesAPI,
+	} {
+		a.mux.Handle(route, h)
+	}
+	for route, h := range workspaceWrites(a) {
+		a.mux.Handle(route, a.write(h))
+	}
 	a.mux.HandleFunc("GET /api/ask/stream", a.askStream)
 	a.mux.HandleFunc("GET /api/jobs", a.jobs)
 	a.mux.HandleFunc("GET /api/jobs/events", a.jobEvents)

@@ -1,12 +1,33 @@
 // Package web is gno's local web app and REST API (`gno serve`): search
-// with the three modes, a per-stage explain view, documents rendered from
-// the index, answers with citations, index status and live job progress.
+// with the three modes (results follow the words as they are typed), a
+// per-stage explain view, documents rendered from the index with their
+// front matter as properties, answers with citations, index status and
+// live job progress; a graph view of the whole index's links and each
+// note's local graph (graphview.go: laid out on the server by
+// retrieval/graph/layout, drawn on a canvas by the ES modules under
+// assets/graph/); and, with --enable-write, a workspace: an editor, a
+// folder and a tag browser, quick capture, collections, and a command
+// palette (Ctrl/⌘-K) on every page.
 //
 // Pages are server-rendered html/template with a few kilobytes of
-// progressive vanilla JavaScript; every asset is embedded in the binary
-// and there is no build step. The REST API under /api/ runs the MCP
+// progressive vanilla JavaScript; every asset is embedded in the binary,
+// served gzipped (assets.go), and there is no build step. The REST API under /api/ runs the MCP
 // server's own tool handlers (Backend.Call), so its JSON is the tools'
-// structuredContent, byte for byte the same shapes.
+// structuredContent, byte for byte the same shapes; the workspace's own
+// endpoints (edit.go, palette.go, browse.go) call the engine's parts, and
+// its writes go through the same calls and path rules as MCP (note.Path,
+// ingest.Indexes), under the writer lock.
+//
+// The editor is a plain <textarea>, not CodeMirror: CodeMirror 6 needs a
+// bundler (it ships as ES modules), about 150 KB of script, and injects
+// its styles at run time, which the strict style-src 'self' refuses
+// without nonces. The textarea keeps the CSP, the no-build rule and the
+// page weight; editor.js adds what CodeMirror would: [[link and #tag
+// completion in a listbox placed at the caret (a measured mirror of the
+// text), a preview rendered by the server with the document view's own
+// renderer, autosave with a visible state, and saves that name the
+// version they edit (Notes.Save), refused with a diff when the file
+// changed on disk.
 //
 // The package owns the pages, the REST routes and their safety checks. It
 // reaches the index only through its Backend (the MCP server provides
@@ -16,7 +37,8 @@
 // DNS rebinding; writes need EnableWrite, a same-origin request and the
 // page's CSRF token in X-Gno-Csrf; documents are rendered from the index by
 // reference only (never a path on disk), without their HTML, under a
-// strict Content-Security-Policy.
+// strict Content-Security-Policy; an original file (/file, a PDF) is
+// served by reference too, inside its collection by note.Path.
 package web
 
 import (
@@ -28,12 +50,12 @@ import (
 	"fmt"
 	"html/template"
 	"io"
-	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/gnosearch/gno/answer"
@@ -114,18 +136,26 @@ type Options struct {
 	// Links gives a document's links and backlinks; nil means the
 	// index's own links graph (Graph.Links).
 	Links LinkGraph
+	// Graph gives the whole link graph to the graph view (/graph) and to
+	// each note's local graph; nil means the index's own (Graph.Whole).
+	Graph GraphSource
 	// Logger receives diagnostics; nil discards them.
 	Logger *slog.Logger
 }
 
 // App is the web app as an http.Handler.
 type App struct {
-	opts  Options
-	srv   Backend
-	log   *slog.Logger
-	csrf  string
-	pages map[string]*template.Template
-	mux   *http.ServeMux
+	opts   Options
+	srv    Backend
+	log    *slog.Logger
+	csrf   string
+	pages  map[string]*template.Template
+	mux    *http.ServeMux
+	assets assetCache
+	graph  *GraphHandler
+	// busy counts the requests in flight that a background layout gives
+	// way to (all but event streams and the scene itself).
+	busy atomic.Int64
 }
 
 // New builds the app.
@@ -144,6 +174,9 @@ func New(o Options) (*App, error) {
 	if o.Links == nil {
 		o.Links = engineGraph{srv: o.Backend}
 	}
+	if o.Graph == nil {
+		o.Graph = engineScene{srv: o.Backend}
+	}
 	a := &App{opts: o, srv: o.Backend, log: log, csrf: hex.EncodeToString(tok[:]), mux: http.NewServeMux()}
 	if err := a.parseTemplates(); err != nil {
 		return nil, err
@@ -156,16 +189,17 @@ func New(o Options) (*App, error) {
 func (a *App) CSRFToken() string { return a.csrf }
 
 func (a *App) routes() {
-	assets, _ := fs.Sub(files, "assets")
-	fileServer := http.StripPrefix("/assets/", http.FileServerFS(assets))
-	a.mux.Handle("GET /assets/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Cache-Control", "public, max-age=3600")
-		fileServer.ServeHTTP(w, r)
-	}))
+	a.mux.HandleFunc("GET /assets/", a.assets.serveAsset)
 	a.mux.HandleFunc("GET /{$}", a.searchPage)
 	a.mux.HandleFunc("GET /doc", a.docPage)
 	a.mux.HandleFunc("GET /ask", a.askPage)
 	a.mux.HandleFunc("GET /status", a.statusPage)
+	a.mux.HandleFunc("GET /browse", a.browsePage)
+	a.mux.HandleFunc("GET /tags", a.tagsPage)
+	a.mux.HandleFunc("GET /edit", a.editPage)
+	a.mux.HandleFunc("GET /file", a.filePage)
+	a.mux.HandleFunc("GET /go", a.followPage)
+	a.graphRoutes()
 	a.restRoutes()
 }
 
@@ -195,8 +229,23 @@ func (a *App) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "Forbidden: cross-site API request", http.StatusForbidden)
 		return
 	}
+	if p := r.URL.Path; p != "/api/graph/scene" && p != "/api/jobs/events" && p != "/api/ask/stream" {
+		a.busy.Add(1)
+		defer a.busy.Add(-1)
+	}
 	listen.CheckOrigin(a.mux, a.opts.ListenAny, a.log).ServeHTTP(w, r)
 }
+
+// WatchGraph keeps the graph view's scene laid out for the index as it
+// changes, in the background and giving way to every other request,
+// until ctx ends (GraphHandler.Watch): the first visit to /graph, and
+// the first after a sync, finds it ready. Serve runs it.
+func (a *App) WatchGraph(ctx context.Context) { a.graph.Watch(ctx, graphWatchInterval) }
+
+// graphWatchInterval is how often WatchGraph looks at the index: one
+// small query each time, and a change is laid out one interval after
+// the last write of a burst.
+const graphWatchInterval = 2 * time.Second
 
 // sameOrigin guards writes: the CSRF token must match and a browser's
 // Origin (or, without one, Sec-Fetch-Site) must be this very server.
@@ -234,5 +283,8 @@ func Serve(ctx context.Context, addr string, o Options, ready func(addr string))
 		return fmt.Errorf("listen on %s: %w", addr, err)
 	}
 	hs := &http.Server{Handler: app, ReadHeaderTimeout: 10 * time.Second}
+	wctx, stop := context.WithCancel(ctx)
+	defer stop()
+	go app.WatchGraph(wctx)
 	return listen.Run(ctx, hs, ln, ready, nil)
 }

@@ -1,0 +1,170 @@
+package retrieval
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"hash"
+	"path"
+	"strings"
+	"sync"
+
+	"github.com/gnosearch/gno/retrieval/graph/layout"
+)
+
+// WholeGraph is the whole link graph of the index as a graph view draws
+// it: every document (ID, title, collection, path, tags), its resolved
+// links, its unresolved ones, and the cached PageRank.
+type WholeGraph struct {
+	// Version is a digest of Input without Rank (which follows from the
+	// links): it changes exactly when what a drawing shows changes, so
+	// a layout keyed by it is redone when links, titles, tags or the
+	// document set change, and not after a write that changed only text.
+	Version string
+	// Input's document IDs are collection/path references, which every
+	// REF parameter accepts (unlike a docid, unique per document).
+	Input *layout.Input
+}
+
+// wholeCache is the latest WholeGraph and the committed state it was
+// read at.
+type wholeCache struct {
+	mu    sync.Mutex
+	state string
+	g     *WholeGraph
+}
+
+// State names the committed state of the index: every write batch
+// changes it, and reading it costs one small query, so a caller can poll
+// it to learn that Whole may have changed without rebuilding anything.
+func (gr *Graph) State(ctx context.Context) (string, error) {
+	st, err := gr.e.store(ctx)
+	if err != nil {
+		return "", err
+	}
+	return st.LinkVersion(ctx)
+}
+
+// Whole returns the whole link graph, read once per committed state of
+// the index (from the store's cached link index, one query for the tags,
+// and the part's cached PageRank) and shared by every caller until the
+// next write; callers must not change it.
+func (gr *Graph) Whole(ctx context.Context) (*WholeGraph, error) {
+	st, err := gr.e.store(ctx)
+	if err != nil {
+		return nil, err
+	}
+	state, err := st.LinkVersion(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c := &gr.whole
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.g != nil && c.state == state {
+		return c.g, nil
+	}
+	names, err := st.NoteNames(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	tags, err := st.DocTags(ctx)
+	if err != nil {
+		return nil, err
+	}
+	g, _, err := gr.linkGraph(ctx)
+	if err != nil {
+		return nil, err
+	}
+	_, pairs, err := st.LinkGraph(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	unresolved, err := st.Unresolved(ctx, "", 0)
+	if err != nil {
+		return nil, err
+	}
+	pr := gr.pageRank(g)
+	in := &layout.Input{Docs: make([]layout.Doc, len(names)), Rank: make([]float64, len(names))}
+	at := make(map[int64]int32, len(names))
+	for i, n := range names {
+		title := n.Title
+		if title == "" {
+			title = n.Stem
+		}
+		in.Docs[i] = layout.Doc{ID: n.Collection + "/" + n.RelPath, Title: title, Collection: n.Collection, Path: n.RelPath, Tags: tags[n.ID]}
+		in.Rank[i] = pr[n.ID]
+		at[n.ID] = int32(i)
+	}
+	// The three reads above each take the link index of their own
+	// moment: a document that came or went between them is left out.
+	for _, p := range pairs {
+		a, okA := at[p[0]]
+		b, okB := at[p[1]]
+		if okA && okB {
+			in.Links = append(in.Links, layout.Link{Src: a, Dst: b})
+		}
+	}
+	for _, u := range unresolved {
+		target := strings.TrimSpace(u.Target)
+		if a, ok := at[u.Src]; ok && target != "" {
+			in.Unresolved = append(in.Unresolved, layout.Unresolved{Src: a, Target: unresolvedName(target)})
+		}
+	}
+	c.g, c.state = &WholeGraph{Version: digest(in), Input: in}, state
+	return c.g, nil
+}
+
+// unresolvedName is how a missing note is labelled: the target as
+// written, without a folder or a Markdown extension ("notes/Idea.md"
+// and "Idea" name the same missing note).
+func unresolvedName(target string) string {
+	base := path.Base(strings.TrimSuffix(target, "/"))
+	if ext := path.Ext(base); strings.EqualFold(ext, ".md") {
+		base = strings.TrimSuffix(base, ext)
+	}
+	if base == "" || base == "." || base == "/" {
+		return target
+	}
+	return base
+}
+
+// digest is a version of in: SHA-256 over its documents, links and
+// unresolved links (not Rank, which the links determine).
+func digest(in *layout.Input) string {
+	h := sha256.New()
+	str := func(s string) {
+		var n [binary.MaxVarintLen64]byte
+		h.Write(n[:binary.PutUvarint(n[:], uint64(len(s)))])
+		h.Write([]byte(s))
+	}
+	num := func(v int32) { writeUint(h, uint32(v)) }
+	for _, d := range in.Docs {
+		str(d.ID)
+		str(d.Title)
+		str(d.Collection)
+		str(d.Path)
+		num(int32(len(d.Tags)))
+		for _, t := range d.Tags {
+			str(t)
+		}
+	}
+	num(-1)
+	for _, l := range in.Links {
+		num(l.Src)
+		num(l.Dst)
+	}
+	num(-1)
+	for _, u := range in.Unresolved {
+		num(u.Src)
+		str(u.Target)
+	}
+	return "g" + hex.EncodeToString(h.Sum(nil)[:12])
+}
+
+func writeUint(h hash.Hash, v uint32) {
+	var b [4]byte
+	binary.LittleEndian.PutUint32(b[:], v)
+	h.Write(b[:])
+}

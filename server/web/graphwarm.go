@@ -1,0 +1,86 @@
+package web
+
+import (
+	"context"
+	"runtime"
+	"time"
+)
+
+// GraphStater is a GraphSource that can also say cheaply whether its
+// graph may have changed: a state that changes with every write to the
+// index (the engine's write counter), where GraphVersion may have to
+// read the whole graph to answer.
+type GraphStater interface {
+	GraphState(ctx context.Context) (string, error)
+}
+
+// giveWay is the layout's yield for a job: while nobody waits for the
+// job and other requests are in flight, it waits (polling every
+// millisecond), so a background layout only runs in the gaps between
+// requests; it stops waiting when ctx ends.
+func (h *GraphHandler) giveWay(ctx context.Context, job *sceneJob) {
+	for job.waiters.Load() == 0 && h.busy() && ctx.Err() == nil {
+		time.Sleep(time.Millisecond)
+	}
+	// Between requests, still let the handlers' goroutines run first.
+	runtime.Gosched()
+}
+
+// Watch keeps the scene laid out for the source's current graph until
+// ctx ends: every interval it reads the source's state (GraphStater, or
+// GraphVersion), and once a change has held for a whole interval (a sync
+// writes in batches; a layout per batch would be wasted) it lays the
+// new graph out in the background (Warm), giving way to requests. A
+// graph that did not change (a write to text only, for the engine's
+// source) costs no layout: its version is the same.
+func (h *GraphHandler) Watch(ctx context.Context, interval time.Duration) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	var seen, warmed string
+	warming := make(chan string, 1)
+	busy := false
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case st := <-warming:
+			busy = false
+			warmed = st
+			continue
+		case <-t.C:
+		}
+		st, err := h.state(ctx)
+		if err != nil {
+			h.log.Debug("graph view: state", "err", err)
+			continue
+		}
+		if st != seen {
+			seen = st // changed: wait one more interval for it to settle
+			continue
+		}
+		if st == warmed || busy {
+			continue
+		}
+		busy = true
+		go func() {
+			start := time.Now()
+			if err := h.Warm(ctx); err != nil {
+				if ctx.Err() == nil {
+					h.log.Warn("graph view: warm", "err", err)
+				}
+				st = "" // try again at the next change
+			} else {
+				h.log.Debug("graph view: warm", "took", time.Since(start))
+			}
+			warming <- st
+		}()
+	}
+}
+
+// state is the source's cheap state, or its version.
+func (h *GraphHandler) state(ctx context.Context) (string, error) {
+	if s, ok := h.src.(GraphStater); ok {
+		return s.GraphState(ctx)
+	}
+	return h.src.GraphVersion(ctx)
+}
