@@ -12,6 +12,7 @@ import (
 	"github.com/gnosearch/gno/retrieval"
 	"github.com/gnosearch/gno/retrieval/gnoerr"
 	"github.com/gnosearch/gno/retrieval/ingest"
+	"github.com/gnosearch/gno/server/auth"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -33,6 +34,9 @@ func (s *Server) Call(ctx context.Context, name string, raw map[string]any) (out
 	d, ok := s.defs[name]
 	if !ok {
 		return nil, "", gnoerr.New(gnoerr.NotFound, "no tool %q (write tools need --enable-write)", name)
+	}
+	if !d.readOnly && !auth.CanWrite(ctx) {
+		return nil, "", gnoerr.New(gnoerr.InvalidInput, "%s", auth.ErrReadOnly)
 	}
 	defer func() {
 		if r := recover(); r != nil {
@@ -128,6 +132,9 @@ func (s *Server) Jobs(limit int) (active, recent []Job) { return s.jobs.list(lim
 // StartEmbed starts embedding the chunks that lack vectors as a
 // background job. It takes the one job slot, like gno_sync.
 func (s *Server) StartEmbed(ctx context.Context, collection string) (Job, error) {
+	if !auth.CanWrite(ctx) {
+		return Job{}, gnoerr.New(gnoerr.InvalidInput, "%s", auth.ErrReadOnly)
+	}
 	e, err := s.engine(ctx)
 	if err != nil {
 		return Job{}, err

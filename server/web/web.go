@@ -18,6 +18,7 @@ package web
 import (
 	"context"
 	"crypto/rand"
+	"crypto/tls"
 	"embed"
 	"encoding/hex"
 	"errors"
@@ -86,6 +87,13 @@ type Options struct {
 	Links LinkGraph
 	// Logger receives diagnostics; nil discards them.
 	Logger *slog.Logger
+	// MCP, if not nil, is served at /mcp beside the app (the sharing mode
+	// serves people and agents on one port; see server.MCPHandler).
+	MCP http.Handler
+	// Guard, if not nil, wraps the whole app (the sharing mode's
+	// auth.Guard.Wrap); TLS, if not nil, serves HTTPS only.
+	Guard func(http.Handler) http.Handler
+	TLS   *tls.Config
 }
 
 // App is the web app as an http.Handler.
@@ -136,6 +144,9 @@ func (a *App) routes() {
 	a.mux.HandleFunc("GET /doc", a.docPage)
 	a.mux.HandleFunc("GET /ask", a.askPage)
 	a.mux.HandleFunc("GET /status", a.statusPage)
+	if a.opts.MCP != nil {
+		a.mux.Handle(server.EndpointPath, a.opts.MCP)
+	}
 	a.restRoutes()
 }
 
@@ -203,6 +214,13 @@ func Serve(ctx context.Context, addr string, o Options, ready func(addr string))
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", addr, err)
 	}
-	hs := &http.Server{Handler: app, ReadHeaderTimeout: 10 * time.Second}
+	var h http.Handler = app
+	if o.Guard != nil {
+		h = o.Guard(app)
+	}
+	if o.TLS != nil {
+		ln = tls.NewListener(ln, o.TLS)
+	}
+	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	return server.RunHTTP(ctx, hs, ln, ready, nil)
 }
