@@ -41,7 +41,7 @@ Write tools (capture, add/remove collection, sync, tag) are off unless
 	f.BoolVar(&enableWrite, "enable-write", false, "register the write tools (also GNO_MCP_ENABLE_WRITE=1)")
 	f.StringVar(&httpAddr, "http", "", "serve streamable HTTP on `ADDR` (e.g. 127.0.0.1:8765) instead of stdio")
 	f.BoolVar(&listenAny, "listen-any", false, "share --http: any address, HTTPS and access tokens (see gno token)")
-	addShareFlags(f, &share)
+	addShareFlags(cmd, &share)
 	f.StringVar(&logFile, "log-file", "", "append logs to `FILE` (stdout never carries logs)")
 	cmd.AddCommand(newMCPInstallCmds(a)...)
 	return cmd

@@ -68,7 +68,7 @@ the web app has a sign-in page); read tokens never write.`,
 	f.StringVar(&addr, "addr", "127.0.0.1:7777", "listen on `ADDR`")
 	f.BoolVar(&enableWrite, "enable-write", false, "allow sync, embed and tag from the web app and /api/")
 	f.BoolVar(&listenAny, "listen-any", false, "share the index: any address, HTTPS and access tokens (see gno token)")
-	addShareFlags(f, &share)
+	addShareFlags(cmd, &share)
 	f.StringVar(&logFile, "log-file", "", "append logs to `FILE`")
 	return cmd
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/gnosearch/gno/retrieval/config"
 	"github.com/gnosearch/gno/retrieval/gnoerr"
 	"github.com/gnosearch/gno/server/auth"
-	"github.com/spf13/pflag"
+	"github.com/spf13/cobra"
 )
 
 // shareFlags are the sharing mode's flags (--listen-any), the same on
@@ -20,7 +20,8 @@ type shareFlags struct {
 	hosts           []string
 }
 
-func addShareFlags(f *pflag.FlagSet, s *shareFlags) {
+func addShareFlags(cmd *cobra.Command, s *shareFlags) {
+	f := cmd.Flags()
 	f.StringVar(&s.tlsCert, "tls-cert", "", "with --listen-any: the TLS certificate `FILE` (PEM; default: a self-signed one gno makes)")
 	f.StringVar(&s.tlsKey, "tls-key", "", "with --listen-any: the certificate's key `FILE` (PEM)")
 	f.StringArrayVar(&s.hosts, "host", nil, "with --listen-any: another `NAME` clients reach the server by (certificate and Host check)")
