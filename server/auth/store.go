@@ -431,14 +431,13 @@ func ParseTTL(s string) (time.Duration, error) {
 	var d time.Duration
 	if unit := s[len(s)-1]; unit == 'd' || unit == 'w' {
 		n, err := strconv.ParseUint(s[:len(s)-1], 10, 32)
-		if err != nil || n > 100*366 {
+		if unit == 'w' {
+			n *= 7
+		}
+		if err != nil || n > 100*366 { // bounded before it becomes a Duration: no overflow
 			return 0, bad
 		}
-		days := time.Duration(n)
-		if unit == 'w' {
-			days *= 7
-		}
-		d = days * 24 * time.Hour
+		d = time.Duration(n) * 24 * time.Hour
 	} else {
 		var err error
 		if d, err = time.ParseDuration(s); err != nil {

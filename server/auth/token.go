@@ -31,7 +31,7 @@ var b32 = base32.NewEncoding("abcdefghijklmnopqrstuvwxyz234567").WithPadding(bas
 var (
 	ErrTokenFormat = errors.New("not a gno access token (want gno_ followed by 58 letters and digits)")
 	ErrChecksum    = errors.New("access token checksum mismatch (mistyped or truncated?)")
-	ErrNoBearer    = errors.New("Authorization header is not \"Bearer <token>\"")
+	ErrNoBearer    = errors.New("the Authorization header is not \"Bearer <token>\"")
 )
 
 // NewSecret returns a fresh random access token.
