@@ -8,8 +8,9 @@
 // server's own tool handlers (server.Server.Call), so its JSON is the
 // tools' structuredContent, byte for byte the same shapes.
 //
-// Safety: loopback only unless ListenAny; Host and Origin checked against
-// DNS rebinding; writes need EnableWrite, a same-origin request and the
+// Safety: loopback only unless ListenAny (then behind an auth.Guard over
+// TLS: access tokens, a login, read tokens refused on writes); Host and
+// Origin checked against DNS rebinding; writes need EnableWrite, a same-origin request and the
 // page's CSRF token in X-Gno-Csrf; documents are rendered from the index by
 // reference only (never a path on disk), without their HTML, under a
 // strict Content-Security-Policy.
