@@ -240,7 +240,7 @@ func (g *Guard) fail(w http.ResponseWriter, r *http.Request, ip string, now time
 
 // refuse logs and answers a refused request.
 func (g *Guard) refuse(w http.ResponseWriter, r *http.Request, ip string, status int, reason, msg string) {
-	g.log.Warn("auth: refused", "ip", ip, "reason", reason, "method", r.Method, "path", r.URL.Path, "status", status)
+	g.log.Warn("auth: refused", "ip", ip, "reason", reason, "method", r.Method, "path", logPath(r.URL), "status", status)
 	code := map[int]string{http.StatusBadRequest: "BAD_REQUEST", http.StatusUnauthorized: "UNAUTHORIZED", http.StatusForbidden: "FORBIDDEN"}[status]
 	writeError(w, status, code, msg)
 }
@@ -283,6 +283,14 @@ func tokenInURL(u *url.URL) bool {
 		raw = u.RawQuery
 	}
 	return containsToken(u.Path) || containsToken(raw) || containsToken(u.RawQuery)
+}
+
+// logPath is the path to log: withheld when it holds a token.
+func logPath(u *url.URL) string {
+	if containsToken(u.Path) {
+		return "(withheld: it holds a token)"
+	}
+	return u.Path
 }
 
 // wantsPage reports a browser navigating to a page (sent to the login

@@ -159,6 +159,7 @@ func TestGuardRefusals(t *testing.T) {
 		"http origin":     {map[string]string{"Authorization": "Bearer " + read, "Origin": "http://" + strings.TrimPrefix(g.base, "https://")}, "/", 403},
 		"query + header":  {map[string]string{"Authorization": "Bearer " + read}, "/?access_token=" + read, 400},
 		"bad cookie only": {map[string]string{"Cookie": SessionCookie + "=abc"}, "/api/search", 401},
+		"host + path":     {map[string]string{"Host": "evil.example"}, "/doc/" + read, 403},
 	} {
 		st, body, _ := g.do(c, "GET", c2.path, "", c2.hdr, nil)
 		if st != c2.want || strings.Contains(body, docText) {

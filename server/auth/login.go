@@ -83,7 +83,7 @@ func (g *Guard) login(w http.ResponseWriter, r *http.Request, ip string) {
 			return
 		}
 		g.limiter.fail(ip, now)
-		g.log.Warn("auth: refused", "ip", ip, "reason", "login with a wrong, revoked or expired token", "method", r.Method, "path", r.URL.Path, "status", http.StatusUnauthorized)
+		g.log.Warn("auth: refused", "ip", ip, "reason", "login with a wrong, revoked or expired token", "method", r.Method, "path", logPath(r.URL), "status", http.StatusUnauthorized)
 		v.Error = "That token is wrong, revoked or expired."
 		g.page(w, http.StatusUnauthorized, v)
 		return
