@@ -132,7 +132,10 @@ func (g *Guard) serve(next http.Handler, w http.ResponseWriter, r *http.Request)
 		g.refuse(w, r, ip, http.StatusForbidden, "foreign Host", fmt.Sprintf("host %q is not a name this server is reached by", r.Host))
 		return
 	}
-	if o := r.Header.Get("Origin"); o != "" {
+	// A form posted from a page under Referrer-Policy: no-referrer says
+	// Origin: null; the browser's Sec-Fetch-Site (which no page can set)
+	// then tells a same-origin post.
+	if o := r.Header.Get("Origin"); o != "" && (o != "null" || r.Header.Get("Sec-Fetch-Site") != "same-origin") {
 		if u, err := url.Parse(o); err != nil || u.Scheme != "https" || !strings.EqualFold(u.Host, r.Host) {
 			g.refuse(w, r, ip, http.StatusForbidden, "foreign Origin", fmt.Sprintf("cross-origin request refused (origin %q)", o))
 			return

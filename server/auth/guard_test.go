@@ -160,6 +160,8 @@ func TestGuardRefusals(t *testing.T) {
 		"query + header":  {map[string]string{"Authorization": "Bearer " + read}, "/?access_token=" + read, 400},
 		"bad cookie only": {map[string]string{"Cookie": SessionCookie + "=abc"}, "/api/search", 401},
 		"host + path":     {map[string]string{"Host": "evil.example"}, "/doc/" + read, 403},
+		"null origin":     {map[string]string{"Authorization": "Bearer " + read, "Origin": "null"}, "/", 403},
+		"null cross-site": {map[string]string{"Authorization": "Bearer " + read, "Origin": "null", "Sec-Fetch-Site": "cross-site"}, "/", 403},
 	} {
 		st, body, _ := g.do(c, "GET", c2.path, "", c2.hdr, nil)
 		if st != c2.want || strings.Contains(body, docText) {
@@ -228,7 +230,9 @@ func TestGuardLogin(t *testing.T) {
 		strings.NewReader("token="+read)); st != 403 {
 		t.Fatalf("cross-origin login: %d", st)
 	}
-	st, _, resp = g.do(c, "POST", "/login", "", form, strings.NewReader("token="+url.QueryEscape(read)))
+	// What Chromium sends for a form on a no-referrer page.
+	browserForm := map[string]string{"Content-Type": "application/x-www-form-urlencoded", "Origin": "null", "Sec-Fetch-Site": "same-origin"}
+	st, _, resp = g.do(c, "POST", "/login", "", browserForm, strings.NewReader("token="+url.QueryEscape(read)))
 	if st != 303 {
 		t.Fatalf("login: %d", st)
 	}

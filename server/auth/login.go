@@ -119,7 +119,9 @@ func (g *Guard) page(w http.ResponseWriter, status int, v loginView) {
 	h.Set("Content-Security-Policy", loginCSP)
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("X-Frame-Options", "DENY")
-	h.Set("Referrer-Policy", "no-referrer")
+	// same-origin, not no-referrer: the sign-in form's post then carries
+	// its real Origin.
+	h.Set("Referrer-Policy", "same-origin")
 	w.WriteHeader(status)
 	loginPage.Execute(w, v)
 }
