@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -418,34 +417,4 @@ func validName(name string) error {
 		return gnoerr.New(gnoerr.InvalidInput, "token name must be at most 64 printable characters")
 	}
 	return nil
-}
-
-// ParseTTL reads a token lifetime: a number of days ("30d"), weeks ("2w")
-// or a Go duration ("12h", "90m"). "0" or "never" means no expiry.
-func ParseTTL(s string) (time.Duration, error) {
-	s = strings.TrimSpace(s)
-	if s == "" || s == "0" || strings.EqualFold(s, "never") {
-		return 0, nil
-	}
-	bad := gnoerr.New(gnoerr.InvalidInput, "invalid lifetime %q: use e.g. 30d, 2w, 12h or never", s)
-	var d time.Duration
-	if unit := s[len(s)-1]; unit == 'd' || unit == 'w' {
-		n, err := strconv.ParseUint(s[:len(s)-1], 10, 32)
-		if unit == 'w' {
-			n *= 7
-		}
-		if err != nil || n > 100*366 { // bounded before it becomes a Duration: no overflow
-			return 0, bad
-		}
-		d = time.Duration(n) * 24 * time.Hour
-	} else {
-		var err error
-		if d, err = time.ParseDuration(s); err != nil {
-			return 0, bad
-		}
-	}
-	if d <= 0 || d > 100*365*24*time.Hour {
-		return 0, gnoerr.New(gnoerr.InvalidInput, "invalid lifetime %q: between a second and 100 years", s)
-	}
-	return d, nil
 }

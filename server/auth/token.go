@@ -8,7 +8,11 @@ import (
 	"encoding/hex"
 	"errors"
 	"hash/crc32"
+	"strconv"
 	"strings"
+	"time"
+
+	"github.com/gnosearch/gno/retrieval/gnoerr"
 )
 
 // TokenPrefix starts every access token, so secret scanners and people
@@ -118,4 +122,34 @@ func containsToken(s string) bool {
 		}
 		s = s[i+1:]
 	}
+}
+
+// ParseTTL reads a token lifetime: a number of days ("30d"), weeks ("2w")
+// or a Go duration ("12h", "90m"). "0" or "never" means no expiry.
+func ParseTTL(s string) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	if s == "" || s == "0" || strings.EqualFold(s, "never") {
+		return 0, nil
+	}
+	bad := gnoerr.New(gnoerr.InvalidInput, "invalid lifetime %q: use e.g. 30d, 2w, 12h or never", s)
+	var d time.Duration
+	if unit := s[len(s)-1]; unit == 'd' || unit == 'w' {
+		n, err := strconv.ParseUint(s[:len(s)-1], 10, 32)
+		if unit == 'w' {
+			n *= 7
+		}
+		if err != nil || n > 100*366 { // bounded before it becomes a Duration: no overflow
+			return 0, bad
+		}
+		d = time.Duration(n) * 24 * time.Hour
+	} else {
+		var err error
+		if d, err = time.ParseDuration(s); err != nil {
+			return 0, bad
+		}
+	}
+	if d <= 0 || d > 100*365*24*time.Hour {
+		return 0, gnoerr.New(gnoerr.InvalidInput, "invalid lifetime %q: between a second and 100 years", s)
+	}
+	return d, nil
 }
