@@ -4,8 +4,9 @@
 // It owns four things, each in its own file:
 //
 //   - token.go: the token format (gno_ + 58 base32 characters: 256 random
-//     bits and a CRC-32 checksum) and the Authorization header. Both are
-//     parsed by hand (a prefix, an alphabet, a length), so both are fuzzed.
+//     bits and a CRC-32 checksum), the Authorization header and token
+//     lifetimes ("30d"). All three are parsed by hand (a prefix, an
+//     alphabet, a length, a unit), so all three are fuzzed.
 //   - store.go: the token file of an index (tokens.json beside the index
 //     data, 0600): create, list, revoke, verify. Only SHA-256 hashes of
 //     the secrets are kept. A plain hash is the right tool here, unlike for
