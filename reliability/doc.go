@@ -12,7 +12,8 @@
 //   - soak: thousands of mixed MCP requests over stdio and loopback HTTP
 //     while syncs run, with latency, error and RSS figures, and no
 //     goroutine left behind by cancelled or abandoned requests
-//     (soak_test.go);
+//     (soak_test.go); with -tls the HTTP server runs in the sharing mode,
+//     HTTPS and a Bearer token on 127.0.0.2 (share_test.go);
 //   - hostile: path traversal, oversized and deeply nested input, chunker
 //     and YAML bombs, FTS5 injection, prompt-injection text
 //     (hostile_test.go);
