@@ -185,8 +185,24 @@ func TestVectorGraphPersistsAndFollowsChanges(t *testing.T) {
 			t.Fatalf("stale vector found: %+v", r)
 		}
 	}
+	// The first engine, still open with its graph cached (a daemon, an
+	// MCP server), must not search the stale graph either.
+	if res, err = e.VSearch(ctx, SearchRequest{Query: "volcano eruption", Limit: 5}); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res.Results {
+		if r.URI != "gno://notes/c.md" {
+			t.Fatalf("long-lived engine: stale vector found: %+v", r)
+		}
+	}
 	if _, err := e2.Embed(ctx, EmbedOptions{}); err != nil {
 		t.Fatal(err)
+	}
+	if res, err = e.VSearch(ctx, SearchRequest{Query: "fixing a bike", Limit: 5}); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Results) != 2 || res.Results[0].URI != "gno://notes/b.md" {
+		t.Fatalf("long-lived engine after another's embed: %+v", res.Results)
 	}
 	// A third engine loads the export and must see the new state only.
 	e3, _ := Open(ctx, Options{})
