@@ -8,6 +8,10 @@
 package main
 
 import (
+	// First: a read command answered by a running daemon exits from its
+	// init, before the heavy packages initialise (see its doc).
+	_ "github.com/gnosearch/gno/cmd/gno/internal/fastpath"
+
 	"context"
 	"encoding/json"
 	"errors"

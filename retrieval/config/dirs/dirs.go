@@ -6,14 +6,23 @@
 // CLI's fast path (cmd/gno/internal/fastpath) can find a running daemon
 // for the index before gno's heavy packages initialise. config.Resolve is
 // this package's Resolve; nothing else may compute these paths.
+//
+// Its imports are only those package os needs itself: Go initialises a
+// package after all its imports, choosing among ready packages in
+// import-path order, so importing strings, strconv or path/filepath (all
+// initialised late, their paths sorting late) would put dozens of other
+// packages' init before the fast path's. So on Unix it joins paths with
+// package path (the same result for '/'-separated paths, tested).
 package dirs
 
 import (
 	"errors"
 	"os"
-	"path/filepath"
-	"strconv"
 )
+
+// ErrName is Resolve's error for an index name that breaks the rule
+// (IsName); config.Resolve words it for people.
+var ErrName = errors.New("invalid index name")
 
 // Paths are the directories one index lives in.
 type Paths struct {
@@ -37,48 +46,48 @@ func Resolve(index, configFile string) (Paths, error) {
 		index = "default"
 	}
 	if !IsName(index) {
-		return Paths{}, errors.New("invalid index name " + strconv.Quote(index) + ": use lowercase letters, digits, '.', '_' or '-'")
+		return Paths{}, ErrName
 	}
 	var cfgDir, dataDir, cacheDir string
 	modelsDir := ""
 	if home := os.Getenv("GNO_HOME"); home != "" {
-		cfgDir = filepath.Join(home, "config")
-		dataDir = filepath.Join(home, "data")
-		modelsDir = filepath.Join(home, "models")
+		cfgDir = join(home, "config")
+		dataDir = join(home, "data")
+		modelsDir = join(home, "models")
 	} else {
 		userHome, err := os.UserHomeDir()
 		if err != nil {
 			return Paths{}, errors.New("find home directory: " + err.Error())
 		}
-		cfgDir = filepath.Join(xdg("XDG_CONFIG_HOME", filepath.Join(userHome, ".config")), "gno")
-		dataDir = filepath.Join(xdg("XDG_DATA_HOME", filepath.Join(userHome, ".local", "share")), "gno")
-		cacheDir = filepath.Join(xdg("XDG_CACHE_HOME", filepath.Join(userHome, ".cache")), "gno")
+		cfgDir = join(xdg("XDG_CONFIG_HOME", join(userHome, ".config")), "gno")
+		dataDir = join(xdg("XDG_DATA_HOME", join(userHome, ".local", "share")), "gno")
+		cacheDir = join(xdg("XDG_CACHE_HOME", join(userHome, ".cache")), "gno")
 	}
 	p := Paths{
 		Index:      index,
-		ConfigFile: filepath.Join(cfgDir, index+".yml"),
-		IndexDir:   filepath.Join(dataDir, index),
+		ConfigFile: join(cfgDir, index+".yml"),
+		IndexDir:   join(dataDir, index),
 		ModelsDir:  modelsDir,
 	}
 	if p.ModelsDir == "" {
-		p.ModelsDir = filepath.Join(cacheDir, "models")
+		p.ModelsDir = join(cacheDir, "models")
 	}
-	if d := os.Getenv("GNO_MODELS_DIR"); d != "" && filepath.IsAbs(d) {
+	if d := os.Getenv("GNO_MODELS_DIR"); d != "" && isAbs(d) {
 		p.ModelsDir = d
 	}
 	if configFile != "" {
-		abs, err := filepath.Abs(configFile)
+		abs, err := abs(configFile)
 		if err != nil {
 			return Paths{}, errors.New("config path " + configFile + ": " + err.Error())
 		}
 		p.ConfigFile = abs
 	}
-	p.DBFile = filepath.Join(p.IndexDir, "index.sqlite")
+	p.DBFile = join(p.IndexDir, "index.sqlite")
 	return p, nil
 }
 
 func xdg(env, def string) string {
-	if v := os.Getenv(env); v != "" && filepath.IsAbs(v) {
+	if v := os.Getenv(env); v != "" && isAbs(v) {
 		return v
 	}
 	return def

@@ -51,7 +51,27 @@ func TestResolve(t *testing.T) {
 	if p.IndexDir != filepath.Join(gh, "data", "notes") || p.ConfigFile != abs || p.ModelsDir != filepath.Join(home, "m") {
 		t.Errorf("GNO_HOME paths: %+v", p)
 	}
-	if _, err := Resolve("../x", ""); err == nil || !strings.Contains(err.Error(), "invalid index name") {
+	if _, err := Resolve("../x", ""); err != ErrName {
 		t.Errorf("../x: %v", err)
+	}
+}
+
+// TestPathHelpers: on Unix the path-package helpers give path/filepath's
+// answers.
+func TestPathHelpers(t *testing.T) {
+	for _, elems := range [][]string{{"/a/", "b"}, {"/a//b/../c", "./d/"}, {"rel", "x"}, {"/", ""}, {"", "a"}, {"/a", "../../b"}} {
+		if got, want := join(elems...), filepath.Join(elems...); got != want {
+			t.Errorf("join(%q) = %q, filepath says %q", elems, got, want)
+		}
+	}
+	for _, p := range []string{"/a/b", "a/b", "./a", "../a/./b/", "/a/../.."} {
+		if got, want := isAbs(p), filepath.IsAbs(p); got != want {
+			t.Errorf("isAbs(%q) = %v, filepath says %v", p, got, want)
+		}
+		got, err1 := abs(p)
+		want, err2 := filepath.Abs(p)
+		if got != want || (err1 == nil) != (err2 == nil) {
+			t.Errorf("abs(%q) = %q, %v; filepath says %q, %v", p, got, err1, want, err2)
+		}
 	}
 }
