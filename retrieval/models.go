@@ -195,6 +195,11 @@ func (m *Models) Chatter() (inference.Chatter, error) {
 
 // warm opens and loads the embedder, the vector graph and (when wanted)
 // the reranker. Failures are left for the stages to report.
+// Warm opens the embedder and the reranker and loads the vector graph
+// now, so a long-running process (the daemon) answers its next query
+// warm. Failures are left for that query to report.
+func (m *Models) Warm(ctx context.Context) { m.warm(ctx, true) }
+
 func (m *Models) warm(ctx context.Context, rerank bool) {
 	type loader interface{ Load() error }
 	if emb, err := m.Embedder(ctx); err == nil {

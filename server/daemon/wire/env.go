@@ -19,7 +19,7 @@ func EnvSig(environ []string) string {
 	var kept []string
 	for _, kv := range environ {
 		name, value, ok := cut(kv, '=')
-		if !ok || !relevant(name) {
+		if !ok || !Relevant(name) {
 			continue
 		}
 		e := name + "=" + hex(hash(value))
@@ -41,7 +41,8 @@ func EnvSig(environ []string) string {
 	return out
 }
 
-func relevant(name string) bool {
+// Relevant reports whether the variable name is one EnvSig covers.
+func Relevant(name string) bool {
 	up := upperASCII(name)
 	for _, p := range envPrefixes {
 		if hasPrefix(up, p) {
