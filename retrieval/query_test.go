@@ -216,3 +216,21 @@ func TestVectorGraphPersistsAndFollowsChanges(t *testing.T) {
 		t.Fatalf("after changes: %+v", res.Results)
 	}
 }
+
+// TestCancelledOpenNotRemembered: a model open cut short by its caller
+// (a client gone, a daemon's slice ending) is tried again, not
+// remembered as broken for the life of the process.
+func TestCancelledOpenNotRemembered(t *testing.T) {
+	dir := installedModels(t)
+	t.Setenv("GNO_MODELS_DIR", dir)
+	e, _ := newEngine(t, map[string]string{"a.md": "# A\n\nalpha\n"})
+	e.Paths.ModelsDir = dir
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := e.Models().Embedder(ctx); err == nil {
+		t.Skip("the open did not look at its context")
+	}
+	if _, err := e.Models().Embedder(context.Background()); err != nil {
+		t.Fatalf("after a cancelled open: %v", err)
+	}
+}

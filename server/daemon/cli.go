@@ -93,8 +93,10 @@ func (d *daemon) cli(ctx context.Context, c net.Conn, req *wire.Request) {
 	}()
 	out := newOutput(c, req.StdoutTTY || req.StderrTTY)
 	code := d.opt.CLI(cctx, req, out)
+	if out.state.Load() != refused {
+		d.served.Add(1)
+	}
 	out.finish(code)
-	d.served.Add(1)
 }
 
 // refusal says why the daemon must not answer req ("" if it may).

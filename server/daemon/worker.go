@@ -2,11 +2,11 @@ package daemon
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gnosearch/gno/retrieval"
@@ -42,6 +42,8 @@ type worker struct {
 	lastSync  time.Time
 	lastWhat  string
 	lastErr   string
+	warming   atomic.Bool
+	warmAgain atomic.Bool
 }
 
 func newWorker(d *daemon) *worker {
@@ -123,11 +125,10 @@ func (w *worker) run(ctx context.Context) {
 		case embed:
 			w.embed(ctx)
 		case warm:
-			w.set("warming up")
-			w.e.Models().Warm(ctx)
 			w.mu.Lock()
 			w.needWarm = false
 			w.mu.Unlock()
+			w.warm(ctx)
 		default:
 			w.set("idle")
 			select {
@@ -136,6 +137,28 @@ func (w *worker) run(ctx context.Context) {
 			}
 		}
 	}
+}
+
+// warm loads the models and the vector graph beside the loop: it needs
+// no lock, and a sync must not wait for a model to load. A warm asked for
+// while one runs follows it.
+func (w *worker) warm(ctx context.Context) {
+	if !w.warming.CompareAndSwap(false, true) {
+		w.warmAgain.Store(true)
+		return
+	}
+	go func() {
+		start := time.Now()
+		w.e.Models().Warm(ctx)
+		w.d.log.Debug("warm", "took", time.Since(start))
+		w.warming.Store(false)
+		if w.warmAgain.Swap(false) {
+			w.mu.Lock()
+			w.needWarm = true
+			w.mu.Unlock()
+			w.signal()
+		}
+	}()
 }
 
 // sync runs the queued syncs, one collection per writer.
@@ -224,7 +247,19 @@ func (w *worker) embed(ctx context.Context) {
 	}
 	w.set("embedding")
 	sctx, cancel := context.WithTimeout(ctx, embedSlice)
+	// New work (a file changed) cuts the slice short: syncs come first,
+	// so a note is searchable soon even during a long backlog.
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-w.wake:
+			cancel()
+		case <-done:
+		}
+	}()
 	res, err := wr.Embed(sctx, retrieval.EmbedOptions{})
+	cut := sctx.Err() != nil
+	close(done)
 	cancel()
 	wr.Close()
 	w.mu.Lock()
@@ -237,7 +272,7 @@ func (w *worker) embed(ctx context.Context) {
 		if res.Embedded > 0 {
 			w.d.log.Info("embedded the backlog", "chunks", res.Embedded, "model", res.Model, "total", res.Total)
 		}
-	case errors.Is(err, context.DeadlineExceeded) || sctx.Err() != nil:
+	case cut:
 		if res != nil {
 			w.d.log.Info("embedding", "chunks", res.Embedded, "model", res.Model)
 		}
