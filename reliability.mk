@@ -9,7 +9,7 @@ REL        := $(GO) test $(RACE) -count=1 -v -timeout $(RELTIMEOUT) ./reliabilit
 
 reliability: crash concurrency soak hostile diskfault
 
-# SIGKILL gno update / gno embed / gno_capture over 30 seeds (200+ kills).
+# SIGKILL gno update / gno embed / gno_capture / gno daemon over 30 seeds (200+ kills).
 crash:
 	$(REL) -run '^TestCrash$$'
 

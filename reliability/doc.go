@@ -3,8 +3,8 @@
 // them as processes over real files, the real SQLite index and, where the
 // model is installed, the real ONNX embedder:
 //
-//   - crash: SIGKILL `gno update`, `gno embed` and the MCP write tools at
-//     random points, then prove the index whole and the next sync equal
+//   - crash: SIGKILL `gno update`, `gno embed`, the MCP write tools and
+//     `gno daemon` (syncing, embedding) at random points, then prove the index whole and the next sync equal
 //     to a clean build, and no user file truncated (crash_test.go);
 //   - concurrency: CLI and MCP readers of every search mode during syncs,
 //     embeds and note writes; writers serialise or get LOCKED

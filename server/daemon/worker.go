@@ -19,8 +19,8 @@ import (
 // thing at a time, each under its own Writer. Between slices the lock is
 // free, so a CLI write (gno update, gno tag) waiting for it gets in.
 
-// embedSlice bounds one embedding run under the lock; the CLI's writers
-// wait up to a minute for it.
+// embedSlice is about how long one embedding run holds the lock (it ends
+// after the batch that passes it); the CLI's writers wait up to a minute.
 const embedSlice = 20 * time.Second
 
 // lockedRetry is how long the worker waits when another process holds
@@ -246,22 +246,33 @@ func (w *worker) embed(ctx context.Context) {
 		return
 	}
 	w.set("embedding")
-	sctx, cancel := context.WithTimeout(ctx, embedSlice)
-	// New work (a file changed) cuts the slice short: syncs come first,
-	// so a note is searchable soon even during a long backlog.
+	// The slice ends between batches, never inside one (a batch on a
+	// busy machine can take longer than a slice: cut inside, it would
+	// never commit). New work (a file changed) ends it early too, so a
+	// note is searchable soon even during a long backlog.
+	sctx, cancel := context.WithCancel(ctx)
+	deadline := time.Now().Add(embedSlice)
+	var woke atomic.Bool
 	done := make(chan struct{})
 	go func() {
 		select {
 		case <-w.wake:
-			cancel()
+			woke.Store(true)
 		case <-done:
 		}
 	}()
-	res, err := wr.Embed(sctx, retrieval.EmbedOptions{})
+	res, err := wr.Embed(sctx, retrieval.EmbedOptions{Progress: func(int, int) {
+		if woke.Load() || time.Now().After(deadline) {
+			cancel()
+		}
+	}})
 	cut := sctx.Err() != nil
 	close(done)
 	cancel()
 	wr.Close()
+	if woke.Load() {
+		w.signal() // the loop's: syncs are waiting
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	switch {
