@@ -14,7 +14,6 @@ import (
 
 // recorder collects what a Watcher reports.
 type recorder struct {
-	mu    sync.Mutex
 	syncs chan []Change
 	hooks chan []string
 }
