@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -518,5 +519,43 @@ func TestDaemonInstall(t *testing.T) {
 	}
 	if r := c.run("daemon", "install", "--dry-run", "--os", "linux"); r.code != 0 || !strings.Contains(r.stdout, "would write") || !strings.Contains(r.stdout, "systemctl --user enable --now gno-daemon.service") {
 		t.Errorf("dry run: %+v", r)
+	}
+}
+
+// TestDaemonSharing: gno daemon --listen-any is the sharing mode of gno
+// serve (HTTPS, tokens), and the fast path keeps working beside it.
+func TestDaemonSharing(t *testing.T) {
+	c := shareIndex(t)
+	if _, errOut, code := c.run("daemon", "--listen-any", "--addr", "127.0.0.2:0"); code != 2 || !strings.Contains(errOut, "gno token create --read") {
+		t.Fatalf("without a token: exit %d: %s", code, errOut)
+	}
+	read, _ := newToken(t, c, "--read")
+	s := startShare(t, c, "daemon", "--listen-any", "--addr", "127.0.0.2:0", "--no-embed")
+	if s.fingerprint == "" || !strings.HasPrefix(s.base, "https://") {
+		t.Fatalf("no TLS: %s\n%s", s.base, s.log.String())
+	}
+	cl := s.client("127.0.0.1")
+	s.do(cl, "GET", "/api/search?q=elephants", "").refused(t, "no token", 401)
+	if r := s.do(cl, "GET", "/api/search?q=elephants", "", "Bearer", read); r.status != 200 || !strings.Contains(r.body, "elephants") {
+		t.Errorf("read token: %d %.200s", r.status, r.body)
+	}
+	sess := s.mcpInit(cl, read)
+	if res, _ := s.mcpCall(cl, read, sess, "tools/call", map[string]any{"name": "gno_search", "arguments": map[string]any{"query": "elephants"}}); !strings.Contains(string(res), "plan.md") {
+		t.Errorf("MCP search: %s", res)
+	}
+	plain := &http.Client{Timeout: 5 * time.Second}
+	if resp, err := plain.Get("http" + strings.TrimPrefix(s.base, "https") + "/api/status"); err == nil {
+		if resp.StatusCode != 400 {
+			t.Errorf("plain HTTP: %d", resp.StatusCode)
+		}
+		resp.Body.Close()
+	}
+	// The CLI's socket is the same as without sharing.
+	out, errOut, code := c.run("search", "elephants", "-v")
+	if code != 0 || !strings.Contains(out, "Plan") || strings.Contains(errOut, "daemon not used") {
+		t.Errorf("fast path beside sharing: exit %d %s %s", code, out, errOut)
+	}
+	if st, _, _ := c.run("daemon", "status", "--json"); !strings.Contains(st, `"cliRequests": 1`) {
+		t.Errorf("the daemon did not answer the search: %s", st)
 	}
 }
