@@ -91,12 +91,14 @@ func (d *daemon) cli(ctx context.Context, c net.Conn, req *wire.Request) {
 		c.Read(b[:])
 		cancel()
 	}()
+	start := time.Now()
 	out := newOutput(c, req.StdoutTTY || req.StderrTTY)
 	code := d.opt.CLI(cctx, req, out)
 	if out.state.Load() != refused {
 		d.served.Add(1)
 	}
 	out.finish(code)
+	d.log.Debug("cli", "args", req.Args, "exit", code, "took", time.Since(start))
 }
 
 // refusal says why the daemon must not answer req ("" if it may).

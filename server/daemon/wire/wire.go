@@ -207,6 +207,83 @@ func ReadFrame(r io.Reader, buf []byte) (typ byte, payload []byte, err error) {
 	return head[0], payload, nil
 }
 
+// Reader reads frames through a buffer: a command's output is many small
+// frames, and one read(2) each for header and payload would be most of a
+// client's system calls.
+type Reader struct {
+	r          io.Reader
+	buf        []byte
+	start, end int
+}
+
+// NewReader reads frames from r with a buffer of size bytes.
+func NewReader(r io.Reader, size int) *Reader { return &Reader{r: r, buf: make([]byte, size)} }
+
+// Next returns the next frame. The payload is valid until the next call.
+func (fr *Reader) Next() (typ byte, payload []byte, err error) {
+	if err := fr.fill(5); err != nil {
+		return 0, nil, err
+	}
+	typ = fr.buf[fr.start]
+	n := int(getUint32(fr.buf[fr.start+1:]))
+	if n > MaxFrame {
+		return 0, nil, ErrProtocol
+	}
+	fr.start += 5
+	if n > len(fr.buf) {
+		// Larger than the buffer: read it whole into its own slice.
+		payload = make([]byte, n)
+		k := copy(payload, fr.buf[fr.start:fr.end])
+		fr.start, fr.end = 0, 0
+		if _, err := io.ReadFull(fr.r, payload[k:]); err != nil {
+			return 0, nil, err
+		}
+		return typ, payload, nil
+	}
+	if err := fr.fill(n); err != nil {
+		return 0, nil, err
+	}
+	payload = fr.buf[fr.start : fr.start+n]
+	fr.start += n
+	return typ, payload, nil
+}
+
+// Buffered reports whether a whole frame is already buffered, so that
+// Next will not wait for the peer.
+func (fr *Reader) Buffered() bool {
+	if fr.end-fr.start < 5 {
+		return false
+	}
+	n := int(getUint32(fr.buf[fr.start+1:]))
+	return n <= len(fr.buf) && fr.end-fr.start >= 5+n
+}
+
+// fill makes n bytes available from fr.start, reading as much as the
+// buffer takes.
+func (fr *Reader) fill(n int) error {
+	if fr.end-fr.start >= n {
+		return nil
+	}
+	if fr.start > 0 {
+		fr.end = copy(fr.buf, fr.buf[fr.start:fr.end])
+		fr.start = 0
+	}
+	for fr.end < n {
+		k, err := fr.r.Read(fr.buf[fr.end:])
+		fr.end += k
+		if fr.end >= n {
+			return nil
+		}
+		if err != nil {
+			if err == io.EOF && fr.end > 0 {
+				return io.ErrUnexpectedEOF
+			}
+			return err
+		}
+	}
+	return nil
+}
+
 // ExitPayload and ExitCode encode the exit code of FrameExit.
 func ExitPayload(code int) []byte { return appendUint32(nil, uint32(int32(code))) }
 

@@ -3,6 +3,7 @@ package wire
 import (
 	"bytes"
 	"encoding/binary"
+	"io"
 	"math"
 	"reflect"
 	"strconv"
@@ -143,4 +144,53 @@ func TestNumbers(t *testing.T) {
 			t.Errorf("atoi(%q) = %d", s, got)
 		}
 	}
+}
+
+// TestReader: frames of every size, in a stream cut anywhere, read back
+// whole and in order; Buffered says when a frame is already there.
+func TestReader(t *testing.T) {
+	var buf bytes.Buffer
+	var want []string
+	for i, size := range []int{0, 1, 7, 100, 63, 64, 65, 5000, 3} {
+		p := bytes.Repeat([]byte{byte('a' + i)}, size)
+		WriteFrame(&buf, FrameStdout+byte(i%2), p)
+		want = append(want, string(p))
+	}
+	WriteFrame(&buf, FrameExit, ExitPayload(7))
+	all := buf.Bytes()
+	for _, chunk := range []int{1, 3, 64, 1 << 20} {
+		fr := NewReader(&chunked{b: append([]byte(nil), all...), n: chunk}, 64)
+		for i, w := range want {
+			typ, p, err := fr.Next()
+			if err != nil || string(p) != w || typ != FrameStdout+byte(i%2) {
+				t.Fatalf("chunk %d, frame %d: %c %d bytes, %v", chunk, i, typ, len(p), err)
+			}
+		}
+		if typ, p, err := fr.Next(); typ != FrameExit || ExitCode(p) != 7 || err != nil {
+			t.Fatalf("chunk %d: exit frame %c %v %v", chunk, typ, p, err)
+		}
+		if _, _, err := fr.Next(); err == nil {
+			t.Fatalf("chunk %d: no error at the end", chunk)
+		}
+	}
+	fr := NewReader(bytes.NewReader(all), 1<<16)
+	fr.Next()
+	if !fr.Buffered() {
+		t.Error("Buffered is false with the whole stream read")
+	}
+}
+
+// chunked returns at most n bytes per Read.
+type chunked struct {
+	b []byte
+	n int
+}
+
+func (c *chunked) Read(p []byte) (int, error) {
+	if len(c.b) == 0 {
+		return 0, io.EOF
+	}
+	k := copy(p[:min(len(p), c.n)], c.b)
+	c.b = c.b[k:]
+	return k, nil
 }

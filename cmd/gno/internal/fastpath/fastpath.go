@@ -143,8 +143,8 @@ func Forward(args []string) (code int, ok bool) {
 	if _, err := conn.Write(req.Encode()); err != nil {
 		return fail(err.Error())
 	}
-	buf := make([]byte, 64<<10)
-	typ, payload, err := wire.ReadFrame(conn, buf)
+	fr := wire.NewReader(conn, 64<<10)
+	typ, payload, err := fr.Next()
 	switch {
 	case err != nil:
 		return fail("no answer: " + err.Error())
@@ -154,10 +154,30 @@ func Forward(args []string) (code int, ok bool) {
 		return fail("unexpected answer")
 	}
 	conn.SetReadTimeout(0)
+	// Consecutive frames of one stream already received go out in one
+	// write; before waiting for more, everything received is written, so
+	// a streamed answer shows as it comes.
+	var pend []byte
+	var pendTyp byte
 	wrote := false
+	flush := func() {
+		if len(pend) == 0 {
+			return
+		}
+		if pendTyp == wire.FrameStdout {
+			os.Stdout.Write(pend)
+		} else {
+			os.Stderr.Write(pend)
+		}
+		pend, wrote = pend[:0], true
+	}
 	for {
-		typ, payload, err := wire.ReadFrame(conn, buf)
+		if !fr.Buffered() {
+			flush()
+		}
+		typ, payload, err := fr.Next()
 		if err != nil {
+			flush()
 			if !wrote {
 				return fail("the daemon closed the connection")
 			}
@@ -165,13 +185,14 @@ func Forward(args []string) (code int, ok bool) {
 			return 1, true
 		}
 		switch typ {
-		case wire.FrameStdout:
-			os.Stdout.Write(payload)
-			wrote = true
-		case wire.FrameStderr:
-			os.Stderr.Write(payload)
-			wrote = true
+		case wire.FrameStdout, wire.FrameStderr:
+			if typ != pendTyp {
+				flush()
+				pendTyp = typ
+			}
+			pend = append(pend, payload...)
 		case wire.FrameExit:
+			flush()
 			return wire.ExitCode(payload), true
 		}
 	}
