@@ -147,13 +147,15 @@ func level(verbose bool) slog.Level {
 var errHandBack = errors.New("handed back to the client")
 
 // daemonCLI runs a fast-path client's command line with the CLI's own
-// code (execute), on the daemon's engine, writing to the client.
+// code (executeOn), on the daemon's engine, writing to the client.
 func daemonCLI(e *retrieval.Engine) daemon.CLIFunc {
+	trees := newTreePool(e)
 	return func(ctx context.Context, req *wire.Request, out *daemon.Output) int {
-		a := &app{stdout: out.Stdout(), stderr: out.Stderr(), eng: e,
-			term: termInfo{stdout: req.StdoutTTY, stderr: req.StderrTTY, width: req.Width}}
+		a, root := trees.get()
+		a.stdout, a.stderr = out.Stdout(), out.Stderr()
+		a.term = termInfo{stdout: req.StdoutTTY, stderr: req.StderrTTY, width: req.Width}
 		var refusal string
-		err := execute(ctx, a, req.Args, func(cmd *cobra.Command) error {
+		err := executeOn(ctx, a, root, req.Args, func(cmd *cobra.Command) error {
 			if refusal = daemonMayAnswer(a, cmd, req); refusal != "" {
 				return errHandBack
 			}
@@ -167,6 +169,58 @@ func daemonCLI(e *retrieval.Engine) daemon.CLIFunc {
 			return report(a, err)
 		}
 		return 0
+	}
+}
+
+// treePool keeps command trees built ahead of the next request: building
+// one (pflag formats every flag's default) costs about half a
+// millisecond, a good part of a search's time in the daemon. A tree is
+// used once; the next is built after a request, so an idle daemon does
+// nothing.
+type treePool struct {
+	e     *retrieval.Engine
+	ready chan tree
+}
+
+// tree is an app and the command tree newRootCmd built on it.
+type tree struct {
+	a    *app
+	root *cobra.Command
+}
+
+func newTreePool(e *retrieval.Engine) *treePool {
+	p := &treePool{e: e, ready: make(chan tree, 2)}
+	p.fill()
+	return p
+}
+
+func (p *treePool) build() tree {
+	a := &app{eng: p.e}
+	return tree{a, newRootCmd(a)}
+}
+
+// fill builds trees until the pool is full (a concurrent fill's extra
+// tree is dropped).
+func (p *treePool) fill() {
+	for len(p.ready) < cap(p.ready) {
+		select {
+		case p.ready <- p.build():
+		default:
+			return
+		}
+	}
+}
+
+// get returns a fresh app and its tree, built now if none is ready, and
+// starts building the next.
+func (p *treePool) get() (*app, *cobra.Command) {
+	defer func() { go p.fill() }()
+	select {
+	case t := <-p.ready:
+		return t.a, t.root
+	default:
+		t := p.build()
+		return t.a, t.root
 	}
 }
 

@@ -136,7 +136,12 @@ func main() {
 // passes pre, run after the flags are parsed and before the command), so
 // the two cannot print differently.
 func execute(ctx context.Context, a *app, args []string, pre func(*cobra.Command) error) error {
-	root := newRootCmd(a)
+	return executeOn(ctx, a, newRootCmd(a), args, pre)
+}
+
+// executeOn is execute on root, a tree newRootCmd(a) built beforehand
+// (the daemon keeps one ready: building one is a good part of a search).
+func executeOn(ctx context.Context, a *app, root *cobra.Command, args []string, pre func(*cobra.Command) error) error {
 	root.SetArgs(args)
 	root.SetOut(a.stdout)
 	root.SetErr(a.stderr)
