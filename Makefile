@@ -86,6 +86,9 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzReadme$$' -fuzztime $(FUZZTIME) ./retrieval/apidoc
 	$(GO) test -run '^$$' -fuzz '^FuzzParsePackageURI$$' -fuzztime $(FUZZTIME) ./retrieval/ref
 	$(GO) test -run '^$$' -fuzz '^FuzzSections$$' -fuzztime $(FUZZTIME) ./pkgdocs
+	$(GO) test -run '^$$' -fuzz '^FuzzParseToken$$' -fuzztime $(FUZZTIME) ./server/auth
+	$(GO) test -run '^$$' -fuzz '^FuzzParseBearer$$' -fuzztime $(FUZZTIME) ./server/auth
+	$(GO) test -run '^$$' -fuzz '^FuzzParseTTL$$' -fuzztime $(FUZZTIME) ./server/auth
 
 clean:
 	rm -rf bin dist .cache/demo-home .cache/build

@@ -5,11 +5,11 @@ RACE       ?=
 RELTIMEOUT ?= 60m
 REL        := $(GO) test $(RACE) -count=1 -v -timeout $(RELTIMEOUT) ./reliability -full
 
-.PHONY: reliability crash concurrency soak hostile diskfault
+.PHONY: reliability crash concurrency soak soak-tls hostile diskfault
 
 reliability: crash concurrency soak hostile diskfault
 
-# SIGKILL gno update / gno embed / gno_capture over 30 seeds (200+ kills).
+# SIGKILL gno update / gno embed / gno_capture / gno daemon over 30 seeds (200+ kills).
 crash:
 	$(REL) -run '^TestCrash$$'
 
@@ -20,6 +20,11 @@ concurrency:
 # 20k mixed MCP requests over stdio and loopback HTTP while syncs run.
 soak:
 	$(REL) -run '^(TestSoak|TestNoGoroutineLeak)$$'
+
+# The soak with its HTTP server in the sharing mode: HTTPS (pinned
+# self-signed certificate) and a read token, on 127.0.0.2 only.
+soak-tls:
+	$(REL) -run '^TestSoak$$' -tls
 
 # Path traversal, oversized and nested input, chunker/YAML bombs, FTS5 injection.
 hostile:

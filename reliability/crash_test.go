@@ -74,8 +74,8 @@ func killAt(t testing.TB, e *env, d time.Duration, args ...string) (bool, time.D
 	return ok && ws.Signaled(), time.Since(start)
 }
 
-// TestCrash kills gno update, gno embed and the MCP write tools at random
-// points over many seeds and checks, after every kill, that the index is
+// TestCrash kills gno update, gno embed, the MCP write tools and gno
+// daemon at random points over many seeds and checks, after every kill, that the index is
 // whole, and at the end of each seed, that one more sync converges to a
 // clean build of the same files and no user file lost a byte.
 //
@@ -148,10 +148,13 @@ func crashSeed(t *testing.T, seed uint64, rounds, docs int, embed bool, k *kille
 			killWrite(t, e, rng, op, k, st)
 			checkWhole(t, e)
 		}
+		killDaemon(t, e, rng, r, embed, k, st) // crashdaemon_test.go
 		if t.Failed() {
 			return
 		}
 	}
+	// The daemon over the killed one's files converges and stops cleanly.
+	daemonConverges(t, e, embed)
 	// Converge: one uninterrupted sync (and embed) must give exactly what
 	// a clean build of the same files gives.
 	e.mustGno("update", "--no-update-cmd")

@@ -3,8 +3,8 @@
 // them as processes over real files, the real SQLite index and, where the
 // model is installed, the real ONNX embedder:
 //
-//   - crash: SIGKILL `gno update`, `gno embed` and the MCP write tools at
-//     random points, then prove the index whole and the next sync equal
+//   - crash: SIGKILL `gno update`, `gno embed`, the MCP write tools and
+//     `gno daemon` (syncing, embedding) at random points, then prove the index whole and the next sync equal
 //     to a clean build, and no user file truncated (crash_test.go);
 //   - concurrency: CLI and MCP readers of every search mode during syncs,
 //     embeds and note writes; writers serialise or get LOCKED
@@ -12,7 +12,8 @@
 //   - soak: thousands of mixed MCP requests over stdio and loopback HTTP
 //     while syncs run, with latency, error and RSS figures, and no
 //     goroutine left behind by cancelled or abandoned requests
-//     (soak_test.go);
+//     (soak_test.go); with -tls the HTTP server runs in the sharing mode,
+//     HTTPS and a Bearer token on 127.0.0.2 (share_test.go);
 //   - hostile: path traversal, oversized and deeply nested input, chunker
 //     and YAML bombs, FTS5 injection, prompt-injection text
 //     (hostile_test.go);

@@ -240,6 +240,7 @@ type httpConn struct {
 	client  *http.Client
 	next    atomic.Int64
 	proc    *exec.Cmd
+	bearer  string // an access token (the sharing mode, share_test.go)
 }
 
 var servingRE = regexp.MustCompile(`serving (http://[^ \n]+)`)
@@ -299,6 +300,9 @@ func (c *httpConn) post(ctx context.Context, body any) (*http.Response, error) {
 	req.Header.Set("MCP-Protocol-Version", "2025-06-18")
 	if c.session != "" {
 		req.Header.Set("Mcp-Session-Id", c.session)
+	}
+	if c.bearer != "" {
+		req.Header.Set("Authorization", "Bearer "+c.bearer)
 	}
 	return c.client.Do(req)
 }

@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"os/exec"
 	"runtime"
 	"sort"
 	"strings"
@@ -133,10 +134,19 @@ func TestSoak(t *testing.T) {
 	st := &soakStats{lat: map[string][]time.Duration{}, rss: map[string][]int64{}, byTool: map[string]int{}, started: time.Now()}
 	stdio := startStdio(t, e)
 	defer stdio.close()
-	proc, url := startHTTP(t, e)
-	hc, err := dialHTTP(context.Background(), url, proc)
-	if err != nil {
-		t.Fatal(err)
+	var proc *exec.Cmd
+	var hc *httpConn
+	httpName := "http"
+	if *tlsFlag {
+		proc, hc = startShared(t, e)
+		httpName = "https+bearer"
+	} else {
+		var url string
+		proc, url = startHTTP(t, e)
+		var err error
+		if hc, err = dialHTTP(context.Background(), url, proc); err != nil {
+			t.Fatal(err)
+		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
@@ -167,7 +177,7 @@ func TestSoak(t *testing.T) {
 			case <-tick.C:
 				st.mu.Lock()
 				st.rss["stdio"] = append(st.rss["stdio"], rssKB(stdio.pid()))
-				st.rss["http"] = append(st.rss["http"], rssKB(proc.Process.Pid))
+				st.rss[httpName] = append(st.rss[httpName], rssKB(proc.Process.Pid))
 				st.mu.Unlock()
 			}
 		}
@@ -177,7 +187,7 @@ func TestSoak(t *testing.T) {
 	for i, c := range []mcpConn{stdio, stdio, stdio, hc, hc, hc} {
 		transport := "stdio"
 		if c == mcpConn(hc) {
-			transport = "http"
+			transport = httpName
 		}
 		clients.Go(func() {
 			rng := newRand(uint64(500 + i))
@@ -199,7 +209,8 @@ func TestSoak(t *testing.T) {
 	served := 0
 	for tr, l := range st.lat {
 		served += len(l)
-		t.Logf("soak %s: %d requests, p50 %s, p99 %s", tr, len(l), percentile(l, 0.5).Round(time.Microsecond), percentile(l, 0.99).Round(time.Microsecond))
+		t.Logf("soak %s: %d requests, p50 %s, p95 %s, p99 %s", tr, len(l), percentile(l, 0.5).Round(time.Microsecond),
+			percentile(l, 0.95).Round(time.Microsecond), percentile(l, 0.99).Round(time.Microsecond))
 	}
 	for srv, s := range st.rss {
 		t.Logf("soak %s RSS (MB, every 0.5 s, sampled): %s", srv, rssSeries(s))

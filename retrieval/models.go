@@ -113,8 +113,12 @@ func (m *Models) Embedder(ctx context.Context) (inference.Embedder, error) {
 	name := m.EmbedModel()
 	emb, err := backend.Embedder(ctx, spec(m.e.Config().Models.EmbedBackend), backend.Local{Env: m.onnxEnv(), Model: name})
 	if err != nil {
-		m.embErr = gnoerr.Wrap(gnoerr.Unavailable, err, "embedding model %s unavailable", name)
-		return nil, m.embErr
+		err = gnoerr.Wrap(gnoerr.Unavailable, err, "embedding model %s unavailable", name)
+		if ctx.Err() == nil {
+			// Remembered; a cancelled open is not a broken model.
+			m.embErr = err
+		}
+		return nil, err
 	}
 	m.emb = emb
 	return emb, nil
@@ -158,7 +162,12 @@ func (m *Models) Reranker(ctx context.Context) (inference.Reranker, error) {
 	}
 	rr, err := backend.Reranker(ctx, spec(cfg.RerankBackend), backend.Local{Env: m.onnxEnv(), Model: cfg.Rerank, MaxTokens: maxTokens})
 	if err != nil {
-		m.rrErr = gnoerr.Wrap(gnoerr.Unavailable, err, "reranker %s unavailable", cfg.Rerank)
+		err = gnoerr.Wrap(gnoerr.Unavailable, err, "reranker %s unavailable", cfg.Rerank)
+		if ctx.Err() != nil {
+			m.rrOpened = false // try again: a cancelled open is not a broken model
+			return nil, err
+		}
+		m.rrErr = err
 		return nil, m.rrErr
 	}
 	if rr.IsTestModel() {
@@ -192,6 +201,11 @@ func (m *Models) Expander() (inference.Expander, error) {
 func (m *Models) Chatter() (inference.Chatter, error) {
 	return backend.Chatter(spec(m.e.Config().Models.Answer))
 }
+
+// Warm opens the embedder and the reranker and loads the vector graph
+// now, so a long-running process (the daemon) answers its next query
+// warm. Failures are left for that query to report.
+func (m *Models) Warm(ctx context.Context) { m.warm(ctx, true) }
 
 // warm opens and loads the embedder, the vector graph and (when wanted)
 // the reranker. Failures are left for the stages to report.

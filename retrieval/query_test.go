@@ -185,8 +185,24 @@ func TestVectorGraphPersistsAndFollowsChanges(t *testing.T) {
 			t.Fatalf("stale vector found: %+v", r)
 		}
 	}
+	// The first engine, still open with its graph cached (a daemon, an
+	// MCP server), must not search the stale graph either.
+	if res, err = e.VSearch(ctx, SearchRequest{Query: "volcano eruption", Limit: 5}); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res.Results {
+		if r.URI != "gno://notes/c.md" {
+			t.Fatalf("long-lived engine: stale vector found: %+v", r)
+		}
+	}
 	if _, err := e2.Embed(ctx, EmbedOptions{}); err != nil {
 		t.Fatal(err)
+	}
+	if res, err = e.VSearch(ctx, SearchRequest{Query: "fixing a bike", Limit: 5}); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Results) != 2 || res.Results[0].URI != "gno://notes/b.md" {
+		t.Fatalf("long-lived engine after another's embed: %+v", res.Results)
 	}
 	// A third engine loads the export and must see the new state only.
 	e3, _ := Open(ctx, Options{})
@@ -198,5 +214,23 @@ func TestVectorGraphPersistsAndFollowsChanges(t *testing.T) {
 	}
 	if len(res.Results) != 2 || res.Results[0].URI != "gno://notes/b.md" || res.Results[0].Title != "Bicycles" {
 		t.Fatalf("after changes: %+v", res.Results)
+	}
+}
+
+// TestCancelledOpenNotRemembered: a model open cut short by its caller
+// (a client gone, a daemon's slice ending) is tried again, not
+// remembered as broken for the life of the process.
+func TestCancelledOpenNotRemembered(t *testing.T) {
+	dir := installedModels(t)
+	t.Setenv("GNO_MODELS_DIR", dir)
+	e, _ := newEngine(t, map[string]string{"a.md": "# A\n\nalpha\n"})
+	e.Paths.ModelsDir = dir
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := e.Models().Embedder(ctx); err == nil {
+		t.Skip("the open did not look at its context")
+	}
+	if _, err := e.Models().Embedder(context.Background()); err != nil {
+		t.Fatalf("after a cancelled open: %v", err)
 	}
 }

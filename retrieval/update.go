@@ -112,11 +112,8 @@ func (w *Writer) Update(ctx context.Context, opt UpdateOptions) (*UpdateResult, 
 			errs = append(errs, err.Error())
 		}
 	}
-	if res.Generation == gen {
-		// The next search reloads the vectors; embedding new chunks is
-		// `gno embed`'s job.
-		e.vectors.forget()
-	}
+	// The next vector search brings its graph up to date (vectorIndex
+	// checks the write state); embedding new chunks is `gno embed`'s job.
 	res.DurationMS = ms(time.Since(start))
 	if len(errs) > 0 {
 		return res, fmt.Errorf("%s", strings.Join(errs, "; "))

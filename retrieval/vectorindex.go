@@ -18,6 +18,13 @@ import (
 type vectorCache struct {
 	mu    sync.Mutex
 	index *vector.Index
+	// ver is the index's write state (writes counter and
+	// vectors_version) when index was brought up to date, vv the
+	// vectors_version alone: another process's sync or embed changes
+	// them, so a long-running process (daemon, MCP server) never
+	// searches a stale graph.
+	ver string
+	vv  int64
 }
 
 // forget drops the graph, so the next search reloads it.
@@ -41,41 +48,57 @@ func (e *Engine) graphFile(model string) string {
 // vectorIndex returns the vector graph of model, loading the persisted
 // export and applying what changed in SQLite since it was saved (rows with
 // a newer ver, rows deleted with their chunks); without an export the
-// graph is built from the stored vectors and saved.
+// graph is built from the stored vectors and saved. A cached graph is
+// checked against the index's write state first and, when another
+// process wrote since, brought up to date the same way.
 func (e *Engine) vectorIndex(ctx context.Context, model string) (*vector.Index, error) {
 	c := &e.vectors
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.index != nil && c.index.ModelID() == model {
-		return c.index, nil
-	}
 	st, err := e.store(ctx)
 	if err != nil {
 		return nil, err
 	}
+	writes, err := st.LinkVersion(ctx)
+	if err != nil {
+		return nil, err
+	}
+	cur, _ := st.Meta(ctx, "vectors_version")
+	curVer, _ := strconv.ParseInt(cur, 10, 64)
+	ver := writes + "/" + cur
+	if c.index != nil && c.index.ModelID() == model && c.ver == ver {
+		return c.index, nil
+	}
+	cached, cachedVer := c.index, c.vv
+	c.index = nil
 	count, dims, err := st.VectorCount(ctx, model)
 	if err != nil {
 		return nil, err
 	}
 	if count == 0 {
-		c.index = vector.New(0, model, vector.Params{})
+		c.index, c.ver, c.vv = vector.New(0, model, vector.Params{}), ver, curVer
 		return c.index, nil
 	}
 	path := e.graphFile(model)
 	var saved int64 = -1
-	ix, err := vector.Load(path, dims, model, vector.Params{})
-	if err == nil {
-		if b, err := os.ReadFile(path + ".ver"); err == nil {
-			saved, _ = strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+	var ix *vector.Index
+	incremental := cached != nil && cached.ModelID() == model && cached.Dims() == dims
+	if incremental {
+		// Searches may hold it meanwhile: the graph has its own lock.
+		ix, saved = cached, cachedVer
+	} else {
+		ix, err = vector.Load(path, dims, model, vector.Params{})
+		if err == nil {
+			if b, err := os.ReadFile(path + ".ver"); err == nil {
+				saved, _ = strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+			}
+		}
+		if ix == nil || saved < 0 {
+			ix, saved = vector.New(dims, model, vector.Params{}), -1
 		}
 	}
-	if ix == nil || saved < 0 {
-		ix, saved = vector.New(dims, model, vector.Params{}), -1
-	}
-	cur, _ := st.Meta(ctx, "vectors_version")
-	curVer, _ := strconv.ParseInt(cur, 10, 64)
 	if saved == curVer && ix.Len() == count {
-		c.index = ix
+		c.index, c.ver, c.vv = ix, ver, curVer
 		return ix, nil
 	}
 	err = st.EachVector(ctx, model, saved, func(id int64, v []float32) {
@@ -98,10 +121,14 @@ func (e *Engine) vectorIndex(ctx context.Context, model string) (*vector.Index, 
 			}
 		}
 	}
-	// A failed save only costs the next process a rebuild.
-	if err := ix.Save(path); err == nil {
-		config.WriteFileAtomic(path+".ver", []byte(strconv.FormatInt(curVer, 10)), 0o644)
+	// A failed save only costs the next process a rebuild. An update in
+	// memory leaves the export to the next embed (saving a large graph
+	// after every sync would cost more than it saves).
+	if !incremental {
+		if err := ix.Save(path); err == nil {
+			config.WriteFileAtomic(path+".ver", []byte(strconv.FormatInt(curVer, 10)), 0o644)
+		}
 	}
-	c.index = ix
+	c.index, c.ver, c.vv = ix, ver, curVer
 	return ix, nil
 }

@@ -73,6 +73,24 @@ func (w *Writer) UpdateConfig(fn func(*config.Config) error) error {
 	return nil
 }
 
+// ReloadConfig reads the config file again, for a long-running process
+// whose index another process configures (a collection added from the
+// CLI), and forgets the opened models and their remembered failures, so
+// the next request opens what the config names with the models installed
+// now. The file is only read: writes go through UpdateConfig.
+func (w *Writer) ReloadConfig() error {
+	e := w.e
+	cfg, err := config.Load(e.Paths.ConfigFile)
+	if err != nil {
+		return err
+	}
+	e.mu.Lock()
+	e.cfg = cfg
+	e.mu.Unlock()
+	e.forgetModels()
+	return nil
+}
+
 // Cleanup drops documents of collections no longer configured, optimises
 // the FTS indexes and vacuums the database.
 func (w *Writer) Cleanup(ctx context.Context) (int, error) {

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"net"
 	"net/http"
@@ -9,7 +10,6 @@ import (
 
 	"github.com/gnosearch/gno/retrieval/gnoerr"
 	"github.com/gnosearch/gno/server/listen"
-	mcpsrv "github.com/mark3labs/mcp-go/server"
 )
 
 // HTTPOptions configure ServeHTTP.
@@ -20,6 +20,13 @@ type HTTPOptions struct {
 	// Ready is called with the bound address once the server accepts
 	// connections (useful with port 0).
 	Ready func(addr string)
+	// TLS, if not nil, serves HTTPS only (the sharing mode: a plain HTTP
+	// request gets net/http's 400 "Client sent an HTTP request to an HTTPS
+	// server").
+	TLS *tls.Config
+	// Guard, if not nil, wraps the endpoint (the sharing mode's
+	// auth.Guard.Wrap).
+	Guard func(http.Handler) http.Handler
 }
 
 // EndpointPath is where the streamable HTTP transport is served.
@@ -41,15 +48,17 @@ func (s *Server) ServeHTTP(ctx context.Context, addr string, o HTTPOptions) erro
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", addr, err)
 	}
-	h := mcpsrv.NewStreamableHTTPServer(s.mcp,
-		mcpsrv.WithEndpointPath(EndpointPath),
-		mcpsrv.WithStateful(true),
-		mcpsrv.WithSessionIdleTTL(time.Hour),
-		mcpsrv.WithStreamableHTTPLogger(s.log),
-	)
+	h, stop := s.MCPHandler(o.ListenAny)
 	mux := http.NewServeMux()
-	mux.Handle(EndpointPath, listen.CheckOrigin(h, o.ListenAny, s.log))
-	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ErrorLog: nil}
+	mux.Handle(EndpointPath, h)
+	var root http.Handler = mux
+	if o.Guard != nil {
+		root = o.Guard(mux)
+	}
+	if o.TLS != nil {
+		ln = tls.NewListener(ln, o.TLS)
+	}
+	hs := &http.Server{Handler: root, ReadHeaderTimeout: 10 * time.Second, ErrorLog: nil}
 	s.log.Info("serving MCP over HTTP", "addr", ln.Addr().String(), "path", EndpointPath)
-	return listen.Run(ctx, hs, ln, o.Ready, h.Shutdown)
+	return listen.Run(ctx, hs, ln, o.Ready, stop)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/gnosearch/gno/retrieval"
 	"github.com/gnosearch/gno/retrieval/gnoerr"
 	"github.com/gnosearch/gno/retrieval/ingest"
+	"github.com/gnosearch/gno/server/auth"
 	"github.com/gnosearch/gno/server/jobs"
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -27,6 +28,9 @@ func (s *Server) Call(ctx context.Context, name string, raw map[string]any) (out
 	d, ok := s.defs[name]
 	if !ok {
 		return nil, "", gnoerr.New(gnoerr.NotFound, "no tool %q (write tools need --enable-write)", name)
+	}
+	if !d.readOnly && !auth.CanWrite(ctx) {
+		return nil, "", gnoerr.New(gnoerr.InvalidInput, "%s", auth.ErrReadOnly)
 	}
 	defer func() {
 		if r := recover(); r != nil {
@@ -112,6 +116,9 @@ func (s *Server) Jobs(limit int) (active, recent []jobs.Job) { return s.runner.L
 // StartEmbed starts embedding the chunks that lack vectors as a
 // background job. It takes the one job slot, like gno_sync.
 func (s *Server) StartEmbed(ctx context.Context, collection string) (jobs.Job, error) {
+	if !auth.CanWrite(ctx) {
+		return jobs.Job{}, gnoerr.New(gnoerr.InvalidInput, "%s", auth.ErrReadOnly)
+	}
 	e, err := s.engine(ctx)
 	if err != nil {
 		return jobs.Job{}, err

@@ -129,6 +129,7 @@ func New(opts Options) *Server {
 		mcpsrv.WithInstructions(instructions),
 		mcpsrv.WithHooks(hooks),
 		mcpsrv.WithResourceRecovery(),
+		mcpsrv.WithToolFilter(s.filterTools), // read tokens see no write tool (share.go)
 	}
 	if opts.ValidateOutput {
 		sopts = append(sopts, mcpsrv.WithOutputSchemaValidation())

@@ -171,14 +171,23 @@ func TestCLIWatch(t *testing.T) {
 	os.MkdirAll(filepath.Join(root, "sub"), 0o755)
 	time.Sleep(500 * time.Millisecond)
 	os.WriteFile(filepath.Join(root, "sub", "b.md"), []byte("# B\n\nplatypus\n"), 0o644)
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
-		if out, _, code := c.run("search", "platypus", "--format", "files"); code == 0 && strings.Contains(out, "b.md") {
-			return
+	waitFor := func(q, file, what string) {
+		deadline := time.Now().Add(20 * time.Second)
+		for time.Now().Before(deadline) {
+			if out, _, code := c.run("search", q, "--format", "files"); code == 0 && strings.Contains(out, file) {
+				return
+			}
+			time.Sleep(200 * time.Millisecond)
 		}
-		time.Sleep(200 * time.Millisecond)
+		t.Fatal("watch did not index " + what)
 	}
-	t.Fatal("watch did not index a new file in a new folder")
+	waitFor("platypus", "b.md", "a new file in a new folder")
+	// A collection added meanwhile (the config changes) is followed.
+	root2 := t.TempDir()
+	c.ok("collection", "add", root2, "--name", "w2")
+	time.Sleep(500 * time.Millisecond)
+	os.WriteFile(filepath.Join(root2, "c.md"), []byte("# C\n\nwombat\n"), 0o644)
+	waitFor("wombat", "c.md", "a file of a collection added while it ran")
 }
 
 // TestCLIMCP checks that `gno mcp` reaches the server binary with the

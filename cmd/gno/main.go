@@ -8,6 +8,10 @@
 package main
 
 import (
+	// First: a read command answered by a running daemon exits from its
+	// init, before the heavy packages initialise (see its doc).
+	_ "github.com/gnosearch/gno/cmd/gno/internal/fastpath"
+
 	"context"
 	"encoding/json"
 	"errors"
@@ -34,11 +38,30 @@ type app struct {
 	configPath string
 	json       bool
 	verbose    bool
+	noDaemon   bool
 	stdout     io.Writer
 	stderr     io.Writer
-	eng        *retrieval.Engine
-	pkgMu      sync.Mutex // the MCP server and the package watcher share pkgs
-	pkgs       *pkgdocs.Index
+	// term describes the terminal behind stdout and stderr: this
+	// process's, or a fast-path client's when the daemon runs the command.
+	term  termInfo
+	eng   *retrieval.Engine
+	pkgMu sync.Mutex // the MCP server and the package watcher share pkgs
+	pkgs  *pkgdocs.Index
+}
+
+// termInfo is what the output code may know of the terminal.
+type termInfo struct {
+	stdout, stderr bool // each is a terminal
+	width          int  // stdout's columns (0: not a terminal)
+}
+
+// detectTerm describes this process's stdout and stderr.
+func detectTerm() termInfo {
+	t := termInfo{stdout: term.IsTerminal(int(os.Stdout.Fd())), stderr: term.IsTerminal(int(os.Stderr.Fd()))}
+	if t.stdout {
+		t.width, _, _ = term.GetSize(int(os.Stdout.Fd()))
+	}
+	return t
 }
 
 // engine opens the index on first use.
@@ -63,16 +86,10 @@ func (a *app) printJSON(v any) error {
 }
 
 // tty reports whether stdout is a terminal (colour and progress only then).
-func (a *app) tty() bool {
-	f, ok := a.stdout.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
-}
+func (a *app) tty() bool { return a.term.stdout }
 
 // stderrTTY reports whether stderr is a terminal, where progress bars go.
-func (a *app) stderrTTY() bool {
-	f, ok := a.stderr.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd())) && !a.json
-}
+func (a *app) stderrTTY() bool { return a.term.stderr && !a.json }
 
 func newRootCmd(a *app) *cobra.Command {
 	root := &cobra.Command{
@@ -87,6 +104,7 @@ func newRootCmd(a *app) *cobra.Command {
 	pf.StringVar(&a.configPath, "config", "", "config file (default: per index, under the XDG config dir or $GNO_HOME)")
 	pf.BoolVar(&a.json, "json", false, "JSON output")
 	pf.BoolVarP(&a.verbose, "verbose", "v", false, "log to stderr")
+	pf.BoolVar(&a.noDaemon, "no-daemon", false, "run a read command in this process even when a gno daemon serves the index")
 	root.AddCommand(
 		newInitCmd(a), newCollectionCmd(a), newContextCmd(a),
 		newUpdateCmd(a), newIndexCmd(a), newEmbedCmd(a), newWatchCmd(a),
@@ -105,10 +123,9 @@ func newRootCmd(a *app) *cobra.Command {
 var extraCommands []func(*app) *cobra.Command
 
 func main() {
-	a := &app{stdout: os.Stdout, stderr: os.Stderr}
+	a := &app{stdout: os.Stdout, stderr: os.Stderr, term: detectTerm()}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	root := newRootCmd(a)
-	err := root.ExecuteContext(ctx)
+	err := execute(ctx, a, os.Args[1:], nil)
 	stop()
 	if a.eng != nil {
 		a.eng.Close()
@@ -119,6 +136,26 @@ func main() {
 	if err != nil {
 		os.Exit(report(a, err))
 	}
+}
+
+// execute runs one gno command line for a. It is the one way a command
+// runs, in this process and in the daemon for a fast-path client (which
+// passes pre, run after the flags are parsed and before the command), so
+// the two cannot print differently.
+func execute(ctx context.Context, a *app, args []string, pre func(*cobra.Command) error) error {
+	return executeOn(ctx, a, newRootCmd(a), args, pre)
+}
+
+// executeOn is execute on root, a tree newRootCmd(a) built beforehand
+// (the daemon keeps one ready: building one is a good part of a search).
+func executeOn(ctx context.Context, a *app, root *cobra.Command, args []string, pre func(*cobra.Command) error) error {
+	root.SetArgs(args)
+	root.SetOut(a.stdout)
+	root.SetErr(a.stderr)
+	if pre != nil {
+		root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error { return pre(cmd) }
+	}
+	return root.ExecuteContext(ctx)
 }
 
 // report prints err and returns the exit code: 2 for bad input, 3 for not

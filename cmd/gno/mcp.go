@@ -18,6 +18,7 @@ func init() { extraCommands = append(extraCommands, newMCPCmd) }
 func newMCPCmd(a *app) *cobra.Command {
 	var enableWrite, listenAny bool
 	var httpAddr, logFile string
+	var share shareFlags
 	cmd := &cobra.Command{
 		Use:   "mcp",
 		Short: "Serve gno to AI agents over MCP (stdio; streamable HTTP with --http)",
@@ -26,19 +27,21 @@ func newMCPCmd(a *app) *cobra.Command {
 By default gno speaks JSON-RPC on stdin/stdout, which is how MCP clients
 (Claude Desktop, Claude Code, Codex) start it; nothing but protocol messages
 is written to stdout. With --http 127.0.0.1:PORT it serves the streamable
-HTTP transport at /mcp instead, on loopback only unless --listen-any.
+HTTP transport at /mcp instead, on loopback only unless --listen-any, which
+shares it with HTTPS and access tokens (see gno token and gno serve).
 
 Write tools (capture, add/remove collection, sync, tag) are off unless
 --enable-write or GNO_MCP_ENABLE_WRITE=1.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return serveMCP(cmd.Context(), a, mcpFlags{enableWrite: enableWrite, listenAny: listenAny, httpAddr: httpAddr, logFile: logFile})
+			return serveMCP(cmd.Context(), a, mcpFlags{enableWrite: enableWrite, listenAny: listenAny, httpAddr: httpAddr, logFile: logFile, share: share})
 		},
 	}
 	f := cmd.Flags()
 	f.BoolVar(&enableWrite, "enable-write", false, "register the write tools (also GNO_MCP_ENABLE_WRITE=1)")
 	f.StringVar(&httpAddr, "http", "", "serve streamable HTTP on `ADDR` (e.g. 127.0.0.1:8765) instead of stdio")
-	f.BoolVar(&listenAny, "listen-any", false, "allow --http on a non-loopback address and cross-origin requests")
+	f.BoolVar(&listenAny, "listen-any", false, "share --http: any address, HTTPS and access tokens (see gno token)")
+	addShareFlags(cmd, &share)
 	f.StringVar(&logFile, "log-file", "", "append logs to `FILE` (stdout never carries logs)")
 	cmd.AddCommand(newMCPInstallCmds(a)...)
 	return cmd

@@ -16,6 +16,7 @@ import (
 type mcpFlags struct {
 	enableWrite, listenAny bool
 	httpAddr, logFile      string
+	share                  shareFlags
 }
 
 // serveMCP runs the MCP server in this process until ctx ends or the
@@ -30,10 +31,24 @@ func serveMCP(ctx context.Context, a *app, f mcpFlags) error {
 	defer closeLog()
 	srv, closeSrv := newServer(a, f.enableWrite || server.WriteEnabledByEnv(), logger)
 	defer closeSrv()
+	if err := f.share.check(f.listenAny); err != nil {
+		return err
+	}
 	if f.httpAddr != "" {
-		return srv.ServeHTTP(ctx, f.httpAddr, server.HTTPOptions{ListenAny: f.listenAny, Ready: func(addr string) {
-			fmt.Fprintf(a.stderr, "gno mcp: serving http://%s%s\n", addr, server.EndpointPath)
-		}})
+		o := server.HTTPOptions{ListenAny: f.listenAny}
+		scheme := "http"
+		if f.listenAny {
+			sh, err := startSharing(a, "gno mcp", f.httpAddr, f.share, false, logger, f.logFile)
+			if err != nil {
+				return err
+			}
+			defer sh.guard.Close(context.WithoutCancel(ctx))
+			o.TLS, o.Guard, scheme = sh.cert.Config, sh.guard.Wrap, "https"
+		}
+		o.Ready = func(addr string) {
+			fmt.Fprintf(a.stderr, "gno mcp: serving %s://%s%s\n", scheme, addr, server.EndpointPath)
+		}
+		return srv.ServeHTTP(ctx, f.httpAddr, o)
 	}
 	out, err := server.ProtectStdout()
 	if err != nil {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/gnosearch/gno/server/web"
@@ -14,6 +15,7 @@ func init() { extraCommands = append(extraCommands, newServeCmd) }
 func newServeCmd(a *app) *cobra.Command {
 	var addr, logFile string
 	var enableWrite, listenAny bool
+	var share shareFlags
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve a local web app and REST API (default http://127.0.0.1:7777)",
@@ -23,7 +25,12 @@ citations (gno ask), index status and live sync/embed progress; and a REST
 API under /api/ whose JSON is the MCP tools' structuredContent.
 
 Loopback only unless --listen-any. Sync, embed and tag from the web app
-and POST /api/sync|embed|tag need --enable-write.`,
+and POST /api/sync|embed|tag need --enable-write.
+
+--listen-any shares the index with a team: HTTPS only (--tls-cert/--tls-key,
+or a self-signed certificate whose fingerprint is printed), access tokens
+from gno token create (REST and MCP at /mcp take "Authorization: Bearer",
+the web app has a sign-in page); read tokens never write.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			logger, closeLog, err := newMCPLogger(logFile, a.verbose)
@@ -31,19 +38,38 @@ and POST /api/sync|embed|tag need --enable-write.`,
 				return err
 			}
 			defer closeLog()
+			if err := share.check(listenAny); err != nil {
+				return err
+			}
+			o := web.Options{EnableWrite: enableWrite, ListenAny: listenAny, Logger: logger}
+			scheme := "http"
+			if listenAny {
+				sh, err := startSharing(a, "gno serve", addr, share, true, logger, logFile)
+				if err != nil {
+					return err
+				}
+				defer sh.guard.Close(context.WithoutCancel(cmd.Context()))
+				o.TLS, o.Guard, scheme = sh.cert.Config, sh.guard.Wrap, "https"
+			}
 			srv, closeSrv := newServer(a, enableWrite, logger)
 			defer closeSrv()
 			go a.watchPackages(cmd.Context(), func(f string, args ...any) { logger.Info(fmt.Sprintf(f, args...)) })
-			return web.Serve(cmd.Context(), addr, web.Options{Backend: srv, EnableWrite: enableWrite, ListenAny: listenAny, Logger: logger},
-				func(bound string) {
-					fmt.Fprintf(a.stderr, "gno serve: http://%s/\n", bound)
-				})
+			o.Backend = srv
+			if listenAny {
+				h, stop := srv.MCPHandler(true)
+				defer stop(context.WithoutCancel(cmd.Context()))
+				o.MCP = h
+			}
+			return web.Serve(cmd.Context(), addr, o, func(bound string) {
+				fmt.Fprintf(a.stderr, "gno serve: %s://%s/\n", scheme, bound)
+			})
 		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&addr, "addr", "127.0.0.1:7777", "listen on `ADDR`")
 	f.BoolVar(&enableWrite, "enable-write", false, "allow sync, embed and tag from the web app and /api/")
-	f.BoolVar(&listenAny, "listen-any", false, "allow a non-loopback address, Host and Origin")
+	f.BoolVar(&listenAny, "listen-any", false, "share the index: any address, HTTPS and access tokens (see gno token)")
+	addShareFlags(cmd, &share)
 	f.StringVar(&logFile, "log-file", "", "append logs to `FILE`")
 	return cmd
 }

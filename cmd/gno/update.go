@@ -3,16 +3,14 @@ package main
 import (
 	"context"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"time"
 
-	"github.com/fsnotify/fsnotify"
 	"github.com/gnosearch/gno/retrieval"
+	"github.com/gnosearch/gno/retrieval/config"
 	"github.com/gnosearch/gno/retrieval/ingest"
+	"github.com/gnosearch/gno/retrieval/watch"
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 )
@@ -23,6 +21,7 @@ type updateFlags struct {
 	noCmd      bool
 	rebuild    bool
 	wait       time.Duration
+	only       []string // the watcher's changed files (no flag)
 }
 
 func (f *updateFlags) register(cmd *cobra.Command) {
@@ -43,7 +42,7 @@ func (a *app) runUpdate(ctx context.Context, f updateFlags) (*retrieval.UpdateRe
 		return nil, fmt.Errorf("no collections: add one with `gno collection add PATH`")
 	}
 	var bar *progressbar.ProgressBar
-	opt := retrieval.UpdateOptions{Collection: f.collection, GitPull: f.gitPull, RunUpdateCmd: !f.noCmd, LockWait: f.wait, Rebuild: f.rebuild}
+	opt := retrieval.UpdateOptions{Collection: f.collection, GitPull: f.gitPull, RunUpdateCmd: !f.noCmd, LockWait: f.wait, Rebuild: f.rebuild, Only: f.only}
 	if a.stderrTTY() {
 		opt.Progress = func(p ingest.Progress) {
 			if bar == nil || p.Done < 64 && p.Done != p.Total {
@@ -127,75 +126,77 @@ func newWatchCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "watch",
 		Short: "Keep collections in sync while running (file-system events, debounced)",
-		Args:  cobra.NoArgs,
+		Long: `Keep collections in sync while running: file-system events, debounced,
+re-index the files that changed (a new or removed folder, its whole
+collection). A config change (a collection added) is followed.
+
+gno daemon does this too, and also embeds, keeps the models warm and
+answers the CLI, MCP and the web app.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
 			e, err := a.engine(ctx)
 			if err != nil {
 				return err
 			}
-			w, err := fsnotify.NewWatcher()
-			if err != nil {
-				return fmt.Errorf("watch: %w", err)
-			}
-			defer w.Close()
-			owner := map[string]string{} // watched dir -> collection
-			for _, c := range e.Config().Collections {
-				filepath.WalkDir(c.Path, func(p string, d fs.DirEntry, err error) error {
-					if err == nil && d.IsDir() {
-						if strings.HasPrefix(d.Name(), ".") && p != c.Path || d.Name() == "node_modules" {
-							return fs.SkipDir
+			first := true
+			var w *watch.Watcher
+			w, err = watch.New(watch.Options{
+				Collections: func() []config.Collection { return e.Config().Collections },
+				Debounce:    debounce,
+				Sync: func(ctx context.Context, changes []watch.Change) {
+					if first {
+						// Everything, as gno update would (update commands too).
+						first = false
+						if _, err := a.runUpdate(ctx, updateFlags{wait: time.Minute}); err != nil {
+							fmt.Fprintf(a.stderr, "gno: %v\n", err)
 						}
-						if w.Add(p) == nil {
-							owner[p] = c.Name
+						n, failed := w.Folders()
+						fmt.Fprintf(a.stderr, "watching %d folders; Ctrl-C to stop\n", n)
+						if failed > 0 {
+							fmt.Fprintf(a.stderr, "gno: %d folders cannot be watched (the OS limit on watches?); they sync only when their collection syncs whole\n", failed)
 						}
+						return
 					}
-					return nil
-				})
-			}
-			if _, err := a.runUpdate(ctx, updateFlags{wait: time.Minute}); err != nil {
-				fmt.Fprintf(a.stderr, "gno: %v\n", err)
-			}
-			fmt.Fprintf(a.stderr, "watching %d folders; Ctrl-C to stop\n", len(owner))
-			go a.watchPackages(ctx, func(f string, args ...any) { fmt.Fprintf(a.stderr, f+"\n", args...) })
-			pending := map[string]bool{}
-			timer := time.NewTimer(time.Hour)
-			timer.Stop()
-			for {
-				select {
-				case <-ctx.Done():
-					return nil
-				case ev, ok := <-w.Events:
-					if !ok {
-						return nil
-					}
-					dir := filepath.Dir(ev.Name)
-					if ev.Has(fsnotify.Create) {
-						if fi, err := os.Stat(ev.Name); err == nil && fi.IsDir() {
-							if w.Add(ev.Name) == nil {
-								owner[ev.Name] = owner[dir]
-							}
-						}
-					}
-					if col := owner[dir]; col != "" {
-						pending[col] = true
-						timer.Reset(debounce)
-					}
-				case err := <-w.Errors:
-					fmt.Fprintf(a.stderr, "watch: %v\n", err)
-				case <-timer.C:
-					for col := range pending {
-						if _, err := a.runUpdate(ctx, updateFlags{collection: col, wait: time.Minute, noCmd: true}); err != nil {
+					for _, c := range changes {
+						if _, err := a.runUpdate(ctx, updateFlags{collection: c.Collection, wait: time.Minute, noCmd: true, only: c.Paths}); err != nil {
 							fmt.Fprintf(a.stderr, "gno: %v\n", err)
 						}
 					}
-					pending = map[string]bool{}
-				}
+				},
+				Hooks: []watch.Hook{{
+					Name:  "config",
+					Paths: func() []string { return []string{e.Paths.ConfigFile} },
+					Changed: func(ctx context.Context, _ []string) {
+						if err := reloadConfig(ctx, e); err != nil {
+							fmt.Fprintf(a.stderr, "gno: %v\n", err)
+							return
+						}
+						w.Rescan()
+					},
+				}},
+			})
+			if err != nil {
+				return fmt.Errorf("watch: %w", err)
 			}
+			// Dependencies' docs: a project whose lockfile changed is re-indexed.
+			go a.watchPackages(ctx, func(f string, args ...any) { fmt.Fprintf(a.stderr, f+"\n", args...) })
+			return w.Run(ctx)
 		},
 	}
 	cmd.Flags().DurationVar(&debounce, "debounce", 500*time.Millisecond, "quiet time before a sync")
 	return cmd
+}
+
+// reloadConfig re-reads the config another process changed, under the
+// writer lock (waiting up to a minute for it).
+func reloadConfig(ctx context.Context, e *retrieval.Engine) error {
+	w, err := e.Writer(ctx, time.Minute)
+	if err != nil {
+		return err
+	}
+	defer w.Close()
+	return w.ReloadConfig()
 }
 
 type embedFlags struct {

@@ -12,10 +12,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
 
+	"github.com/gnosearch/gno/retrieval/config/dirs"
 	"github.com/gnosearch/gno/retrieval/gnoerr"
 	"gopkg.in/yaml.v3"
 )
@@ -250,11 +250,9 @@ func WriteFileAtomic(path string, data []byte, perm fs.FileMode) error {
 	return nil
 }
 
-var nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
-
 // ValidName checks a (lowercased) collection name.
 func ValidName(name string) error {
-	if !nameRE.MatchString(name) {
+	if !dirs.IsName(name) {
 		return gnoerr.New(gnoerr.InvalidInput, "invalid collection name %q: use letters, digits, '.', '_' or '-' (at most 64)", name)
 	}
 	return nil

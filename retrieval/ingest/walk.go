@@ -44,7 +44,7 @@ func walk(ctx context.Context, col config.Collection, opt Options, res *Result) 
 		rel, _ := filepath.Rel(root, p)
 		rel = filepath.ToSlash(rel)
 		if d.IsDir() {
-			if p != root && (skipDirs[d.Name()] || excluded(col.Exclude, rel) || excluded(col.Exclude, rel+"/")) {
+			if p != root && !WalksDir(col, rel) {
 				return fs.SkipDir
 			}
 			return nil
@@ -142,12 +142,22 @@ func indexesFile(includes []string, col config.Collection, rel string) bool {
 func inSkippedDir(col config.Collection, rel string) bool {
 	dirs := strings.Split(rel, "/")
 	for i := range dirs[:len(dirs)-1] {
-		d := strings.Join(dirs[:i+1], "/")
-		if skipDirs[dirs[i]] || excluded(col.Exclude, d) || excluded(col.Exclude, d+"/") {
+		if !WalksDir(col, strings.Join(dirs[:i+1], "/")) {
 			return true
 		}
 	}
 	return false
+}
+
+// WalksDir reports whether a sync's walk descends into the folder rel
+// (clean, slash-separated, relative to the collection root; "." is the
+// root): not one of the folders gno never reads (.git, node_modules…) and
+// not excluded. A file watcher asks it which folders to watch.
+func WalksDir(col config.Collection, rel string) bool {
+	if rel == "." || rel == "" {
+		return true
+	}
+	return !skipDirs[path.Base(rel)] && !excluded(col.Exclude, rel) && !excluded(col.Exclude, rel+"/")
 }
 
 func within(root, p string) bool {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/gnosearch/gno/answer"
 	"github.com/gnosearch/gno/retrieval/gnoerr"
+	"github.com/gnosearch/gno/server/auth"
 	"github.com/gnosearch/gno/server/jobs"
 )
 
@@ -130,16 +131,25 @@ func (a *App) args(name string, r *http.Request) (map[string]any, error) {
 	return m, nil
 }
 
-// write guards a write endpoint: enabled, same origin, CSRF token.
+// write guards a write endpoint: enabled, a write token in the sharing
+// mode, same origin and the CSRF token unless a Bearer token came.
 func (a *App) write(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !a.opts.EnableWrite {
 			writeJSON(w, http.StatusForbidden, gnoerr.BodyOf(gnoerr.New(gnoerr.InvalidInput, "write endpoints are off; start gno serve with --enable-write")))
 			return
 		}
-		if err := a.sameOrigin(r); err != nil {
-			writeJSON(w, http.StatusForbidden, gnoerr.BodyOf(err))
+		id, guarded := auth.IdentityFrom(r.Context())
+		if guarded && !id.Scope.CanWrite() {
+			writeJSON(w, http.StatusForbidden, gnoerr.BodyOf(gnoerr.New(gnoerr.InvalidInput, "%s", auth.ErrReadOnly)))
 			return
+		}
+		// A Bearer token is no ambient credential: no CSRF to guard against.
+		if !id.Bearer {
+			if err := a.sameOrigin(r); err != nil {
+				writeJSON(w, http.StatusForbidden, gnoerr.BodyOf(err))
+				return
+			}
 		}
 		next.ServeHTTP(w, r)
 	})

@@ -33,8 +33,9 @@
 // reaches the index only through its Backend (the MCP server provides
 // one) and must not import the MCP server package.
 //
-// Safety: loopback only unless ListenAny; Host and Origin checked against
-// DNS rebinding; writes need EnableWrite, a same-origin request and the
+// Safety: loopback only unless ListenAny (then behind an auth.Guard over
+// TLS: access tokens, a login, read tokens refused on writes); Host and
+// Origin checked against DNS rebinding; writes need EnableWrite, a same-origin request and the
 // page's CSRF token in X-Gno-Csrf; documents are rendered from the index by
 // reference only (never a path on disk), without their HTML, under a
 // strict Content-Security-Policy; an original file (/file, a PDF) is
@@ -44,6 +45,7 @@ package web
 import (
 	"context"
 	"crypto/rand"
+	"crypto/tls"
 	"embed"
 	"encoding/hex"
 	"errors"
@@ -141,7 +143,19 @@ type Options struct {
 	Graph GraphSource
 	// Logger receives diagnostics; nil discards them.
 	Logger *slog.Logger
+	// MCP, if not nil, is served at MCPPath beside the app (the daemon and
+	// the sharing mode serve people and agents on one port; the MCP
+	// server's MCPHandler is one).
+	MCP http.Handler
+	// Guard, if not nil, wraps the whole app (the sharing mode's
+	// auth.Guard.Wrap); TLS, if not nil, serves HTTPS only.
+	Guard func(http.Handler) http.Handler
+	TLS   *tls.Config
 }
+
+// MCPPath is where Options.MCP is mounted; it matches the MCP server's
+// EndpointPath (server tests check), so clients see one URL either way.
+const MCPPath = "/mcp"
 
 // App is the web app as an http.Handler.
 type App struct {
@@ -200,6 +214,9 @@ func (a *App) routes() {
 	a.mux.HandleFunc("GET /file", a.filePage)
 	a.mux.HandleFunc("GET /go", a.followPage)
 	a.graphRoutes()
+	if a.opts.MCP != nil {
+		a.mux.Handle(MCPPath, a.opts.MCP)
+	}
 	a.restRoutes()
 }
 
@@ -282,7 +299,14 @@ func Serve(ctx context.Context, addr string, o Options, ready func(addr string))
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", addr, err)
 	}
-	hs := &http.Server{Handler: app, ReadHeaderTimeout: 10 * time.Second}
+	var h http.Handler = app
+	if o.Guard != nil {
+		h = o.Guard(app)
+	}
+	if o.TLS != nil {
+		ln = tls.NewListener(ln, o.TLS)
+	}
+	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	wctx, stop := context.WithCancel(ctx)
 	defer stop()
 	go app.WatchGraph(wctx)

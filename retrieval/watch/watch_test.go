@@ -1,0 +1,141 @@
+package watch
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gnosearch/gno/retrieval/config"
+)
+
+// recorder collects what a Watcher reports.
+type recorder struct {
+	syncs chan []Change
+	hooks chan []string
+}
+
+func newRecorder() *recorder {
+	return &recorder{syncs: make(chan []Change, 16), hooks: make(chan []string, 16)}
+}
+
+func (r *recorder) next(t *testing.T) []Change {
+	t.Helper()
+	select {
+	case c := <-r.syncs:
+		return c
+	case <-time.After(5 * time.Second):
+		t.Fatal("no sync within 5 s")
+		return nil
+	}
+}
+
+func (r *recorder) none(t *testing.T, wait time.Duration) {
+	t.Helper()
+	select {
+	case c := <-r.syncs:
+		t.Fatalf("unexpected sync %+v", c)
+	case <-time.After(wait):
+	}
+}
+
+func write(t *testing.T, p, s string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestWatch: the first sync names every collection whole; a changed note
+// is reported alone; a new folder syncs its collection whole; files a
+// sync would not read (.git, a swap file) start nothing; a hook sees its
+// file; Rescan picks up a new collection.
+func TestWatch(t *testing.T) {
+	root := t.TempDir()
+	notes := filepath.Join(root, "notes")
+	write(t, filepath.Join(notes, "a.md"), "# A\n")
+	write(t, filepath.Join(notes, ".git", "HEAD"), "ref\n")
+	lock := filepath.Join(root, "proj", "go.sum")
+	write(t, lock, "x\n")
+	var mu sync.Mutex
+	cols := []config.Collection{{Name: "notes", Path: notes}}
+	rec := newRecorder()
+	w, err := New(Options{
+		Collections: func() []config.Collection {
+			mu.Lock()
+			defer mu.Unlock()
+			return append([]config.Collection(nil), cols...)
+		},
+		Sync:     func(_ context.Context, c []Change) { rec.syncs <- c },
+		Debounce: 50 * time.Millisecond,
+		Hooks: []Hook{{Name: "lockfiles", Paths: func() []string { return []string{lock} },
+			Changed: func(_ context.Context, p []string) { rec.hooks <- p }}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- w.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+
+	if got := rec.next(t); !reflect.DeepEqual(got, []Change{{Collection: "notes"}}) {
+		t.Fatalf("first sync %+v", got)
+	}
+	write(t, filepath.Join(notes, "b.md"), "# B\n")
+	if got := rec.next(t); !reflect.DeepEqual(got, []Change{{Collection: "notes", Paths: []string{"b.md"}}}) {
+		t.Fatalf("new note: %+v", got)
+	}
+	write(t, filepath.Join(notes, ".git", "index"), "x")
+	write(t, filepath.Join(notes, ".b.md.swp"), "x")
+	rec.none(t, 300*time.Millisecond)
+
+	write(t, filepath.Join(notes, "sub", "c.md"), "# C\n")
+	if got := rec.next(t); !reflect.DeepEqual(got, []Change{{Collection: "notes"}}) {
+		t.Fatalf("new folder: %+v", got)
+	}
+	// The new folder is watched now: a file in it is reported alone.
+	write(t, filepath.Join(notes, "sub", "d.md"), "# D\n")
+	if got := rec.next(t); !reflect.DeepEqual(got, []Change{{Collection: "notes", Paths: []string{"sub/d.md"}}}) {
+		t.Fatalf("note in new folder: %+v", got)
+	}
+	if err := os.Remove(filepath.Join(notes, "a.md")); err != nil {
+		t.Fatal(err)
+	}
+	if got := rec.next(t); !reflect.DeepEqual(got, []Change{{Collection: "notes", Paths: []string{"a.md"}}}) {
+		t.Fatalf("removed note: %+v", got)
+	}
+
+	write(t, lock, "y\n")
+	select {
+	case p := <-rec.hooks:
+		if !reflect.DeepEqual(p, []string{lock}) {
+			t.Errorf("hook paths %v", p)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("hook not called")
+	}
+
+	more := filepath.Join(root, "more")
+	write(t, filepath.Join(more, "e.md"), "# E\n")
+	mu.Lock()
+	cols = append(cols, config.Collection{Name: "more", Path: more})
+	mu.Unlock()
+	w.Rescan()
+	if got := rec.next(t); !reflect.DeepEqual(got, []Change{{Collection: "more"}}) {
+		t.Fatalf("rescan: %+v", got)
+	}
+	write(t, filepath.Join(more, "f.md"), "# F\n")
+	if got := rec.next(t); !reflect.DeepEqual(got, []Change{{Collection: "more", Paths: []string{"f.md"}}}) {
+		t.Fatalf("note in the new collection: %+v", got)
+	}
+	if n, failed := w.Folders(); n != 3 || failed != 0 {
+		t.Errorf("Folders() = %d, %d; want 3 (notes, notes/sub, more), 0", n, failed)
+	}
+}

@@ -1,0 +1,306 @@
+package daemon
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gnosearch/gno/retrieval"
+	"github.com/gnosearch/gno/retrieval/gnoerr"
+	"github.com/gnosearch/gno/retrieval/watch"
+)
+
+// The worker is the daemon's one writer: it syncs what the watcher
+// reports, then embeds the backlog in slices, then warms the models, one
+// thing at a time, each under its own Writer. Between slices the lock is
+// free, so a CLI write (gno update, gno tag) waiting for it gets in.
+
+// embedSlice is about how long one embedding run holds the lock (it ends
+// after the batch that passes it); the CLI's writers wait up to a minute.
+const embedSlice = 20 * time.Second
+
+// lockedRetry is how long the worker waits when another process holds
+// the writer lock.
+const lockedRetry = 2 * time.Second
+
+type worker struct {
+	d    *daemon
+	e    *retrieval.Engine
+	wake chan struct{}
+
+	mu        sync.Mutex
+	pending   map[string]map[string]bool // collection -> paths; nil: whole
+	first     bool                       // the first sync runs update commands, as gno update
+	state     string
+	needEmbed bool
+	embedOff  string // why embedding stopped (no model…), until the config changes
+	needWarm  bool
+	lastSync  time.Time
+	lastWhat  string
+	lastErr   string
+	warming   atomic.Bool
+	warmAgain atomic.Bool
+}
+
+func newWorker(d *daemon) *worker {
+	return &worker{d: d, e: d.e, wake: make(chan struct{}, 1), pending: map[string]map[string]bool{},
+		first: true, state: "starting", needEmbed: !d.opt.NoEmbed, needWarm: true}
+}
+
+func (w *worker) signal() {
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+}
+
+// enqueue is the watcher's Sync: it merges the changes into the queue.
+func (w *worker) enqueue(_ context.Context, changes []watch.Change) {
+	w.mu.Lock()
+	for _, c := range changes {
+		w.merge(c)
+	}
+	w.mu.Unlock()
+	w.signal()
+}
+
+func (w *worker) merge(c watch.Change) {
+	cur, queued := w.pending[c.Collection]
+	switch {
+	case c.Paths == nil || queued && cur == nil:
+		w.pending[c.Collection] = nil
+	default:
+		if cur == nil {
+			cur = map[string]bool{}
+			w.pending[c.Collection] = cur
+		}
+		for _, p := range c.Paths {
+			cur[p] = true
+		}
+	}
+}
+
+// rewarm is called after a config or model change: models were
+// forgotten, and embedding may be possible again.
+func (w *worker) rewarm() {
+	w.mu.Lock()
+	w.needWarm = true
+	if !w.d.opt.NoEmbed {
+		w.needEmbed, w.embedOff = true, ""
+	}
+	w.mu.Unlock()
+	w.signal()
+}
+
+func (w *worker) set(state string) {
+	w.mu.Lock()
+	w.state = state
+	w.mu.Unlock()
+}
+
+func (w *worker) run(ctx context.Context) {
+	for ctx.Err() == nil {
+		w.mu.Lock()
+		var changes []watch.Change
+		for col, paths := range w.pending {
+			c := watch.Change{Collection: col}
+			if paths != nil {
+				for p := range paths {
+					c.Paths = append(c.Paths, p)
+				}
+				sort.Strings(c.Paths)
+			}
+			changes = append(changes, c)
+		}
+		w.pending = map[string]map[string]bool{}
+		embed, warm := w.needEmbed, w.needWarm
+		w.mu.Unlock()
+		switch {
+		case len(changes) > 0:
+			w.sync(ctx, changes)
+		case embed:
+			w.embed(ctx)
+		case warm:
+			w.mu.Lock()
+			w.needWarm = false
+			w.mu.Unlock()
+			w.warm(ctx)
+		default:
+			w.set("idle")
+			select {
+			case <-ctx.Done():
+			case <-w.wake:
+			}
+		}
+	}
+}
+
+// warm loads the models and the vector graph beside the loop: it needs
+// no lock, and a sync must not wait for a model to load. A warm asked for
+// while one runs follows it.
+func (w *worker) warm(ctx context.Context) {
+	if !w.warming.CompareAndSwap(false, true) {
+		w.warmAgain.Store(true)
+		return
+	}
+	go func() {
+		start := time.Now()
+		w.e.Models().Warm(ctx)
+		w.d.log.Debug("warm", "took", time.Since(start))
+		w.warming.Store(false)
+		if w.warmAgain.Swap(false) {
+			w.mu.Lock()
+			w.needWarm = true
+			w.mu.Unlock()
+			w.signal()
+		}
+	}()
+}
+
+// sync runs the queued syncs, one collection per writer.
+func (w *worker) sync(ctx context.Context, changes []watch.Change) {
+	sort.Slice(changes, func(i, j int) bool { return changes[i].Collection < changes[j].Collection })
+	w.mu.Lock()
+	first := w.first
+	w.first = false
+	w.mu.Unlock()
+	for i, c := range changes {
+		if ctx.Err() != nil {
+			return
+		}
+		w.set("syncing " + c.Collection)
+		wr, err := w.e.Writer(ctx, lockedRetry)
+		if err != nil {
+			// Another writer: try again soon with what is left.
+			w.mu.Lock()
+			for _, rest := range changes[i:] {
+				w.merge(rest)
+			}
+			w.mu.Unlock()
+			if gnoerr.CodeOf(err) != gnoerr.Locked {
+				w.d.log.Warn("sync postponed", "err", err)
+			}
+			w.pause(ctx, lockedRetry)
+			return
+		}
+		res, err := wr.Update(ctx, retrieval.UpdateOptions{Collection: c.Collection, Only: c.Paths, RunUpdateCmd: first && c.Paths == nil})
+		wr.Close()
+		w.mu.Lock()
+		w.lastSync = time.Now()
+		w.lastWhat, w.lastErr = summary(res), ""
+		if err != nil && ctx.Err() == nil {
+			w.lastErr = err.Error()
+		}
+		if changed(res) {
+			w.needWarm = true
+			if !w.d.opt.NoEmbed {
+				w.needEmbed = true
+			}
+		}
+		w.mu.Unlock()
+		switch {
+		case ctx.Err() != nil:
+			w.d.log.Info("sync aborted: the daemon is stopping", "collection", c.Collection)
+		case gnoerr.CodeOf(err) == gnoerr.NotFound:
+			w.d.log.Info("collection gone from the config", "collection", c.Collection)
+		case err != nil:
+			w.d.log.Warn("sync", "collection", c.Collection, "err", err)
+		case changed(res):
+			w.d.log.Info("synced", "collection", c.Collection, "files", len(c.Paths), "result", summary(res))
+		}
+	}
+}
+
+func changed(res *retrieval.UpdateResult) bool {
+	if res == nil {
+		return false
+	}
+	for _, c := range res.Collections {
+		if c.Changed() {
+			return true
+		}
+	}
+	return false
+}
+
+func summary(res *retrieval.UpdateResult) string {
+	if res == nil {
+		return ""
+	}
+	var parts []string
+	for _, c := range res.Collections {
+		parts = append(parts, fmt.Sprintf("%s: %d added, %d updated, %d removed", c.Collection, c.Added, c.Updated, c.Removed))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// embed embeds for one slice of time, then lets the lock go.
+func (w *worker) embed(ctx context.Context) {
+	wr, err := w.e.Writer(ctx, 0)
+	if err != nil {
+		w.pause(ctx, lockedRetry)
+		return
+	}
+	w.set("embedding")
+	// The slice ends between batches, never inside one (a batch on a
+	// busy machine can take longer than a slice: cut inside, it would
+	// never commit). New work (a file changed) ends it early too, so a
+	// note is searchable soon even during a long backlog.
+	sctx, cancel := context.WithCancel(ctx)
+	deadline := time.Now().Add(embedSlice)
+	var woke atomic.Bool
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-w.wake:
+			woke.Store(true)
+		case <-done:
+		}
+	}()
+	res, err := wr.Embed(sctx, retrieval.EmbedOptions{Progress: func(int, int) {
+		if woke.Load() || time.Now().After(deadline) {
+			cancel()
+		}
+	}})
+	cut := sctx.Err() != nil
+	close(done)
+	cancel()
+	wr.Close()
+	if woke.Load() {
+		w.signal() // the loop's: syncs are waiting
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	switch {
+	case ctx.Err() != nil:
+	case err == nil:
+		w.needEmbed = false
+		w.needWarm = true
+		if res.Embedded > 0 {
+			w.d.log.Info("embedded the backlog", "chunks", res.Embedded, "model", res.Model, "total", res.Total)
+		}
+	case cut:
+		if res != nil {
+			w.d.log.Info("embedding", "chunks", res.Embedded, "model", res.Model)
+		}
+	default:
+		// No model, a broken one: stop until the config or the model
+		// cache changes.
+		w.needEmbed, w.embedOff = false, err.Error()
+		w.d.log.Warn("embedding off", "err", err)
+	}
+}
+
+// pause waits d (another writer holds the lock).
+func (w *worker) pause(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}
