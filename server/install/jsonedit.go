@@ -142,17 +142,19 @@ func (d *jsonDoc) unit() string {
 // membersLayout reads the layout of o's members; an empty object gets
 // parent's indent plus one step.
 func membersLayout(o *hujson.Object, fallback string) layout {
-	for _, m := range o.Members {
-		ex := string(m.Name.BeforeExtra)
-		if i := strings.LastIndexByte(ex, '\n'); i >= 0 {
-			if ind := ex[i+1:]; strings.Trim(ind, " \t") == "" {
-				return layout{indent: ind, multiline: true}
-			}
-			return layout{indent: fallback, multiline: true}
-		}
-		return layout{multiline: false}
+	if len(o.Members) == 0 {
+		return layout{indent: fallback, multiline: true}
 	}
-	return layout{indent: fallback, multiline: true}
+	ex := string(o.Members[0].Name.BeforeExtra)
+	i := strings.LastIndexByte(ex, '\n')
+	switch {
+	case i < 0:
+		return layout{multiline: false}
+	case strings.Trim(ex[i+1:], " \t") == "":
+		return layout{indent: ex[i+1:], multiline: true}
+	default:
+		return layout{indent: fallback, multiline: true}
+	}
 }
 
 // set writes gno's entry, replacing one that exists.

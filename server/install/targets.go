@@ -71,9 +71,9 @@ func (e Env) appData() string {
 	return filepath.Join(e.Home, "AppData", "Roaming")
 }
 
-// xdgConfig is $XDG_CONFIG_HOME when absolute (the spec ignores a
+// XDGConfigDir is $XDG_CONFIG_HOME when absolute (the spec ignores a
 // relative one), else ~/.config.
-func (e Env) xdgConfig() string {
+func (e Env) XDGConfigDir() string {
 	if e.XDGConfigHome != "" && isAbs(e.XDGConfigHome) {
 		return e.XDGConfigHome
 	}
@@ -95,7 +95,7 @@ func (e Env) electronUserDir(app string) string {
 	case "windows":
 		return filepath.Join(e.appData(), app)
 	default:
-		return filepath.Join(e.xdgConfig(), app)
+		return filepath.Join(e.XDGConfigDir(), app)
 	}
 }
 
@@ -149,7 +149,7 @@ var clients = []client{
 		dir := e.CWD
 		if s == User {
 			// OpenCode uses XDG folders on every OS (xdg-basedir).
-			dir = filepath.Join(e.xdgConfig(), "opencode")
+			dir = filepath.Join(e.XDGConfigDir(), "opencode")
 		}
 		return []string{filepath.Join(dir, "opencode.json"), filepath.Join(dir, "opencode.jsonc")}
 	}},
@@ -166,7 +166,7 @@ var clients = []client{
 		case "darwin":
 			return []string{filepath.Join(e.Home, ".config", "zed", "settings.json")}
 		default:
-			return []string{filepath.Join(e.xdgConfig(), "zed", "settings.json")}
+			return []string{filepath.Join(e.XDGConfigDir(), "zed", "settings.json")}
 		}
 	}},
 	{Windsurf, "Windsurf", []Scope{User}, mcpServersJSONC, func(e Env, _ Scope) []string {
