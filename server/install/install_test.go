@@ -289,6 +289,7 @@ func TestMalformedRefused(t *testing.T) {
 		{TargetScope{Cursor, User}, "{\"mcpServers\": {\"x\": 1,, }}", "line 1, column 24"},
 		{TargetScope{VSCode, Project}, "{\n\t\"servers\": \"no\"\n}", "line 2"},
 		{TargetScope{VSCode, User}, "{\"servers\": {\"gno\": {}, \"gno\": {}}}", "2 \"gno\" entries"},
+		{TargetScope{Windsurf, User}, "{\"mcpServers\": {}, \"mcpServers\": {\"a\": {}}}", "2 \"mcpServers\" keys"},
 		{TargetScope{Zed, User}, "// settings\n{\n  \"theme\": \"x\"\n  \"ui_font_size\": 3\n}", "line 4"},
 		{TargetScope{OpenCode, User}, "{\"mcp\": {}} trailing", "line 1, column 13"},
 		{TargetScope{Codex, User}, "model = \"x\"\n[mcp_servers.gno\ncommand = \"y\"\n", "line 2"},

@@ -46,6 +46,10 @@ func parseJSONDoc(f *format, path string, data []byte) (*jsonDoc, error) {
 		return nil, gnoerr.New(gnoerr.InvalidInput, "%s is not a JSON object (line 1); fix or move it first, nothing was written", path)
 	}
 	d := &jsonDoc{f: f, path: path, root: root}
+	if n := countMembers(d.rootObj(), f.container); n > 1 {
+		// Clients keep the last of duplicate keys, gno would edit the first.
+		return nil, gnoerr.New(gnoerr.InvalidInput, "%s has %d %q keys; keep one by hand first, nothing was written", path, n, f.container)
+	}
 	if c := d.container(); c != nil {
 		obj, ok := c.Value.Value.(*hujson.Object)
 		if !ok && c.Value.Value.Kind() != 'n' {

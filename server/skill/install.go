@@ -177,7 +177,7 @@ func Install(env install.Env, in Input, o Options) (*Result, error) {
 		res.Files = append(res.Files, fr)
 	}
 	if len(modified) > 0 && !o.Force {
-		return nil, gnoerr.New(gnoerr.Conflict, "%s changed since gno wrote it: %s; keep your edits elsewhere, or use --force to replace it (each changed file is kept as FILE.bak)",
+		return nil, gnoerr.New(gnoerr.Conflict, "you edited %s since gno wrote it (%s): nothing was written; use --force to replace it, keeping your version as FILE.bak",
 			dir, strings.Join(modified, ", "))
 	}
 	switch {
@@ -239,7 +239,7 @@ func Uninstall(env install.Env, in Input, o Options) (*Result, error) {
 		res.Files = append(res.Files, fr)
 	}
 	if len(modified) > 0 && !o.Force {
-		return nil, gnoerr.New(gnoerr.Conflict, "%s changed since gno wrote it: %s; nothing was removed (use --force to remove it, each changed file kept as FILE.bak)",
+		return nil, gnoerr.New(gnoerr.Conflict, "you edited %s since gno wrote it (%s): nothing was removed; use --force to remove it, keeping your version as FILE.bak",
 			dir, strings.Join(modified, ", "))
 	}
 	if o.DryRun {
