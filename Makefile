@@ -89,6 +89,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParseToken$$' -fuzztime $(FUZZTIME) ./server/auth
 	$(GO) test -run '^$$' -fuzz '^FuzzParseBearer$$' -fuzztime $(FUZZTIME) ./server/auth
 	$(GO) test -run '^$$' -fuzz '^FuzzParseTTL$$' -fuzztime $(FUZZTIME) ./server/auth
+	$(GO) test -run '^$$' -fuzz '^FuzzEdit$$' -fuzztime $(FUZZTIME) ./server/install
 
 clean:
 	rm -rf bin dist .cache/demo-home .cache/build

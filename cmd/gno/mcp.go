@@ -25,10 +25,12 @@ func newMCPCmd(a *app) *cobra.Command {
 		Long: `Serve gno to AI agents over the Model Context Protocol.
 
 By default gno speaks JSON-RPC on stdin/stdout, which is how MCP clients
-(Claude Desktop, Claude Code, Codex) start it; nothing but protocol messages
-is written to stdout. With --http 127.0.0.1:PORT it serves the streamable
-HTTP transport at /mcp instead, on loopback only unless --listen-any, which
-shares it with HTTPS and access tokens (see gno token and gno serve).
+(Claude Desktop, Claude Code, Codex, Cursor, VS Code, OpenCode, Gemini CLI,
+Zed, Windsurf) start it; nothing but protocol messages is written to stdout.
+"gno mcp install -t CLIENT" adds gno to a client's config. With --http
+127.0.0.1:PORT it serves the streamable HTTP transport at /mcp instead, on
+loopback only unless --listen-any, which shares it with HTTPS and access
+tokens (see gno token and gno serve).
 
 Write tools (capture, add/remove collection, sync, tag) are off unless
 --enable-write or GNO_MCP_ENABLE_WRITE=1.`,
@@ -53,8 +55,15 @@ func newMCPInstallCmds(a *app) []*cobra.Command {
 	var force, dryRun, enableWrite bool
 	inst := &cobra.Command{
 		Use:   "install",
-		Short: "Add gno to an MCP client's config (claude-desktop, claude-code, codex)",
-		Args:  cobra.NoArgs,
+		Short: "Add gno to an MCP client's config (" + strings.Join(install.TargetNames(), ", ") + ")",
+		Long: `Add gno to an MCP client's config, changing nothing else in the file
+(comments and formatting are kept byte for byte; the old file is kept as
+FILE.bak). A config gno cannot parse is refused, naming the line.
+
+Clients and scopes:
+` + targetTable() + `
+Restart the client afterwards.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			env, err := installEnv()
 			if err != nil {
@@ -76,8 +85,8 @@ func newMCPInstallCmds(a *app) []*cobra.Command {
 		},
 	}
 	f := inst.Flags()
-	f.StringVarP(&target, "target", "t", string(install.ClaudeDesktop), "client: claude-desktop, claude-code or codex")
-	f.StringVarP(&scope, "scope", "s", string(install.User), "scope: user, or project (claude-code and codex)")
+	f.StringVarP(&target, "target", "t", string(install.ClaudeDesktop), "client: "+strings.Join(install.TargetNames(), ", "))
+	f.StringVarP(&scope, "scope", "s", string(install.User), "scope: user, or project (the current folder)")
 	f.BoolVarP(&force, "force", "f", false, "replace an existing, different gno entry")
 	f.BoolVar(&dryRun, "dry-run", false, "show what would change without writing")
 	f.BoolVar(&enableWrite, "enable-write", false, "install with --enable-write (write tools on)")
@@ -101,7 +110,7 @@ func newMCPInstallCmds(a *app) []*cobra.Command {
 		},
 	}
 	uf := uninst.Flags()
-	uf.StringVarP(&uTarget, "target", "t", string(install.ClaudeDesktop), "client: claude-desktop, claude-code or codex")
+	uf.StringVarP(&uTarget, "target", "t", string(install.ClaudeDesktop), "client: "+strings.Join(install.TargetNames(), ", "))
 	uf.StringVarP(&uScope, "scope", "s", string(install.User), "scope: user or project")
 	uf.BoolVar(&uDry, "dry-run", false, "show what would change without writing")
 
@@ -150,24 +159,31 @@ func mcpArgs(a *app, enableWrite bool) []string {
 }
 
 func installEnv() (install.Env, error) {
-	home, err := os.UserHomeDir()
+	env, err := install.FromOS(runtime.GOOS)
 	if err != nil {
-		return install.Env{}, fmt.Errorf("find home folder: %w", err)
+		return env, fmt.Errorf("find home and current folders: %w", err)
 	}
-	cwd, err := os.Getwd()
-	if err != nil {
-		return install.Env{}, fmt.Errorf("find current folder: %w", err)
-	}
-	return install.Env{GOOS: runtime.GOOS, Home: home, CWD: cwd, AppData: os.Getenv("APPDATA"), XDGConfigHome: os.Getenv("XDG_CONFIG_HOME")}, nil
+	return env, nil
 }
 
-var targetNames = map[install.Target]string{install.ClaudeDesktop: "Claude Desktop", install.ClaudeCode: "Claude Code", install.Codex: "Codex"}
+// targetTable lists the clients and their scopes for help text.
+func targetTable() string {
+	var b strings.Builder
+	for _, t := range install.TargetNames() {
+		var scopes []string
+		for _, s := range install.Scopes(install.Target(t)) {
+			scopes = append(scopes, string(s))
+		}
+		fmt.Fprintf(&b, "  %-15s %-15s %s\n", t, install.DisplayName(install.Target(t)), strings.Join(scopes, ", "))
+	}
+	return b.String()
+}
 
 func printInstall(a *app, res *install.Result) error {
 	if a.json {
 		return a.printJSON(res)
 	}
-	name := targetNames[res.Target]
+	name := install.DisplayName(res.Target)
 	prefix := ""
 	if res.DryRun {
 		prefix = "[dry run] would have "
@@ -198,8 +214,8 @@ func printStatus(a *app, env install.Env, st []install.StatusEntry) error {
 	fmt.Fprintf(w, "MCP Server Status\n%s\n", strings.Repeat("─", 50))
 	n := 0
 	for _, s := range st {
-		label := targetNames[s.Target]
-		if s.Target != install.ClaudeDesktop {
+		label := install.DisplayName(s.Target)
+		if len(install.Scopes(s.Target)) > 1 {
 			label += " (" + string(s.Scope) + ")"
 		}
 		cfg := s.ConfigPath
