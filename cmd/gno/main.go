@@ -99,6 +99,7 @@ func main() {
 	a := &app{stdout: os.Stdout, stderr: os.Stderr}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	root := newRootCmd(a)
+	root.SetArgs(queryArgs(root, os.Args[1:]))
 	err := root.ExecuteContext(ctx)
 	stop()
 	if a.eng != nil {
