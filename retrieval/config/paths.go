@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 )
 
 // Paths are the directories one index lives in.
@@ -21,15 +20,13 @@ type Paths struct {
 	ModelsDir string
 }
 
-var indexNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
-
 // Resolve computes the paths of index name, honouring GNO_HOME,
 // GNO_MODELS_DIR and the XDG variables. configFile, when not empty, overrides the config location.
 func Resolve(index, configFile string) (Paths, error) {
 	if index == "" {
 		index = "default"
 	}
-	if !indexNameRE.MatchString(index) {
+	if !isName(index) {
 		return Paths{}, fmt.Errorf("invalid index name %q: use lowercase letters, digits, '.', '_' or '-'", index)
 	}
 	var cfgDir, dataDir, cacheDir string
