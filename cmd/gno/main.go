@@ -3,6 +3,10 @@
 package main
 
 import (
+	// First: it tunes the garbage collector before the other packages
+	// initialise (see its doc).
+	_ "github.com/gnosearch/gno/cmd/gno/internal/startup"
+
 	"context"
 	"encoding/json"
 	"errors"
