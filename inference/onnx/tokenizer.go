@@ -1,7 +1,6 @@
 package onnx
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -10,7 +9,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/sugarme/tokenizer"
-	"github.com/sugarme/tokenizer/pretrained"
 	"golang.org/x/text/unicode/norm"
 )
 
@@ -49,15 +47,20 @@ func LoadTokenizer(path string, maxLen int) (*Tokenizer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load tokenizer %s: %w", path, err)
 	}
-	var cfg map[string]any
+	// The model section (the vocabulary: nearly all of the file) is kept
+	// raw here and decoded once, typed, by newModel.
+	var cfg struct {
+		tokenizer.Config
+		Model json.RawMessage `json:"model"`
+	}
 	if err := json.Unmarshal(raw, &cfg); err != nil {
 		return nil, fmt.Errorf("load tokenizer %s: not a tokenizer.json: %w", path, err)
 	}
-	if _, ok := cfg["model"].(map[string]any); !ok {
+	if len(cfg.Model) == 0 || cfg.Model[0] != '{' {
 		return nil, fmt.Errorf("load tokenizer %s: no \"model\" section; not a tokenizer.json", path)
 	}
 	t := &Tokenizer{path: path, maxLen: maxLen}
-	if n, ok := cfg["normalizer"].(map[string]any); ok && n["type"] == "BertNormalizer" {
+	if n := cfg.Normalizer; n != nil && n["type"] == "BertNormalizer" {
 		lower, _ := n["lowercase"].(bool)
 		strip, set := n["strip_accents"].(bool)
 		if !set {
@@ -67,14 +70,7 @@ func LoadTokenizer(path string, maxLen int) (*Tokenizer, error) {
 		t.cleanSpace, _ = n["clean_text"].(bool)
 		n["strip_accents"] = false // done here, with NFD, before the library sees the text
 	}
-	// Truncation and padding are applied per call and per batch, not from the file.
-	delete(cfg, "truncation")
-	delete(cfg, "padding")
-	fixed, err := json.Marshal(cfg)
-	if err != nil {
-		return nil, fmt.Errorf("load tokenizer %s: %w", path, err)
-	}
-	tk, err := pretrained.FromReader(bytes.NewReader(fixed))
+	tk, err := build(&cfg.Config, cfg.Model)
 	if err != nil {
 		return nil, fmt.Errorf("load tokenizer %s: %w", path, err)
 	}
