@@ -70,6 +70,9 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParseQueryDoc$$' -fuzztime $(FUZZTIME) ./retrieval
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./retrieval/config
 	$(GO) test -run '^$$' -fuzz '^FuzzToolArgs$$' -fuzztime $(FUZZTIME) ./server
+	$(GO) test -run '^$$' -fuzz '^FuzzDecodeTokCache$$' -fuzztime $(FUZZTIME) ./inference/onnx
+	$(GO) test -run '^$$' -fuzz '^FuzzParseCached$$' -fuzztime $(FUZZTIME) ./inference/onnx
+	$(GO) test -run '^$$' -fuzz '^FuzzIsName$$' -fuzztime $(FUZZTIME) ./retrieval/config
 
 clean:
 	rm -rf bin dist .cache/demo-home .cache/build

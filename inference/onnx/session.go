@@ -120,7 +120,11 @@ func (s *session) doLoad() error {
 		return err
 	}
 	tokPath := filepath.Join(s.opts.ModelDir, models.TokenizerFile)
-	tok, err := LoadTokenizer(tokPath, s.opts.MaxTokens)
+	tokCache := filepath.Join(s.opts.ModelDir, cacheDir)
+	if s.opts.NoCache {
+		tokCache = ""
+	}
+	tok, err := loadTokenizer(tokPath, s.opts.MaxTokens, tokCache)
 	if err != nil {
 		return err
 	}

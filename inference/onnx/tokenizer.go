@@ -1,7 +1,6 @@
 package onnx
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
@@ -40,6 +39,12 @@ type Encoded struct {
 // LoadTokenizer reads a tokenizer.json and truncates every encoding to
 // maxLen tokens, special tokens included.
 func LoadTokenizer(path string, maxLen int) (*Tokenizer, error) {
+	return loadTokenizer(path, maxLen, "")
+}
+
+// loadTokenizer is LoadTokenizer with a cache folder for the parsed
+// vocabulary (tokcache.go); "" means none.
+func loadTokenizer(path string, maxLen int, cacheDir string) (*Tokenizer, error) {
 	if maxLen < 4 {
 		return nil, fmt.Errorf("load tokenizer %s: max length %d is too small", path, maxLen)
 	}
@@ -47,20 +52,14 @@ func LoadTokenizer(path string, maxLen int) (*Tokenizer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load tokenizer %s: %w", path, err)
 	}
-	// The model section (the vocabulary: nearly all of the file) is kept
-	// raw here and decoded once, typed, by newModel.
-	var cfg struct {
-		tokenizer.Config
-		Model json.RawMessage `json:"model"`
-	}
-	if err := json.Unmarshal(raw, &cfg); err != nil {
-		return nil, fmt.Errorf("load tokenizer %s: not a tokenizer.json: %w", path, err)
-	}
-	if len(cfg.Model) == 0 || cfg.Model[0] != '{' {
-		return nil, fmt.Errorf("load tokenizer %s: no \"model\" section; not a tokenizer.json", path)
+	tf, hit := readTokenizerCache(cacheDir, raw)
+	if !hit {
+		if tf, err = parseTokenizerJSON(raw); err != nil {
+			return nil, fmt.Errorf("load tokenizer %s: %w", path, err)
+		}
 	}
 	t := &Tokenizer{path: path, maxLen: maxLen}
-	if n := cfg.Normalizer; n != nil && n["type"] == "BertNormalizer" {
+	if n := tf.Config.Normalizer; n != nil && n["type"] == "BertNormalizer" {
 		lower, _ := n["lowercase"].(bool)
 		strip, set := n["strip_accents"].(bool)
 		if !set {
@@ -68,9 +67,14 @@ func LoadTokenizer(path string, maxLen int) (*Tokenizer, error) {
 		}
 		t.stripAccents = strip
 		t.cleanSpace, _ = n["clean_text"].(bool)
+	}
+	if !hit && cacheDir != "" {
+		writeTokenizerCache(cacheDir, raw, tf) // before build changes the normaliser's config
+	}
+	if n := tf.Config.Normalizer; n != nil && n["type"] == "BertNormalizer" {
 		n["strip_accents"] = false // done here, with NFD, before the library sees the text
 	}
-	tk, err := build(&cfg.Config, cfg.Model)
+	tk, err := build(tf)
 	if err != nil {
 		return nil, fmt.Errorf("load tokenizer %s: %w", path, err)
 	}

@@ -45,6 +45,20 @@ func fromReaderReference(t *testing.T, path string, maxLen int) *tokenizer.Token
 	return tk
 }
 
+// tokTexts exercise the normaliser, the pre-tokenizer, unknown words,
+// added tokens and truncation.
+var tokTexts = []string{
+	"microstructural development of human newborn cerebral white matter",
+	"Héllo, Wörld! Ça va? naïve café — ½ ﬁ ｶﾀｶﾅ",
+	"数据库设计与实现：SQLite 的 WAL 模式",
+	"[CLS] [SEP] [MASK] [PAD] [UNK] tokens in text",
+	"supercalifragilisticexpialidocious antidisestablishmentarianism " + strings.Repeat("x", 120),
+	"tabs\tand\nnewlines\r\nand\u00a0nbsp\u2003em space",
+	"emoji 🙂👍🏽 and symbols ∑∫√ and ❤️",
+	"", " ", "a",
+	strings.Repeat("the quick brown fox jumps over the lazy dog ", 200),
+}
+
 // TestTokenizerMatchesFromReader checks that the tokenizer LoadTokenizer
 // builds gives the same ids as the library's own loader for every
 // installed model, on texts that exercise the normaliser, the
@@ -58,17 +72,6 @@ func TestTokenizerMatchesFromReader(t *testing.T) {
 	if len(paths) == 0 {
 		t.Skip("skipping: no installed model (run `make models`)")
 	}
-	texts := []string{
-		"microstructural development of human newborn cerebral white matter",
-		"Héllo, Wörld! Ça va? naïve café — ½ ﬁ ｶﾀｶﾅ",
-		"数据库设计与实现：SQLite 的 WAL 模式",
-		"[CLS] [SEP] [MASK] [PAD] [UNK] tokens in text",
-		"supercalifragilisticexpialidocious antidisestablishmentarianism " + strings.Repeat("x", 120),
-		"tabs\tand\nnewlines\r\nand\u00a0nbsp\u2003em space",
-		"emoji 🙂👍🏽 and symbols ∑∫√ and ❤️",
-		"", " ", "a",
-		strings.Repeat("the quick brown fox jumps over the lazy dog ", 200),
-	}
 	for _, p := range paths {
 		t.Run(filepath.Base(filepath.Dir(p)), func(t *testing.T) {
 			got, err := LoadTokenizer(p, 128)
@@ -79,7 +82,7 @@ func TestTokenizerMatchesFromReader(t *testing.T) {
 			if g, w := got.tk.GetVocabSize(true), want.GetVocabSize(true); g != w {
 				t.Fatalf("vocabulary size %d, library %d", g, w)
 			}
-			for _, text := range texts {
+			for _, text := range tokTexts {
 				g, gerr := got.tk.EncodeSingle(text, true)
 				w, werr := want.EncodeSingle(text, true)
 				if (gerr == nil) != (werr == nil) {
