@@ -52,7 +52,9 @@ var cacheMagic = [8]byte{'g', 'n', 'o', 'o', 'p', 't', '0', '1'}
 // cacheDir is the folder, inside a model's folder, entries are kept in.
 const cacheDir = "optimized"
 
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+// castagnoli is the CRC-32C table; hash/crc32 builds it once, on the
+// first call, not when gno starts.
+func castagnoli() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) }
 
 // cacheTrailer describes an entry; it follows the graph, then its own
 // length (8 bytes, little-endian) and cacheMagic.
@@ -122,7 +124,7 @@ func parseCached(data []byte, key string) ([]byte, *graphInfo, error) {
 		return nil, nil, fmt.Errorf("graph is %d bytes, trailer says %d", n-16-int(tl), t.Size)
 	}
 	graph := data[:t.Size]
-	if crc32.Checksum(graph, castagnoli) != t.CRC32C {
+	if crc32.Checksum(graph, castagnoli()) != t.CRC32C {
 		return nil, nil, errors.New("checksum mismatch")
 	}
 	if len(t.Graph.Inputs) == 0 || len(t.Graph.Outputs) == 0 {
@@ -182,7 +184,7 @@ func (p *pendingCache) seal(gi *graphInfo) error {
 		return err
 	}
 	defer f.Close()
-	h := crc32.New(castagnoli)
+	h := crc32.New(castagnoli())
 	size, err := io.Copy(h, f)
 	if err != nil {
 		return err

@@ -67,7 +67,7 @@ func decodeTokCache(data []byte, sum [32]byte) (*tokenizerFile, error) {
 	if n < 8+32+4 || !bytes.Equal(data[:8], tokCacheMagic[:]) {
 		return nil, errors.New("not a tokenizer cache entry")
 	}
-	if crc32.Checksum(data[:n-4], castagnoli) != binary.LittleEndian.Uint32(data[n-4:]) {
+	if crc32.Checksum(data[:n-4], castagnoli()) != binary.LittleEndian.Uint32(data[n-4:]) {
 		return nil, errors.New("checksum mismatch")
 	}
 	if !bytes.Equal(data[8:40], sum[:]) {
@@ -195,5 +195,5 @@ func encodeTokCache(sum [32]byte, tf *tokenizerFile) ([]byte, error) {
 		out = binary.AppendUvarint(out, uint64(len(e.tok)))
 		out = append(out, e.tok...)
 	}
-	return binary.LittleEndian.AppendUint32(out, crc32.Checksum(out, castagnoli)), nil
+	return binary.LittleEndian.AppendUint32(out, crc32.Checksum(out, castagnoli())), nil
 }
