@@ -22,29 +22,34 @@ import (
 
 // The optimized-model cache.
 //
-// ONNX Runtime spends about half of a model's load optimising its graph
-// (fusing attention, layer norms, GELU, quantised matmuls), the same work
-// for the same model every time a process starts: ~100 ms of the ~400 ms a
-// first `gno query --fast` took. So the first load asks ONNX Runtime to save
-// the graph it optimised (SessionOptions' optimized model file path), and
-// later loads create the session from that copy instead of the original.
+// ONNX Runtime spends most of a model's load optimising its graph (fusing
+// attention, layer norms, GELU, quantised matmuls) and copying its weights,
+// the same work for the same model every time a process starts: ~200 ms of
+// CPU of the ~600 a first `gno query --fast` took. So the first load asks
+// ONNX Runtime to save the graph it optimised (SessionOptions' optimized
+// model file path), in its own flatbuffer format (ORT), and later loads
+// create the session from that copy, mapped into memory, with the runtime
+// reading the weights in place (session.use_ort_model_bytes_directly and
+// _for_initializers) instead of parsing and copying them.
 //
-// An entry lives in the model's folder, optimized/model-<key>.onnx, and is
+// An entry lives in the model's folder, optimized/model-<key>.ort, and is
 // used only when everything it was derived from is unchanged: the key
 // hashes the model file's size and modification time, the ONNX Runtime
-// version, the CPU's instruction-set flags (an optimised graph may hold
-// kernels chosen for this CPU) and this format's version. It ends with a
-// trailer holding the key again, the graph's length and CRC-32C, and the
-// graph facts gno checks before running a model (so the original need not
-// be read); an entry whose trailer or checksum does not match is deleted
-// and rebuilt. Entries are written to a temporary file, synced and
-// renamed, so a killed process leaves either no entry or a whole one. A
-// model folder that cannot be written simply runs uncached. The session is
-// created with the same options and optimisation level either way, and
+// version (the ORT format is the runtime's own), the CPU's instruction-set
+// flags (an optimised graph may hold kernels chosen for this CPU) and this
+// format's version. It ends with a trailer holding the key again, the
+// graph's length and CRC-32C, and the graph facts gno checks before running
+// a model (so the original need not be read); an entry whose trailer or
+// checksum does not match is deleted and rebuilt, and so is one the runtime
+// refuses. Entries are written to a temporary file, synced and renamed, so
+// a killed process leaves either no entry or a whole one, and are never
+// modified in place (a mapped file must not shrink). A model folder that
+// cannot be written simply runs uncached. The session is created with the
+// same options and optimisation level either way, and
 // TestOptimizedCacheSameVectors checks that vectors are bit-identical.
 
 // cacheFormat versions the entry layout and the key's recipe.
-const cacheFormat = "gno-onnx-opt/1"
+const cacheFormat = "gno-onnx-opt/2"
 
 // cacheMagic ends every entry.
 var cacheMagic = [8]byte{'g', 'n', 'o', 'o', 'p', 't', '0', '1'}
@@ -81,7 +86,7 @@ func cacheKey(modelPath, runtimeVersion string) (string, error) {
 
 // cachePath is where the entry with key lives for a model folder.
 func cachePath(modelDir, key string) string {
-	return filepath.Join(modelDir, cacheDir, "model-"+key+".onnx")
+	return filepath.Join(modelDir, cacheDir, "model-"+key+".ort")
 }
 
 // errCacheInvalid marks an entry that exists but cannot be trusted.
@@ -90,17 +95,17 @@ var errCacheInvalid = errors.New("invalid optimized-model cache entry")
 // readCached maps the entry at path and returns its graph and graph facts.
 // A missing entry returns an error satisfying os.IsNotExist; a damaged one,
 // errCacheInvalid.
-func readCached(path, key string) (graph []byte, gi *graphInfo, release func(), err error) {
-	data, release, err := mapFile(path)
+func readCached(path, key string) (graph []byte, gi *graphInfo, release func(), mapped bool, err error) {
+	data, release, mapped, err := mapFile(path)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, false, err
 	}
 	graph, gi, err = parseCached(data, key)
 	if err != nil {
 		release()
-		return nil, nil, nil, fmt.Errorf("%w %s: %v", errCacheInvalid, path, err)
+		return nil, nil, nil, false, fmt.Errorf("%w %s: %v", errCacheInvalid, path, err)
 	}
-	return graph, gi, release, nil
+	return graph, gi, release, mapped, nil
 }
 
 // parseCached checks an entry's trailer and checksum.
@@ -169,7 +174,7 @@ func (p *pendingCache) commit(gi *graphInfo) error {
 		os.Remove(p.tmp)
 		return fmt.Errorf("write optimized-model cache %s: %w", p.final, err)
 	}
-	old, _ := filepath.Glob(filepath.Join(filepath.Dir(p.final), "model-*.onnx"))
+	old, _ := filepath.Glob(filepath.Join(filepath.Dir(p.final), "model-*"))
 	for _, o := range old {
 		if o != p.final {
 			os.Remove(o)

@@ -141,7 +141,7 @@ func TestOptimizedCacheSameVectors(t *testing.T) {
 					t.Fatalf("%s: load %q, want the entry rebuilt", bad.name, how)
 				}
 				sameVectors(t, bad.name, got, want)
-				if _, _, release, err := readCached(entry, key); err != nil {
+				if _, _, release, _, err := readCached(entry, key); err != nil {
 					t.Fatalf("%s: entry not rebuilt whole: %v", bad.name, err)
 				} else {
 					release()
@@ -214,5 +214,31 @@ func TestOptimizedCacheTempFiles(t *testing.T) {
 	}
 	if _, err := os.Stat(p.final); !os.IsNotExist(err) {
 		t.Error("entry published for an empty graph")
+	}
+}
+
+// TestOptimizedCacheSameScores checks a cross-encoder the same way: scores
+// from the cached graph equal the uncached model's exactly.
+func TestOptimizedCacheSameScores(t *testing.T) {
+	c := testCache(t)
+	dir, spec := linkModel(t, c, "gno-test-cross-encoder")
+	score := func(noCache bool) ([]float32, string) {
+		r, err := OpenReranker(context.Background(), Options{ModelDir: dir, Spec: spec, NoCache: noCache})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		s, err := r.Score(context.Background(), "how do search engines rank", cacheTexts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s, r.s.cache
+	}
+	want, _ := score(true)
+	for _, wantHow := range []string{cacheWritten, cacheHit} {
+		got, how := score(false)
+		if how != wantHow || !slices.Equal(got, want) {
+			t.Fatalf("%s load (%s): scores %v, uncached %v", wantHow, how, got, want)
+		}
 	}
 }

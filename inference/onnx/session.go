@@ -64,6 +64,7 @@ type session struct {
 	inputs  []string // fed, in graph order: input_ids, attention_mask[, token_type_ids]
 	output  valueInfo
 	cache   string // how the session was made: cacheOff, cacheHit or cacheWritten
+	release func() // unmaps the cache entry the session reads its weights from
 
 	closeMu sync.RWMutex
 	closed  bool
@@ -136,21 +137,23 @@ func (s *session) doLoad() error {
 	}
 	if key != "" {
 		path := cachePath(s.opts.ModelDir, key)
-		graph, gi, release, err := readCached(path, key)
+		graph, gi, release, mapped, err := readCached(path, key)
 		switch {
 		case err == nil:
-			sess, err := s.newSession(graph, gi, tok, modelPath, "")
-			release()
+			sess, err := s.newSession(graph, gi, tok, modelPath, "", mapped)
 			if err == nil {
-				s.tok, s.sess, s.cache = tok, sess, cacheHit
+				// With a mapped entry the runtime uses its weights in place:
+				// the mapping lives as long as the session.
+				s.tok, s.sess, s.cache, s.release = tok, sess, cacheHit, release
 				return nil
 			}
+			release()
 			os.Remove(path) // refused by the runtime: rebuilt below
 		case !errors.Is(err, os.ErrNotExist):
 			os.Remove(path) // damaged: rebuilt below
 		}
 	}
-	data, release, err := mapFile(modelPath)
+	data, release, _, err := mapFile(modelPath)
 	if err != nil {
 		return fmt.Errorf("load %s: %w", modelPath, err)
 	}
@@ -167,7 +170,7 @@ func (s *session) doLoad() error {
 	if pending != nil {
 		save = pending.tmp
 	}
-	sess, err := s.newSession(data, gi, tok, modelPath, save)
+	sess, err := s.newSession(data, gi, tok, modelPath, save, false)
 	if err != nil {
 		if pending != nil {
 			pending.abandon()
@@ -192,8 +195,12 @@ const (
 
 // newSession checks the graph facts gi against the model's spec and the
 // tokenizer, then creates the runtime session from graph. When save is not
-// empty, the runtime writes the graph it optimised there.
-func (s *session) newSession(graph []byte, gi *graphInfo, tok *Tokenizer, modelPath, save string) (*ort.DynamicAdvancedSession, error) {
+// empty, the runtime writes the graph it optimised there, in its own (ORT)
+// format. inPlace says graph is such a file, mapped, which the runtime may
+// read its weights from for the session's lifetime instead of copying
+// them: a third less load time, and the pages are shared with every other
+// process running the model.
+func (s *session) newSession(graph []byte, gi *graphInfo, tok *Tokenizer, modelPath, save string, inPlace bool) (*ort.DynamicAdvancedSession, error) {
 	if err := s.checkGraph(gi, modelPath); err != nil {
 		return nil, err
 	}
@@ -218,8 +225,19 @@ func (s *session) newSession(graph []byte, gi *graphInfo, tok *Tokenizer, modelP
 	if err := so.SetGraphOptimizationLevel(ort.GraphOptimizationLevelEnableAll); err != nil {
 		return nil, fmt.Errorf("load %s: %w", modelPath, err)
 	}
+	config := map[string]string{}
 	if save != "" {
 		if err := so.SetOptimizedModelFilePath(save); err != nil {
+			return nil, fmt.Errorf("load %s: %w", modelPath, err)
+		}
+		config["session.save_model_format"] = "ORT"
+	}
+	if inPlace {
+		config["session.use_ort_model_bytes_directly"] = "1"
+		config["session.use_ort_model_bytes_for_initializers"] = "1"
+	}
+	for k, v := range config {
+		if err := so.AddSessionConfigEntry(k, v); err != nil {
 			return nil, fmt.Errorf("load %s: %w", modelPath, err)
 		}
 	}
@@ -443,8 +461,12 @@ func (s *session) close() error {
 		return nil
 	}
 	s.closed = true
+	var err error
 	if s.sess != nil {
-		return s.sess.Destroy()
+		err = s.sess.Destroy()
 	}
-	return nil
+	if s.release != nil {
+		s.release() // after the session: it reads weights from the mapping
+	}
+	return err
 }
