@@ -137,6 +137,9 @@ func writeTokenizerCache(dir string, raw []byte, tf *tokenizerFile) error {
 	}
 	_, err = f.Write(data)
 	if err == nil {
+		err = f.Chmod(0o644) // like the model's other files (CreateTemp makes 0600)
+	}
+	if err == nil {
 		err = f.Sync()
 	}
 	if cerr := f.Close(); err == nil {
