@@ -90,6 +90,9 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParseBearer$$' -fuzztime $(FUZZTIME) ./server/auth
 	$(GO) test -run '^$$' -fuzz '^FuzzParseTTL$$' -fuzztime $(FUZZTIME) ./server/auth
 	$(GO) test -run '^$$' -fuzz '^FuzzEdit$$' -fuzztime $(FUZZTIME) ./server/install
+	$(GO) test -run '^$$' -fuzz '^FuzzDecodeTokCache$$' -fuzztime $(FUZZTIME) ./inference/onnx
+	$(GO) test -run '^$$' -fuzz '^FuzzParseCached$$' -fuzztime $(FUZZTIME) ./inference/onnx
+	$(GO) test -run '^$$' -fuzz '^FuzzIsName$$' -fuzztime $(FUZZTIME) ./retrieval/config/dirs
 
 clean:
 	rm -rf bin dist .cache/demo-home .cache/build

@@ -5,21 +5,28 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/gnosearch/gno/retrieval"
 )
 
+// lazyRegexp compiles expr on first use: answer is linked into every gno
+// command, and only `gno ask` needs these expressions.
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
+
 // bracket is one bracketed group that holds citations, e.g.
 // "[#a1b2c3:12-18]", "[#a1b2c3:12-18; #d4e5f6]" or a passage number "[2]".
-var bracket = regexp.MustCompile(`\[\s*(?:#[0-9A-Za-z]{4,}(?::\d+(?:\s*[-–]\s*\d+)?)?|\d{1,2})(?:\s*[,;]\s*(?:#[0-9A-Za-z]{4,}(?::\d+(?:\s*[-–]\s*\d+)?)?|\d{1,2}))*\s*\]`)
+var bracket = lazyRegexp(`\[\s*(?:#[0-9A-Za-z]{4,}(?::\d+(?:\s*[-–]\s*\d+)?)?|\d{1,2})(?:\s*[,;]\s*(?:#[0-9A-Za-z]{4,}(?::\d+(?:\s*[-–]\s*\d+)?)?|\d{1,2}))*\s*\]`)
 
 // one is a single citation inside a bracket group.
-var one = regexp.MustCompile(`#([0-9A-Za-z]{4,})(?::(\d+)(?:\s*[-–]\s*(\d+))?)?|(\d{1,2})`)
+var one = lazyRegexp(`#([0-9A-Za-z]{4,})(?::(\d+)(?:\s*[-–]\s*(\d+))?)?|(\d{1,2})`)
 
 // loose is anything shaped like a citation the checker does not accept
 // (a short or unknown id, a malformed range): it must not reach the reader
 // looking checked.
-var loose = regexp.MustCompile(`\[\s*#[0-9A-Za-z]+(?:\s*:[\d\s\-–]*)?(?:\s*[,;]\s*#?[0-9A-Za-z]+(?:\s*:[\d\s\-–]*)?)*\s*\]`)
+var loose = lazyRegexp(`\[\s*#[0-9A-Za-z]+(?:\s*:[\d\s\-–]*)?(?:\s*[,;]\s*#?[0-9A-Za-z]+(?:\s*:[\d\s\-–]*)?)*\s*\]`)
 
 // Check rewrites the citations of raw against the passages: each becomes
 // [#docid:start-end] with a range inside a passage of that document, or is
@@ -42,10 +49,10 @@ func Check(raw string, ps []Passage) (string, []Citation, []string) {
 	out := strings.ReplaceAll(raw, "\x00", "")
 	for changed := true; changed; {
 		changed = false
-		out = bracket.ReplaceAllStringFunc(out, func(group string) string {
+		out = bracket().ReplaceAllStringFunc(out, func(group string) string {
 			changed = true
 			var kept strings.Builder
-			for _, m := range one.FindAllStringSubmatch(group, -1) {
+			for _, m := range one().FindAllStringSubmatch(group, -1) {
 				c, ok := resolve(m, ps, byDoc)
 				if !ok {
 					dropped = append(dropped, m[0])
@@ -61,26 +68,26 @@ func Check(raw string, ps []Passage) (string, []Citation, []string) {
 			}
 			return kept.String()
 		})
-		out = loose.ReplaceAllStringFunc(out, func(s string) string {
+		out = loose().ReplaceAllStringFunc(out, func(s string) string {
 			changed = true
 			dropped = append(dropped, s)
 			return ""
 		})
 	}
-	out = placeholder.ReplaceAllStringFunc(out, func(s string) string {
+	out = placeholder().ReplaceAllStringFunc(out, func(s string) string {
 		n, _ := strconv.Atoi(strings.Trim(s, "\x00"))
 		return tags[n]
 	})
 	if len(dropped) > 0 {
 		// A dropped citation leaves "claim ." behind.
-		out = spaceBeforePunct.ReplaceAllString(out, "$1")
+		out = spaceBeforePunct().ReplaceAllString(out, "$1")
 	}
 	return strings.TrimSpace(out), cites, dropped
 }
 
-var placeholder = regexp.MustCompile("\x00\\d+\x00")
+var placeholder = lazyRegexp("\x00\\d+\x00")
 
-var spaceBeforePunct = regexp.MustCompile(`[ \t]+([.,;!?])`)
+var spaceBeforePunct = lazyRegexp(`[ \t]+([.,;!?])`)
 
 // resolve turns one citation match into a checked Citation.
 func resolve(m []string, ps []Passage, byDoc map[string][]Passage) (Citation, bool) {
@@ -118,12 +125,12 @@ func resolve(m []string, ps []Passage, byDoc map[string][]Passage) (Citation, bo
 }
 
 // sentenceEnd splits an answer into sentences, roughly.
-var sentenceEnd = regexp.MustCompile(`[.!?。！？](\s|$)|\n+`)
+var sentenceEnd = lazyRegexp(`[.!?。！？](\s|$)|\n+`)
 
 // uncited counts sentences of some length that carry no citation.
 func uncited(text string) int {
 	n := 0
-	for _, s := range sentenceEnd.Split(text, -1) {
+	for _, s := range sentenceEnd().Split(text, -1) {
 		s = strings.TrimSpace(s)
 		if len([]rune(s)) < 25 || strings.HasPrefix(s, "[#") {
 			continue
@@ -136,4 +143,4 @@ func uncited(text string) int {
 }
 
 // citation matches a checked citation in the cleaned text.
-var citation = regexp.MustCompile(`\[(#[0-9A-Za-z]+):(\d+)-(\d+)\]`)
+var citation = lazyRegexp(`\[(#[0-9A-Za-z]+):(\d+)-(\d+)\]`)

@@ -26,7 +26,7 @@ func FuzzCheck(f *testing.F) {
 				t.Fatalf("citation %+v outside passage %+v (input %q)", c, p, raw)
 			}
 		}
-		for _, m := range citation.FindAllStringSubmatch(out, -1) {
+		for _, m := range citation().FindAllStringSubmatch(out, -1) {
 			ok := false
 			for _, c := range cites {
 				if strings.EqualFold(c.DocID, m[1]) {

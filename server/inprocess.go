@@ -104,7 +104,10 @@ func (s *Server) ArgsFromQuery(name string, q url.Values) (map[string]any, error
 
 // OutputSchema is a tool's output JSON Schema (nil if unknown).
 func (s *Server) OutputSchema(name string) json.RawMessage {
-	return s.defs[name].output
+	if d, ok := s.defs[name]; ok && d.output != nil {
+		return d.output()
+	}
+	return nil
 }
 
 // Engine opens (once) and returns the server's engine.

@@ -3,6 +3,7 @@ package server
 import (
 	"encoding/json"
 	"fmt"
+	"sync"
 )
 
 // Input schemas follow gno-mcp-spec.md word for word, plus the additions of
@@ -200,25 +201,29 @@ var collectionSchema = `{"type": "object", "required": ["name", "path"], "proper
 // version), props are the result's properties (a JSON object's members),
 // required the fields every successful result has. A job's own "error"
 // member has the same shape as the tool error, so it is shared.
-func outputSchema(id, props string, required ...string) json.RawMessage {
-	var p map[string]json.RawMessage
-	if err := json.Unmarshal([]byte("{"+props+"}"), &p); err != nil {
-		panic(fmt.Sprintf("output schema %s: %v", id, err)) // a bug in this file
-	}
-	if _, ok := p["error"]; !ok {
-		p["error"] = json.RawMessage(errorSchema)
-	}
-	s := map[string]any{
-		"$id":        "gno://schemas/" + id,
-		"type":       "object",
-		"properties": p,
-		"anyOf":      []any{map[string]any{"required": required}, map[string]any{"required": []string{"error"}}},
-	}
-	out, err := json.Marshal(s)
-	if err != nil {
-		panic(fmt.Sprintf("output schema %s: %v", id, err))
-	}
-	return out
+func outputSchema(id, props string, required ...string) func() json.RawMessage {
+	// Built on first use, not at start-up: every gno command (a search
+	// included) initialises this package, and only MCP serving needs these.
+	return sync.OnceValue(func() json.RawMessage {
+		var p map[string]json.RawMessage
+		if err := json.Unmarshal([]byte("{"+props+"}"), &p); err != nil {
+			panic(fmt.Sprintf("output schema %s: %v", id, err)) // a bug in this file
+		}
+		if _, ok := p["error"]; !ok {
+			p["error"] = json.RawMessage(errorSchema)
+		}
+		s := map[string]any{
+			"$id":        "gno://schemas/" + id,
+			"type":       "object",
+			"properties": p,
+			"anyOf":      []any{map[string]any{"required": required}, map[string]any{"required": []string{"error"}}},
+		}
+		out, err := json.Marshal(s)
+		if err != nil {
+			panic(fmt.Sprintf("output schema %s: %v", id, err))
+		}
+		return out
+	})
 }
 
 var (

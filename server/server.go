@@ -10,6 +10,7 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -202,7 +203,7 @@ func (s *Server) engine(ctx context.Context) (*retrieval.Engine, error) {
 type toolDef struct {
 	name, title, desc string
 	input             string
-	output            []byte
+	output            func() json.RawMessage // built on first use (outputSchema)
 	readOnly          bool
 	destructive       bool
 	idempotent        bool
@@ -215,7 +216,7 @@ func (d toolDef) tool() mcp.Tool {
 		Title:           d.title,
 		Description:     d.desc,
 		RawInputSchema:  []byte(d.input),
-		RawOutputSchema: d.output,
+		RawOutputSchema: d.output(),
 		Annotations: mcp.ToolAnnotation{
 			Title:           d.title,
 			ReadOnlyHint:    mcp.ToBoolPtr(d.readOnly),

@@ -40,8 +40,11 @@ type Result struct {
 	MaxRSS int64
 	// CPU is user plus system time: unlike Wall, it barely moves when other
 	// work shares the machine, so it is the figure to compare on a busy box.
-	CPU      time.Duration
-	ExitCode int
+	CPU time.Duration
+	// MinorFaults counts the page faults served without I/O (rusage
+	// ru_minflt): pages of the binary, the heap and libraries first touched.
+	MinorFaults int64
+	ExitCode    int
 }
 
 // Run runs c to completion. A non-zero exit is returned as an error that
@@ -68,6 +71,9 @@ func Run(ctx context.Context, c Cmd) (Result, error) {
 		res.ExitCode = cmd.ProcessState.ExitCode()
 		res.MaxRSS = MaxRSS(cmd.ProcessState)
 		res.CPU = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok && ru != nil {
+			res.MinorFaults = ru.Minflt
+		}
 	}
 	if err != nil {
 		name := commandName(c)

@@ -11,6 +11,9 @@ import (
 	// First: a read command answered by a running daemon exits from its
 	// init, before the heavy packages initialise (see its doc).
 	_ "github.com/gnosearch/gno/cmd/gno/internal/fastpath"
+	// Next (by import path, fastpath < startup): it tunes the garbage
+	// collector before the other packages initialise (see its doc).
+	_ "github.com/gnosearch/gno/cmd/gno/internal/startup"
 
 	"context"
 	"encoding/json"
@@ -149,7 +152,7 @@ func execute(ctx context.Context, a *app, args []string, pre func(*cobra.Command
 // executeOn is execute on root, a tree newRootCmd(a) built beforehand
 // (the daemon keeps one ready: building one is a good part of a search).
 func executeOn(ctx context.Context, a *app, root *cobra.Command, args []string, pre func(*cobra.Command) error) error {
-	root.SetArgs(args)
+	root.SetArgs(queryArgs(root, args))
 	root.SetOut(a.stdout)
 	root.SetErr(a.stderr)
 	if pre != nil {

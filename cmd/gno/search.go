@@ -68,6 +68,8 @@ func newSearchCmd(a *app, mode string) *cobra.Command {
 	if mode == "query" {
 		cmd.Long = queryHelp
 	}
+	cmd.Example = "  gno " + mode + " sqlite wal checkpoint -n 5\n" +
+		"  gno " + mode + " -draft budget      # a word starting with - excludes it; -- ends the flags"
 	fl := cmd.Flags()
 	fl.IntVarP(&f.limit, "limit", "n", 10, "number of results")
 	fl.Float64Var(&f.minScore, "min-score", 0, "drop results scoring below this (0-1)")

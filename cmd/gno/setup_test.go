@@ -114,7 +114,7 @@ func TestGoInstallThenSetup(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("gno setup: exit %d\n%s\n%s", code, out, errOut)
 	}
-	for _, want := range []string{"release archive", m.Name + ": installed", "ready"} {
+	for _, want := range []string{"release archive", m.Name + ": installed", m.Name + ": loads in", "ready"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("setup output lacks %q:\n%s", want, out)
 		}
@@ -128,6 +128,10 @@ func TestGoInstallThenSetup(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(models.RuntimeDir(installed), p.Library)); err != nil {
 		t.Errorf("runtime not in the model cache under HOME: %v", err)
+	}
+	// Setup loaded the model once, leaving its optimised graph cached.
+	if opt, _ := filepath.Glob(filepath.Join(installed, m.Name, "optimized", "model-*.onnx")); len(opt) != 1 {
+		t.Errorf("setup left %d optimized-model cache entries, want 1", len(opt))
 	}
 
 	out, _, _ = run("", "doctor", "--json")

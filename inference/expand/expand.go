@@ -11,6 +11,7 @@ import (
 	"errors"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -75,14 +76,20 @@ var (
 	errNoExpansion = errors.New("response has no keywords or passage")
 )
 
+// The expressions below are compiled on first use: this package is linked
+// into every gno command, and only query expansion needs them.
 var (
-	thinkBlock = regexp.MustCompile(`(?is)<(think|thinking|reasoning)>.*?</(think|thinking|reasoning)>`)
-	thinkOpen  = regexp.MustCompile(`(?i)<(think|thinking|reasoning)>`)
-	thinkClose = regexp.MustCompile(`(?i)</(think|thinking|reasoning)>`)
-	listMarker = regexp.MustCompile(`^(?:[-*•]+|\d+[.)])\s+`)
-	lineLabel  = regexp.MustCompile(`(?i)^\s*(?:[-*•]\s*)?(lex|vec|keywords?|queries|hyde|passage|answer)\s*:\s*(.*)$`)
-	queryLabel = regexp.MustCompile(`(?i)^(?:query|keywords?)\s*:\s*`)
+	thinkBlock = lazyRegexp(`(?is)<(think|thinking|reasoning)>.*?</(think|thinking|reasoning)>`)
+	thinkOpen  = lazyRegexp(`(?i)<(think|thinking|reasoning)>`)
+	thinkClose = lazyRegexp(`(?i)</(think|thinking|reasoning)>`)
+	listMarker = lazyRegexp(`^(?:[-*•]+|\d+[.)])\s+`)
+	lineLabel  = lazyRegexp(`(?i)^\s*(?:[-*•]\s*)?(lex|vec|keywords?|queries|hyde|passage|answer)\s*:\s*(.*)$`)
+	queryLabel = lazyRegexp(`(?i)^(?:query|keywords?)\s*:\s*`)
 )
+
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
 
 // Parse turns a model's raw reply into an Expansion, defensively.
 // It strips thinking blocks and code fences, accepts the JSON object
@@ -154,11 +161,11 @@ func Parse(raw, query string, lim Limits) (*inference.Expansion, error) {
 // blocks, a dangling close tag whose opener was in the template, and an
 // unclosed block at the end (the reply ran out while still thinking).
 func stripThinking(s string) string {
-	s = thinkBlock.ReplaceAllString(s, "")
-	if loc := thinkClose.FindAllStringIndex(s, -1); len(loc) > 0 {
+	s = thinkBlock().ReplaceAllString(s, "")
+	if loc := thinkClose().FindAllStringIndex(s, -1); len(loc) > 0 {
 		s = s[loc[len(loc)-1][1]:]
 	}
-	if loc := thinkOpen.FindStringIndex(s); loc != nil {
+	if loc := thinkOpen().FindStringIndex(s); loc != nil {
 		s = s[:loc[0]]
 	}
 	return s
@@ -254,7 +261,7 @@ func stringsOf(v any) []string {
 // expansion models produce, so such a model works without JSON.
 func fromLines(text string) (kws []string, passage string, ok bool) {
 	for _, line := range strings.Split(text, "\n") {
-		m := lineLabel.FindStringSubmatch(line)
+		m := lineLabel().FindStringSubmatch(line)
 		if m == nil {
 			continue
 		}
@@ -275,8 +282,8 @@ func fromLines(text string) (kws []string, passage string, ok bool) {
 
 func cleanKeyword(s string) string {
 	s = strings.Join(strings.Fields(s), " ")
-	s = listMarker.ReplaceAllString(s, "")
-	s = queryLabel.ReplaceAllString(s, "")
+	s = listMarker().ReplaceAllString(s, "")
+	s = queryLabel().ReplaceAllString(s, "")
 	s = strings.Trim(s, "\"'`“”‘’ ")
 	return s
 }
@@ -300,11 +307,11 @@ func norm(s string) string {
 	return b.String()
 }
 
-var normPrompt = norm(SystemPrompt)
+var normPrompt = sync.OnceValue(func() string { return norm(SystemPrompt) })
 
 // promptSentences are the instruction sentences long enough that finding
 // one inside a reply means the model copied its instructions.
-var promptSentences = func() []string {
+var promptSentences = sync.OnceValue(func() []string {
 	var out []string
 	for _, s := range strings.Split(SystemPrompt, ". ") {
 		if n := norm(s); len(n) >= 30 {
@@ -312,7 +319,7 @@ var promptSentences = func() []string {
 		}
 	}
 	return out
-}()
+})
 
 // isEcho reports a rewrite that is the query again or a piece of the
 // prompt. Short phrases that merely occur in the prompt ("search engine")
@@ -321,10 +328,10 @@ func isEcho(n, nq string) bool {
 	if n == nq || n == "query "+nq {
 		return true
 	}
-	if strings.Count(n, " ") >= 3 && strings.Contains(normPrompt, n) {
+	if strings.Count(n, " ") >= 3 && strings.Contains(normPrompt(), n) {
 		return true
 	}
-	for _, s := range promptSentences {
+	for _, s := range promptSentences() {
 		if strings.Contains(n, s) {
 			return true
 		}

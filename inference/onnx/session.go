@@ -38,6 +38,9 @@ type Options struct {
 	MaxTokens int
 	// ModelID overrides the ID reported to callers; empty means Spec.Name.
 	ModelID string
+	// NoCache loads the model without the optimized-model cache (see
+	// optcache.go): neither read nor written.
+	NoCache bool
 }
 
 // Stats counts work done, for progress reports and benchmarks.
@@ -60,6 +63,8 @@ type session struct {
 	sess    *ort.DynamicAdvancedSession
 	inputs  []string // fed, in graph order: input_ids, attention_mask[, token_type_ids]
 	output  valueInfo
+	cache   string // how the session was made: cacheOff, cacheHit or cacheWritten
+	release func() // unmaps the cache entry the session reads its weights from
 
 	closeMu sync.RWMutex
 	closed  bool
@@ -116,49 +121,131 @@ func (s *session) doLoad() error {
 		return err
 	}
 	tokPath := filepath.Join(s.opts.ModelDir, models.TokenizerFile)
-	tok, err := LoadTokenizer(tokPath, s.opts.MaxTokens)
+	tokCache := filepath.Join(s.opts.ModelDir, cacheDir)
+	if s.opts.NoCache {
+		tokCache = ""
+	}
+	tok, err := loadTokenizer(tokPath, s.opts.MaxTokens, tokCache)
 	if err != nil {
 		return err
 	}
 	modelPath := filepath.Join(s.opts.ModelDir, models.ModelFile)
-	data, err := os.ReadFile(modelPath)
+	key := ""
+	if !s.opts.NoCache {
+		_, version, _ := Loaded()
+		key, _ = cacheKey(modelPath, version)
+	}
+	if key != "" {
+		path := cachePath(s.opts.ModelDir, key)
+		graph, gi, release, mapped, err := readCached(path, key)
+		switch {
+		case err == nil:
+			sess, err := s.newSession(graph, gi, tok, modelPath, "", mapped)
+			if err == nil {
+				// With a mapped entry the runtime uses its weights in place:
+				// the mapping lives as long as the session.
+				s.tok, s.sess, s.cache, s.release = tok, sess, cacheHit, release
+				return nil
+			}
+			release()
+			os.Remove(path) // refused by the runtime: rebuilt below
+		case !errors.Is(err, os.ErrNotExist):
+			os.Remove(path) // damaged: rebuilt below
+		}
+	}
+	data, release, _, err := mapFile(modelPath)
 	if err != nil {
 		return fmt.Errorf("load %s: %w", modelPath, err)
 	}
+	defer release()
 	gi, err := parseGraphInfo(data)
 	if err != nil {
 		return fmt.Errorf("load %s: %w", modelPath, err)
 	}
-	if err := s.checkGraph(gi, modelPath); err != nil {
+	var pending *pendingCache
+	if key != "" {
+		pending = newPending(s.opts.ModelDir, key)
+	}
+	save := ""
+	if pending != nil {
+		save = pending.tmp
+	}
+	sess, err := s.newSession(data, gi, tok, modelPath, save, false)
+	if err != nil {
+		if pending != nil {
+			pending.abandon()
+		}
 		return err
+	}
+	s.tok, s.sess, s.cache = tok, sess, cacheOff
+	if pending != nil {
+		if pending.commit(gi) == nil {
+			s.cache = cacheWritten
+		}
+	}
+	return nil
+}
+
+// Cache states of a loaded session, for tests and diagnostics.
+const (
+	cacheOff     = "off"     // not used (disabled, unwritable folder)
+	cacheHit     = "hit"     // created from the optimized-model cache
+	cacheWritten = "written" // created from the model; the cache now holds it
+)
+
+// newSession checks the graph facts gi against the model's spec and the
+// tokenizer, then creates the runtime session from graph. When save is not
+// empty, the runtime writes the graph it optimised there, in its own (ORT)
+// format. inPlace says graph is such a file, mapped, which the runtime may
+// read its weights from for the session's lifetime instead of copying
+// them: a third less load time, and the pages are shared with every other
+// process running the model.
+func (s *session) newSession(graph []byte, gi *graphInfo, tok *Tokenizer, modelPath, save string, inPlace bool) (*ort.DynamicAdvancedSession, error) {
+	if err := s.checkGraph(gi, modelPath); err != nil {
+		return nil, err
 	}
 	if rows := gi.VocabRows; rows > 0 {
 		v := int64(tok.VocabSize())
 		if v > rows || v < rows-128 {
-			return fmt.Errorf("tokenizer %s has %d tokens but model %s embeds %d: they do not belong together",
-				tokPath, v, modelPath, rows)
+			return nil, fmt.Errorf("tokenizer %s has %d tokens but model %s embeds %d: they do not belong together",
+				tok.Path(), v, modelPath, rows)
 		}
 	}
 	so, err := ort.NewSessionOptions()
 	if err != nil {
-		return fmt.Errorf("load %s: %w", modelPath, err)
+		return nil, fmt.Errorf("load %s: %w", modelPath, err)
 	}
 	defer so.Destroy()
 	if err := so.SetIntraOpNumThreads(s.opts.Threads); err != nil {
-		return fmt.Errorf("load %s: %w", modelPath, err)
+		return nil, fmt.Errorf("load %s: %w", modelPath, err)
 	}
 	if err := so.SetInterOpNumThreads(1); err != nil {
-		return fmt.Errorf("load %s: %w", modelPath, err)
+		return nil, fmt.Errorf("load %s: %w", modelPath, err)
 	}
 	if err := so.SetGraphOptimizationLevel(ort.GraphOptimizationLevelEnableAll); err != nil {
-		return fmt.Errorf("load %s: %w", modelPath, err)
+		return nil, fmt.Errorf("load %s: %w", modelPath, err)
 	}
-	sess, err := ort.NewDynamicAdvancedSessionWithONNXData(data, s.inputs, []string{s.output.Name}, so)
+	config := map[string]string{}
+	if save != "" {
+		if err := so.SetOptimizedModelFilePath(save); err != nil {
+			return nil, fmt.Errorf("load %s: %w", modelPath, err)
+		}
+		config["session.save_model_format"] = "ORT"
+	}
+	if inPlace {
+		config["session.use_ort_model_bytes_directly"] = "1"
+		config["session.use_ort_model_bytes_for_initializers"] = "1"
+	}
+	for k, v := range config {
+		if err := so.AddSessionConfigEntry(k, v); err != nil {
+			return nil, fmt.Errorf("load %s: %w", modelPath, err)
+		}
+	}
+	sess, err := ort.NewDynamicAdvancedSessionWithONNXData(graph, s.inputs, []string{s.output.Name}, so)
 	if err != nil {
-		return fmt.Errorf("load %s: %w", modelPath, err)
+		return nil, fmt.Errorf("load %s: %w", modelPath, err)
 	}
-	s.tok, s.sess = tok, sess
-	return nil
+	return sess, nil
 }
 
 // checkGraph verifies the graph takes BERT-style inputs and has the output
@@ -374,8 +461,12 @@ func (s *session) close() error {
 		return nil
 	}
 	s.closed = true
+	var err error
 	if s.sess != nil {
-		return s.sess.Destroy()
+		err = s.sess.Destroy()
 	}
-	return nil
+	if s.release != nil {
+		s.release() // after the session: it reads weights from the mapping
+	}
+	return err
 }

@@ -1,8 +1,6 @@
 package onnx
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
@@ -10,7 +8,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/sugarme/tokenizer"
-	"github.com/sugarme/tokenizer/pretrained"
 	"golang.org/x/text/unicode/norm"
 )
 
@@ -42,6 +39,12 @@ type Encoded struct {
 // LoadTokenizer reads a tokenizer.json and truncates every encoding to
 // maxLen tokens, special tokens included.
 func LoadTokenizer(path string, maxLen int) (*Tokenizer, error) {
+	return loadTokenizer(path, maxLen, "")
+}
+
+// loadTokenizer is LoadTokenizer with a cache folder for the parsed
+// vocabulary (tokcache.go); "" means none.
+func loadTokenizer(path string, maxLen int, cacheDir string) (*Tokenizer, error) {
 	if maxLen < 4 {
 		return nil, fmt.Errorf("load tokenizer %s: max length %d is too small", path, maxLen)
 	}
@@ -49,15 +52,14 @@ func LoadTokenizer(path string, maxLen int) (*Tokenizer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load tokenizer %s: %w", path, err)
 	}
-	var cfg map[string]any
-	if err := json.Unmarshal(raw, &cfg); err != nil {
-		return nil, fmt.Errorf("load tokenizer %s: not a tokenizer.json: %w", path, err)
-	}
-	if _, ok := cfg["model"].(map[string]any); !ok {
-		return nil, fmt.Errorf("load tokenizer %s: no \"model\" section; not a tokenizer.json", path)
+	tf, hit := readTokenizerCache(cacheDir, raw)
+	if !hit {
+		if tf, err = parseTokenizerJSON(raw); err != nil {
+			return nil, fmt.Errorf("load tokenizer %s: %w", path, err)
+		}
 	}
 	t := &Tokenizer{path: path, maxLen: maxLen}
-	if n, ok := cfg["normalizer"].(map[string]any); ok && n["type"] == "BertNormalizer" {
+	if n := tf.Config.Normalizer; n != nil && n["type"] == "BertNormalizer" {
 		lower, _ := n["lowercase"].(bool)
 		strip, set := n["strip_accents"].(bool)
 		if !set {
@@ -65,16 +67,14 @@ func LoadTokenizer(path string, maxLen int) (*Tokenizer, error) {
 		}
 		t.stripAccents = strip
 		t.cleanSpace, _ = n["clean_text"].(bool)
+	}
+	if !hit && cacheDir != "" {
+		writeTokenizerCache(cacheDir, raw, tf) // before build changes the normaliser's config
+	}
+	if n := tf.Config.Normalizer; n != nil && n["type"] == "BertNormalizer" {
 		n["strip_accents"] = false // done here, with NFD, before the library sees the text
 	}
-	// Truncation and padding are applied per call and per batch, not from the file.
-	delete(cfg, "truncation")
-	delete(cfg, "padding")
-	fixed, err := json.Marshal(cfg)
-	if err != nil {
-		return nil, fmt.Errorf("load tokenizer %s: %w", path, err)
-	}
-	tk, err := pretrained.FromReader(bytes.NewReader(fixed))
+	tk, err := build(tf)
 	if err != nil {
 		return nil, fmt.Errorf("load tokenizer %s: %w", path, err)
 	}

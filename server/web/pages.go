@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/url"
 	"path"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -361,7 +360,7 @@ type answerData struct {
 }
 
 // citation matches a checked citation in an answer.
-var citation = regexp.MustCompile(`\[(#[0-9A-Za-z]+):(\d+)-(\d+)\]`)
+var citation = lazyRegexp(`\[(#[0-9A-Za-z]+):(\d+)-(\d+)\]`)
 
 // answerView escapes the answer and links its citations to the lines.
 func answerView(ans *answer.Answer) *answerData {
@@ -372,8 +371,8 @@ func answerView(ans *answer.Answer) *answerData {
 	var b strings.Builder
 	for _, para := range strings.Split(ans.Answer, "\n\n") {
 		esc := template.HTMLEscapeString(para)
-		esc = citation.ReplaceAllStringFunc(esc, func(m string) string {
-			s := citation.FindStringSubmatch(m)
+		esc = citation().ReplaceAllStringFunc(esc, func(m string) string {
+			s := citation().FindStringSubmatch(m)
 			from, _ := strconv.Atoi(s[2])
 			to, _ := strconv.Atoi(s[3])
 			return fmt.Sprintf(`<a class="cite" href="%s">%s:%s-%s</a>`, template.HTMLEscapeString(citeHref(s[1], from, to)), s[1], s[2], s[3])

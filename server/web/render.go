@@ -8,6 +8,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"sync"
 
 	wikilinks "github.com/gnosearch/gno/retrieval/links"
 	"github.com/gnosearch/gno/retrieval/note"
@@ -20,10 +21,13 @@ import (
 
 // md renders documents. It is never given html.WithUnsafe: raw HTML in a
 // document becomes a comment and javascript: links lose their href.
-var md = goldmark.New(
-	goldmark.WithExtensions(extension.GFM),
-	goldmark.WithRendererOptions(html.WithHardWraps()),
-)
+// Built on first use: gno's every command links this package.
+var md = sync.OnceValue(func() goldmark.Markdown {
+	return goldmark.New(
+		goldmark.WithExtensions(extension.GFM),
+		goldmark.WithRendererOptions(html.WithHardWraps()),
+	)
+})
 
 // docLink is a link found in a document.
 type docLink struct {
@@ -46,7 +50,7 @@ type rendered struct {
 func renderMarkdown(content, collection, relPath string, from, to int) (rendered, error) {
 	body, skipped := splitFrontMatter(content)
 	src := []byte(wikiLinks(body, collection+"/"+relPath))
-	doc := md.Parser().Parse(text.NewReader(src))
+	doc := md().Parser().Parse(text.NewReader(src))
 	var links []docLink
 	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		if !entering {
@@ -75,7 +79,7 @@ func renderMarkdown(content, collection, relPath string, from, to int) (rendered
 	if skipped > 0 {
 		writeProps(&b, content, skipped)
 	}
-	r := md.Renderer()
+	r := md().Renderer()
 	for c := doc.FirstChild(); c != nil; c = c.NextSibling() {
 		line := skipped + firstLine(c, src)
 		last := skipped + lastLine(c, src)
@@ -180,13 +184,13 @@ func writeProps(b *bytes.Buffer, content string, lines int) {
 // active element, carry no inline event handler and no script URL. Text
 // is escaped by then, so only real tags and attributes can match.
 func safeHTML(s string) bool {
-	return !activeTag.MatchString(s) && !eventAttr.MatchString(s) && !scriptURL.MatchString(s)
+	return !activeTag().MatchString(s) && !eventAttr().MatchString(s) && !scriptURL().MatchString(s)
 }
 
 var (
-	activeTag = regexp.MustCompile(`(?i)<(script|iframe|object|embed|style|base|form|meta|link|svg|math)\b`)
-	eventAttr = regexp.MustCompile(`(?i)<[a-z][^>]*\son[a-z]+\s*=`)
-	scriptURL = regexp.MustCompile(`(?i)<[a-z][^>]*\s(href|src|action|formaction|xlink:href)\s*=\s*["']?\s*(javascript|vbscript|data):`)
+	activeTag = lazyRegexp(`(?i)<(script|iframe|object|embed|style|base|form|meta|link|svg|math)\b`)
+	eventAttr = lazyRegexp(`(?i)<[a-z][^>]*\son[a-z]+\s*=`)
+	scriptURL = lazyRegexp(`(?i)<[a-z][^>]*\s(href|src|action|formaction|xlink:href)\s*=\s*["']?\s*(javascript|vbscript|data):`)
 )
 
 // splitFrontMatter returns the body after a leading YAML front matter
@@ -302,4 +306,9 @@ func highlight(s string) template.HTML {
 		s = s[min(j+1, len(s)):]
 	}
 	return template.HTML(b.String())
+}
+
+// lazyRegexp compiles expr on first use, not when gno starts.
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
 }

@@ -75,3 +75,17 @@ func TestPathHelpers(t *testing.T) {
 		}
 	}
 }
+
+// FuzzIsName checks the hand-written name rule against the regexp it
+// replaced on any input.
+func FuzzIsName(f *testing.F) {
+	re := regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
+	for _, s := range []string{"a", "-a", strings.Repeat("z", 64)} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := IsName(s), re.MatchString(s); got != want {
+			t.Errorf("IsName(%q) = %v, regexp says %v", s, got, want)
+		}
+	})
+}
