@@ -30,6 +30,7 @@ func Tools() []ToolInfo {
 	add(readTools(), false)
 	add(graphTools(), false)
 	add([]toolDef{askTool()}, false)
+	add(packageTools(), false)
 	add(writeTools(), true)
 	add(noteTools(), true)
 	return out

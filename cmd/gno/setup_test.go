@@ -129,8 +129,8 @@ func TestGoInstallThenSetup(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(models.RuntimeDir(installed), p.Library)); err != nil {
 		t.Errorf("runtime not in the model cache under HOME: %v", err)
 	}
-	// Setup loaded the model once, leaving its optimised graph cached.
-	if opt, _ := filepath.Glob(filepath.Join(installed, m.Name, "optimized", "model-*.onnx")); len(opt) != 1 {
+	// Setup loaded the model once, leaving its optimised graph cached (ORT format).
+	if opt, _ := filepath.Glob(filepath.Join(installed, m.Name, "optimized", "model-*.ort")); len(opt) != 1 {
 		t.Errorf("setup left %d optimized-model cache entries, want 1", len(opt))
 	}
 

@@ -142,7 +142,7 @@ which keeps your version as FILE.bak.`,
 // the tree (but help and completion) with its own flags, the global
 // flags, and the MCP tool registry.
 func skillInput(root *cobra.Command) skill.Input {
-	in := skill.Input{Version: version, Tools: server.Tools(), GlobalFlags: flagsOf(root.PersistentFlags())}
+	in := skill.Input{Version: version, Tools: skillTools(), GlobalFlags: flagsOf(root.PersistentFlags())}
 	var walk func(*cobra.Command)
 	walk = func(c *cobra.Command) {
 		for _, sub := range c.Commands() {
@@ -203,4 +203,14 @@ func tilde(env install.Env, p string) string {
 		return "~" + p[len(env.Home):]
 	}
 	return p
+}
+
+// skillTools is the server's tool registry as the skill reads it.
+func skillTools() []skill.Tool {
+	infos := server.Tools()
+	out := make([]skill.Tool, len(infos))
+	for i, ti := range infos {
+		out[i] = skill.Tool(ti)
+	}
+	return out
 }

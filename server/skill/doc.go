@@ -1,8 +1,8 @@
 // Package skill generates gno's agent skill and installs it into agent
 // clients. The skill is generated at run time from the real definitions,
 // so it cannot drift from them: the CLI's command tree (Input.Commands,
-// read by cmd/gno from cobra) and the MCP tool registry (server.Tools:
-// names, descriptions, input schemas). Only the guidance is hand-written
+// read by cmd/gno from cobra) and the MCP tool registry (server.Tools, handed
+// over by cmd/gno as Input.Tools: names, descriptions, input schemas). Only the guidance is hand-written
 // (guide.go: when to use each tool and command, the agent retry strategy
 // of gno-mcp-reference.md, recipes); Missing reports any tool or
 // top-level command without a guidance line, and the drift tests fail on

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-
-	"github.com/gnosearch/gno/server"
 )
 
 // Name is the skill's name and folder: lowercase letters, as every
@@ -22,7 +20,22 @@ type Input struct {
 	// Commands is every command but the root, parents before children.
 	Commands    []Command
 	GlobalFlags []Flag
-	Tools       []server.ToolInfo
+	Tools       []Tool
+}
+
+// Tool is one MCP tool as tools/list shows it: the fields of
+// server.ToolInfo, which callers convert (Tool(info)). The skill has its
+// own type so that it sits beside server, not under it.
+type Tool struct {
+	Name        string
+	Title       string
+	Description string
+	// InputSchema is the tool's JSON Schema for its arguments.
+	InputSchema json.RawMessage
+	// ReadOnly is the tool's readOnlyHint annotation.
+	ReadOnly bool
+	// NeedsWrite says the tool is registered only with --enable-write.
+	NeedsWrite bool
 }
 
 // Command is one CLI command.

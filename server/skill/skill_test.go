@@ -23,10 +23,10 @@ func testInput(version string) Input {
 		cmds = append(cmds, Command{Path: "gno " + name, Use: name + " [flags]", Short: "Does " + name,
 			Flags: []Flag{{Name: "limit", Shorthand: "n", Type: "int", Default: "10", Usage: "number of results"}}})
 	}
-	for _, sub := range []string{"collection add", "collection remove", "note update", "note rm", "note mv"} {
+	for _, sub := range []string{"collection add", "collection remove", "note update", "note rm", "note mv", "packages search", "packages describe"} {
 		cmds = append(cmds, Command{Path: "gno " + sub, Use: strings.Fields(sub)[1], Short: "sub"})
 	}
-	return Input{Version: version, Commands: cmds, Tools: server.Tools(),
+	return Input{Version: version, Commands: cmds, Tools: registry(),
 		GlobalFlags: []Flag{{Name: "json", Type: "bool", Usage: "JSON output"}}}
 }
 
@@ -36,7 +36,7 @@ func TestGuideCoversRegistry(t *testing.T) {
 	}
 	// A new tool without a line is reported.
 	in := testInput("t")
-	in.Tools = append(in.Tools, server.ToolInfo{Name: "gno_new_tool", Description: "New."})
+	in.Tools = append(in.Tools, Tool{Name: "gno_new_tool", Description: "New."})
 	in.Commands = append(in.Commands, Command{Path: "gno brand-new", Use: "brand-new"})
 	m := strings.Join(Missing(in), "\n")
 	if !strings.Contains(m, "gno_new_tool") || !strings.Contains(m, "gno brand-new") {
@@ -299,4 +299,13 @@ func TestMarker(t *testing.T) {
 			t.Error("an edited file still verifies")
 		}
 	}
+}
+
+// registry is the real tool registry as cmd/gno hands it over.
+func registry() []Tool {
+	var out []Tool
+	for _, ti := range server.Tools() {
+		out = append(out, Tool(ti))
+	}
+	return out
 }
