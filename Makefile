@@ -52,47 +52,53 @@ staticcheck:
 unit: $(BUILD_WORK)
 	GOWORK=$(CURDIR)/$(BUILD_WORK) $(GO) test -count=1 ./...
 
+# Every fuzz target, PACKAGE:TARGET, each run FUZZTIME by .ci/fuzz (which
+# retries a run Go's fuzz coordinator failed by its own deadline race).
+FUZZ_TARGETS := \
+	./retrieval/ref:FuzzParse \
+	./retrieval/query:FuzzParse \
+	./retrieval/query:FuzzSegmentRoundTrip \
+	./retrieval/chunk:FuzzMarkdown \
+	./retrieval/convert:FuzzOOXML \
+	./retrieval/convert:FuzzMail \
+	./retrieval/convert:FuzzHTML \
+	./retrieval/convert:FuzzPDF \
+	./retrieval/links:FuzzExtract \
+	./retrieval/store:FuzzDecodeLinks \
+	./answer:FuzzCheck \
+	./retrieval/graph/layout:FuzzDecode \
+	./answer:FuzzCheck \
+	./server/web:FuzzRender \
+	./retrieval/note:FuzzSetProps \
+	./models:FuzzPickWheel \
+	./retrieval/ingest:FuzzFrontMatter \
+	./retrieval/query:FuzzParseDoc \
+	./retrieval/config:FuzzParse \
+	./server:FuzzToolArgs \
+	./retrieval/packages:FuzzMetadata \
+	./retrieval/packages:FuzzRequirement \
+	./retrieval/packages:FuzzPnpmDepPath \
+	./retrieval/packages:FuzzNPMLock \
+	./retrieval/packages:FuzzPackageResolved \
+	./retrieval/packages:FuzzArchiveName \
+	./retrieval/apidoc:FuzzTypeScript \
+	./retrieval/apidoc:FuzzRust \
+	./retrieval/apidoc:FuzzSwift \
+	./retrieval/apidoc:FuzzPython \
+	./retrieval/apidoc:FuzzReadme \
+	./retrieval/ref:FuzzParsePackageURI \
+	./pkgdocs:FuzzSections \
+	./server/auth:FuzzParseToken \
+	./server/auth:FuzzParseBearer \
+	./server/auth:FuzzParseTTL \
+	./server/install:FuzzEdit \
+	./server/daemon/wire:FuzzReadRequest \
+	./inference/onnx:FuzzDecodeTokCache \
+	./inference/onnx:FuzzParseCached \
+	./retrieval/config/dirs:FuzzIsName
+
 fuzz:
-	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./retrieval/ref
-	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./retrieval/query
-	$(GO) test -run '^$$' -fuzz '^FuzzSegmentRoundTrip$$' -fuzztime $(FUZZTIME) ./retrieval/query
-	$(GO) test -run '^$$' -fuzz '^FuzzMarkdown$$' -fuzztime $(FUZZTIME) ./retrieval/chunk
-	$(GO) test -run '^$$' -fuzz '^FuzzOOXML$$' -fuzzminimizetime 2s -fuzztime $(FUZZTIME) ./retrieval/convert
-	$(GO) test -run '^$$' -fuzz '^FuzzMail$$' -fuzzminimizetime 2s -fuzztime $(FUZZTIME) ./retrieval/convert
-	$(GO) test -run '^$$' -fuzz '^FuzzHTML$$' -fuzzminimizetime 2s -fuzztime $(FUZZTIME) ./retrieval/convert
-	$(GO) test -run '^$$' -fuzz '^FuzzPDF$$' -fuzzminimizetime 2s -fuzztime $(FUZZTIME) ./retrieval/convert
-	$(GO) test -run '^$$' -fuzz '^FuzzExtract$$' -fuzztime $(FUZZTIME) ./retrieval/links
-	$(GO) test -run '^$$' -fuzz '^FuzzDecodeLinks$$' -fuzztime $(FUZZTIME) ./retrieval/store
-	$(GO) test -run '^$$' -fuzz '^FuzzCheck$$' -fuzztime $(FUZZTIME) ./answer
-	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) ./retrieval/graph/layout
-	$(GO) test -run '^$$' -fuzz '^FuzzCheck$$' -fuzztime $(FUZZTIME) ./retrieval/answer
-	$(GO) test -run '^$$' -fuzz '^FuzzRender$$' -fuzztime $(FUZZTIME) ./server/web
-	$(GO) test -run '^$$' -fuzz '^FuzzSetProps$$' -fuzztime $(FUZZTIME) ./retrieval/note
-	$(GO) test -run '^$$' -fuzz '^FuzzPickWheel$$' -fuzztime $(FUZZTIME) ./models
-	$(GO) test -run '^$$' -fuzz '^FuzzFrontMatter$$' -fuzztime $(FUZZTIME) ./retrieval/ingest
-	$(GO) test -run '^$$' -fuzz '^FuzzParseDoc$$' -fuzztime $(FUZZTIME) ./retrieval/query
-	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./retrieval/config
-	$(GO) test -run '^$$' -fuzz '^FuzzToolArgs$$' -fuzztime $(FUZZTIME) ./server
-	$(GO) test -run '^$$' -fuzz '^FuzzMetadata$$' -fuzztime $(FUZZTIME) ./retrieval/packages
-	$(GO) test -run '^$$' -fuzz '^FuzzRequirement$$' -fuzztime $(FUZZTIME) ./retrieval/packages
-	$(GO) test -run '^$$' -fuzz '^FuzzPnpmDepPath$$' -fuzztime $(FUZZTIME) ./retrieval/packages
-	$(GO) test -run '^$$' -fuzz '^FuzzNPMLock$$' -fuzztime $(FUZZTIME) ./retrieval/packages
-	$(GO) test -run '^$$' -fuzz '^FuzzPackageResolved$$' -fuzztime $(FUZZTIME) ./retrieval/packages
-	$(GO) test -run '^$$' -fuzz '^FuzzArchiveName$$' -fuzztime $(FUZZTIME) ./retrieval/packages
-	$(GO) test -run '^$$' -fuzz '^FuzzTypeScript$$' -fuzztime $(FUZZTIME) ./retrieval/apidoc
-	$(GO) test -run '^$$' -fuzz '^FuzzRust$$' -fuzztime $(FUZZTIME) ./retrieval/apidoc
-	$(GO) test -run '^$$' -fuzz '^FuzzSwift$$' -fuzztime $(FUZZTIME) ./retrieval/apidoc
-	$(GO) test -run '^$$' -fuzz '^FuzzPython$$' -fuzztime $(FUZZTIME) ./retrieval/apidoc
-	$(GO) test -run '^$$' -fuzz '^FuzzReadme$$' -fuzztime $(FUZZTIME) ./retrieval/apidoc
-	$(GO) test -run '^$$' -fuzz '^FuzzParsePackageURI$$' -fuzztime $(FUZZTIME) ./retrieval/ref
-	$(GO) test -run '^$$' -fuzz '^FuzzSections$$' -fuzztime $(FUZZTIME) ./pkgdocs
-	$(GO) test -run '^$$' -fuzz '^FuzzParseToken$$' -fuzztime $(FUZZTIME) ./server/auth
-	$(GO) test -run '^$$' -fuzz '^FuzzParseBearer$$' -fuzztime $(FUZZTIME) ./server/auth
-	$(GO) test -run '^$$' -fuzz '^FuzzParseTTL$$' -fuzztime $(FUZZTIME) ./server/auth
-	$(GO) test -run '^$$' -fuzz '^FuzzEdit$$' -fuzztime $(FUZZTIME) ./server/install
-	$(GO) test -run '^$$' -fuzz '^FuzzDecodeTokCache$$' -fuzztime $(FUZZTIME) ./inference/onnx
-	$(GO) test -run '^$$' -fuzz '^FuzzParseCached$$' -fuzztime $(FUZZTIME) ./inference/onnx
-	$(GO) test -run '^$$' -fuzz '^FuzzIsName$$' -fuzztime $(FUZZTIME) ./retrieval/config/dirs
+	@set -e; for t in $(FUZZ_TARGETS); do .ci/fuzz "$${t%%:*}" "$${t#*:}"; done
 
 clean:
 	rm -rf bin dist .cache/demo-home .cache/build

@@ -173,4 +173,12 @@ stay whole; ` + "`gno_resolve`" + ` names before writing ` + "`[[links]]`" + `; 
 **Check what changed.** ` + "`gno_changes`" + ` with the ` + "`since`" + ` generation you saw last
 returns documents added, modified and removed, and the current generation:
 re-read only those. After editing files yourself, ` + "`gno_sync`" + ` (or ` + "`gno update`" + `).
+
+**Use a dependency of the project.** Before writing code against a library the
+project depends on, ask gno about the version installed, not the one you
+remember: ` + "`gno_search_package_docs`" + ` (CLI ` + "`gno packages search`" + `) finds the API
+item or doc section, each hit naming its package version and symbol;
+` + "`gno_describe_package`" + ` with ` + "`symbol`" + ` gives one item's signature, doc and
+examples; ` + "`gno_get_package_doc`" + ` reads the README or a section within
+` + "`maxTokens`" + `. The project is the client's roots unless you pass ` + "`project`" + `.
 `
