@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/gnosearch/gno/retrieval/chunk"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
@@ -86,7 +87,7 @@ func (x *extractor) readme() {
 // code: licence, contributors, sponsors, changelog, code of conduct,
 // acknowledgements and the like.
 func FilterMarkdown(src string) string {
-	if tooDeep(src) {
+	if chunk.TooDeep(src) {
 		return src // goldmark's cost grows with nesting; no real README nests this deep
 	}
 	b := []byte(src)
@@ -124,10 +125,10 @@ func FilterMarkdown(src string) string {
 	dropLevel := 0 // inside a dropped section of this heading level
 	divDepth := 0  // inside a sponsor <div> this deep
 	for _, bl := range blocks {
-		chunk := src[bl.start:bl.end]
+		part := src[bl.start:bl.end]
 		if divDepth > 0 {
 			if _, ok := bl.n.(*ast.HTMLBlock); ok {
-				divDepth += strings.Count(chunk, "<div") - strings.Count(chunk, "</div")
+				divDepth += strings.Count(part, "<div") - strings.Count(part, "</div")
 			}
 			continue
 		}
@@ -139,7 +140,7 @@ func FilterMarkdown(src string) string {
 				break
 			}
 			dropLevel = 0
-			if dropHeading(inlineText(n, b)) {
+			if dropHeading(chunk.InlineText(n, b)) {
 				dropLevel, drop = n.Level, true
 			}
 		case *ast.Paragraph:
@@ -149,18 +150,18 @@ func FilterMarkdown(src string) string {
 				drop = true
 				break
 			}
-			l := strings.ToLower(chunk)
+			l := strings.ToLower(part)
 			if sponsorRe.MatchString(l) {
 				drop = true
 				divDepth = strings.Count(l, "<div") - strings.Count(l, "</div")
-			} else if strings.TrimSpace(htmlTagRe.ReplaceAllString(chunk, "")) == "" {
+			} else if strings.TrimSpace(htmlTagRe.ReplaceAllString(part, "")) == "" {
 				drop = true // logos, badges, rules: markup without words
 			}
 		default:
 			drop = dropLevel > 0
 		}
 		if !drop {
-			out.WriteString(chunk)
+			out.WriteString(part)
 		}
 	}
 	return collapseBlank(out.String())
@@ -260,77 +261,11 @@ func badgeParagraph(p *ast.Paragraph, src []byte) bool {
 	return images > 0 && !other
 }
 
-func inlineText(n ast.Node, src []byte) string {
-	var sb strings.Builder
-	_ = ast.Walk(n, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
-		if !entering {
-			return ast.WalkContinue, nil
-		}
-		switch t := n.(type) {
-		case *ast.Text:
-			sb.Write(t.Segment.Value(src))
-			if t.SoftLineBreak() {
-				sb.WriteByte(' ')
-			}
-		case *ast.String:
-			sb.Write(t.Value)
-		case *ast.CodeSpan:
-			for c := t.FirstChild(); c != nil; c = c.NextSibling() {
-				if tt, ok := c.(*ast.Text); ok {
-					sb.Write(tt.Segment.Value(src))
-				}
-			}
-			return ast.WalkSkipChildren, nil
-		}
-		return ast.WalkContinue, nil
-	})
-	return strings.TrimSpace(sb.String())
-}
-
 func lineStart(s string, pos int) int {
 	if pos > len(s) {
 		pos = len(s)
 	}
 	return strings.LastIndexByte(s[:pos], '\n') + 1
-}
-
-// maxNesting bounds container depth: goldmark's cost grows super-linearly
-// with it.
-const maxNesting = 32
-
-func tooDeep(src string) bool {
-	for i := 0; i < len(src); {
-		depth, cols := 0, 0
-		j := i
-	scan:
-		for ; j < len(src); j++ {
-			switch src[j] {
-			case ' ':
-				cols++
-			case '\t':
-				cols += 4
-			case '>':
-				depth++
-			case '-', '*', '+':
-				if j+1 < len(src) && (src[j+1] == ' ' || src[j+1] == '\t') {
-					depth++
-				} else {
-					break scan
-				}
-			default:
-				break scan
-			}
-			if depth+cols/2 > maxNesting {
-				return true
-			}
-		}
-		nl := strings.IndexByte(src[j:], '\n')
-		if nl < 0 {
-			break
-		}
-		i = j + nl + 1
-	}
-	return false
 }
 
 // summarize takes the README's first paragraph of prose, markup removed.

@@ -98,7 +98,7 @@ const maxNesting = 32
 
 // Markdown chunks Markdown source.
 func Markdown(src string, opt Options) []Chunk {
-	if tooDeep(src) {
+	if TooDeep(src) {
 		return Text(src, opt)
 	}
 	b := []byte(src)
@@ -168,7 +168,7 @@ const maxInlineHeading = 1024
 const maxHeadingBytes = 256
 
 func headingText(h *ast.Heading, src []byte) string {
-	raw := inlineText(h, src)
+	raw := InlineText(h, src)
 	if len(raw) > maxHeadingBytes {
 		// Every chunk under a heading carries its text: a setext heading
 		// over a 2 MB paragraph must not be copied into each.
@@ -183,15 +183,17 @@ func headingText(h *ast.Heading, src []byte) string {
 	}
 	doc := md.Parser().Parse(text.NewReader([]byte("# " + raw)))
 	if full, ok := doc.FirstChild().(*ast.Heading); ok {
-		return inlineText(full, []byte("# "+raw))
+		return InlineText(full, []byte("# "+raw))
 	}
 	return raw
 }
 
-// tooDeep reports whether some line opens more than maxNesting containers:
+// TooDeep reports whether some line opens more than 32 containers:
 // indentation (two columns a level), block-quote markers and list markers
-// before its text.
-func tooDeep(src string) bool {
+// before its text. goldmark's cost grows super-linearly with nesting, so
+// every reader of user Markdown (the chunker, apidoc's README filter)
+// treats such a file as plain text.
+func TooDeep(src string) bool {
 	for i := 0; i < len(src); {
 		depth, cols := 0, 0
 		j := i
@@ -226,9 +228,11 @@ func tooDeep(src string) bool {
 	return false
 }
 
-func inlineText(h *ast.Heading, src []byte) string {
+// InlineText is the text of an inline node (a heading, a paragraph):
+// text, strings and code spans, markup dropped.
+func InlineText(n ast.Node, src []byte) string {
 	var sb strings.Builder
-	_ = ast.Walk(h, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+	_ = ast.Walk(n, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		if entering {
 			switch t := n.(type) {
 			case *ast.Text:

@@ -44,7 +44,7 @@ func TestHeadingInlineText(t *testing.T) {
 	if len(cs) == 0 || len(cs[0].Headings) == 0 || cs[0].Headings[0] != "The foo function" {
 		t.Fatalf("%+v", cs)
 	}
-	if tooDeep("----------------------------------------------------------------\n") {
+	if TooDeep("----------------------------------------------------------------\n") {
 		t.Fatal("a rule is not nesting")
 	}
 }
