@@ -75,6 +75,8 @@ func main() {
 			qs = append(qs, q.Text)
 		}
 	}
+	fmt.Println("| command | pairs | wall p50 ms | wall p90 ms | CPU p50 ms | CPU p90 ms |")
+	fmt.Println("| --- | --- | --- | --- | --- | --- |")
 	for _, mode := range strings.Split(*modes, ",") {
 		words := strings.Fields(mode)
 		var dWall, pWall, dCPU, pCPU []time.Duration
