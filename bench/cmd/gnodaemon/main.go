@@ -75,6 +75,7 @@ func main() {
 			qs = append(qs, q.Text)
 		}
 	}
+	var same []string
 	fmt.Println("| command | pairs | wall p50 ms | wall p90 ms | CPU p50 ms | CPU p90 ms |")
 	fmt.Println("| --- | --- | --- | --- | --- | --- |")
 	for _, mode := range strings.Split(*modes, ",") {
@@ -118,7 +119,11 @@ func main() {
 		}
 		row("(daemon)", dWall, dCPU)
 		row("(in-process, --no-daemon)", pWall, pCPU)
-		fmt.Printf("`gno %s`: stdout byte-identical in %d of %d pairs\n", mode, *n-differ, *n)
+		same = append(same, fmt.Sprintf("`gno %s`: stdout byte-identical in %d of %d pairs", mode, *n-differ, *n))
+	}
+	fmt.Println()
+	for _, l := range same {
+		fmt.Println(l)
 	}
 	fmt.Printf("daemon RSS: %s\n", rss(pid))
 }
