@@ -1,10 +1,13 @@
 // Command gnodaemon measures `gno daemon`: whole-process latency of CLI
 // read commands answered by a running daemon beside the same commands run
 // in-process (--no-daemon), paired and interleaved so both see the same
-// load; the daemon's idle CPU over a window; its memory. It can also write
-// a synthetic corpus (bench/corpus) for the memory figure at scale.
+// load, counting the pairs whose stdout differs (the fast path promises
+// byte-identical output); the daemon's idle CPU over a window; its memory.
+// It can also write a synthetic corpus (bench/corpus) for the memory figure
+// at scale.
 //
 //	gnodaemon -home H -dataset ../shared/eval/scifact -n 100     # latency pairs
+//	gnodaemon -home H -n 40 -args '-n 10 --json'                 # JSON output
 //	gnodaemon -home H -idle 60s                                  # idle CPU and RSS
 //	gnodaemon -gen DIR -docs 50000                               # a corpus
 //
@@ -12,6 +15,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
@@ -37,6 +41,7 @@ func main() {
 	dataset := flag.String("dataset", "", "BEIR dataset folder whose queries are searched")
 	n := flag.Int("n", 100, "pairs per command")
 	modes := flag.String("modes", "search,query --fast", "commands to time, comma-separated")
+	tail := flag.String("args", "-n 10", "arguments after the query, space-separated (add --json to time JSON output)")
 	idle := flag.Duration("idle", 0, "measure the daemon's CPU over this idle window (and its RSS)")
 	gen := flag.String("gen", "", "write a synthetic corpus to this folder and exit")
 	docs := flag.Int("docs", 50000, "documents of -gen")
@@ -70,11 +75,15 @@ func main() {
 			qs = append(qs, q.Text)
 		}
 	}
+	var same []string
+	fmt.Println("| command | pairs | wall p50 ms | wall p90 ms | CPU p50 ms | CPU p90 ms |")
+	fmt.Println("| --- | --- | --- | --- | --- | --- |")
 	for _, mode := range strings.Split(*modes, ",") {
 		words := strings.Fields(mode)
 		var dWall, pWall, dCPU, pCPU []time.Duration
+		var differ int
 		run := func(extra []string, q string) proc.Result {
-			args := append(append(append([]string{}, extra...), words...), q, "-n", "10")
+			args := append(append(append(append([]string{}, extra...), words...), q), strings.Fields(*tail)...)
 			r, err := proc.Run(ctx, proc.Cmd{Path: *gno, Args: args, Env: env})
 			if err != nil {
 				log.Fatalf("gno %s: %v", strings.Join(args, " "), err)
@@ -89,14 +98,19 @@ func main() {
 		for i := 0; i < *n; i++ {
 			q := qs[i%len(qs)]
 			// Alternate which goes first, so neither always follows the other.
+			var d, p proc.Result
 			if i%2 == 0 {
-				d := run(nil, q)
-				p := run([]string{"--no-daemon"}, q)
-				dWall, dCPU, pWall, pCPU = append(dWall, d.Wall), append(dCPU, d.CPU), append(pWall, p.Wall), append(pCPU, p.CPU)
+				d = run(nil, q)
+				p = run([]string{"--no-daemon"}, q)
 			} else {
-				p := run([]string{"--no-daemon"}, q)
-				d := run(nil, q)
-				dWall, dCPU, pWall, pCPU = append(dWall, d.Wall), append(dCPU, d.CPU), append(pWall, p.Wall), append(pCPU, p.CPU)
+				p = run([]string{"--no-daemon"}, q)
+				d = run(nil, q)
+			}
+			dWall, dCPU, pWall, pCPU = append(dWall, d.Wall), append(dCPU, d.CPU), append(pWall, p.Wall), append(pCPU, p.CPU)
+			// The fast path promises byte-identical output: count pairs
+			// where it is not, so a fast but wrong daemon cannot pass.
+			if !bytes.Equal(d.Stdout, p.Stdout) {
+				differ++
 			}
 		}
 		row := func(name string, wall, cpu []time.Duration) {
@@ -105,6 +119,11 @@ func main() {
 		}
 		row("(daemon)", dWall, dCPU)
 		row("(in-process, --no-daemon)", pWall, pCPU)
+		same = append(same, fmt.Sprintf("`gno %s`: stdout byte-identical in %d of %d pairs", mode, *n-differ, *n))
+	}
+	fmt.Println()
+	for _, l := range same {
+		fmt.Println(l)
 	}
 	fmt.Printf("daemon RSS: %s\n", rss(pid))
 }
