@@ -136,9 +136,9 @@ func alreadyRunning(dir string) error {
 // notRunning explains an index without a live daemon, naming a stale one.
 func notRunning(dir string) error {
 	if in, err := daemon.ReadInfo(dir); err == nil && !daemon.Held(dir) {
-		return gnoerr.Wrap(gnoerr.NotFound, daemon.ErrNotRunning, "no gno daemon is running (pid %d stopped without cleaning up, killed?; the next start takes over)", in.PID)
+		return gnoerr.Wrap(gnoerr.NotFound, daemon.ErrNotRunning, "gno daemon status (pid %d stopped without cleaning up, killed?; the next start takes over)", in.PID)
 	}
-	return gnoerr.Wrap(gnoerr.NotFound, daemon.ErrNotRunning, "no gno daemon is running for this index")
+	return gnoerr.Wrap(gnoerr.NotFound, daemon.ErrNotRunning, "gno daemon status")
 }
 
 func newDaemonStatusCmd(a *app) *cobra.Command {

@@ -57,7 +57,7 @@ func (d *daemon) status(ctx context.Context) Status {
 }
 
 // ErrNotRunning is the answer when no daemon serves the index.
-var ErrNotRunning = errors.New("no gno daemon serves this index")
+var ErrNotRunning = errors.New("no gno daemon is running for this index")
 
 // Ask sends a status or stop request (wire.KindStatus, wire.KindStop)
 // to the daemon of the index in dir and returns its state (for a stop,
