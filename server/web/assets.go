@@ -70,16 +70,26 @@ func (c *assetCache) serveAsset(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	h.Set("Content-Type", a.ctype)
 	h.Set("Cache-Control", "public, max-age=3600")
+	writeVersioned(w, r, a.etag, a.raw, a.gz)
+}
+
+// writeVersioned sends one version of a body under its ETag: 304 when the
+// request already holds it, else the gzipped form (gz, when there is one)
+// to a client that takes it, raw otherwise; no body for HEAD. The caller
+// sets Content-Type and Cache-Control. Assets and graph scenes both come
+// pre-compressed, so nothing is compressed per request.
+func writeVersioned(w http.ResponseWriter, r *http.Request, etag string, raw, gz []byte) {
+	h := w.Header()
 	h.Set("Vary", "Accept-Encoding")
-	h.Set("ETag", a.etag)
-	if strings.Contains(r.Header.Get("If-None-Match"), a.etag) {
+	h.Set("ETag", etag)
+	if strings.Contains(r.Header.Get("If-None-Match"), etag) {
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
-	body := a.raw
-	if a.gz != nil && acceptsGzip(r) {
+	body := raw
+	if gz != nil && acceptsGzip(r) {
 		h.Set("Content-Encoding", "gzip")
-		body = a.gz
+		body = gz
 	}
 	h.Set("Content-Length", strconv.Itoa(len(body)))
 	if r.Method != http.MethodHead {

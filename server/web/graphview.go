@@ -108,20 +108,8 @@ func writeScene(w http.ResponseWriter, r *http.Request, job *sceneJob) {
 	hd := w.Header()
 	hd.Set("Content-Type", layout.MediaType)
 	hd.Set("Cache-Control", "no-cache")
-	hd.Set("ETag", job.etag)
 	hd.Set("Server-Timing", fmt.Sprintf("layout;dur=%.1f", float64(job.took.Microseconds())/1000))
-	hd.Set("Vary", "Accept-Encoding")
-	if match := r.Header.Get("If-None-Match"); match != "" && strings.Contains(match, job.etag) {
-		w.WriteHeader(http.StatusNotModified)
-		return
-	}
-	body := job.body
-	if job.gz != nil && acceptsGzip(r) {
-		hd.Set("Content-Encoding", "gzip")
-		body = job.gz
-	}
-	hd.Set("Content-Length", strconv.Itoa(len(body)))
-	_, _ = w.Write(body)
+	writeVersioned(w, r, job.etag, job.body, job.gz)
 }
 
 // serveLocal lays out and sends the neighbourhood of document focus.
