@@ -102,10 +102,11 @@ func runDaemon(ctx context.Context, a *app, f daemonFlags) error {
 		o.TLS, o.Guard, scheme = sh.cert.Config, sh.guard.Wrap, "https"
 	}
 	srv := server.New(server.Options{
-		Open:        func(context.Context) (*retrieval.Engine, error) { return e, nil },
-		Version:     version,
-		EnableWrite: f.enableWrite || server.WriteEnabledByEnv(),
-		Logger:      logger,
+		Open:         func(context.Context) (*retrieval.Engine, error) { return e, nil },
+		OpenPackages: a.packageIndex,
+		Version:      version,
+		EnableWrite:  f.enableWrite || server.WriteEnabledByEnv(),
+		Logger:       logger,
 	})
 	defer srv.Close()
 	o.Backend = srv

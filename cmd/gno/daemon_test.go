@@ -543,6 +543,11 @@ func TestDaemonSharing(t *testing.T) {
 	if res, _ := s.mcpCall(cl, read, sess, "tools/call", map[string]any{"name": "gno_search", "arguments": map[string]any{"query": "elephants"}}); !strings.Contains(string(res), "plan.md") {
 		t.Errorf("MCP search: %s", res)
 	}
+	// The package-docs tools are served by the daemon as by gno mcp.
+	if res, _ := s.mcpCall(cl, read, sess, "tools/call", map[string]any{"name": "gno_search_package_docs",
+		"arguments": map[string]any{"query": "retry", "project": t.TempDir()}}); len(res) == 0 || strings.Contains(string(res), "not configured") {
+		t.Errorf("MCP package docs: %s", res)
+	}
 	plain := &http.Client{Timeout: 5 * time.Second}
 	if resp, err := plain.Get("http" + strings.TrimPrefix(s.base, "https") + "/api/status"); err == nil {
 		if resp.StatusCode != 400 {
