@@ -77,7 +77,11 @@ func (s *Store) SearchFTS(ctx context.Context, q query.Keywords, f Filter, limit
 	// The segmented index holds every word of the chunks with unspaced
 	// script; the word index adds the documents without such script.
 	if expr := q.MatchExpr(); expr != "" && !q.NeedsSegmented() {
-		h, err := s.bestPerDoc(ctx, "chunks_fts", "bm25(chunks_fts, "+bm25Weights+")", expr, where, args, limit)
+		rank := "bm25(chunks_fts, " + bm25Weights + ")"
+		h, ok, err := s.searchPruned(ctx, q, rank, where, args, limit, &s.prune)
+		if err == nil && !ok {
+			h, err = s.bestPerDoc(ctx, "chunks_fts", rank, expr, where, args, limit)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -128,17 +132,24 @@ func (s *Store) dropMatching(ctx context.Context, hits []ChunkHit, expr string) 
 }
 
 func (s *Store) bestPerDoc(ctx context.Context, table, rank, expr, where string, fargs []any, limit int) ([]ChunkHit, error) {
+	return s.bestPerDocIn(ctx, table, rank, expr, "", nil, where, fargs, limit)
+}
+
+// bestPerDocIn is bestPerDoc over the rows that also pass restrict (a
+// condition on the FTS table's rowid, with its arguments rargs).
+func (s *Store) bestPerDocIn(ctx context.Context, table, rank, expr, restrict string, rargs []any, where string, fargs []any, limit int) ([]ChunkHit, error) {
 	// Chunk ids carry their document (DocOfChunk), so without a filter the
 	// search reads only the FTS index.
-	from := table + " WHERE " + table + " MATCH ?"
+	from := table + " WHERE " + table + " MATCH ?" + restrict
 	if where != "" {
-		from = table + " JOIN documents d ON d.id = (" + table + ".rowid >> 16) WHERE " + table + " MATCH ?" + where
+		from = table + " JOIN documents d ON d.id = (" + table + ".rowid >> 16) WHERE " + table + " MATCH ?" + restrict + where
 	}
+	args := append(append([]any{expr}, rargs...), fargs...)
 	// Fast path: the top chunks, grouped here. Most documents have few
 	// chunks, so 2×limit+10 chunks nearly always hold limit documents.
 	fetch := 2*limit + 10
 	plain := `SELECT ` + table + `.rowid, -` + rank + ` AS s FROM ` + from + ` ORDER BY s DESC LIMIT ?`
-	hits, n, err := s.scanHits(ctx, plain, append(append([]any{expr}, fargs...), fetch), limit)
+	hits, n, err := s.scanHits(ctx, plain, append(args[:len(args):len(args)], fetch), limit)
 	if err != nil || len(hits) >= limit || n < fetch {
 		return hits, err
 	}
@@ -149,7 +160,7 @@ func (s *Store) bestPerDoc(ctx context.Context, table, rank, expr, where string,
 	grouped := `WITH m AS MATERIALIZED (
 		SELECT ` + table + `.rowid AS id, -` + rank + ` AS s FROM ` + from + `)
 	SELECT id, max(s) AS s FROM m GROUP BY id >> 16 ORDER BY s DESC, id LIMIT ?`
-	hits, _, err = s.scanHits(ctx, grouped, append(append([]any{expr}, fargs...), limit), limit)
+	hits, _, err = s.scanHits(ctx, grouped, append(args[:len(args):len(args)], limit), limit)
 	return hits, err
 }
 

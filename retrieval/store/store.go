@@ -33,6 +33,7 @@ type Store struct {
 	db    *sql.DB
 	path  string
 	links linkCache
+	prune pruneStats
 }
 
 const schema = `

@@ -286,7 +286,17 @@ func speed(ctx context.Context, x *pkgdocs.Index, dir string, n int) error {
 			return err
 		})
 	}
-	names := []string{"cobra", "zod", "requests", "serde", "swift-retry", "commander", "click", "itertools"}
+	// Only the packages the project has: a smaller project (no npm or
+	// Python installed) would otherwise time its error path.
+	var names []string
+	for _, name := range []string{"cobra", "zod", "requests", "serde", "swift-retry", "commander", "click", "itertools"} {
+		if _, err := x.Describe(ctx, pkgdocs.DescribeRequest{Package: name, Projects: []string{dir}, MaxTokens: 5000, Auto: true}); err == nil {
+			names = append(names, name)
+		}
+	}
+	if len(names) == 0 {
+		return fmt.Errorf("describe: none of the measured packages is in %s", dir)
+	}
 	measure("describe_package (overview)", func(i int) error {
 		_, err := x.Describe(ctx, pkgdocs.DescribeRequest{Package: names[i%len(names)], Projects: []string{dir}, MaxTokens: 5000, Auto: true})
 		return err

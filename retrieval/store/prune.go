@@ -1,0 +1,182 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"sync/atomic"
+
+	"github.com/gnosearch/gno/retrieval/query"
+)
+
+// Exact top-k pruning for ORed keyword queries (MaxScore).
+//
+// FTS5 computes bm25() for every row an expression matches before it can
+// sort, and each computation looks up the row's column sizes: for a
+// natural-language question over a large collection that is most of the
+// search time (SciFact: FTS5's per-row document-size lookup was 60 % of
+// the daemon's CPU for `gno search`), although the common words that make
+// the match set large cannot lift a row into the top k on their own
+// (SciFact claims: 2,526 matching chunks on average, 365 of them with a
+// word found in under 5 % of chunks).
+//
+// Each phrase p adds less than idf(p)·(k1+1) to a row's score (FTS5's term
+// frequency saturates below that bound whatever the column weights and
+// lengths), so a row matching only the terms of a set L scores below
+// bound(L), the sum of theirs. The search first scores only the rows with
+// a rare term (always with the whole expression, so every score is
+// exactly FTS5's). Its k-th document's score θ is a lower bound of the
+// true k-th score; when θ > bound(common terms) the list is complete.
+// Otherwise the terms whose bounds sum below θ are provably unable to
+// place a row, and one more search over the rows not yet scored that have
+// any other term completes it (each document keeps its best chunk of the
+// two passes). A search that cannot be proven so (fewer than k documents) runs
+// in full. TestPrunedSearchExact compares every outcome with the full
+// search.
+
+// bm25K1 is FTS5's k1 (fts5_aux.c); a phrase adds at most idf·(k1+1).
+const bm25K1 = 1.2
+
+// pruneMinRows is the index size below which the full search is cheaper
+// than counting each term's documents first.
+const pruneMinRows = 2000
+
+// pruneCommon is the share of rows above which a term is common: rows
+// that have only common terms are not scored in the first pass.
+var pruneCommon = 0.07
+
+// pruneStats counts outcomes, for tests and benchmarks.
+type pruneStats struct{ first, second, full atomic.Int64 }
+
+// pruneRestrict limits the word index's rows to those matching a second
+// expression.
+const pruneRestrict = " AND +chunks_fts.rowid IN (SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?)"
+
+// searchPruned returns the top documents of q in the word index scoring
+// as few rows as it can prove enough, and ok=false when the full search
+// must run (the caller runs it).
+func (s *Store) searchPruned(ctx context.Context, q query.Keywords, rank, where string, fargs []any, limit int, st *pruneStats) (hits []ChunkHit, ok bool, err error) {
+	if q.All || len(q.Phrases) > 0 || len(q.Terms) < 3 {
+		return nil, false, nil
+	}
+	nRow, nHit, err := s.termHits(ctx, q.Terms)
+	if err != nil || nRow < pruneMinRows {
+		return nil, false, err
+	}
+	type term struct {
+		text  string
+		hits  int64
+		bound float64
+	}
+	terms := make([]term, len(q.Terms))
+	for i, t := range q.Terms {
+		idf := math.Log((float64(nRow) - float64(nHit[i]) + 0.5) / (float64(nHit[i]) + 0.5))
+		if idf <= 0 {
+			idf = 1e-6
+		}
+		terms[i] = term{t, nHit[i], idf * (bm25K1 + 1)}
+	}
+	sort.SliceStable(terms, func(a, b int) bool { return terms[a].bound < terms[b].bound })
+	// search scores the rows matching a term of terms[from:to] and none of
+	// terms[to:] (those were scored already).
+	search := func(from, to int) ([]ChunkHit, error) {
+		var rare, seen []string
+		for _, t := range terms[from:to] {
+			if t.hits > 0 {
+				rare = append(rare, t.text)
+			}
+		}
+		if len(rare) == 0 {
+			return nil, nil
+		}
+		for _, t := range terms[to:] {
+			seen = append(seen, t.text)
+		}
+		sub := query.Keywords{Terms: rare, Excludes: append(seen, q.Excludes...)}.MatchExpr()
+		return s.bestPerDocIn(ctx, "chunks_fts", rank, q.MatchExpr(), pruneRestrict, []any{sub}, where, fargs, limit)
+	}
+	// below returns how many of the cheapest terms bound less than theta
+	// together, and their bound.
+	below := func(theta float64) (int, float64) {
+		sum, n := 0.0, 0
+		for n < len(terms) && (sum+terms[n].bound)*(1+1e-9)+1e-12 < theta {
+			sum += terms[n].bound
+			n++
+		}
+		return n, sum
+	}
+	common := 0
+	for common < len(terms) && float64(terms[common].hits) > pruneCommon*float64(nRow) {
+		common++
+	}
+	if common == 0 || common == len(terms) {
+		return nil, false, nil
+	}
+	hits, err = search(common, len(terms))
+	if err != nil || len(hits) < limit {
+		return nil, false, err
+	}
+	n, _ := below(hits[limit-1].Score)
+	if n >= common {
+		st.first.Add(1)
+		return hits, true, nil
+	}
+	if n == 0 {
+		st.full.Add(1)
+		return nil, false, nil
+	}
+	// Terms n..common-1 can still place a row: score the rows that have
+	// one of them and no rare term, and keep each document's best.
+	more, err := search(n, common)
+	if err != nil {
+		return nil, false, err
+	}
+	st.second.Add(1)
+	return mergeHits(hits, more, limit), true, nil
+}
+
+// termHits returns the word index's row count as FTS5's bm25() sees it
+// (the total in its averages record) and the number of rows matching each
+// term, in one statement.
+func (s *Store) termHits(ctx context.Context, terms []string) (int64, []int64, error) {
+	var b strings.Builder
+	b.WriteString("SELECT (SELECT block FROM chunks_fts_data WHERE id = 1)")
+	args := make([]any, len(terms))
+	for i, t := range terms {
+		b.WriteString(", (SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?)")
+		args[i] = query.Keywords{Terms: []string{t}}.MatchExpr()
+	}
+	dest := make([]any, 1+len(terms))
+	var avg []byte
+	dest[0] = &avg
+	counts := make([]int64, len(terms))
+	for i := range counts {
+		dest[1+i] = &counts[i]
+	}
+	if err := s.db.QueryRowContext(ctx, b.String(), args...).Scan(dest...); err != nil {
+		return 0, nil, fmt.Errorf("search: %w", err)
+	}
+	n, ok := fts5Varint(avg)
+	if !ok {
+		return 0, nil, nil
+	}
+	return int64(n), counts, nil
+}
+
+// fts5Varint decodes the SQLite varint at the start of b (FTS5's
+// averages record begins with the table's row count in that format).
+func fts5Varint(b []byte) (uint64, bool) {
+	var v uint64
+	for i := 0; i < len(b) && i < 9; i++ {
+		if i == 8 {
+			return v<<8 | uint64(b[i]), true
+		}
+		v = v<<7 | uint64(b[i]&0x7f)
+		if b[i]&0x80 == 0 {
+			return v, true
+		}
+	}
+	return 0, false
+}

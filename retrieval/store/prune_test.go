@@ -1,0 +1,240 @@
+package store
+
+import (
+	"bufio"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gnosearch/gno/retrieval/query"
+)
+
+// zipfCorpus writes docs documents of one to three chunks whose words
+// follow Zipf's law over a vocabulary of vocab words, so that queries mix
+// words in most chunks with rare ones, as natural-language questions do.
+func zipfCorpus(t testing.TB, path string, docs, vocab int, seed uint64) []string {
+	t.Helper()
+	ctx := context.Background()
+	st, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	db, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	words := make([]string, vocab)
+	for i := range words {
+		words[i] = fmt.Sprintf("w%dx", i)
+	}
+	r := rand.New(rand.NewPCG(seed, seed+1))
+	z := rand.NewZipf(r, 1.1, 2, uint64(vocab-1))
+	text := func(n int) string {
+		var b strings.Builder
+		for range n {
+			b.WriteString(words[z.Uint64()])
+			b.WriteByte(' ')
+		}
+		return b.String()
+	}
+	tx, err := db.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for d := 1; d <= docs; d++ {
+		_, err := tx.Exec(`INSERT INTO documents(id, collection, rel_path, hash, title, added_gen, changed_gen)
+			VALUES (?, 'c', ?, 'h', ?, 1, 1)`, d, fmt.Sprintf("d%d.md", d), text(3))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for c := range 1 + r.IntN(3) {
+			_, err := tx.Exec(`INSERT INTO chunks(id, doc_id, seq, title, headings, body, start_line, end_line, start_byte, end_byte)
+				VALUES (?, ?, ?, ?, ?, ?, 0, 0, 0, 0)`, d<<16|c, d, c, text(3), text(2), text(20+r.IntN(200)))
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	return words
+}
+
+// searchBoth runs q pruned (as SearchFTS does) and unpruned.
+func searchBoth(t testing.TB, st *Store, q query.Keywords, f Filter, limit int) (pruned, full []ChunkHit) {
+	t.Helper()
+	ctx := context.Background()
+	pruned, err := st.SearchFTS(ctx, q, f, limit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	where, args := f.where()
+	full, err = st.bestPerDoc(ctx, "chunks_fts", "bm25(chunks_fts, "+bm25Weights+")", q.MatchExpr(), where, args, limit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pruned, full
+}
+
+// TestPrunedSearchExact checks that the pruned word-index search returns
+// exactly the full search's documents, chunks and scores, in order, over
+// random questions on a Zipf corpus, with and without a filter, and that
+// it does prune.
+func TestPrunedSearchExact(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "index.sqlite")
+	words := zipfCorpus(t, path, 1500, 3000, 7)
+	st, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	r := rand.New(rand.NewPCG(3, 4))
+	z := rand.NewZipf(r, 1.05, 4, uint64(len(words)-1))
+	n := 50
+	for i := range n {
+		var terms []string
+		for range 3 + r.IntN(8) {
+			terms = append(terms, words[z.Uint64()])
+		}
+		text := strings.Join(terms, " ")
+		if i%7 == 0 {
+			text += " -" + words[r.IntN(50)]
+		}
+		q := query.Parse(text)
+		for _, limit := range []int{1, 10, 50} {
+			for _, f := range []Filter{{}, {Collections: []string{"c"}}} {
+				p, full := searchBoth(t, st, q, f, limit)
+				if !reflect.DeepEqual(p, full) {
+					t.Fatalf("%q limit %d filter %v:\npruned %v\nfull   %v", text, limit, f, p, full)
+				}
+			}
+		}
+	}
+	first, second, full := st.prune.first.Load(), st.prune.second.Load(), st.prune.full.Load()
+	if first == 0 || second == 0 || full == 0 {
+		t.Errorf("proven on the first pass %d, on the second %d, full search %d: the test should exercise each", first, second, full)
+	}
+	t.Logf("proven on the first pass %d, on the second %d, full search %d", first, second, full)
+}
+
+// TestFTS5Varint checks the decoder against SQLite's varint format.
+func TestFTS5Varint(t *testing.T) {
+	for _, c := range []struct {
+		in   []byte
+		want uint64
+		ok   bool
+	}{
+		{[]byte{0x05}, 5, true},
+		{[]byte{0x81, 0x00}, 128, true},
+		{[]byte{0x82, 0xbf, 0x1b, 0xff}, 40859, true},
+		{[]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}, 1<<64 - 1, true},
+		{[]byte{0x81}, 0, false},
+		{nil, 0, false},
+	} {
+		got, ok := fts5Varint(c.in)
+		if got != c.want || ok != c.ok {
+			t.Errorf("fts5Varint(%x) = %d, %v; want %d, %v", c.in, got, ok, c.want, c.ok)
+		}
+	}
+}
+
+// TestPrunedSearchSciFact checks exactness and reports speed on every
+// SciFact claim against a copy of an indexed SciFact database
+// (GNO_PRUNE_INDEX; skipped without it).
+func TestPrunedSearchSciFact(t *testing.T) {
+	src := os.Getenv("GNO_PRUNE_INDEX")
+	if src == "" {
+		t.Skip("GNO_PRUNE_INDEX not set")
+	}
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "index.sqlite")
+	copyFile(t, src, path)
+	st, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	claims := sciFactClaims(t)
+	for _, limit := range []int{10, 50} {
+		var tp, tf time.Duration
+		first, second := st.prune.first.Load(), st.prune.second.Load()
+		for _, c := range claims {
+			q := query.Parse(c)
+			t0 := time.Now()
+			p, err := st.SearchFTS(ctx, q, Filter{}, limit)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t1 := time.Now()
+			where, args := Filter{}.where()
+			full, err := st.bestPerDoc(ctx, "chunks_fts", "bm25(chunks_fts, "+bm25Weights+")", q.MatchExpr(), where, args, limit)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tp += t1.Sub(t0)
+			tf += time.Since(t1)
+			if !reflect.DeepEqual(p, full) {
+				t.Fatalf("%q limit %d:\npruned %v\nfull   %v", c, limit, p, full)
+			}
+		}
+		t.Logf("limit %d: %d claims, %d proven on the first pass, %d on the second; mean %.2f ms pruned path vs %.2f ms full", limit, len(claims),
+			st.prune.first.Load()-first, st.prune.second.Load()-second, float64(tp.Microseconds())/1000/float64(len(claims)), float64(tf.Microseconds())/1000/float64(len(claims)))
+	}
+}
+
+func copyFile(t testing.TB, src, dst string) {
+	t.Helper()
+	in, err := os.Open(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	out, err := os.Create(dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		t.Fatal(err)
+	}
+	if err := out.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func sciFactClaims(t testing.TB) []string {
+	t.Helper()
+	dir := os.Getenv("GNO_EVAL_DIR")
+	if dir == "" {
+		dir = filepath.Join("..", "..", "..", "shared", "eval")
+	}
+	f, err := os.Open(filepath.Join(dir, "scifact", "queries.jsonl"))
+	if err != nil {
+		t.Skipf("SciFact not available: %v", err)
+	}
+	defer f.Close()
+	var out []string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var q struct {
+			Text string `json:"text"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &q); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, q.Text)
+	}
+	return out
+}
