@@ -204,8 +204,21 @@ func (m *Models) Chatter() (inference.Chatter, error) {
 
 // Warm opens the embedder and the reranker and loads the vector graph
 // now, so a long-running process (the daemon) answers its next query
-// warm. Failures are left for that query to report.
-func (m *Models) Warm(ctx context.Context) { m.warm(ctx, true) }
+// warm, and lets an in-process embedder measure whether queries run
+// faster on two threads here (onnx.Embedder.TuneQueries: worth its half
+// second only in a process that answers many). Failures are left for that
+// query to report.
+func (m *Models) Warm(ctx context.Context) {
+	m.warm(ctx, true)
+	type tuner interface {
+		TuneQueries(context.Context) (onnx.QueryTuning, error)
+	}
+	if emb, err := m.Embedder(ctx); err == nil {
+		if t, ok := emb.(tuner); ok {
+			t.TuneQueries(ctx)
+		}
+	}
+}
 
 // warm opens and loads the embedder, the vector graph and (when wanted)
 // the reranker. Failures are left for the stages to report.

@@ -103,7 +103,7 @@ func runDaemon(ctx context.Context, a *app, f daemonFlags) error {
 	}
 	srv := server.New(server.Options{
 		Open:         func(context.Context) (*retrieval.Engine, error) { return e, nil },
-		OpenPackages: a.packageIndex,
+		OpenPackages: a.servedPackageIndex,
 		Version:      version,
 		EnableWrite:  f.enableWrite || server.WriteEnabledByEnv(),
 		Logger:       logger,

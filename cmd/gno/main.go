@@ -46,10 +46,11 @@ type app struct {
 	stderr     io.Writer
 	// term describes the terminal behind stdout and stderr: this
 	// process's, or a fast-path client's when the daemon runs the command.
-	term  termInfo
-	eng   *retrieval.Engine
-	pkgMu sync.Mutex // the MCP server and the package watcher share pkgs
-	pkgs  *pkgdocs.Index
+	term    termInfo
+	eng     *retrieval.Engine
+	pkgMu   sync.Mutex // the MCP server and the package watcher share pkgs
+	pkgs    *pkgdocs.Index
+	pkgWarm sync.Once // servedPackageIndex warms pkgs once
 }
 
 // termInfo is what the output code may know of the terminal.

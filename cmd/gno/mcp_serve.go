@@ -76,7 +76,7 @@ func newServer(a *app, enableWrite bool, logger *slog.Logger) (*server.Server, f
 			}
 			return eng, nil
 		},
-		OpenPackages: a.packageIndex,
+		OpenPackages: a.servedPackageIndex,
 		Version:      version,
 		EnableWrite:  enableWrite,
 		Logger:       logger,

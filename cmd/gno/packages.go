@@ -32,6 +32,19 @@ func (a *app) packageIndex(ctx context.Context) (*pkgdocs.Index, error) {
 	return x, nil
 }
 
+// servedPackageIndex is packageIndex for a long-running server (gno mcp,
+// the daemon): the first open also warms the index's models beside the
+// call, so the searches after it find the embedder loaded and its query
+// layout measured (onnx TuneQueries), as the daemon's worker does for the
+// main index. A one-shot command does not pay for that.
+func (a *app) servedPackageIndex(ctx context.Context) (*pkgdocs.Index, error) {
+	x, err := a.packageIndex(ctx)
+	if err == nil {
+		a.pkgWarm.Do(func() { go x.Packages().Models().Warm(context.WithoutCancel(ctx)) })
+	}
+	return x, err
+}
+
 func newPackagesCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "packages",

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"sync"
+	"sync/atomic"
 
 	"github.com/gnosearch/gno/inference"
 	"github.com/gnosearch/gno/models"
@@ -14,6 +16,12 @@ import (
 // use.
 type Embedder struct {
 	s *session
+	// pick, when set (TuneQueries), runs each one-text query on this
+	// session or a two-thread one, whichever is faster now.
+	pick atomic.Pointer[queryPick]
+	// tuneMu is held by TuneQueries and Close, so a session being tuned
+	// is never left open behind a closed embedder.
+	tuneMu sync.Mutex
 }
 
 var _ inference.Embedder = (*Embedder)(nil)
@@ -46,26 +54,38 @@ func (e *Embedder) Embed(ctx context.Context, texts []string, kind inference.Tex
 	if err := e.s.load(); err != nil {
 		return nil, err
 	}
-	spec := e.s.opts.Spec
+	if p := e.pick.Load(); p != nil && len(texts) == 1 && kind == inference.Query {
+		return p.embed(ctx, e, texts)
+	}
+	return e.embedOn(ctx, e.s, texts, kind)
+}
+
+// embedOn embeds texts with session s (the embedder's own, or its query
+// session: same model and tokenizer).
+func (e *Embedder) embedOn(ctx context.Context, s *session, texts []string, kind inference.TextKind) ([][]float32, error) {
+	if err := s.load(); err != nil {
+		return nil, err
+	}
+	spec := s.opts.Spec
 	prefix := spec.DocPrefix
 	if kind == inference.Query {
 		prefix = spec.QueryPrefix
 	}
 	encs := make([]Encoded, len(texts))
 	for i, t := range texts {
-		enc, err := e.s.tok.Encode(prefix + t)
+		enc, err := s.tok.Encode(prefix + t)
 		if err != nil {
 			return nil, err
 		}
 		encs[i] = enc
 		if enc.Truncated {
-			e.s.truncated.Add(1)
+			s.truncated.Add(1)
 		}
 	}
-	e.s.texts.Add(int64(len(texts)))
+	s.texts.Add(int64(len(texts)))
 	out := make([][]float32, len(texts))
-	err := e.s.each(ctx, e.s.plan(encs), func(b batch) error {
-		data, shape, err := e.s.run(ctx, b)
+	err := s.each(ctx, s.plan(encs), func(b batch) error {
+		data, shape, err := s.run(ctx, b)
 		if err != nil {
 			return err
 		}
@@ -157,4 +177,11 @@ func (e *Embedder) ModelID() string { return e.s.opts.ModelID }
 func (e *Embedder) Stats() Stats { return e.s.stats() }
 
 // Close releases the ONNX Runtime session; later calls fail.
-func (e *Embedder) Close() error { return e.s.close() }
+func (e *Embedder) Close() error {
+	e.tuneMu.Lock()
+	defer e.tuneMu.Unlock()
+	if p := e.pick.Swap(nil); p != nil {
+		p.q.close()
+	}
+	return e.s.close()
+}

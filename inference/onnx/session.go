@@ -41,6 +41,11 @@ type Options struct {
 	// NoCache loads the model without the optimized-model cache (see
 	// optcache.go): neither read nor written.
 	NoCache bool
+	// NoSpin makes idle intra-op threads sleep at once instead of
+	// spinning for more work: for a session that runs one short pass now
+	// and then (TuneQueries' query session), whose spinning threads would
+	// otherwise burn a core after every query.
+	NoSpin bool
 }
 
 // Stats counts work done, for progress reports and benchmarks.
@@ -231,6 +236,9 @@ func (s *session) newSession(graph []byte, gi *graphInfo, tok *Tokenizer, modelP
 			return nil, fmt.Errorf("load %s: %w", modelPath, err)
 		}
 		config["session.save_model_format"] = "ORT"
+	}
+	if s.opts.NoSpin {
+		config["session.intra_op.allow_spinning"] = "0"
 	}
 	if inPlace {
 		config["session.use_ort_model_bytes_directly"] = "1"

@@ -1,0 +1,162 @@
+package onnx
+
+import (
+	"context"
+	"runtime"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/gnosearch/gno/inference"
+)
+
+// A query is one short text, embedded while a user or an agent waits.
+// One intra-op thread per pass is best for batches (passes run side by
+// side instead, DefaultThreads), and was best for queries too on the
+// AVX-512 VNNI machine of MODELS.md (6.2 ms at 1 thread, 12 ms at 2).
+// On an AVX2 machine without VNNI the same int8 query took 26.5 ms at 1
+// thread and 16.7 ms at 2 with the other core idle, and 56 against 104
+// ms with both cores busy (bench/RESULTS.md). Which one wins depends on
+// the CPU and on the load, so a long-lived process measures: TuneQueries
+// times both layouts on this machine and keeps a two-thread session when
+// it is clearly faster; from then on each query runs on the layout whose
+// recent queries were faster, and every pickExplore-th on the other, so
+// a machine that gets busy (where two threads lose) moves queries back to
+// one thread within a few queries. The load average was tried as the
+// signal and dropped: gno's own queries raise it.
+
+// tuneText is a typical 12-word question, timed by TuneQueries.
+const tuneText = "does vitamin d supplementation reduce the risk of bone fractures in adults"
+
+// tuneRuns is how many timed passes each layout gets.
+const tuneRuns = 7
+
+// tuneGain is how much faster (median) the two-thread session must be
+// to be kept: a small gain is not worth a second session's memory.
+const tuneGain = 0.85
+
+// pickExplore: every pickExplore-th query runs on the layout that is not
+// the faster one, so its cost stays current.
+const pickExplore = 8
+
+// pickAlpha is the weight of the newest query in a layout's running cost.
+const pickAlpha = 0.25
+
+// QueryTuning reports what TuneQueries measured and kept.
+type QueryTuning struct {
+	// OneThread and TwoThreads are the median milliseconds of a query
+	// embedding in each layout; zero when not measured.
+	OneThread, TwoThreads float64
+	// Kept says one-text queries may now run on two threads.
+	Kept bool
+}
+
+// TuneQueries measures whether a second session with two intra-op
+// threads embeds a one-text query clearly faster than the embedder's own
+// on this machine, and keeps it for queries when it does. It is meant for
+// long-lived processes (the daemon): it loads the model twice and takes
+// about half a second. With one core, or threads set by the user, it does
+// nothing.
+func (e *Embedder) TuneQueries(ctx context.Context) (QueryTuning, error) {
+	var t QueryTuning
+	e.tuneMu.Lock()
+	defer e.tuneMu.Unlock()
+	if runtime.NumCPU() < 2 || e.s.opts.Threads != DefaultThreads() || e.pick.Load() != nil {
+		return t, nil
+	}
+	if err := e.s.load(); err != nil {
+		return t, err
+	}
+	opts := e.s.opts
+	// Idle threads sleep: a query session runs one pass now and then,
+	// and spinning threads would burn a core after each (1 ms slower).
+	opts.Threads, opts.Parallel, opts.NoSpin = 2, 1, true
+	q, err := newSession(opts)
+	if err == nil {
+		err = q.load()
+	}
+	if err != nil {
+		return t, err
+	}
+	var one, two []float64
+	for i := 0; i <= tuneRuns; i++ {
+		for _, s := range []*session{e.s, q} {
+			start := time.Now()
+			if _, err := e.embedOn(ctx, s, []string{tuneText}, inference.Query); err != nil {
+				q.close()
+				return t, err
+			}
+			ms := float64(time.Since(start).Microseconds()) / 1000
+			if i == 0 {
+				continue // warm-up
+			}
+			if s == q {
+				two = append(two, ms)
+			} else {
+				one = append(one, ms)
+			}
+		}
+	}
+	t.OneThread, t.TwoThreads = median(one), median(two)
+	if t.TwoThreads < tuneGain*t.OneThread && e.pick.CompareAndSwap(nil, &queryPick{q: q, cost: [2]float64{t.OneThread, t.TwoThreads}}) {
+		t.Kept = true
+		return t, nil
+	}
+	q.close()
+	return t, nil
+}
+
+// queryPick chooses, query by query, between the embedder's session
+// (layout 0) and the two-thread one (layout 1).
+type queryPick struct {
+	q    *session
+	mu   sync.Mutex
+	cost [2]float64 // running milliseconds per query of each layout
+	n    int
+}
+
+// choose returns the layout for the next query.
+func (p *queryPick) choose() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.n++
+	best := 0
+	if p.cost[1] < p.cost[0] {
+		best = 1
+	}
+	if p.n%pickExplore == 0 {
+		return 1 - best
+	}
+	return best
+}
+
+// record adds a query's time to its layout's running cost.
+func (p *queryPick) record(layout int, ms float64) {
+	p.mu.Lock()
+	p.cost[layout] += pickAlpha * (ms - p.cost[layout])
+	p.mu.Unlock()
+}
+
+// embed runs one query on the layout chosen for it and records its time.
+func (p *queryPick) embed(ctx context.Context, e *Embedder, texts []string) ([][]float32, error) {
+	layout := p.choose()
+	s := e.s
+	if layout == 1 {
+		s = p.q
+	}
+	start := time.Now()
+	out, err := e.embedOn(ctx, s, texts, inference.Query)
+	if err == nil {
+		p.record(layout, float64(time.Since(start).Microseconds())/1000)
+	}
+	return out, err
+}
+
+func median(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	v = slices.Clone(v)
+	slices.Sort(v)
+	return v[len(v)/2]
+}
