@@ -65,6 +65,7 @@ FUZZ_TARGETS := \
 	./retrieval/convert:FuzzPDF \
 	./retrieval/links:FuzzExtract \
 	./retrieval/store:FuzzDecodeLinks \
+	./retrieval/store:FuzzFTS5Varint \
 	./answer:FuzzCheck \
 	./retrieval/graph/layout:FuzzDecode \
 	./answer:FuzzCheck \

@@ -238,3 +238,48 @@ func sciFactClaims(t testing.TB) []string {
 	}
 	return out
 }
+
+// FuzzFTS5Varint checks the varint decoder never reads past its input
+// and decodes what SQLite's encoding of a value gives back.
+func FuzzFTS5Varint(f *testing.F) {
+	f.Add([]byte{0x05})
+	f.Add([]byte{0x82, 0xbf, 0x1b})
+	f.Add([]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		v, ok := fts5Varint(b)
+		if !ok {
+			return
+		}
+		enc := sqliteVarint(v)
+		if got, ok := fts5Varint(enc); !ok || got != v {
+			t.Fatalf("%x decodes to %d, whose encoding %x decodes to %d, %v", b, v, enc, got, ok)
+		}
+	})
+}
+
+// sqliteVarint encodes v as SQLite does (sqlite3PutVarint).
+func sqliteVarint(v uint64) []byte {
+	if v>>56 != 0 {
+		out := make([]byte, 9)
+		out[8] = byte(v)
+		v >>= 8
+		for i := 7; i >= 0; i-- {
+			out[i] = byte(v&0x7f) | 0x80
+			v >>= 7
+		}
+		return out
+	}
+	var rev []byte
+	for {
+		rev = append(rev, byte(v&0x7f)|0x80)
+		v >>= 7
+		if v == 0 {
+			break
+		}
+	}
+	rev[0] &= 0x7f
+	for i, j := 0, len(rev)-1; i < j; i, j = i+1, j-1 {
+		rev[i], rev[j] = rev[j], rev[i]
+	}
+	return rev
+}
