@@ -34,7 +34,11 @@ import (
 // any other term completes it (each document keeps its best chunk of the
 // two passes). A search that cannot be proven so (fewer than k documents) runs
 // in full. TestPrunedSearchExact compares every outcome with the full
-// search.
+// search. The counts and the passes are separate statements, so a sync
+// committing between them is seen by some and not others, and that one
+// answer may mix the states before and after it (every score still the
+// one FTS5 gave); the next search sees one state. Holding a read
+// transaction across them would cost more than the pruning saves.
 
 // bm25K1 is FTS5's k1 (fts5_aux.c); a phrase adds at most idf·(k1+1).
 const bm25K1 = 1.2
