@@ -37,8 +37,9 @@ import (
 // search. The counts and the passes are separate statements, so a sync
 // committing between them is seen by some and not others, and that one
 // answer may mix the states before and after it (every score still the
-// one FTS5 gave); the next search sees one state. Holding a read
-// transaction across them would cost more than the pruning saves.
+// one FTS5 gave); the next search sees one state. A transaction across
+// them is not used because the store's BEGIN is IMMEDIATE (Open's
+// _txlock): it would take the write lock and hold up syncs.
 
 // bm25K1 is FTS5's k1 (fts5_aux.c); a phrase adds at most idf·(k1+1).
 const bm25K1 = 1.2
