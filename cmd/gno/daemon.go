@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gnosearch/gno/cmd/gno/internal/fastpath"
+	"github.com/gnosearch/gno/pkgdocs"
 	"github.com/gnosearch/gno/retrieval"
 	"github.com/gnosearch/gno/retrieval/watch"
 	"github.com/gnosearch/gno/server"
@@ -128,7 +129,7 @@ func runDaemon(ctx context.Context, a *app, f daemonFlags) error {
 			return web.Serve(ctx, f.addr, o, ready)
 		},
 		Scheme:  scheme,
-		CLI:     daemonCLI(e),
+		CLI:     daemonCLI(e, a.servedPackageIndex),
 		Log:     logger,
 		LogFile: f.logFile,
 		Ready: func(in daemon.Info) {
@@ -151,11 +152,12 @@ var errHandBack = errors.New("handed back to the client")
 
 // daemonCLI runs a fast-path client's command line with the CLI's own
 // code (executeOn), on the daemon's engine, writing to the client.
-func daemonCLI(e *retrieval.Engine) daemon.CLIFunc {
-	trees := newTreePool(e)
+func daemonCLI(e *retrieval.Engine, pkgs func(context.Context) (*pkgdocs.Index, error)) daemon.CLIFunc {
+	trees := newTreePool(e, pkgs)
 	return func(ctx context.Context, req *wire.Request, out *daemon.Output) int {
 		a, root := trees.get()
 		a.stdout, a.stderr = out.Stdout(), out.Stderr()
+		a.cwd = req.Cwd
 		a.term = termInfo{stdout: req.StdoutTTY, stderr: req.StderrTTY, width: req.Width}
 		var refusal string
 		err := executeOn(ctx, a, root, req.Args, func(cmd *cobra.Command) error {
@@ -182,6 +184,7 @@ func daemonCLI(e *retrieval.Engine) daemon.CLIFunc {
 // nothing.
 type treePool struct {
 	e     *retrieval.Engine
+	pkgs  func(context.Context) (*pkgdocs.Index, error)
 	ready chan tree
 }
 
@@ -191,14 +194,14 @@ type tree struct {
 	root *cobra.Command
 }
 
-func newTreePool(e *retrieval.Engine) *treePool {
-	p := &treePool{e: e, ready: make(chan tree, 2)}
+func newTreePool(e *retrieval.Engine, pkgs func(context.Context) (*pkgdocs.Index, error)) *treePool {
+	p := &treePool{e: e, pkgs: pkgs, ready: make(chan tree, 2)}
 	p.fill()
 	return p
 }
 
 func (p *treePool) build() tree {
-	a := &app{eng: p.e}
+	a := &app{eng: p.e, sharedPkgs: p.pkgs}
 	return tree{a, newRootCmd(a)}
 }
 
@@ -235,7 +238,11 @@ func daemonMayAnswer(a *app, cmd *cobra.Command, req *wire.Request) string {
 	for top.HasParent() && top.Parent().HasParent() {
 		top = top.Parent()
 	}
-	if !fastpath.IsRead(top.Name()) || top == cmd.Root() {
+	sub := ""
+	if cmd != top {
+		sub = cmd.Name()
+	}
+	if !fastpath.IsRead(top.Name(), sub) || top == cmd.Root() {
 		return "not a read command"
 	}
 	if a.noDaemon {

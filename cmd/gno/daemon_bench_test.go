@@ -39,7 +39,7 @@ func BenchmarkDaemonSearch(b *testing.B) {
 			name = "tree-pool"
 		}
 		b.Run(name, func(b *testing.B) {
-			p := newTreePool(e)
+			p := newTreePool(e, nil)
 			for b.Loop() {
 				var a *app
 				if pooled {

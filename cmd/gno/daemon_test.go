@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/gnosearch/gno/models"
+	"github.com/gnosearch/gno/pkgdocs/pkgtest"
 	"github.com/gnosearch/gno/server/daemon/wire"
 )
 
@@ -56,7 +57,14 @@ type result struct {
 
 func (c *dcli) run(args ...string) result {
 	c.t.Helper()
+	return c.runIn("", args...)
+}
+
+// runIn runs gno in folder dir ("" for this process's).
+func (c *dcli) runIn(dir string, args ...string) result {
+	c.t.Helper()
 	cmd := exec.Command(c.bin, args...)
+	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), c.env...)
 	var o, e bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &o, &e
@@ -234,6 +242,52 @@ func TestDaemonSameOutput(t *testing.T) {
 	d, p := c.run("search", "platypus"), c.run("--no-daemon", "search", "platypus")
 	if d != p || !strings.Contains(d.stdout, "Notes about animals") {
 		t.Errorf("after a config change:\ndaemon %+v\nin-process %+v", d, p)
+	}
+}
+
+// TestDaemonPackages: the package-docs read commands are answered by the
+// daemon with the in-process output, a relative --project (the default
+// ".") naming the client's folder, not the daemon's.
+func TestDaemonPackages(t *testing.T) {
+	c := newDCLI(t)
+	dir := t.TempDir()
+	if err := (pkgtest.Project{Swift: true}).Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	c.ok("packages", "add", dir, "--no-embed")
+	c.start("--no-embed")
+	c.waitIdle()
+	lines := [][]string{
+		{"packages", "search", "circuit breaker", "--mode", "search", "-n", "3"},
+		{"packages", "search", "retry with backoff", "--mode", "search", "--json"},
+		{"packages", "search", "timeout", "--project", dir, "--mode", "search", "--package", "swift-retry"},
+		{"packages", "describe", "swift-retry"},
+		{"packages", "describe", "swift-retry", "--symbol", "withTimeout", "--json"},
+		{"packages", "describe", "nope"},
+		{"packages", "list"},
+		{"packages", "list", "--project", "sub/.."},
+	}
+	for _, args := range lines {
+		before := c.served()
+		d := c.runIn(dir, args...)
+		after := c.served()
+		p := c.runIn(dir, append([]string{"--no-daemon"}, args...)...)
+		name := strings.Join(args, " ")
+		if after != before+1 {
+			t.Errorf("gno %s: not answered by the daemon (served %d → %d; stderr %q)", name, before, after, d.stderr)
+		}
+		if d != p {
+			t.Errorf("gno %s differs:\ndaemon:     exit %d\n%s\n%s\nin-process: exit %d\n%s\n%s", name, d.code, d.stdout, d.stderr, p.code, p.stdout, p.stderr)
+		}
+	}
+	if out := c.runIn(dir, "packages", "list"); !strings.Contains(out.stdout, "swift-retry") {
+		t.Errorf("list in the project's folder: %+v", out)
+	}
+	// Writes stay in-process.
+	before := c.served()
+	c.ok("packages", "add", dir, "--no-embed")
+	if c.served() != before {
+		t.Error("packages add was answered by the daemon")
 	}
 }
 

@@ -51,6 +51,12 @@ type app struct {
 	pkgMu   sync.Mutex // the MCP server and the package watcher share pkgs
 	pkgs    *pkgdocs.Index
 	pkgWarm sync.Once // servedPackageIndex warms pkgs once
+	// sharedPkgs, in a daemon's per-command app, is the daemon's own
+	// package index (warm, shared by every command; never closed here).
+	sharedPkgs func(context.Context) (*pkgdocs.Index, error)
+	// cwd is the folder relative paths on the command line name: this
+	// process's, or a fast-path client's.
+	cwd string
 }
 
 // termInfo is what the output code may know of the terminal.
@@ -128,6 +134,7 @@ var extraCommands []func(*app) *cobra.Command
 
 func main() {
 	a := &app{stdout: os.Stdout, stderr: os.Stderr, term: detectTerm()}
+	a.cwd, _ = os.Getwd()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := execute(ctx, a, os.Args[1:], nil)
 	stop()

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -19,6 +20,9 @@ func init() { extraCommands = append(extraCommands, newPackagesCmd) }
 
 // packageIndex opens the package-docs index on first use.
 func (a *app) packageIndex(ctx context.Context) (*pkgdocs.Index, error) {
+	if a.sharedPkgs != nil {
+		return a.sharedPkgs(ctx)
+	}
 	a.pkgMu.Lock()
 	defer a.pkgMu.Unlock()
 	if a.pkgs != nil {
@@ -43,6 +47,15 @@ func (a *app) servedPackageIndex(ctx context.Context) (*pkgdocs.Index, error) {
 		a.pkgWarm.Do(func() { go x.Packages().Models().Warm(context.WithoutCancel(ctx)) })
 	}
 	return x, err
+}
+
+// abs makes a project folder from the command line absolute against the
+// caller's folder (a daemon answering for a client has another).
+func (a *app) abs(dir string) string {
+	if filepath.IsAbs(dir) || a.cwd == "" {
+		return dir
+	}
+	return filepath.Join(a.cwd, dir)
 }
 
 func newPackagesCmd(a *app) *cobra.Command {
@@ -209,7 +222,7 @@ func newPackagesListCmd(a *app) *cobra.Command {
 			}
 			var dirs []string
 			if !all {
-				dirs = []string{project}
+				dirs = []string{a.abs(project)}
 			}
 			ps, err := x.List(cmd.Context(), dirs)
 			if err != nil {
@@ -240,7 +253,7 @@ func newPackagesSearchCmd(a *app) *cobra.Command {
 				return err
 			}
 			req.Query = strings.Join(args, " ")
-			req.Projects = []string{project}
+			req.Projects = []string{a.abs(project)}
 			req.Auto = true
 			res, err := x.Search(cmd.Context(), req)
 			if err != nil {
@@ -276,7 +289,7 @@ func newPackagesDescribeCmd(a *app) *cobra.Command {
 				return err
 			}
 			req.Package = args[0]
-			req.Projects = []string{project}
+			req.Projects = []string{a.abs(project)}
 			req.Auto = true
 			d, err := x.Describe(cmd.Context(), req)
 			if err != nil {

@@ -6,6 +6,7 @@ import (
 	"math"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/gnosearch/gno/inference"
 	"github.com/gnosearch/gno/models"
@@ -20,8 +21,10 @@ type Embedder struct {
 	// session or a two-thread one, whichever is faster now.
 	pick atomic.Pointer[queryPick]
 	// tuneMu is held by TuneQueries and Close, so a session being tuned
-	// is never left open behind a closed embedder.
+	// is never left open behind a closed embedder; it guards tuned, when
+	// TuneQueries last measured.
 	tuneMu sync.Mutex
+	tuned  time.Time
 }
 
 var _ inference.Embedder = (*Embedder)(nil)

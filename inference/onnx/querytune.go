@@ -35,6 +35,11 @@ const tuneRuns = 7
 // to be kept: a small gain is not worth a second session's memory.
 const tuneGain = 0.85
 
+// retuneAfter is how long a measurement that kept one layout stands: a
+// machine busy when the daemon started may be idle later, so a later warm
+// measures again, but not on every sync.
+const retuneAfter = 10 * time.Minute
+
 // pickExplore: every pickExplore-th query runs on the layout that is not
 // the faster one, so its cost stays current.
 const pickExplore = 8
@@ -47,6 +52,8 @@ type QueryTuning struct {
 	// OneThread and TwoThreads are the median milliseconds of a query
 	// embedding in each layout; zero when not measured.
 	OneThread, TwoThreads float64
+	// Identical says both layouts gave the same vector, bit for bit.
+	Identical bool
 	// Kept says one-text queries may now run on two threads.
 	Kept bool
 }
@@ -56,14 +63,17 @@ type QueryTuning struct {
 // on this machine, and keeps it for queries when it does. It is meant for
 // long-lived processes (the daemon): it loads the model twice and takes
 // about half a second. With one core, or threads set by the user, it does
-// nothing.
+// nothing; after a measurement that kept one layout, it measures again
+// only retuneAfter later.
 func (e *Embedder) TuneQueries(ctx context.Context) (QueryTuning, error) {
 	var t QueryTuning
 	e.tuneMu.Lock()
 	defer e.tuneMu.Unlock()
-	if runtime.NumCPU() < 2 || e.s.opts.Threads != DefaultThreads() || e.pick.Load() != nil {
+	if runtime.NumCPU() < 2 || e.s.opts.Threads != DefaultThreads() || e.pick.Load() != nil ||
+		(!e.tuned.IsZero() && time.Since(e.tuned) < retuneAfter) {
 		return t, nil
 	}
+	e.tuned = time.Now()
 	if err := e.s.load(); err != nil {
 		return t, err
 	}
@@ -79,13 +89,16 @@ func (e *Embedder) TuneQueries(ctx context.Context) (QueryTuning, error) {
 		return t, err
 	}
 	var one, two []float64
+	var vecs [2][]float32
 	for i := 0; i <= tuneRuns; i++ {
-		for _, s := range []*session{e.s, q} {
+		for j, s := range []*session{e.s, q} {
 			start := time.Now()
-			if _, err := e.embedOn(ctx, s, []string{tuneText}, inference.Query); err != nil {
+			v, err := e.embedOn(ctx, s, []string{tuneText}, inference.Query)
+			if err != nil {
 				q.close()
 				return t, err
 			}
+			vecs[j] = v[0]
 			ms := float64(time.Since(start).Microseconds()) / 1000
 			if i == 0 {
 				continue // warm-up
@@ -98,7 +111,12 @@ func (e *Embedder) TuneQueries(ctx context.Context) (QueryTuning, error) {
 		}
 	}
 	t.OneThread, t.TwoThreads = median(one), median(two)
-	if t.TwoThreads < tuneGain*t.OneThread && e.pick.CompareAndSwap(nil, &queryPick{q: q, cost: [2]float64{t.OneThread, t.TwoThreads}}) {
+	// The daemon promises the CLI's output byte for byte, so the layouts
+	// must give the same bits (they do here: int8 products sum exactly
+	// and each row's float work stays on one thread); a CPU where they do
+	// not keeps one layout.
+	t.Identical = slices.Equal(vecs[0], vecs[1])
+	if t.Identical && t.TwoThreads < tuneGain*t.OneThread && e.pick.CompareAndSwap(nil, &queryPick{q: q, cost: [2]float64{t.OneThread, t.TwoThreads}}) {
 		t.Kept = true
 		return t, nil
 	}

@@ -3,6 +3,7 @@ package onnx
 import (
 	"context"
 	"runtime"
+	"slices"
 	"testing"
 
 	"github.com/gnosearch/gno/inference"
@@ -55,6 +56,9 @@ func TestTuneQueries(t *testing.T) {
 	if tu.OneThread <= 0 || tu.TwoThreads <= 0 {
 		t.Fatalf("tuning measured nothing: %+v", tu)
 	}
+	if !tu.Identical && tu.Kept {
+		t.Fatalf("kept a layout whose vectors differ: %+v", tu)
+	}
 	t.Logf("%+v", tu)
 	if !tu.Kept {
 		// Slower here: install the two-thread session anyway to test
@@ -76,6 +80,9 @@ func TestTuneQueries(t *testing.T) {
 	two, err := e.embedOn(ctx, p.q, []string{text}, inference.Query)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if tu.Identical && !slices.Equal(two[0], want[0]) {
+		t.Fatal("two threads gave other bits for another text than the tuning text")
 	}
 	if dot := cosine(two[0], want[0]); dot < 0.9999 {
 		t.Fatalf("two threads: cosine %.6f with one thread's vector", dot)

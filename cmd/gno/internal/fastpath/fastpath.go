@@ -35,21 +35,27 @@ func init() {
 	}
 }
 
-// IsRead reports whether a daemon may answer the command: it only reads
+// IsRead reports whether a daemon may answer the command (sub is the
+// word after it, for commands whose subcommands differ): it only reads
 // the index and prints.
-func IsRead(cmd string) bool {
+func IsRead(cmd, sub string) bool {
 	switch cmd {
 	case "search", "vsearch", "query", "get", "multi-get", "ls", "status", "tags", "changes",
 		"links", "hubs", "orphans", "path", "related", "resolve", "ask":
 		return true
+	case "packages":
+		// add and rm write; these read the package-docs index (a project
+		// whose lockfile changed is re-indexed by the daemon's own writer).
+		return sub == "search" || sub == "describe" || sub == "list"
 	}
 	return false
 }
 
 // Line is what Parse reads of a command line.
 type Line struct {
-	// Command is the first word that is not a global flag or its value.
-	Command string
+	// Command is the first word that is not a global flag or its value;
+	// Sub is the word after it when that is not a flag.
+	Command, Sub string
 	// Index and Config are the --index and --config values ("" if absent).
 	Index, Config string
 	// NoDaemon is --no-daemon; Verbose is -v/--verbose.
@@ -86,6 +92,9 @@ func Parse(args []string) Line {
 		case len(a) > 0 && a[0] == '-':
 		case l.Command == "":
 			l.Command = a
+			if i+1 < len(args) && args[i+1] != "" && args[i+1][0] != '-' {
+				l.Sub = args[i+1]
+			}
 		}
 	}
 	return l
@@ -100,7 +109,7 @@ const Timeout = 2 * time.Second
 // the command must run in-process (nothing has been written then).
 func Forward(args []string) (code int, ok bool) {
 	l := Parse(args)
-	if l.NoDaemon || !IsRead(l.Command) {
+	if l.NoDaemon || !IsRead(l.Command, l.Sub) {
 		return 0, false
 	}
 	p, err := dirs.Resolve(l.Index, l.Config)

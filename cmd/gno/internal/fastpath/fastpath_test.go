@@ -48,9 +48,11 @@ func TestParse(t *testing.T) {
 		args []string
 		want Line
 	}{
-		{[]string{"search", "x"}, Line{Command: "search"}},
-		{[]string{"--index", "notes", "--json", "get", "#abc"}, Line{Command: "get", Index: "notes"}},
-		{[]string{"search", "x", "--index=w", "--config", "c.yml", "-v"}, Line{Command: "search", Index: "w", Config: "c.yml", Verbose: true}},
+		{[]string{"search", "x"}, Line{Command: "search", Sub: "x"}},
+		{[]string{"--index", "notes", "--json", "get", "#abc"}, Line{Command: "get", Sub: "#abc", Index: "notes"}},
+		{[]string{"search", "x", "--index=w", "--config", "c.yml", "-v"}, Line{Command: "search", Sub: "x", Index: "w", Config: "c.yml", Verbose: true}},
+		{[]string{"packages", "search", "retry", "--project", "."}, Line{Command: "packages", Sub: "search"}},
+		{[]string{"packages", "--help"}, Line{Command: "packages"}},
 		{[]string{"--no-daemon", "ls"}, Line{Command: "ls", NoDaemon: true}},
 		{[]string{"search", "--", "--no-daemon"}, Line{Command: "search"}},
 		{[]string{"--version"}, Line{}},
@@ -61,9 +63,15 @@ func TestParse(t *testing.T) {
 			t.Errorf("Parse(%q) = %+v, want %+v", c.args, got, c.want)
 		}
 	}
-	for _, cmd := range []string{"update", "embed", "note", "tag", "collection", "serve", "mcp", "daemon", "watch", "cleanup", "help"} {
-		if IsRead(cmd) {
-			t.Errorf("%s is not a read command", cmd)
+	for _, cmd := range [][2]string{{"update", ""}, {"embed", ""}, {"note", "update"}, {"tag", ""}, {"collection", "add"}, {"serve", ""},
+		{"mcp", "install"}, {"daemon", ""}, {"watch", ""}, {"cleanup", ""}, {"help", ""}, {"packages", "add"}, {"packages", "rm"}, {"packages", ""}} {
+		if IsRead(cmd[0], cmd[1]) {
+			t.Errorf("%s %s is not a read command", cmd[0], cmd[1])
+		}
+	}
+	for _, sub := range []string{"search", "describe", "list"} {
+		if !IsRead("packages", sub) {
+			t.Errorf("packages %s reads", sub)
 		}
 	}
 }
