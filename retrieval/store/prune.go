@@ -103,14 +103,14 @@ func (s *Store) searchPruned(ctx context.Context, q query.Keywords, rank, where 
 		return s.bestPerDocIn(ctx, "chunks_fts", rank, q.MatchExpr(), pruneRestrict, []any{sub}, where, fargs, limit)
 	}
 	// below returns how many of the cheapest terms bound less than theta
-	// together, and their bound.
-	below := func(theta float64) (int, float64) {
+	// together (with a margin for rounding).
+	below := func(theta float64) int {
 		sum, n := 0.0, 0
 		for n < len(terms) && (sum+terms[n].bound)*(1+1e-9)+1e-12 < theta {
 			sum += terms[n].bound
 			n++
 		}
-		return n, sum
+		return n
 	}
 	common := 0
 	for common < len(terms) && float64(terms[common].hits) > pruneCommon*float64(nRow) {
@@ -123,7 +123,7 @@ func (s *Store) searchPruned(ctx context.Context, q query.Keywords, rank, where 
 	if err != nil || len(hits) < limit {
 		return nil, false, err
 	}
-	n, _ := below(hits[limit-1].Score)
+	n := below(hits[limit-1].Score)
 	if n >= common {
 		st.first.Add(1)
 		return hits, true, nil
