@@ -33,7 +33,7 @@ func (s *Store) SearchFTS(ctx context.Context, q query.Keywords, f Filter, limit
 	// script; the word index adds the documents without such script.
 	if expr := q.MatchExpr(); expr != "" && !q.NeedsSegmented() {
 		rank := "bm25(chunks_fts, " + bm25Weights + ")"
-		h, ok, err := s.searchPruned(ctx, q, rank, where, args, limit, &s.prune)
+		h, ok, err := s.searchPruned(ctx, q, expr, rank, where, args, limit)
 		if err == nil && !ok {
 			h, err = s.bestPerDoc(ctx, "chunks_fts", rank, expr, where, args, limit)
 		}

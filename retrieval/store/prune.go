@@ -32,8 +32,8 @@ import (
 // Otherwise the terms whose bounds sum below θ are provably unable to
 // place a row, and one more search over the rows not yet scored that have
 // any other term completes it (each document keeps its best chunk of the
-// two passes). A search that cannot be proven so (fewer than k documents) runs
-// in full. TestPrunedSearchExact compares every outcome with the full
+// two passes). A search that cannot be proven so (fewer than k documents)
+// runs in full. TestPrunedSearchExact compares every outcome with the full
 // search. The counts and the passes are separate statements, so a sync
 // committing between them is seen by some and not others, and that one
 // answer may mix the states before and after it (every score still the
@@ -50,7 +50,7 @@ const pruneMinRows = 2000
 
 // pruneCommon is the share of rows above which a term is common: rows
 // that have only common terms are not scored in the first pass.
-var pruneCommon = 0.07
+const pruneCommon = 0.07
 
 // pruneStats counts outcomes, for tests and benchmarks.
 type pruneStats struct{ first, second, full atomic.Int64 }
@@ -59,10 +59,10 @@ type pruneStats struct{ first, second, full atomic.Int64 }
 // expression.
 const pruneRestrict = " AND +chunks_fts.rowid IN (SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?)"
 
-// searchPruned returns the top documents of q in the word index scoring
-// as few rows as it can prove enough, and ok=false when the full search
-// must run (the caller runs it).
-func (s *Store) searchPruned(ctx context.Context, q query.Keywords, rank, where string, fargs []any, limit int, st *pruneStats) (hits []ChunkHit, ok bool, err error) {
+// searchPruned returns the top documents of q (whose word-index
+// expression is expr) scoring as few rows as it can prove enough, and
+// ok=false when the full search must run (the caller runs it).
+func (s *Store) searchPruned(ctx context.Context, q query.Keywords, expr, rank, where string, fargs []any, limit int) (hits []ChunkHit, ok bool, err error) {
 	if q.All || len(q.Phrases) > 0 || len(q.Terms) < 3 {
 		return nil, false, nil
 	}
@@ -100,7 +100,7 @@ func (s *Store) searchPruned(ctx context.Context, q query.Keywords, rank, where 
 			seen = append(seen, t.text)
 		}
 		sub := query.Keywords{Terms: rare, Excludes: append(seen, q.Excludes...)}.MatchExpr()
-		return s.bestPerDocIn(ctx, "chunks_fts", rank, q.MatchExpr(), pruneRestrict, []any{sub}, where, fargs, limit)
+		return s.bestPerDocIn(ctx, "chunks_fts", rank, expr, pruneRestrict, []any{sub}, where, fargs, limit)
 	}
 	// below returns how many of the cheapest terms bound less than theta
 	// together (with a margin for rounding).
@@ -125,11 +125,11 @@ func (s *Store) searchPruned(ctx context.Context, q query.Keywords, rank, where 
 	}
 	n := below(hits[limit-1].Score)
 	if n >= common {
-		st.first.Add(1)
+		s.prune.first.Add(1)
 		return hits, true, nil
 	}
 	if n == 0 {
-		st.full.Add(1)
+		s.prune.full.Add(1)
 		return nil, false, nil
 	}
 	// Terms n..common-1 can still place a row: score the rows that have
@@ -138,7 +138,7 @@ func (s *Store) searchPruned(ctx context.Context, q query.Keywords, rank, where 
 	if err != nil {
 		return nil, false, err
 	}
-	st.second.Add(1)
+	s.prune.second.Add(1)
 	return mergeHits(hits, more, limit), true, nil
 }
 
