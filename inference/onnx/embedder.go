@@ -54,9 +54,6 @@ func (e *Embedder) Embed(ctx context.Context, texts []string, kind inference.Tex
 	if len(texts) == 0 {
 		return nil, nil
 	}
-	if err := e.s.load(); err != nil {
-		return nil, err
-	}
 	if p := e.pick.Load(); p != nil && len(texts) == 1 && kind == inference.Query {
 		return p.embed(ctx, e, texts)
 	}

@@ -19,10 +19,10 @@ import (
 // ms with both cores busy (bench/RESULTS.md). Which one wins depends on
 // the CPU and on the load, so a long-lived process measures: TuneQueries
 // times both layouts on this machine and keeps a two-thread session when
-// it is clearly faster and gives the same bits; from then on each query runs on the layout whose
-// recent queries were faster, and every pickExplore-th on the other, so
-// a machine that gets busy (where two threads lose) moves queries back to
-// one thread within a few queries. The load average was tried as the
+// it is clearly faster and gives the same bits; from then on each query
+// runs on the layout whose recent queries were faster, and every
+// pickExplore-th on the other, so a machine that gets busy (where two
+// threads lose) moves queries back to one thread within a few queries. The load average was tried as the
 // signal and dropped: gno's own queries raise it.
 
 // tuneText is a typical 12-word question, timed by TuneQueries.
