@@ -93,9 +93,6 @@ func main() {
 		})
 	case "speed":
 		err = withIndex(ctx, *project, false, func(ctx context.Context, x *pkgdocs.Index, dir string) error {
-			if *served {
-				x.Packages().Models().Warm(ctx)
-			}
 			return speed(ctx, x, dir, *n, *served)
 		})
 	default:
@@ -261,7 +258,8 @@ func load() string {
 }
 
 // speed measures warm latency of search (each mode) and describe, and
-// the index size per version.
+// the index size per version; served warms the models first, as a
+// long-running server does.
 func speed(ctx context.Context, x *pkgdocs.Index, dir string, n int, served bool) error {
 	queries := make([]string, 0, len(bpkg.Judged))
 	for _, q := range bpkg.Judged {
@@ -285,6 +283,7 @@ func speed(ctx context.Context, x *pkgdocs.Index, dir string, n int, served bool
 	}
 	how := "one-shot process"
 	if served {
+		x.Packages().Models().Warm(ctx)
 		how = "models warmed as gno mcp and the daemon do"
 	}
 	fmt.Printf("load %s, %s\n\n| call (warm, in process) | median ms | p95 ms | CPU ms/call |\n|---|---:|---:|---:|\n", load(), how)
