@@ -64,18 +64,9 @@ func (s *Store) dropMatching(ctx context.Context, hits []ChunkHit, expr string) 
 	for _, h := range hits {
 		args = append(args, h.ChunkID)
 	}
-	rows, err := s.db.QueryContext(ctx, "SELECT rowid FROM chunks_seg WHERE chunks_seg MATCH ? AND rowid IN ("+placeholders(len(hits))+")", args...)
+	drop, err := s.idSet(ctx, "SELECT rowid FROM chunks_seg WHERE chunks_seg MATCH ? AND rowid IN ("+placeholders(len(hits))+")", args...)
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)
-	}
-	defer rows.Close()
-	drop := map[int64]bool{}
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		drop[id] = true
 	}
 	out := hits[:0]
 	for _, h := range hits {
@@ -83,7 +74,7 @@ func (s *Store) dropMatching(ctx context.Context, hits []ChunkHit, expr string) 
 			out = append(out, h)
 		}
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 func (s *Store) bestPerDoc(ctx context.Context, table, rank, expr, where string, fargs []any, limit int) ([]ChunkHit, error) {

@@ -54,6 +54,26 @@ func (f Filter) where() (string, []any) {
 
 func placeholders(n int) string { return strings.TrimSuffix(strings.Repeat("?,", n), ",") }
 
+// idSet runs a query of one integer column and returns its values as a
+// set (document or chunk ids); errors come back unwrapped, for the caller
+// to name.
+func (s *Store) idSet(ctx context.Context, query string, args ...any) (map[int64]bool, error) {
+	rows, err := s.db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[int64]bool{}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		out[id] = true
+	}
+	return out, rows.Err()
+}
+
 // ChunkRow is a stored chunk.
 type ChunkRow struct {
 	ID        int64
@@ -273,20 +293,11 @@ func (s *Store) Stats(ctx context.Context, model string) (map[string]*Collection
 // FilterDocs returns the ids of documents passing f.
 func (s *Store) FilterDocs(ctx context.Context, f Filter) (map[int64]bool, error) {
 	where, args := f.where()
-	rows, err := s.db.QueryContext(ctx, "SELECT d.id FROM documents d WHERE 1=1"+where, args...)
+	out, err := s.idSet(ctx, "SELECT d.id FROM documents d WHERE 1=1"+where, args...)
 	if err != nil {
 		return nil, fmt.Errorf("filter documents: %w", err)
 	}
-	defer rows.Close()
-	out := map[int64]bool{}
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		out[id] = true
-	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // CollectionNames lists the collections that have indexed documents.

@@ -136,20 +136,11 @@ func (s *Store) EachVector(ctx context.Context, model string, afterVer int64, fn
 
 // VectorChunks returns the ids of the chunks that have a vector of model.
 func (s *Store) VectorChunks(ctx context.Context, model string) (map[int64]bool, error) {
-	rows, err := s.db.QueryContext(ctx, "SELECT chunk_id FROM vectors WHERE model = ?", model)
+	live, err := s.idSet(ctx, "SELECT chunk_id FROM vectors WHERE model = ?", model)
 	if err != nil {
 		return nil, fmt.Errorf("load vectors: %w", err)
 	}
-	defer rows.Close()
-	live := map[int64]bool{}
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, fmt.Errorf("load vectors: %w", err)
-		}
-		live[id] = true
-	}
-	return live, rows.Err()
+	return live, nil
 }
 
 // DocVector is one chunk vector of a document.
