@@ -266,6 +266,8 @@ func TestDaemonPackages(t *testing.T) {
 		{"packages", "describe", "nope"},
 		{"packages", "list"},
 		{"packages", "list", "--project", "sub/.."},
+		{"packages", "list", "--project", "missing"},
+		{"packages", "search", "retry", "--project", "../nowhere", "--mode", "search"},
 	}
 	for _, args := range lines {
 		before := c.served()
