@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -37,8 +36,8 @@ func needClients(t testing.TB) {
 		t.Skip("installs packages over the network; skipped with -short")
 	}
 	for _, c := range []string{"go", "npm", "pip3", "cargo"} {
-		if _, err := exec.LookPath(c); err != nil {
-			t.Skipf("%s not on PATH: this test installs real packages with it", c)
+		if err := pkgtest.Usable(c); err != nil {
+			t.Skipf("%v: this test installs real packages with it", err)
 		}
 	}
 }

@@ -7,10 +7,13 @@
 package pkgtest
 
 import (
+	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // Project lists the dependencies of a project to write.
@@ -173,3 +176,22 @@ const packageResolved = `{
   "version" : 2
 }
 `
+
+// Usable reports why a package client cannot be run, or nil: it must be
+// on PATH and answer `--version`. A client can be on PATH and still fail
+// every command (rustup's cargo shim with no default toolchain, as under
+// an empty $HOME): that is the machine's state, and tests skip on it
+// saying so rather than fail.
+func Usable(client string) error {
+	if _, err := exec.LookPath(client); err != nil {
+		return fmt.Errorf("%s not on PATH", client)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, client, "--version").CombinedOutput()
+	if err != nil {
+		msg, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
+		return fmt.Errorf("%s is on PATH but `%s --version` fails (%v: %s)", client, client, err, msg)
+	}
+	return nil
+}

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/gnosearch/gno/pkgdocs/pkgtest"
 )
 
 // shared is a folder kept for the whole test run: client caches (module
@@ -30,12 +32,15 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// need skips a test whose client is absent, saying which.
+// need skips a test whose client is absent or cannot run, saying which.
+// A client can be on PATH and still unusable: rustup's cargo shim with no
+// default toolchain (an empty $HOME) fails every command, which is the
+// machine's state, not a fault of gno's.
 func need(t testing.TB, clients ...string) {
 	t.Helper()
 	for _, c := range clients {
-		if _, err := exec.LookPath(c); err != nil {
-			t.Skipf("%s not on PATH: this test installs real packages with it", c)
+		if err := pkgtest.Usable(c); err != nil {
+			t.Skipf("%v: this test installs real packages with it", err)
 		}
 	}
 }
