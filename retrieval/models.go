@@ -206,18 +206,22 @@ func (m *Models) Chatter() (inference.Chatter, error) {
 // now, so a long-running process (the daemon) answers its next query
 // warm, and lets an in-process embedder measure whether queries run
 // faster on two threads here (onnx.Embedder.TuneQueries: worth its half
-// second only in a process that answers many). Failures are left for that
-// query to report.
-func (m *Models) Warm(ctx context.Context) {
+// second only in a process that answers many). It returns what that
+// measured (zero when nothing was: no in-process embedder, one core, or a
+// measurement already standing), for the caller's log. Failures are left
+// for that query to report.
+func (m *Models) Warm(ctx context.Context) onnx.QueryTuning {
 	m.warm(ctx, true)
 	type tuner interface {
 		TuneQueries(context.Context) (onnx.QueryTuning, error)
 	}
 	if emb, err := m.Embedder(ctx); err == nil {
 		if t, ok := emb.(tuner); ok {
-			t.TuneQueries(ctx)
+			qt, _ := t.TuneQueries(ctx)
+			return qt
 		}
 	}
+	return onnx.QueryTuning{}
 }
 
 // warm opens and loads the embedder, the vector graph and (when wanted)

@@ -55,6 +55,12 @@ func (e *Engine) Query(ctx context.Context, req QueryRequest) (*SearchResults, e
 	e.models.warm(ctx, r.wantRerank)
 	r.ctx, r.cancel = context.WithTimeout(ctx, r.budget)
 	defer r.cancel()
+	r.lang, r.embedModel, r.covered = e.models.covers(r.req.Query)
+	if r.covered {
+		// The vector stage needs the query's embedding: start it now,
+		// beside BM25 (queryvec.go).
+		r.qvec = e.startQueryVector(r.ctx, r.req.Query)
+	}
 
 	// BM25 of the user's own words is the floor every mode stands on: it
 	// runs outside the budget (only the caller can cancel it).
@@ -98,6 +104,12 @@ type queryRun struct {
 	timings map[string]float64
 
 	wantRerank bool
+
+	// Whether the embedder covers the query's language (Models.covers),
+	// with the language and the model for the note when it does not.
+	lang, embedModel string
+	covered          bool
+	qvec             *queryVector // the query's embedding, started beside BM25; nil when not
 }
 
 func (e *Engine) newQueryRun(ctx context.Context, req QueryRequest) (*queryRun, error) {
@@ -190,10 +202,10 @@ func (r *queryRun) candidateLists(bm []hit) ([]fusion.List, error) {
 	t0 := time.Now()
 	defer r.stage("vector", t0)
 	r.meta.Mode = "bm25_only"
-	if lang, model, ok := r.e.models.covers(r.req.Query); !ok {
+	if !r.covered {
 		// An embedder that does not know the language ranks nearly at
 		// random, and fusing that list pulls good BM25 hits down.
-		r.note(fmt.Sprintf("vector list skipped: embedder %s does not cover the query's language (%s); name one that does in models.embed (see `gno models list`)", model, lang))
+		r.note(fmt.Sprintf("vector list skipped: embedder %s does not cover the query's language (%s); name one that does in models.embed (see `gno models list`)", r.embedModel, r.lang))
 		return lists, nil
 	}
 	vecTexts := append([]string{r.req.Query}, r.doc.Vec...)
@@ -201,7 +213,11 @@ func (r *queryRun) candidateLists(bm []hit) ([]fusion.List, error) {
 		vecTexts = append(vecTexts, r.doc.Hyde)
 	}
 	for i, vt := range vecTexts {
-		h, err := r.e.vectorHits(r.ctx, vt, r.f, r.depth)
+		var pre *queryVector
+		if i == 0 {
+			pre = r.qvec // vecTexts[0] is r.req.Query
+		}
+		h, err := r.e.vectorHitsFor(r.ctx, vt, pre, r.f, r.depth)
 		if err != nil {
 			if gnoerr.Is(err, gnoerr.Unavailable) {
 				r.note("vectors unavailable: " + firstLine(err))

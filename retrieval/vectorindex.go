@@ -132,3 +132,14 @@ func (e *Engine) vectorIndex(ctx context.Context, model string) (*vector.Index, 
 	c.index, c.ver, c.vv = ix, ver, curVer
 	return ix, nil
 }
+
+// knownEmpty reports whether the cached graph is model's and holds no
+// vectors. It does no I/O and does not wait: a stale or missing cache,
+// or one being loaded, says false.
+func (c *vectorCache) knownEmpty(model string) bool {
+	if !c.mu.TryLock() {
+		return false
+	}
+	defer c.mu.Unlock()
+	return c.index != nil && c.index.ModelID() == model && c.index.Len() == 0
+}

@@ -3,11 +3,9 @@ package retrieval
 import (
 	"context"
 	"errors"
-	"fmt"
 	"math"
 	"time"
 
-	"github.com/gnosearch/gno/inference"
 	"github.com/gnosearch/gno/retrieval/gnoerr"
 	"github.com/gnosearch/gno/retrieval/query"
 	"github.com/gnosearch/gno/retrieval/store"
@@ -46,6 +44,12 @@ var errNoVectors = gnoerr.New(gnoerr.Unavailable, "vectors not available: run `g
 
 // vectorHits embeds text and returns the top documents by similarity.
 func (e *Engine) vectorHits(ctx context.Context, text string, f store.Filter, k int) ([]hit, error) {
+	return e.vectorHitsFor(ctx, text, nil, f, k)
+}
+
+// vectorHitsFor is vectorHits taking text's vector from pre, an embedding
+// of text started earlier, when it can (pre may be nil).
+func (e *Engine) vectorHitsFor(ctx context.Context, text string, pre *queryVector, f store.Filter, k int) ([]hit, error) {
 	emb, err := e.models.Embedder(ctx)
 	if err != nil {
 		return nil, err
@@ -57,15 +61,18 @@ func (e *Engine) vectorHits(ctx context.Context, text string, f store.Filter, k 
 	if ix.Len() == 0 {
 		return nil, errNoVectors
 	}
-	vecs, err := emb.Embed(ctx, []string{text}, inference.Query)
+	vec, ok, err := pre.vector(ctx, emb)
+	if !ok {
+		vec, err = embedQuery(ctx, emb, text)
+	}
 	if err != nil {
-		return nil, fmt.Errorf("embed query: %w", err)
+		return nil, err
 	}
 	allow, admitted, err := e.allowed(ctx, f)
 	if err != nil {
 		return nil, err
 	}
-	hits, err := searchGraph(ix, vecs[0], k, allow, admitted)
+	hits, err := searchGraph(ix, vec, k, allow, admitted)
 	if err != nil {
 		return nil, err
 	}

@@ -116,7 +116,8 @@ func (e *Embedder) TuneQueries(ctx context.Context) (QueryTuning, error) {
 	// and each row's float work stays on one thread); a CPU where they do
 	// not keeps one layout.
 	t.Identical = slices.Equal(vecs[0], vecs[1])
-	if t.Identical && t.TwoThreads < tuneGain*t.OneThread && e.pick.CompareAndSwap(nil, &queryPick{q: q, cost: [2]float64{t.OneThread, t.TwoThreads}}) {
+	size := querySize(opts.Spec.QueryPrefix, tuneText)
+	if t.Identical && t.TwoThreads < tuneGain*t.OneThread && e.pick.CompareAndSwap(nil, &queryPick{q: q, cost: [2]float64{t.OneThread / size, t.TwoThreads / size}}) {
 		t.Kept = true
 		return t, nil
 	}
@@ -129,8 +130,17 @@ func (e *Embedder) TuneQueries(ctx context.Context) (QueryTuning, error) {
 type queryPick struct {
 	q    *session
 	mu   sync.Mutex
-	cost [2]float64 // running milliseconds per query of each layout
+	cost [2]float64 // running milliseconds per byte of query of each layout
 	n    int
+}
+
+// querySize is what a query's embedding time is divided by before the
+// layouts' costs are compared: its length in bytes with the prefix. A
+// pass costs about in proportion to its tokens, and queries differ in
+// length by 2× (SciFact claims: 23–44 tokens), so raw times would let
+// whichever layout last had a short query look faster.
+func querySize(prefix, text string) float64 {
+	return float64(len(prefix) + len(text))
 }
 
 // choose returns the layout for the next query.
@@ -148,7 +158,8 @@ func (p *queryPick) choose() int {
 	return best
 }
 
-// record adds a query's time to its layout's running cost.
+// record adds a query's time per byte (querySize) to its layout's
+// running cost.
 func (p *queryPick) record(layout int, ms float64) {
 	p.mu.Lock()
 	p.cost[layout] += pickAlpha * (ms - p.cost[layout])
@@ -165,7 +176,8 @@ func (p *queryPick) embed(ctx context.Context, e *Embedder, texts []string) ([][
 	start := time.Now()
 	out, err := e.embedOn(ctx, s, texts, inference.Query)
 	if err == nil {
-		p.record(layout, float64(time.Since(start).Microseconds())/1000)
+		ms := float64(time.Since(start).Microseconds()) / 1000
+		p.record(layout, ms/querySize(s.opts.Spec.QueryPrefix, texts[0]))
 	}
 	return out, err
 }

@@ -2,6 +2,7 @@ package note
 
 import (
 	"reflect"
+	"regexp"
 	"testing"
 )
 
@@ -96,5 +97,21 @@ func TestSetProps(t *testing.T) {
 	ps, err := Props(out)
 	if err != nil || ps[0].Value != "a\"]\n---\nevil: 1" || len(ps) != 4 {
 		t.Errorf("injected value read back as %+v, %v", ps, err)
+	}
+}
+
+// TestPlainKey: the hand-written check accepts exactly what the regexp it
+// replaced, ^[\p{L}\p{N}_][\p{L}\p{N}_ ./-]*$, accepts.
+func TestPlainKey(t *testing.T) {
+	re := regexp.MustCompile(`^[\p{L}\p{N}_][\p{L}\p{N}_ ./-]*$`)
+	keys := []string{"", "a", "title", "due date", "a.b/c-d", " a", ".a", "-a", "/a", "_a", "a_", "a b", "a\tb", "a:b", "a#",
+		"日本語", "Ωmega", "x²", "Ⅻ", "½", "٣", "a\n", "a\u200b", "a!", "9", "a,b", "ключ", "a  b", "a..", "é", "e\u0301"}
+	for r := rune(0); r < 0x11000; r++ {
+		keys = append(keys, string(r), "a"+string(r))
+	}
+	for _, k := range keys {
+		if got, want := plainKey(k), re.MatchString(k); got != want {
+			t.Errorf("plainKey(%q) = %v, regexp says %v", k, got, want)
+		}
 	}
 }

@@ -149,8 +149,12 @@ func (w *worker) warm(ctx context.Context) {
 	}
 	go func() {
 		start := time.Now()
-		w.e.Models().Warm(ctx)
+		qt := w.e.Models().Warm(ctx)
 		w.d.log.Debug("warm", "took", time.Since(start))
+		if qt.OneThread > 0 {
+			w.d.log.Debug("query layout", "one_thread_ms", qt.OneThread, "two_threads_ms", qt.TwoThreads,
+				"identical", qt.Identical, "two_kept", qt.Kept)
+		}
 		w.warming.Store(false)
 		if w.warmAgain.Swap(false) {
 			w.mu.Lock()
