@@ -2,9 +2,13 @@ package store
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gnosearch/gno/retrieval/chunk"
 )
@@ -47,5 +51,67 @@ func TestCheck(t *testing.T) {
 		if !strings.Contains(got, want) {
 			t.Errorf("check missed %q: %s", want, got)
 		}
+	}
+}
+
+// TestQuickCheck: status's check passes a healthy index, names the b-tree
+// of a damaged page, and checks the FTS5 tables' own b-trees while
+// leaving their content check to doctor.
+func TestQuickCheck(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "i.sqlite")
+	st, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := st.Begin(ctx, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 300 {
+		body := strings.Repeat(fmt.Sprintf("word%d text of a document ", i), 20)
+		doc := &Document{Collection: "c", RelPath: fmt.Sprintf("d%03d.md", i), Hash: fmt.Sprint(i), Content: body,
+			Chunks: []chunk.Chunk{{Text: body, EndByte: len(body)}}}
+		if err := b.Put(ctx, doc); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := b.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if p := st.QuickCheck(ctx, time.Minute); p != "" {
+		t.Fatalf("healthy index: %s", p)
+	}
+	tables, err := st.btreeTables(ctx)
+	if err != nil || !slices.Contains(tables, "chunks_fts_data") || !slices.Contains(tables, "contents") || slices.Contains(tables, "chunks_fts") {
+		t.Fatalf("b-tree tables %v (%v): want the FTS5 shadow tables and not the virtual ones", tables, err)
+	}
+	var root int64
+	if err := st.db.QueryRow("SELECT rootpage FROM sqlite_schema WHERE name = 'contents'").Scan(&root); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.db.Exec("PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+
+	// Damage the root page of contents: its page type byte.
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteAt([]byte{0x07, 0xff, 0xff}, (root-1)*4096); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	st, err = Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if p := st.QuickCheck(ctx, time.Minute); p == "" {
+		t.Fatal("damaged page not found")
+	} else {
+		t.Logf("found: %s", p)
 	}
 }
