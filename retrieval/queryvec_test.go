@@ -40,12 +40,20 @@ var prefetchCorpus = map[string]string{
 	"zh.md":     "# 数据库\n\n全文检索使用倒排索引。\n",
 }
 
-func TestQueryVectorPrefetchSameResults(t *testing.T) {
+// prefetchEngine is an engine over prefetchCorpus with the installed
+// models, synced and not yet embedded.
+func prefetchEngine(t *testing.T) *Engine {
+	t.Helper()
 	dir := installedModels(t)
 	t.Setenv("GNO_MODELS_DIR", dir)
 	e, _ := newEngine(t, prefetchCorpus)
 	e.Paths.ModelsDir = dir
 	update(t, e)
+	return e
+}
+
+func TestQueryVectorPrefetchSameResults(t *testing.T) {
+	e := prefetchEngine(t)
 	ctx := context.Background()
 	if _, err := e.Embed(ctx, EmbedOptions{}); err != nil {
 		t.Fatal(err)
@@ -126,11 +134,7 @@ func stripTimings(t *testing.T, js string) string {
 }
 
 func TestQueryVectorPrefetchDegradesAsBefore(t *testing.T) {
-	dir := installedModels(t)
-	t.Setenv("GNO_MODELS_DIR", dir)
-	e, _ := newEngine(t, prefetchCorpus)
-	e.Paths.ModelsDir = dir
-	update(t, e)
+	e := prefetchEngine(t)
 	ctx := context.Background()
 	// Budgets lifted except where a test cuts one: a loaded test machine
 	// must not cut one run and not the other.

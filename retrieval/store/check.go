@@ -178,20 +178,7 @@ func (s *Store) quickCheckTable(ctx context.Context, table string) (string, erro
 // btreeTables lists the tables stored as b-trees: all but the virtual
 // ones (whose shadow tables are listed themselves).
 func (s *Store) btreeTables(ctx context.Context) ([]string, error) {
-	rows, err := s.db.QueryContext(ctx, "SELECT name FROM sqlite_schema WHERE type = 'table' AND sql NOT LIKE 'CREATE VIRTUAL TABLE%' ORDER BY rootpage")
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
-			return nil, err
-		}
-		out = append(out, n)
-	}
-	return out, rows.Err()
+	return s.texts(ctx, "SELECT name FROM sqlite_schema WHERE type = 'table' AND sql NOT LIKE 'CREATE VIRTUAL TABLE%' ORDER BY rootpage")
 }
 
 // Salvaged is what a rebuild keeps from a damaged index: the user's own

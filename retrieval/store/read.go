@@ -74,6 +74,24 @@ func (s *Store) idSet(ctx context.Context, query string, args ...any) (map[int64
 	return out, rows.Err()
 }
 
+// texts reads a column of strings.
+func (s *Store) texts(ctx context.Context, query string, args ...any) ([]string, error) {
+	rows, err := s.db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var v string
+		if err := rows.Scan(&v); err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
 // ChunkRow is a stored chunk.
 type ChunkRow struct {
 	ID        int64
@@ -304,23 +322,14 @@ func (s *Store) FilterDocs(ctx context.Context, f Filter) (map[int64]bool, error
 func (s *Store) CollectionNames(ctx context.Context) ([]string, error) {
 	// A loose index scan: one index seek per collection instead of reading
 	// every document's entry.
-	rows, err := s.db.QueryContext(ctx, `WITH RECURSIVE c(n) AS (
+	out, err := s.texts(ctx, `WITH RECURSIVE c(n) AS (
 		SELECT min(collection) FROM documents
 		UNION ALL SELECT (SELECT min(collection) FROM documents WHERE collection > c.n) FROM c WHERE c.n IS NOT NULL)
 	SELECT n FROM c WHERE n IS NOT NULL`)
 	if err != nil {
 		return nil, fmt.Errorf("list collections: %w", err)
 	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
-			return nil, err
-		}
-		out = append(out, n)
-	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // LangCounts counts documents per language ("" for undetermined).
