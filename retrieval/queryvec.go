@@ -90,18 +90,6 @@ func (qv *queryVector) vector(ctx context.Context, emb inference.Embedder) (vec 
 	return qv.vec, true, qv.err
 }
 
-// wait returns once the embedding has finished.
-//
-// Query does not wait: when the vector stage did not take the vector (a
-// budget cut, an error before it), the pass finishes on its own, and the
-// model's close waits for it. The query's cancel, on its return, stops a
-// pass that has not begun.
-func (qv *queryVector) wait() {
-	if qv != nil {
-		<-qv.done
-	}
-}
-
 // embedQuery embeds one query text.
 func embedQuery(ctx context.Context, emb inference.Embedder, text string) ([]float32, error) {
 	vecs, err := emb.Embed(ctx, []string{text}, inference.Query)

@@ -194,3 +194,15 @@ func TestQueryVectorPrefetchDegradesAsBefore(t *testing.T) {
 		t.Fatalf("failed embedder: prefetched %v, sequential %v %s", perr, serr, seq)
 	}
 }
+
+// wait returns once the embedding has finished (tests only).
+//
+// Query does not wait: when the vector stage did not take the vector (a
+// budget cut, an error before it), the pass finishes on its own, and the
+// model's close waits for it. The query's cancel, on its return, stops a
+// pass that has not begun.
+func (qv *queryVector) wait() {
+	if qv != nil {
+		<-qv.done
+	}
+}
