@@ -22,8 +22,9 @@ import (
 // it is clearly faster and gives the same bits; from then on each query
 // runs on the layout whose recent queries were faster, and every
 // pickExplore-th on the other, so a machine that gets busy (where two
-// threads lose) moves queries back to one thread within a few queries. The load average was tried as the
-// signal and dropped: gno's own queries raise it.
+// threads lose) moves queries back to one thread within a few queries.
+// The load average was tried as the signal and dropped: gno's own queries
+// raise it.
 
 // tuneText is a typical 12-word question, timed by TuneQueries.
 const tuneText = "does vitamin d supplementation reduce the risk of bone fractures in adults"
