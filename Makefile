@@ -66,6 +66,7 @@ FUZZ_TARGETS := \
 	./retrieval/links:FuzzExtract \
 	./retrieval/store:FuzzDecodeLinks \
 	./retrieval/store:FuzzFTS5Varint \
+	./retrieval/vector:FuzzRead \
 	./answer:FuzzCheck \
 	./retrieval/graph/layout:FuzzDecode \
 	./answer:FuzzCheck \

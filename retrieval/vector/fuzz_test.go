@@ -1,0 +1,86 @@
+package vector
+
+import (
+	"bytes"
+	"testing"
+)
+
+// FuzzRead feeds damaged exports to the loader: it returns an error or an
+// index that searches, takes inserts and saves without panicking.
+func FuzzRead(f *testing.F) {
+	const dims = 8
+	ix := New(dims, "m", Params{})
+	for i, v := range clustered(60, 4, dims, 3) {
+		if err := ix.Add(int64(i), v); err != nil {
+			f.Fatal(err)
+		}
+	}
+	ix.Delete(7)
+	var buf bytes.Buffer
+	if err := ix.write(&buf); err != nil {
+		f.Fatal(err)
+	}
+	good := buf.Bytes()
+	f.Add(good)
+	f.Add(good[:len(good)/2])
+	f.Add(good[:len(magic)+40])
+	buf.Reset()
+	if err := New(dims, "m", Params{}).write(&buf); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(buf.Bytes())
+	q := make([]float32, dims)
+	q[0] = 1
+	f.Fuzz(func(t *testing.T, b []byte) {
+		ix, err := read(b, dims, "m", Params{})
+		if err != nil {
+			return
+		}
+		if _, err := ix.Search(Query{Vector: q, K: 5}); err != nil {
+			t.Fatalf("search of a loaded index: %v", err)
+		}
+		if err := ix.Add(1<<40, q); err != nil {
+			t.Fatalf("insert into a loaded index: %v", err)
+		}
+		var out bytes.Buffer
+		if err := ix.write(&out); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := read(out.Bytes(), dims, "m", Params{}); err != nil {
+			t.Fatalf("saved index does not load: %v", err)
+		}
+	})
+}
+
+// TestReadLinkLevels: an export whose upper-level link leads to a node
+// without that level is refused (a search or insert would index past the
+// node's levels).
+func TestReadLinkLevels(t *testing.T) {
+	const dims = 8
+	ix := New(dims, "m", Params{})
+	for i, v := range clustered(300, 4, dims, 5) {
+		if err := ix.Add(int64(i), v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	high, low := -1, -1
+	for i, ls := range ix.links {
+		if len(ls) >= 2 && len(ls[1]) > 0 && high < 0 {
+			high = i
+		}
+		if len(ls) == 1 && low < 0 {
+			low = i
+		}
+	}
+	if high < 0 || low < 0 {
+		t.Fatal("no node with two levels, or none with one")
+	}
+	ix.links[high][1][0] = int32(low)
+	var buf bytes.Buffer
+	if err := ix.write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := read(buf.Bytes(), dims, "m", Params{}); err == nil {
+		t.Fatal("an export with a link to a missing level loaded")
+	}
+}
