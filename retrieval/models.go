@@ -226,13 +226,23 @@ func (m *Models) Warm(ctx context.Context) onnx.QueryTuning {
 
 // warm opens and loads the embedder, the vector graph and (when wanted)
 // the reranker. Failures are left for the stages to report.
+//
+// The graph loads beside the embedder: they share nothing (the graph is
+// named by the model's id, known before its weights are read), and in a
+// one-shot process each is a good part of the start-up that a second
+// core can take (bench/RESULTS.md, "A one-shot query's start-up").
 func (m *Models) warm(ctx context.Context, rerank bool) {
 	type loader interface{ Load() error }
 	if emb, err := m.Embedder(ctx); err == nil {
+		graph := make(chan struct{})
+		go func() {
+			defer close(graph)
+			m.e.vectorIndex(ctx, emb.ModelID())
+		}()
 		if l, ok := emb.(loader); ok {
 			l.Load()
 		}
-		m.e.vectorIndex(ctx, emb.ModelID())
+		<-graph
 	}
 	if rerank {
 		if rr, err := m.Reranker(ctx); err == nil && rr != nil {

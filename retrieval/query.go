@@ -50,26 +50,33 @@ func (e *Engine) Query(ctx context.Context, req QueryRequest) (*SearchResults, e
 	if err != nil {
 		return nil, err
 	}
-	// Loading models is a one-off per process that no budget can cut: do it
-	// before the clock starts, so a cold CLI call is judged like a warm one.
-	e.models.warm(ctx, r.wantRerank)
-	r.ctx, r.cancel = context.WithTimeout(ctx, r.budget)
-	defer r.cancel()
-	r.lang, r.embedModel, r.covered = e.models.covers(r.req.Query)
-	if r.covered {
-		// The vector stage needs the query's embedding: start it now,
-		// beside BM25 (queryvec.go).
-		r.qvec = e.startQueryVector(r.ctx, r.req.Query)
-	}
+	// Loading models is a one-off per process that no budget can cut: it
+	// happens before the clock starts, so a cold CLI call is judged like a
+	// warm one. The vector stage needs the query's embedding: it starts as
+	// soon as the models are loaded (at once in a warm process), beside
+	// BM25 (queryvec.go).
+	ready := make(chan struct{})
+	go func() {
+		defer close(ready)
+		e.models.warm(ctx, r.wantRerank)
+		r.ctx, r.cancel = context.WithTimeout(ctx, r.budget)
+		r.lang, r.embedModel, r.covered = e.models.covers(r.req.Query)
+		if r.covered {
+			r.qvec = e.startQueryVector(r.ctx, r.req.Query)
+		}
+	}()
 
 	// BM25 of the user's own words is the floor every mode stands on: it
-	// runs outside the budget (only the caller can cancel it).
+	// runs outside the budget (only the caller can cancel it), and needs
+	// no model, so a cold process runs it while the models load.
 	t0 := time.Now()
 	bm, err := e.bm25(ctx, r.q, r.f, r.depth)
+	r.stage("bm25", t0)
+	<-ready
+	defer r.cancel()
 	if err != nil && !r.q.Empty() {
 		return nil, err
 	}
-	r.stage("bm25", t0)
 	strong := strongSignal(bm)
 	r.expand(strong)
 	lists, err := r.candidateLists(bm)
