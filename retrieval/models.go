@@ -234,15 +234,17 @@ func (m *Models) Warm(ctx context.Context) onnx.QueryTuning {
 func (m *Models) warm(ctx context.Context, rerank bool) {
 	type loader interface{ Load() error }
 	if emb, err := m.Embedder(ctx); err == nil {
-		graph := make(chan struct{})
+		graph := make(chan any, 1) // a panic, raised again here
 		go func() {
-			defer close(graph)
+			defer func() { graph <- recover() }()
 			m.e.vectorIndex(ctx, emb.ModelID())
 		}()
 		if l, ok := emb.(loader); ok {
 			l.Load()
 		}
-		<-graph
+		if p := <-graph; p != nil {
+			panic(p)
+		}
 	}
 	if rerank {
 		if rr, err := m.Reranker(ctx); err == nil && rr != nil {

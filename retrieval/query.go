@@ -56,8 +56,12 @@ func (e *Engine) Query(ctx context.Context, req QueryRequest) (*SearchResults, e
 	// soon as the models are loaded (at once in a warm process), beside
 	// BM25 (queryvec.go).
 	ready := make(chan struct{})
+	var warmPanic any // raised again here, where the caller can recover it
 	go func() {
-		defer close(ready)
+		defer func() {
+			warmPanic = recover()
+			close(ready)
+		}()
 		e.models.warm(ctx, r.wantRerank)
 		r.ctx, r.cancel = context.WithTimeout(ctx, r.budget)
 		r.lang, r.embedModel, r.covered = e.models.covers(r.req.Query)
@@ -73,6 +77,9 @@ func (e *Engine) Query(ctx context.Context, req QueryRequest) (*SearchResults, e
 	bm, err := e.bm25(ctx, r.q, r.f, r.depth)
 	r.stage("bm25", t0)
 	<-ready
+	if warmPanic != nil {
+		panic(warmPanic)
+	}
 	defer r.cancel()
 	if err != nil && !r.q.Empty() {
 		return nil, err

@@ -51,6 +51,13 @@ func (e *Engine) startQueryVector(ctx context.Context, text string) *queryVector
 	qv := &queryVector{model: model, done: make(chan struct{})}
 	go func() {
 		defer close(qv.done)
+		// A panic here could not be recovered by the caller (a server's
+		// handler): it becomes the stage's error instead.
+		defer func() {
+			if p := recover(); p != nil {
+				qv.vec, qv.err = nil, fmt.Errorf("embed query: panic: %v", p)
+			}
+		}()
 		qv.vec, qv.err = embedQuery(ctx, emb, text)
 	}()
 	return qv

@@ -135,17 +135,28 @@ func (s *session) doLoad() error {
 	// off a one-shot query's start-up (bench/RESULTS.md, "A one-shot
 	// query's start-up"). Its error still comes first, as when it loaded
 	// first.
-	tokc := make(chan error, 1)
+	type loaded struct {
+		err   error
+		panic any // raised again in the caller, which may recover it
+	}
+	tokc := make(chan loaded, 1)
 	var tok *Tokenizer
 	go func() {
-		var err error
-		tok, err = loadTokenizer(tokPath, s.opts.MaxTokens, tokCache)
-		tokc <- err
+		var l loaded
+		defer func() {
+			l.panic = recover()
+			tokc <- l
+		}()
+		tok, l.err = loadTokenizer(tokPath, s.opts.MaxTokens, tokCache)
 	}()
 	tokErr, tokDone := error(nil), false
 	waitTok := func() error {
 		if !tokDone {
-			tokErr, tokDone = <-tokc, true
+			l := <-tokc
+			if l.panic != nil {
+				panic(l.panic)
+			}
+			tokErr, tokDone = l.err, true
 		}
 		return tokErr
 	}
