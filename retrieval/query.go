@@ -112,6 +112,7 @@ type queryRun struct {
 	mode    string // fast, default or thorough
 	depth   int    // candidates per list
 	budget  time.Duration
+	base    context.Context // the caller's: BM25 and a prefetched vector's search
 	ctx     context.Context // the budgeted context of the model stages
 	cancel  context.CancelFunc
 	meta    Meta
@@ -138,7 +139,7 @@ func (e *Engine) newQueryRun(ctx context.Context, req QueryRequest) (*queryRun, 
 	if err != nil {
 		return nil, err
 	}
-	r := &queryRun{e: e, req: req, doc: doc, f: f, mode: "default", q: query.Parse(req.Query),
+	r := &queryRun{e: e, req: req, doc: doc, f: f, mode: "default", q: query.Parse(req.Query), base: ctx,
 		meta: Meta{Query: req.Query}, timings: map[string]float64{}}
 	switch {
 	case req.Fast:
@@ -231,7 +232,7 @@ func (r *queryRun) candidateLists(bm []hit) ([]fusion.List, error) {
 		if i == 0 {
 			pre = r.qvec // vecTexts[0] is r.req.Query
 		}
-		h, err := r.e.vectorHitsFor(r.ctx, vt, pre, r.f, r.depth)
+		h, err := r.e.vectorHitsFor(r.ctx, r.base, vt, pre, r.f, r.depth)
 		if err != nil {
 			if gnoerr.Is(err, gnoerr.Unavailable) {
 				r.note("vectors unavailable: " + firstLine(err))

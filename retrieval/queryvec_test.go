@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gnosearch/gno/retrieval/config"
+	"github.com/gnosearch/gno/retrieval/store"
 )
 
 // queryBothWays runs req with the query's embedding started beside BM25
@@ -101,15 +102,16 @@ func TestQueryVectorPrefetchSameResults(t *testing.T) {
 	if v, ok, err := qv.vector(bctx, emb); !ok || err != nil || !slices.Equal(v, want) {
 		t.Fatalf("vector made in time not used after the budget: ok=%v %v", ok, err)
 	}
-	// A context that ends before the vector is made, or another model,
-	// falls back to embedding then.
+	// A context that ends while the stage waits ends the wait with its
+	// error, or with the vector if the pass began first and is done.
 	cctx, cancel := context.WithCancel(ctx)
 	qv = e.startQueryVector(cctx, q)
 	cancel()
-	if _, ok, _ := qv.vector(cctx, emb); ok {
-		t.Fatal("prefetched vector used after the context ended")
+	if v, ok, err := qv.vector(cctx, emb); !ok || (err == nil && !slices.Equal(v, want)) {
+		t.Fatalf("ended context: ok=%v %v", ok, err)
 	}
 	qv.wait()
+	// Another model's vector is not used: the stage embeds then.
 	qv = e.startQueryVector(ctx, q)
 	qv.model = "another-model"
 	if _, ok, _ := qv.vector(ctx, emb); ok {
@@ -160,8 +162,8 @@ func TestQueryVectorPrefetchDegradesAsBefore(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// A budget that ends before the vector stage cuts it, with the same
-	// note, whatever the prefetch managed meanwhile.
+	// A budget that ends before the embedding can begin cuts the stage,
+	// with the same note.
 	e.UpdateConfig(ctx, func(c *config.Config) error {
 		c.Search.Budgets = map[string]config.Duration{"fast": 1}
 		return nil
@@ -192,6 +194,36 @@ func TestQueryVectorPrefetchDegradesAsBefore(t *testing.T) {
 	_, seq, perr, serr = queryBothWays(t, e, req)
 	if perr == nil || serr == nil || perr.Error() != serr.Error() {
 		t.Fatalf("failed embedder: prefetched %v, sequential %v %s", perr, serr, seq)
+	}
+}
+
+// TestPrefetchedVectorOutlivesBudget: a prefetched pass that began within
+// the budget is searched after the budget ends (BM25 may run past it),
+// whereas an embedding the stage would start then is refused.
+func TestPrefetchedVectorOutlivesBudget(t *testing.T) {
+	e := prefetchEngine(t)
+	ctx := context.Background()
+	if _, err := e.Embed(ctx, EmbedOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	e.models.warm(ctx, false)
+	budget, cancel := context.WithTimeout(ctx, time.Minute)
+	qv := e.startQueryVector(budget, "bicycle repair")
+	if qv == nil {
+		t.Fatal("no embedding started")
+	}
+	qv.wait()
+	cancel() // the budget ends, as when BM25 runs past it
+	hits, err := e.vectorHitsFor(budget, ctx, "bicycle repair", qv, store.Filter{}, 3)
+	if err != nil || len(hits) == 0 || hits[0].DocID == 0 {
+		t.Fatalf("prefetched vector after the budget: %v, %v", hits, err)
+	}
+	want, err := e.vectorHits(ctx, "bicycle repair", store.Filter{}, 3)
+	if err != nil || !slices.EqualFunc(hits, want, func(a, b hit) bool { return a.DocID == b.DocID && a.Score == b.Score }) {
+		t.Fatalf("prefetched %v, embedded now %v (%v)", hits, want, err)
+	}
+	if _, err := e.vectorHitsFor(budget, ctx, "bicycle repair", nil, store.Filter{}, 3); err == nil {
+		t.Fatal("an embedding begun after the budget was not refused")
 	}
 }
 

@@ -44,15 +44,21 @@ var errNoVectors = gnoerr.New(gnoerr.Unavailable, "vectors not available: run `g
 
 // vectorHits embeds text and returns the top documents by similarity.
 func (e *Engine) vectorHits(ctx context.Context, text string, f store.Filter, k int) ([]hit, error) {
-	return e.vectorHitsFor(ctx, text, nil, f, k)
+	return e.vectorHitsFor(ctx, ctx, text, nil, f, k)
 }
 
 // vectorHitsFor is vectorHits taking text's vector from pre, an embedding
-// of text started earlier, when it can (pre may be nil).
-func (e *Engine) vectorHitsFor(ctx context.Context, text string, pre *queryVector, f store.Filter, k int) ([]hit, error) {
+// of text started earlier under the budget ctx, when it can (pre may be
+// nil). Its pass began within the budget, so its vector is searched even
+// when the budget has ended since: the stage's own reads then run under
+// base, the caller's context (queryvec.go says why).
+func (e *Engine) vectorHitsFor(ctx, base context.Context, text string, pre *queryVector, f store.Filter, k int) ([]hit, error) {
 	emb, err := e.models.Embedder(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if pre.serves(emb) {
+		ctx = base
 	}
 	ix, err := e.vectorIndex(ctx, emb.ModelID())
 	if err != nil {
