@@ -9,12 +9,7 @@ import (
 // index that searches, takes inserts and saves without panicking.
 func FuzzRead(f *testing.F) {
 	const dims = 8
-	ix := New(dims, "m", Params{})
-	for i, v := range clustered(60, 4, dims, 3) {
-		if err := ix.Add(int64(i), v); err != nil {
-			f.Fatal(err)
-		}
-	}
+	ix := smallIndex(f, 60, dims, 3)
 	ix.Delete(7)
 	var buf bytes.Buffer
 	if err := ix.write(&buf); err != nil {
@@ -57,12 +52,7 @@ func FuzzRead(f *testing.F) {
 // node's levels).
 func TestReadLinkLevels(t *testing.T) {
 	const dims = 8
-	ix := New(dims, "m", Params{})
-	for i, v := range clustered(300, 4, dims, 5) {
-		if err := ix.Add(int64(i), v); err != nil {
-			t.Fatal(err)
-		}
-	}
+	ix := smallIndex(t, 300, dims, 5)
 	high, low := -1, -1
 	for i, ls := range ix.links {
 		if len(ls) >= 2 && len(ls[1]) > 0 && high < 0 {
@@ -83,4 +73,16 @@ func TestReadLinkLevels(t *testing.T) {
 	if _, err := read(buf.Bytes(), dims, "m", Params{}); err == nil {
 		t.Fatal("an export with a link to a missing level loaded")
 	}
+}
+
+// smallIndex is an index of n clustered vectors for model "m".
+func smallIndex(tb testing.TB, n, dims int, seed uint64) *Index {
+	tb.Helper()
+	ix := New(dims, "m", Params{})
+	for i, v := range clustered(n, 4, dims, seed) {
+		if err := ix.Add(int64(i), v); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return ix
 }
