@@ -172,7 +172,7 @@ func (s *session) doLoad() error {
 		graph, gi, release, mapped, err := readCached(path, key)
 		switch {
 		case err == nil:
-			sess, err := s.newSession(graph, gi, modelPath, "", mapped)
+			sess, err := s.newSession(graph, gi, nil, modelPath, "", mapped)
 			if terr := waitTok(); terr != nil {
 				if err == nil {
 					sess.Destroy()
@@ -217,13 +217,7 @@ func (s *session) doLoad() error {
 	if pending != nil {
 		save = pending.tmp
 	}
-	if err := s.checkGraph(gi, modelPath); err != nil {
-		return err
-	}
-	if err := checkVocab(gi, tok, modelPath); err != nil {
-		return err
-	}
-	sess, err := s.newSession(data, gi, modelPath, save, false)
+	sess, err := s.newSession(data, gi, tok, modelPath, save, false)
 	if err != nil {
 		if pending != nil {
 			pending.abandon()
@@ -259,17 +253,22 @@ func checkVocab(gi *graphInfo, tok *Tokenizer, modelPath string) error {
 	return nil
 }
 
-// newSession checks the graph facts gi against the model's spec, then
-// creates the runtime session from graph (the caller checks the
-// tokenizer against gi, checkVocab). When save is not
-// empty, the runtime writes the graph it optimised there, in its own (ORT)
+// newSession checks the graph facts gi against the model's spec and the
+// tokenizer (when tok is nil, the caller checks it later: checkVocab),
+// then creates the runtime session from graph. When save is not empty,
+// the runtime writes the graph it optimised there, in its own (ORT)
 // format. inPlace says graph is such a file, mapped, which the runtime may
 // read its weights from for the session's lifetime instead of copying
 // them: a third less load time, and the pages are shared with every other
 // process running the model.
-func (s *session) newSession(graph []byte, gi *graphInfo, modelPath, save string, inPlace bool) (*ort.DynamicAdvancedSession, error) {
+func (s *session) newSession(graph []byte, gi *graphInfo, tok *Tokenizer, modelPath, save string, inPlace bool) (*ort.DynamicAdvancedSession, error) {
 	if err := s.checkGraph(gi, modelPath); err != nil {
 		return nil, err
+	}
+	if tok != nil {
+		if err := checkVocab(gi, tok, modelPath); err != nil {
+			return nil, err
+		}
 	}
 	so, err := ort.NewSessionOptions()
 	if err != nil {
