@@ -80,7 +80,7 @@ func (ix *Index) write(f io.Writer) error {
 func Load(path string, dims int, modelID string, p Params) (*Index, error) {
 	// One read and direct little-endian decoding: binary.Read decodes
 	// through the ByteOrder interface, a call per float, which made the
-	// load a tenth of a one-shot `gno query`'s CPU (SciFact's 15 MB graph).
+	// load a tenth of a one-shot `gno query`'s CPU (SciFact's 8.7 MB graph).
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("load vector index %s: %w", path, err)
