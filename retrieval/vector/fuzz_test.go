@@ -2,6 +2,7 @@ package vector
 
 import (
 	"bytes"
+	"encoding/binary"
 	"testing"
 )
 
@@ -85,4 +86,21 @@ func smallIndex(tb testing.TB, n, dims int, seed uint64) *Index {
 		}
 	}
 	return ix
+}
+
+// TestReadRefusesM: an export claiming fewer than two links per node is
+// refused; such a graph cannot exist, and inserting into it would pick an
+// infinite level.
+func TestReadRefusesM(t *testing.T) {
+	var buf bytes.Buffer
+	if err := New(8, "m", Params{}).write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []uint32{1, 0, 1 << 20} {
+		b := bytes.Clone(buf.Bytes())
+		binary.LittleEndian.PutUint32(b[len(magic)+4:], m)
+		if _, err := read(b, 8, "m", Params{}); err == nil {
+			t.Errorf("an export with M = %d loaded", m)
+		}
+	}
 }

@@ -49,7 +49,7 @@ type Params struct {
 }
 
 func (p *Params) defaults() {
-	if p.M <= 0 {
+	if p.M < 2 { // one link per node makes no hierarchy (level factor 1/ln 1)
 		p.M = 16
 	}
 	if p.EfConstruction <= 0 {

@@ -92,6 +92,10 @@ func Load(path string, dims int, modelID string, p Params) (*Index, error) {
 	return ix, nil
 }
 
+// maxM bounds an export's links per node: a level holds up to 2M links and
+// a link count is written in 16 bits.
+const maxM = 1 << 14
+
 // read decodes an export. Every count is checked against the bytes left
 // before anything is allocated for it, so a damaged header is an error,
 // not a huge allocation.
@@ -110,7 +114,7 @@ func read(b []byte, dims int, modelID string, p Params) (*Index, error) {
 	}
 	b = b[32:]
 	gotDims, n, ndead, mlen := int(head[0]), int(head[5]), int(head[6]), int(head[7])
-	if gotDims <= 0 || n < 0 || ndead < 0 || ndead > n || mlen < 0 || mlen > 4096 || head[1] <= 0 {
+	if gotDims <= 0 || n < 0 || ndead < 0 || ndead > n || mlen < 0 || mlen > 4096 || head[1] < 2 || head[1] > maxM {
 		return nil, fmt.Errorf("corrupt header")
 	}
 	if len(b) < mlen {
