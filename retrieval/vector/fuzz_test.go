@@ -88,19 +88,19 @@ func smallIndex(tb testing.TB, n, dims int, seed uint64) *Index {
 	return ix
 }
 
-// TestReadRefusesM: an export claiming fewer than two links per node is
-// refused; such a graph cannot exist, and inserting into it would pick an
-// infinite level.
-func TestReadRefusesM(t *testing.T) {
+// TestReadRefusesParams: an export whose graph parameters no gno wrote is
+// refused: fewer than two links per node would give an insert an infinite
+// level, a huge construction list would make every insert walk the graph.
+func TestReadRefusesParams(t *testing.T) {
 	var buf bytes.Buffer
 	if err := New(8, "m", Params{}).write(&buf); err != nil {
 		t.Fatal(err)
 	}
-	for _, m := range []uint32{1, 0, 1 << 20} {
+	for _, c := range []struct{ field, v uint32 }{{1, 1}, {1, 0}, {1, 1 << 20}, {2, 0}, {2, 1 << 30}} {
 		b := bytes.Clone(buf.Bytes())
-		binary.LittleEndian.PutUint32(b[len(magic)+4:], m)
+		binary.LittleEndian.PutUint32(b[len(magic)+4*int(c.field):], c.v)
 		if _, err := read(b, 8, "m", Params{}); err == nil {
-			t.Errorf("an export with M = %d loaded", m)
+			t.Errorf("an export with header field %d = %d loaded", c.field, c.v)
 		}
 	}
 }

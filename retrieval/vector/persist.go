@@ -96,6 +96,10 @@ func Load(path string, dims int, modelID string, p Params) (*Index, error) {
 // a link count is written in 16 bits.
 const maxM = 1 << 14
 
+// maxEf bounds an export's construction list: a damaged value would make
+// every later insert walk the whole graph.
+const maxEf = 1 << 16
+
 // read decodes an export. Every count is checked against the bytes left
 // before anything is allocated for it, so a damaged header is an error,
 // not a huge allocation.
@@ -114,7 +118,7 @@ func read(b []byte, dims int, modelID string, p Params) (*Index, error) {
 	}
 	b = b[32:]
 	gotDims, n, ndead, mlen := int(head[0]), int(head[5]), int(head[6]), int(head[7])
-	if gotDims <= 0 || n < 0 || ndead < 0 || ndead > n || mlen < 0 || mlen > 4096 || head[1] < 2 || head[1] > maxM {
+	if gotDims <= 0 || n < 0 || ndead < 0 || ndead > n || mlen < 0 || mlen > 4096 || head[1] < 2 || head[1] > maxM || head[2] < 1 || head[2] > maxEf {
 		return nil, fmt.Errorf("corrupt header")
 	}
 	if len(b) < mlen {
