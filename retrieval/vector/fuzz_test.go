@@ -104,3 +104,29 @@ func TestReadRefusesParams(t *testing.T) {
 		}
 	}
 }
+
+// TestReadRefusesDuplicateKeys: an export with one key on two live nodes
+// is refused (deleting the key would leave the other node answering), as
+// is one whose count of deleted nodes disagrees with its flags.
+func TestReadRefusesDuplicateKeys(t *testing.T) {
+	const dims = 8
+	ix := smallIndex(t, 20, dims, 7)
+	ix.keys[3] = ix.keys[4]
+	var buf bytes.Buffer
+	if err := ix.write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := read(buf.Bytes(), dims, "m", Params{}); err == nil {
+		t.Error("an export with a key on two live nodes loaded")
+	}
+	ix = smallIndex(t, 20, dims, 7)
+	ix.Delete(5)
+	ix.ndead = 2
+	buf.Reset()
+	if err := ix.write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := read(buf.Bytes(), dims, "m", Params{}); err == nil {
+		t.Error("an export whose deleted count disagrees with its flags loaded")
+	}
+}

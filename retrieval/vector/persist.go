@@ -153,9 +153,20 @@ func read(b []byte, dims int, modelID string, p Params) (*Index, error) {
 	b = b[n:]
 	ix.dead = make([]bool, n)
 	ix.links = make([][][]int32, n)
+	deadSeen := 0
 	for i := range n {
+		if dead[i] > 1 {
+			return nil, fmt.Errorf("corrupt node %d", i)
+		}
 		ix.dead[i] = dead[i] == 1
-		if !ix.dead[i] {
+		if ix.dead[i] {
+			deadSeen++
+		} else {
+			// A second live node under one key could never be deleted:
+			// byKey reaches only one of them.
+			if _, dup := ix.byKey[ix.keys[i]]; dup {
+				return nil, fmt.Errorf("corrupt export: key %d on two live nodes", ix.keys[i])
+			}
 			ix.byKey[ix.keys[i]] = int32(i)
 		}
 		if levels[i] == 0 {
@@ -185,6 +196,9 @@ func read(b []byte, dims int, modelID string, p Params) (*Index, error) {
 	}
 	if len(b) != 0 {
 		return nil, fmt.Errorf("corrupt export: %d bytes after the last node", len(b))
+	}
+	if deadSeen != ndead {
+		return nil, fmt.Errorf("corrupt export: %d deleted nodes, header says %d", deadSeen, ndead)
 	}
 	// A link on level l leads to a node that has level l: searches and
 	// inserts follow it there.
