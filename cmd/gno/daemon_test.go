@@ -422,7 +422,10 @@ func TestDaemonLifecycle(t *testing.T) {
 }
 
 // waitGone waits until process pid has exited (it is our child's child:
-// reaped by init, so poll).
+// reaped by init, so poll). A zombie main thread is not enough: its other
+// threads may still be exiting, holding the process's files (the index
+// lock, the socket) until the last one is gone, so wait for the thread
+// list to shrink to the zombie alone.
 func waitGone(t *testing.T, pid int) {
 	t.Helper()
 	for i := 0; i < 500; i++ {
@@ -430,7 +433,8 @@ func waitGone(t *testing.T, pid int) {
 			return
 		}
 		b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-		if f := strings.Fields(string(b)); len(f) > 2 && f[2] == "Z" {
+		tasks, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+		if f := strings.Fields(string(b)); len(f) > 2 && f[2] == "Z" && len(tasks) <= 1 {
 			return
 		}
 		time.Sleep(10 * time.Millisecond)
