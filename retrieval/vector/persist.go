@@ -153,15 +153,12 @@ func read(b []byte, dims int, modelID string, p Params) (*Index, error) {
 	b = b[n:]
 	ix.dead = make([]bool, n)
 	ix.links = make([][][]int32, n)
-	deadSeen := 0
 	for i := range n {
 		if dead[i] > 1 {
 			return nil, fmt.Errorf("corrupt node %d", i)
 		}
 		ix.dead[i] = dead[i] == 1
-		if ix.dead[i] {
-			deadSeen++
-		} else {
+		if !ix.dead[i] {
 			// A second live node under one key could never be deleted:
 			// byKey reaches only one of them.
 			if _, dup := ix.byKey[ix.keys[i]]; dup {
@@ -197,8 +194,8 @@ func read(b []byte, dims int, modelID string, p Params) (*Index, error) {
 	if len(b) != 0 {
 		return nil, fmt.Errorf("corrupt export: %d bytes after the last node", len(b))
 	}
-	if deadSeen != ndead {
-		return nil, fmt.Errorf("corrupt export: %d deleted nodes, header says %d", deadSeen, ndead)
+	if dn := n - len(ix.byKey); dn != ndead { // every live node is in byKey, once
+		return nil, fmt.Errorf("corrupt export: %d deleted nodes, header says %d", dn, ndead)
 	}
 	// A link on level l leads to a node that has level l: searches and
 	// inserts follow it there.
