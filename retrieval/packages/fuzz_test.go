@@ -52,6 +52,7 @@ func FuzzRequirement(f *testing.F) {
 		"requests[socks,security]>=2,<3; python_version >= '3.8' and extra == \"x\"",
 		"idna (<4,>=2.5)", "pip @ https://x/y.whl", "a==1.*", "-r base.txt\n--requirement=dev.txt\nx \\\n ==1 # c\n",
 		"zope.interface===5.0", "[", "a[", "",
+		"rich>=10; extra == \"cli\"", "x; (python_version < '3.8' or sys_platform not in \"win32 cygwin\") and extra != 'y'",
 	} {
 		f.Add(s)
 	}
@@ -71,6 +72,7 @@ func FuzzRequirement(f *testing.F) {
 				t.Fatalf("pinned %q", v)
 			}
 			markerExtras(r.marker)
+			markerHolds(r.marker, newMarkerEnv("3.11", "3.11.7", "cpython").with(r.extras...))
 		}
 		for _, l := range parseRequirementsFile([]byte(s)) {
 			if l.include == "" && l.req.name == "" {
@@ -78,6 +80,12 @@ func FuzzRequirement(f *testing.F) {
 			}
 		}
 		markerExtras(s)
+		// the marker evaluator: total, and an extra asked for never
+		// makes a marker that held fail (extra only appears in ==)
+		env := newMarkerEnv("3.11", "", "")
+		if markerHolds(s, env) != markerHolds(s, env) {
+			t.Fatalf("marker %q: not deterministic", s)
+		}
 	})
 }
 

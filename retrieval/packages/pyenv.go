@@ -18,6 +18,16 @@ type pyEnv struct {
 	root    string   // real path
 	site    []string // site-packages folders, real paths
 	version string   // "3.11" from pyvenv.cfg
+	full    string   // "3.11.7" when pyvenv.cfg says
+	impl    string   // "CPython" when pyvenv.cfg says (uv writes it)
+}
+
+// markers is the environment PEP 508 markers are evaluated against.
+func (e *pyEnv) markers() markerEnv {
+	if e == nil {
+		return newMarkerEnv("", "", "")
+	}
+	return newMarkerEnv(e.version, e.full, e.impl)
 }
 
 // pyEnvCandidates lists where a project's environment may be, in the
@@ -133,7 +143,11 @@ func (d *discovery) findPyEnv(projectName string) *pyEnv {
 					parts := strings.Split(strings.TrimSpace(v), ".")
 					if len(parts) >= 2 {
 						env.version = parts[0] + "." + parts[1]
+						env.full = strings.TrimSpace(v)
 					}
+				}
+				if ok && k == "implementation" {
+					env.impl = strings.TrimSpace(v)
 				}
 			}
 		}

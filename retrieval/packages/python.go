@@ -89,6 +89,7 @@ func discoverPython(ctx context.Context, d *discovery) (bool, []Package) {
 		dists = d.scanSite(env.site)
 	}
 	self := normalizePyName(decl.name)
+	menv := env.markers()
 	type want struct {
 		req    pyRequirement
 		direct bool
@@ -100,11 +101,15 @@ func discoverPython(ctx context.Context, d *discovery) (bool, []Package) {
 		}
 	} else {
 		// Nothing declared: the distributions no other one requires
-		// are the direct ones (pip's seed packages aside).
+		// are the direct ones (pip's seed packages aside). A
+		// requirement counts only when its marker holds without extras:
+		// httpx's `rich; extra == "cli"` leaves rich a direct package.
 		needed := map[string]bool{}
 		for _, x := range dists {
 			for _, r := range x.requires {
-				needed[normalizePyName(r.name)] = true
+				if markerHolds(r.marker, menv) {
+					needed[normalizePyName(r.name)] = true
+				}
 			}
 		}
 		for _, n := range sortedKeys(dists) {
@@ -161,8 +166,8 @@ func discoverPython(ctx context.Context, d *discovery) (bool, []Package) {
 		if !d.opt.All || dist == nil {
 			continue
 		}
-		// Follow Requires-Dist: those without an extra marker, and
-		// those of the extras this dependency was asked with.
+		// Follow Requires-Dist: those whose marker holds without an
+		// extra, and those of the extras this dependency was asked with.
 		for _, extra := range append([]string{""}, w.req.extras...) {
 			key := norm + "[" + normalizePyName(extra) + "]"
 			if extrasDone[key] {
@@ -172,8 +177,11 @@ func discoverPython(ctx context.Context, d *discovery) (bool, []Package) {
 			for _, r := range dist.requires {
 				ex := markerExtras(r.marker)
 				if (extra == "" && len(ex) == 0) || (extra != "" && slices.Contains(ex, normalizePyName(extra))) {
+					if !markerHolds(r.marker, menv.with(extra)) {
+						continue // a platform or Python-version condition that does not apply
+					}
 					if dists[normalizePyName(r.name)] == nil && r.marker != "" {
-						continue // a platform or Python-version condition that did not apply
+						continue // a condition not known here, and not installed
 					}
 					queue = append(queue, want{req: r})
 				}
