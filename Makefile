@@ -87,6 +87,7 @@ FUZZ_TARGETS := \
 	./retrieval/apidoc:FuzzRust \
 	./retrieval/apidoc:FuzzSwift \
 	./retrieval/apidoc:FuzzPython \
+	./retrieval/apidoc:FuzzPyExports \
 	./retrieval/apidoc:FuzzReadme \
 	./retrieval/ref:FuzzParsePackageURI \
 	./pkgdocs:FuzzSections \

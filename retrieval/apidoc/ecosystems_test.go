@@ -218,19 +218,23 @@ func TestPythonRequests(t *testing.T) {
 	if d.Meta.Summary != "Python HTTP for Humans." || d.Meta.License != "Apache-2.0" || d.Meta.Repository != "https://github.com/psf/requests" {
 		t.Errorf("meta = %+v", d.Meta)
 	}
-	u := unit(t, d, "api/requests.api.get")
+	// defined in requests/api.py, imported as requests.get
+	u := unit(t, d, "api/requests.get")
+	if !strings.Contains(u.Text, "Also importable as `requests.api.get`") {
+		t.Errorf("requests.get does not name its module path:\n%s", u.Text)
+	}
 	checkSource(t, dir, u, "def get(url, params=None, **kwargs)", "Sends a GET request.\n\n:param url: URL for the new :class:`Request` object.",
 		`    r"""Sends a GET request.`)
 	if u.Symbol.Kind != SymFunc || u.File != "requests/api.py" {
 		t.Errorf("kind %s file %s", u.Symbol.Kind, u.File)
 	}
 	// a method, and a property
-	unit(t, d, "api/requests.sessions.Session.request")
-	if p := unit(t, d, "api/requests.models.Response.ok"); p.Symbol.Kind != SymProperty || !strings.HasPrefix(p.Symbol.Signature, "@property\ndef ok(self)") {
+	unit(t, d, "api/requests.Session.request")
+	if p := unit(t, d, "api/requests.Response.ok"); p.Symbol.Kind != SymProperty || !strings.HasPrefix(p.Symbol.Signature, "@property\ndef ok(self)") {
 		t.Errorf("Response.ok = %+v", p.Symbol)
 	}
 	// doctest blocks are examples
-	ex := unit(t, d, "example/requests.api.request")
+	ex := unit(t, d, "example/requests.request")
 	if !strings.Contains(ex.Text, ">>> req = requests.request('GET', 'https://httpbin.org/get')") {
 		t.Errorf("example:\n%s", ex.Text)
 	}
@@ -246,15 +250,15 @@ func TestPythonRequests(t *testing.T) {
 func TestPythonClick(t *testing.T) {
 	dir := pyWheel(t, "click==8.1.8")
 	d := extract(t, Python, "click", "8.1.8", dir)
-	u := unit(t, d, "api/click.core.Context.invoke")
+	u := unit(t, d, "api/click.Context.invoke")
 	if strings.Count(u.Symbol.Signature, "@t.overload") != 2 || !strings.Contains(u.Doc, "Invokes a command callback in exactly the way it expects.") {
 		t.Errorf("overloads not merged with the implementation's doc: %+v", u)
 	}
-	o := unit(t, d, "api/click.decorators.option")
+	o := unit(t, d, "api/click.option")
 	sig := "def option(\n    *param_decls: str, cls: t.Optional[t.Type[Option]] = None, **attrs: t.Any\n) -> t.Callable[[FC], FC]"
 	checkSource(t, dir, o, sig, "Attaches an option to the command.", `    """Attaches an option to the command.  All positional arguments are`)
 	// a nested method's multi-line signature is unindented, a decorator kept
-	h := unit(t, d, "api/click.decorators.HelpOption.show_help")
+	h := unit(t, d, "api/click.HelpOption.show_help")
 	if h.Symbol.Signature != "@staticmethod\ndef show_help(ctx: Context, param: Parameter, value: bool) -> None" {
 		t.Errorf("show_help = %q", h.Symbol.Signature)
 	}

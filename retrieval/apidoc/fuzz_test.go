@@ -149,3 +149,45 @@ func FuzzReadme(f *testing.F) {
 		}
 	})
 }
+
+// FuzzPyExports: the re-export resolver over a package of up to four
+// modules (the input split at "\n#%%\n"), any import graph: it ends,
+// and names no private module path.
+func FuzzPyExports(f *testing.F) {
+	for _, s := range []string{
+		"from ._a import *\nfrom ._b import X as Y\n__all__ = ['f', 'Y']\n__all__ += ('g',)\n#%%\nfrom ._b import *\ndef f(): pass\n#%%\nfrom ._a import *\nclass X:\n    def m(self): pass\n#%%\nfrom . import _a\n",
+		"_lazy = {'A': (__spec__.parent, '._a'), 'B': '.c', 'c': (__spec__.parent, '__module__')}\ndef __getattr__(n): pass\n#%%\nA = 1\n#%%\n#%%\nB = C = D\nD = B\n",
+		"from loop import x\nfrom .c import y as y\nx = y\n#%%\nfrom .. import *\nfrom ... import z\n#%%\nfrom loop._a import (\n  a,  # c\n  b as c,\n)\n#%%\nimport loop._b as b\n",
+	} {
+		f.Add(s)
+	}
+	root := fuzzRoot(f)
+	names := []string{"loop/__init__.py", "loop/_a.py", "loop/_b.py", "loop/c.py"}
+	f.Fuzz(func(t *testing.T, src string) {
+		x := fuzzExtractor(t, root)
+		start := time.Now()
+		parts := strings.SplitN(src, "\n#%%\n", len(names))
+		files := map[string]string{}
+		var mods []pyMod
+		for i, p := range parts {
+			files[names[i]] = p
+			name := strings.TrimSuffix(strings.TrimSuffix(names[i], ".py"), "/__init__")
+			mods = append(mods, pyMod{name: strings.ReplaceAll(name, "/", "."), file: names[i], public: !strings.Contains(name, "/_")})
+		}
+		r := newPyResolver(x, mods)
+		r.load = func(file string) (string, bool) { s, ok := files[file]; return s, ok }
+		var public []pyMod
+		for _, m := range mods {
+			if m.public {
+				public = append(public, m)
+			}
+		}
+		pyEmit(x, r, public)
+		fuzzCheck(t, src, x, start)
+		for _, u := range x.docs.Units {
+			if strings.Contains(u.Path, "._") && !strings.Contains(u.Path, ".__") {
+				t.Fatalf("private path %s", u.Path)
+			}
+		}
+	})
+}

@@ -8,27 +8,38 @@ import (
 	"strings"
 )
 
-// pyAPI reads the public modules of a Python package: those listed in
-// its wheel RECORD, else the .py files under Dir. Source is parsed, never
-// imported or run.
+// pyAPI reads the public API of a Python package from its modules:
+// those listed in its wheel RECORD, else the .py files under Dir. The
+// public modules' names are followed to their definitions, in private
+// modules too (pyexports.go). Source is parsed, never imported or run.
 func pyAPI(x *extractor) error {
-	for _, m := range pyModules(x) {
-		if x.ctx.Err() != nil {
-			return x.ctx.Err()
+	all := pyModules(x)
+	r := newPyResolver(x, all)
+	var public []pyMod
+	for _, m := range all {
+		if m.public {
+			public = append(public, m)
 		}
-		src, ok := x.source(m.file)
-		if !ok {
-			continue
-		}
-		pyModule(x, m.name, m.file, src)
 	}
-	return nil
+	pyEmit(x, r, public)
+	return x.ctx.Err()
 }
 
-type pyMod struct{ name, file string }
+// pyModule reads one module on its own (its imports lead nowhere): the
+// fuzz target's entry.
+func pyModule(x *extractor, mod, file, src string) {
+	r := newPyResolver(x, []pyMod{{name: mod, file: file, public: true}})
+	r.load = func(string) (string, bool) { return src, true }
+	pyEmit(x, r, []pyMod{{name: mod, file: file, public: true}})
+}
 
-// pyModules lists public modules: no "_" segment (but __init__), no
-// tests, a .pyi stub only when there is no .py beside it.
+type pyMod struct {
+	name, file string
+	public     bool // no "_" segment: users import it
+}
+
+// pyModules lists the package's modules, private ones marked: no tests,
+// a .pyi stub only when there is no .py beside it.
 func pyModules(x *extractor) []pyMod {
 	var files []string
 	if di := x.distInfo(); di != "" {
@@ -99,15 +110,27 @@ func pyModules(x *extractor) []pyMod {
 		if segs[len(segs)-1] == "__init__" {
 			segs = segs[:len(segs)-1]
 		}
-		if len(segs) == 0 || !pyPublicPath(segs) || (len(segs) == 1 && (segs[0] == "setup" || segs[0] == "conftest")) {
+		if len(segs) == 0 || !pyModulePath(segs) || (len(segs) == 1 && (segs[0] == "setup" || segs[0] == "conftest")) {
 			continue
 		}
-		mods = append(mods, pyMod{name: strings.Join(segs, "."), file: f})
+		mods = append(mods, pyMod{name: strings.Join(segs, "."), file: f, public: pyPublicPath(segs)})
 	}
 	sort.Slice(mods, func(i, j int) bool { return mods[i].name < mods[j].name })
 	return mods
 }
 
+// pyModulePath says whether a module may be read at all: no tests, a
+// valid name.
+func pyModulePath(segs []string) bool {
+	for _, s := range segs {
+		if s == "" || s == "tests" || s == "test" || strings.HasPrefix(s, "test_") || strings.ContainsAny(s, ".- ") {
+			return false
+		}
+	}
+	return true
+}
+
+// pyPublicPath says whether users import a module: no "_" segment.
 func pyPublicPath(segs []string) bool {
 	for _, s := range segs {
 		if s == "" || strings.HasPrefix(s, "_") || s == "tests" || s == "test" || strings.HasPrefix(s, "test_") || strings.ContainsAny(s, ".- ") {
@@ -115,173 +138,6 @@ func pyPublicPath(segs []string) bool {
 		}
 	}
 	return true
-}
-
-// pyModule reads one module's public functions, classes and methods.
-func pyModule(x *extractor, mod, file, src string) {
-	lines := pyLines(src)
-	li := newLineIndex(src)
-	p := &pyParser{x: x, src: src, lines: lines, li: li, file: file, mod: mod}
-	all := p.dunderAll()
-	if len(lines) > 0 && lines[0].onlyStr && lines[0].indent == 0 {
-		if d := pyDocstring(src[lines[0].start:lines[0].str]); d != "" {
-			s := Symbol{Name: mod, Kind: SymPackage, Signature: ""}
-			x.addAPI("python", s, d, file, li.line(lines[0].start), nil)
-		}
-	}
-	p.block(0, len(lines), 0, mod, false, all, 0)
-}
-
-type pyParser struct {
-	x     *extractor
-	src   string
-	lines []pyLine
-	li    lineIndex
-	file  string
-	mod   string
-}
-
-func (p *pyParser) text(l pyLine) string { return p.src[l.start:l.end] }
-
-// dunderAll collects the names a module's __all__ lists; nil when it has
-// none.
-func (p *pyParser) dunderAll() map[string]bool {
-	var all map[string]bool
-	for _, l := range p.lines {
-		if l.indent != 0 {
-			continue
-		}
-		t := p.text(l)
-		if !strings.HasPrefix(t, "__all__") {
-			continue
-		}
-		rest := strings.TrimSpace(t[len("__all__"):])
-		if !strings.HasPrefix(rest, "=") && !strings.HasPrefix(rest, "+=") && !strings.HasPrefix(rest, ".extend") && !strings.HasPrefix(rest, ".append") && !strings.HasPrefix(rest, ":") {
-			continue
-		}
-		if all == nil {
-			all = map[string]bool{}
-		}
-		for i := 0; i < len(rest); i++ {
-			if rest[i] == '"' || rest[i] == '\'' {
-				j := pySkipString(rest, i, false, 0)
-				if lit := rest[i:j]; len(lit) >= 2 {
-					all[strings.Trim(lit, `"'`)] = true
-				}
-				i = j - 1
-			}
-		}
-	}
-	return all
-}
-
-// maxPyDepth bounds class nesting.
-const maxPyDepth = 16
-
-// block reads lines [i, end) of a scope whose statements sit at indent.
-func (p *pyParser) block(i, end, indent int, prefix string, inClass bool, all map[string]bool, depth int) {
-	if depth > maxPyDepth {
-		return
-	}
-	seen := map[string]int{} // name → unit index, to merge @overload signatures
-	deco := -1
-	for i < end && p.x.ctx.Err() == nil {
-		l := p.lines[i]
-		if l.indent != indent {
-			i++
-			continue
-		}
-		t := p.text(l)
-		bodyEnd := i + 1
-		for bodyEnd < end && p.lines[bodyEnd].indent > indent {
-			bodyEnd++
-		}
-		kw, rest := pyKeyword(t)
-		switch kw {
-		case "@":
-			if deco < 0 {
-				deco = i
-			}
-			i++
-			continue
-		case "def", "class":
-			name := pyName(rest)
-			start := l.start
-			if deco >= 0 {
-				start = p.lines[deco].start
-			}
-			decorators := ""
-			if deco >= 0 {
-				decorators = p.src[p.lines[deco].start:l.start]
-			}
-			deco = -1
-			if name == "" || !pyPublic(name, inClass, all) {
-				i = bodyEnd
-				continue
-			}
-			sigEnd := l.end
-			if l.colon >= 0 {
-				sigEnd = l.colon
-			}
-			sig := pyUnindent(strings.TrimSpace(p.src[start:sigEnd]), indent)
-			doc := ""
-			if i+1 < bodyEnd && p.lines[i+1].onlyStr {
-				doc = pyDocstring(p.src[p.lines[i+1].start:p.lines[i+1].str])
-			} else if l.colon >= 0 && l.colon+1 < l.end {
-				// a one-line body: def f(): "doc"
-				after := strings.TrimSpace(p.src[l.colon+1 : l.end])
-				if strings.HasPrefix(after, `"`) || strings.HasPrefix(after, `'`) {
-					doc = pyDocstring(after)
-				}
-			}
-			kind := SymFunc
-			switch {
-			case kw == "class":
-				kind = SymClass
-			case name == "__init__":
-				kind = SymConstructor
-			case strings.Contains(decorators, "@property") || strings.Contains(decorators, ".setter") || strings.Contains(decorators, "cached_property"):
-				kind = SymProperty
-			case inClass:
-				kind = SymMethod
-			}
-			full := prefix + "." + name
-			if k, ok := seen[name]; ok {
-				// a redefinition: @overload signatures join the first
-				// unit; the implementation lends its docstring
-				if u := &p.x.docs.Units[k]; k < len(p.x.docs.Units) && u.Symbol != nil && u.Symbol.Name == full &&
-					(strings.Contains(decorators, "overload") || strings.Contains(u.Symbol.Signature, "overload")) {
-					if strings.Contains(decorators, "overload") {
-						u.Symbol.Signature += "\n" + sig
-					}
-					if u.Doc == "" && doc != "" {
-						u.Doc = doc
-					}
-					u.Text = apiMarkdown("python", *u.Symbol, u.Doc, nil)
-				}
-				i = bodyEnd
-				continue
-			}
-			s := Symbol{Name: full, Kind: kind, Signature: sig}
-			line := p.li.line(start)
-			if p.x.addAPI("python", s, doc, p.file, line, nil) {
-				seen[name] = len(p.x.docs.Units) - 1
-			}
-			p.examples(full, doc, line)
-			if kw == "class" && i+1 < bodyEnd {
-				p.block(i+1, bodyEnd, p.lines[i+1].indent, full, true, nil, depth+1)
-			}
-			i = bodyEnd
-			continue
-		case "if", "elif", "else", "try", "except", "finally", "with":
-			// conditional definitions stay in this scope
-			if !inClass && i+1 < bodyEnd {
-				p.block(i+1, bodyEnd, p.lines[i+1].indent, prefix, inClass, all, depth+1)
-			}
-		}
-		deco = -1
-		i = bodyEnd
-	}
 }
 
 // pyKeyword returns the statement's first keyword (def for async def)
@@ -373,8 +229,8 @@ func pyDocstring(lit string) string {
 	return strings.Trim(strings.Join(lines, "\n"), "\n")
 }
 
-// examples makes example units of a docstring's doctest blocks.
-func (p *pyParser) examples(name, doc string, line int) {
+// pyExamples makes an example unit of a docstring's doctest blocks.
+func pyExamples(x *extractor, file, name, doc string, line int) {
 	var blocks []string
 	var cur []string
 	flush := func() {
@@ -403,7 +259,7 @@ func (p *pyParser) examples(name, doc string, line int) {
 	for _, bl := range blocks {
 		b.WriteString(fence("pycon", bl))
 	}
-	p.x.add(Unit{Kind: KindExample, Path: "example/" + name, Title: "Example: " + name, Text: b.String(), File: p.file, Line: line})
+	x.add(Unit{Kind: KindExample, Path: "example/" + name, Title: "Example: " + name, Text: b.String(), File: file, Line: line})
 }
 
 func hasSuffix(names []string, suffix string) bool {

@@ -1,0 +1,343 @@
+package apidoc
+
+import (
+	"sort"
+	"strings"
+)
+
+// The public surface of a Python package as its users import it. A
+// public module's names are its __all__ when it has one, else every
+// name it binds without a leading "_" (its definitions, what it
+// imports, what its star imports bring). Each name is followed to where
+// it is defined — through `from ._client import AsyncClient`, `from .x
+// import *`, aliases and lazy-import tables read by a module
+// __getattr__ — and the definition becomes one unit under the shortest
+// public path (`httpx.AsyncClient`), keeping its file and line
+// (httpx/_client.py). Private modules contribute only what is
+// re-exported. Following stops at maxPyHops and at a cycle, which is
+// reported, so any import graph ends.
+
+// maxPyHops bounds one name's chain of re-exports.
+const maxPyHops = 32
+
+// pyRef is what a name resolves to: a definition (src, item), a module
+// (mod), or a name of another distribution (ext: the statement;
+// explicit when written `import a as a`).
+type pyRef struct {
+	src      *pySrc
+	item     int
+	mod      string
+	ext      string
+	explicit bool
+}
+
+// pyResolver reads modules on demand and follows their bindings.
+type pyResolver struct {
+	x       *extractor
+	files   map[string]string // module name → file
+	pkgs    map[string]bool   // module names that are __init__ files
+	parsed  map[string]*pySrc
+	stars   map[string]map[string]bool
+	state   map[string]int // star-name computation: 1 running, 2 done
+	cycles  map[string]bool
+	load    func(file string) (string, bool)
+	visited map[string]bool
+}
+
+func newPyResolver(x *extractor, mods []pyMod) *pyResolver {
+	r := &pyResolver{x: x, files: map[string]string{}, pkgs: map[string]bool{}, parsed: map[string]*pySrc{},
+		stars: map[string]map[string]bool{}, state: map[string]int{}, cycles: map[string]bool{}, visited: map[string]bool{}}
+	for _, m := range mods {
+		r.files[m.name] = m.file
+		r.pkgs[m.name] = strings.HasSuffix(m.file, "__init__.py") || strings.HasSuffix(m.file, "__init__.pyi")
+	}
+	r.load = x.source
+	return r
+}
+
+// module parses a module of the package once; nil when it is not one.
+func (r *pyResolver) module(name string) *pySrc {
+	if m, ok := r.parsed[name]; ok {
+		return m
+	}
+	file, ok := r.files[name]
+	if !ok {
+		return nil
+	}
+	r.parsed[name] = nil // a module reading itself while parsed is no module
+	src, ok := r.load(file)
+	if !ok {
+		return nil
+	}
+	m := pyParse(r.x, name, file, src, r.pkgs[name])
+	r.parsed[name] = m
+	return m
+}
+
+// resolve follows name in module m to its definition.
+func (r *pyResolver) resolve(m *pySrc, name string, hops int) (pyRef, bool) {
+	key := m.name + "\x00" + name
+	if hops > maxPyHops || r.visited[key] {
+		if !r.cycles[m.name] {
+			r.cycles[m.name] = true
+			r.x.warn(m.file, "circular or too long re-export of %s: left out", name)
+		}
+		return pyRef{}, false
+	}
+	r.visited[key] = true
+	defer delete(r.visited, key)
+	if b, ok := m.binds[name]; ok {
+		switch b.kind {
+		case pyBindItem:
+			return pyRef{src: m, item: b.item}, true
+		case pyBindImport:
+			if b.attr == "" {
+				return pyRef{mod: b.mod}, r.files[b.mod] != ""
+			}
+			if sub := b.mod + "." + b.attr; b.mod == m.name && r.files[sub] != "" {
+				return pyRef{mod: sub}, true // `from . import sub` in a package
+			}
+			if t := r.module(b.mod); t != nil {
+				if ref, ok := r.resolve(t, b.attr, hops+1); ok {
+					return ref, true
+				}
+			}
+			if sub := b.mod + "." + b.attr; r.files[sub] != "" {
+				return pyRef{mod: sub}, true
+			}
+			if r.files[b.mod] == "" && !r.inPackage(b.mod) {
+				return pyRef{ext: b.stmt, explicit: b.explicit}, true
+			}
+			return pyRef{}, false
+		}
+	}
+	if m.getattr {
+		for _, l := range m.lazy {
+			if l.name != name {
+				continue
+			}
+			base := m.name
+			if !m.pkg {
+				base = pyParent(base)
+			}
+			if l.attr == "__module__" {
+				sub := base + "." + name
+				return pyRef{mod: sub}, r.files[sub] != ""
+			}
+			target := l.mod
+			if strings.HasPrefix(target, ".") {
+				target = strings.TrimSuffix(base+target, ".")
+			}
+			attr := l.attr
+			if attr == "" {
+				attr = name
+			}
+			if t := r.module(target); t != nil {
+				return r.resolve(t, attr, hops+1)
+			}
+			return pyRef{}, false
+		}
+	}
+	for _, s := range m.stars {
+		t := r.module(s)
+		if t == nil || !r.starNames(t)[name] {
+			continue
+		}
+		if ref, ok := r.resolve(t, name, hops+1); ok {
+			return ref, true
+		}
+	}
+	if sub := m.name + "." + name; r.files[sub] != "" {
+		return pyRef{mod: sub}, true
+	}
+	return pyRef{}, false
+}
+
+// inPackage says whether a module name falls under one of the package's
+// top-level modules (then failing to find it is a miss, not another
+// distribution).
+func (r *pyResolver) inPackage(mod string) bool {
+	top, _, _ := strings.Cut(mod, ".")
+	return r.files[top] != ""
+}
+
+// starNames is what `from m import *` brings: __all__, else every name
+// without a leading "_" that m binds or star-imports. A cycle of star
+// imports ends where it closes.
+func (r *pyResolver) starNames(m *pySrc) map[string]bool {
+	switch r.state[m.name] {
+	case 1:
+		return nil
+	case 2:
+		return r.stars[m.name]
+	}
+	r.state[m.name] = 1
+	out := map[string]bool{}
+	if m.hasAll {
+		for _, n := range m.all {
+			out[n] = true
+		}
+	} else {
+		for _, n := range m.order {
+			if !strings.HasPrefix(n, "_") {
+				out[n] = true
+			}
+		}
+		for _, s := range m.stars {
+			if t := r.module(s); t != nil {
+				for n := range r.starNames(t) {
+					out[n] = true
+				}
+			}
+		}
+	}
+	r.stars[m.name] = out
+	r.state[m.name] = 2
+	return out
+}
+
+// publicNames lists a public module's names in a stable order: __all__
+// as written, else bound names, star-imported ones, then lazy ones.
+func (r *pyResolver) publicNames(m *pySrc) []string {
+	if m.hasAll {
+		return m.all
+	}
+	seen := map[string]bool{}
+	var out []string
+	add := func(n string) {
+		if !seen[n] && !strings.HasPrefix(n, "_") {
+			seen[n] = true
+			out = append(out, n)
+		}
+	}
+	for _, n := range m.order {
+		add(n)
+	}
+	var star []string
+	for _, s := range m.stars {
+		if t := r.module(s); t != nil {
+			for n := range r.starNames(t) {
+				star = append(star, n)
+			}
+		}
+	}
+	sort.Strings(star)
+	for _, n := range star {
+		add(n)
+	}
+	if m.getattr {
+		for _, l := range m.lazy {
+			add(l.name)
+		}
+	}
+	return out
+}
+
+// pyEmit adds the units of the public modules mods (sorted): each
+// definition once, under its shortest public path, its other public
+// paths named in its text.
+func pyEmit(x *extractor, r *pyResolver, mods []pyMod) {
+	sort.SliceStable(mods, func(i, j int) bool {
+		di, dj := strings.Count(mods[i].name, "."), strings.Count(mods[j].name, ".")
+		if di != dj {
+			return di < dj
+		}
+		return mods[i].name < mods[j].name
+	})
+	type done struct {
+		unit    int
+		name    string
+		aliases []string
+	}
+	emitted := map[string]*done{} // module\x00item → unit
+	for _, pm := range mods {
+		if x.ctx.Err() != nil || x.full {
+			return
+		}
+		m := r.module(pm.name)
+		if m == nil {
+			continue
+		}
+		if m.doc != "" {
+			x.addAPI("python", Symbol{Name: m.name, Kind: SymPackage}, m.doc, m.file, m.docLine, nil)
+		}
+		for _, name := range r.publicNames(m) {
+			if strings.HasPrefix(name, "_") {
+				continue
+			}
+			ref, ok := r.resolve(m, name, 0)
+			if !ok || ref.mod != "" {
+				continue
+			}
+			public := m.name + "." + name
+			if ref.ext != "" {
+				if !m.hasAll && !ref.explicit {
+					continue // an import for the module's own use
+				}
+				s := Symbol{Name: public, Kind: SymVar, Signature: ref.ext}
+				x.addAPI("python", s, "Re-exported from another distribution.", m.file, 0, nil)
+				continue
+			}
+			key := ref.src.name + "\x00" + ref.src.items[ref.item].name
+			if d := emitted[key]; d != nil {
+				// a deeper path to the same name is mentioned; another
+				// name, or another top-level package, is a unit of its own
+				if strings.Count(public, ".") > strings.Count(d.name, ".") && lastDot(public) == lastDot(d.name) {
+					d.aliases = append(d.aliases, public)
+					continue
+				}
+				it := ref.src.items[ref.item]
+				doc := "Same as `" + d.name + "`."
+				if first, _, _ := strings.Cut(it.doc, "\n\n"); first != "" {
+					doc += "\n\n" + first
+				}
+				x.addAPI("python", Symbol{Name: public, Kind: it.kind, Signature: it.sig}, doc, ref.src.file, it.line, nil)
+				continue
+			}
+			first := len(x.docs.Units)
+			pyEmitItem(x, ref.src, ref.item, public)
+			if len(x.docs.Units) > first {
+				emitted[key] = &done{unit: first, name: public}
+			}
+		}
+	}
+	for _, d := range emitted {
+		if len(d.aliases) == 0 || d.unit >= len(x.docs.Units) {
+			continue
+		}
+		u := &x.docs.Units[d.unit]
+		u.Text = strings.TrimRight(u.Text, "\n") + "\n\nAlso importable as " + strings.Join(quoteAll(d.aliases), ", ") + ".\n"
+	}
+}
+
+func lastDot(name string) string { return name[strings.LastIndexByte(name, '.')+1:] }
+
+func quoteAll(names []string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = "`" + n + "`"
+	}
+	return out
+}
+
+// pyEmitItem adds a definition under its public name, and for a class
+// its members under it.
+func pyEmitItem(x *extractor, m *pySrc, k int, public string) {
+	it := m.items[k]
+	emit := func(it pyItem, name string) {
+		s := Symbol{Name: name, Kind: it.kind, Signature: it.sig}
+		x.addAPI("python", s, it.doc, m.file, it.line, nil)
+		pyExamples(x, m.file, name, it.doc, it.line)
+	}
+	emit(it, public)
+	if it.kind != SymClass {
+		return
+	}
+	prefix := it.name + "."
+	for _, c := range m.items[k+1:] {
+		if !strings.HasPrefix(c.name, prefix) {
+			break // members follow their class
+		}
+		emit(c, public+"."+strings.TrimPrefix(c.name, prefix))
+	}
+}

@@ -1,0 +1,89 @@
+package apidoc
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestPythonHttpx: httpx defines its API in private modules and
+// re-exports it with `from ._client import *` under __all__; units carry
+// the public path and the defining file.
+func TestPythonHttpx(t *testing.T) {
+	dir := pyWheel(t, "httpx==0.27.2")
+	d := extract(t, Python, "httpx", "0.27.2", dir)
+	g := unit(t, d, "api/httpx.get")
+	sig := "def get(\n    url: URL | str,\n    *,\n    params: QueryParamTypes | None = None,"
+	if !strings.HasPrefix(g.Symbol.Signature, sig) || !strings.HasSuffix(g.Symbol.Signature, "    trust_env: bool = True,\n) -> Response") {
+		t.Errorf("httpx.get signature:\n%s", g.Symbol.Signature)
+	}
+	checkSource(t, dir, g, g.Symbol.Signature, "Sends a `GET` request.\n\n**Parameters**: See `httpx.request`.", "    Sends a `GET` request.")
+	if g.File != "httpx/_api.py" || g.Symbol.Kind != SymFunc {
+		t.Errorf("httpx.get: file %s kind %s", g.File, g.Symbol.Kind)
+	}
+	c := unit(t, d, "api/httpx.AsyncClient")
+	checkSource(t, dir, c, "class AsyncClient(BaseClient)", "An asynchronous HTTP client, with connection pooling, HTTP/2, redirects,\ncookie persistence, etc.",
+		"    An asynchronous HTTP client, with connection pooling, HTTP/2, redirects,")
+	if c.File != "httpx/_client.py" || c.Symbol.Kind != SymClass {
+		t.Errorf("httpx.AsyncClient: file %s kind %s", c.File, c.Symbol.Kind)
+	}
+	if m := unit(t, d, "api/httpx.AsyncClient.get"); m.Symbol.Kind != SymMethod || !strings.HasPrefix(m.Symbol.Signature, "async def get(") {
+		t.Errorf("AsyncClient.get: %+v", m.Symbol)
+	}
+	// from ._main import main inside try, a var of __all__, a class of a private subpackage
+	unit(t, d, "api/httpx.main")
+	unit(t, d, "api/httpx.USE_CLIENT_DEFAULT")
+	if h := unit(t, d, "api/httpx.HTTPTransport"); h.File != "httpx/_transports/default.py" {
+		t.Errorf("HTTPTransport file %s", h.File)
+	}
+	// private modules contribute only what is re-exported
+	if hasUnit(d, func(u Unit) bool { return strings.Contains(u.Path, "._") && !strings.Contains(u.Path, ".__") }) {
+		t.Error("a private module's path is listed")
+	}
+	if hasUnit(d, func(u Unit) bool { return u.Path == "api/httpx.BaseClient" }) {
+		t.Error("httpx.BaseClient is not re-exported but is listed")
+	}
+}
+
+// TestPythonPydantic: pydantic's names are a lazy-import table read by
+// its module __getattr__ (`_dynamic_imports`).
+func TestPythonPydantic(t *testing.T) {
+	dir := pyWheel(t, "pydantic==2.14.4")
+	d := extract(t, Python, "pydantic", "2.14.4", dir)
+	b := unit(t, d, "api/pydantic.BaseModel")
+	checkSource(t, dir, b, "class BaseModel(metaclass=_model_construction.ModelMetaclass)", "!!! abstract \"Usage Documentation\"", `    """!!! abstract "Usage Documentation"`)
+	if b.File != "pydantic/main.py" {
+		t.Errorf("BaseModel file %s", b.File)
+	}
+	unit(t, d, "api/pydantic.BaseModel.model_dump")
+	if c := unit(t, d, "api/pydantic.ConfigDict"); c.File != "pydantic/config.py" {
+		t.Errorf("ConfigDict file %s", c.File)
+	}
+	if f := unit(t, d, "api/pydantic.Field"); !strings.Contains(f.Symbol.Signature, "@overload") && !strings.HasPrefix(f.Symbol.Signature, "def Field(") {
+		t.Errorf("Field = %q", f.Symbol.Signature[:min(80, len(f.Symbol.Signature))])
+	}
+	for _, p := range []string{"api/pydantic.field_validator", "api/pydantic.ValidationError", "api/pydantic.TypeAdapter"} {
+		unit(t, d, p)
+	}
+}
+
+// TestPythonCircular: modules that re-export each other end with what
+// each defines, and a name that only loops is left out with a warning.
+func TestPythonCircular(t *testing.T) {
+	dir := writePkg(t, map[string]string{
+		"loop/__init__.py": "from ._a import *\nfrom ._b import ghost\nfrom . import loop as again\n",
+		"loop/_a.py":       "from ._b import *\n\ndef fa():\n    \"\"\"A.\"\"\"\n",
+		"loop/_b.py":       "from ._a import *\nfrom ._a import ghost\n\ndef fb(x: int) -> int:\n    \"\"\"B.\"\"\"\n",
+		"loop/self.py":     "from .self import *\nfrom loop.self import me\nme = me\nyou = they = you\n",
+	})
+	d := extract(t, Python, "loop", "1.0", dir)
+	if u := unit(t, d, "api/loop.fb"); u.Symbol.Signature != "def fb(x: int) -> int" || u.File != "loop/_b.py" {
+		t.Errorf("fb = %+v", u)
+	}
+	unit(t, d, "api/loop.fa")
+	if hasUnit(d, func(u Unit) bool { return strings.Contains(u.Path, "ghost") || strings.Contains(u.Path, "again") }) {
+		t.Error("a name that only loops is listed")
+	}
+	if !warned(d, "", "circular") {
+		t.Errorf("no warning for the loop: %v", d.Warnings)
+	}
+}
