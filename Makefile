@@ -85,6 +85,7 @@ FUZZ_TARGETS := \
 	./retrieval/packages:FuzzArchiveName \
 	./retrieval/apidoc:FuzzTypeScript \
 	./retrieval/apidoc:FuzzRust \
+	./retrieval/apidoc:FuzzRustMacros \
 	./retrieval/apidoc:FuzzSwift \
 	./retrieval/apidoc:FuzzPython \
 	./retrieval/apidoc:FuzzPyExports \

@@ -147,8 +147,13 @@ func pyWheel(tb testing.TB, spec string) string {
 // crates fetches crates with `cargo fetch` on a scratch manifest, with a
 // temporary CARGO_HOME, and returns the registry source folder.
 func crates(tb testing.TB) string {
-	return fetchOnce(tb, "crates", func(dir string) (string, error) {
-		manifest := "[package]\nname = \"scratch\"\nversion = \"0.0.0\"\nedition = \"2021\"\n\n[dependencies]\nanyhow = \"=1.0.98\"\nserde = { version = \"=1.0.219\", default-features = false }\n"
+	return cratesWith(tb, "crates", "anyhow = \"=1.0.98\"\nserde = { version = \"=1.0.219\", default-features = false }\n")
+}
+
+// cratesWith fetches the dependencies deps (Cargo.toml lines) once per key.
+func cratesWith(tb testing.TB, key, deps string) string {
+	return fetchOnce(tb, key, func(dir string) (string, error) {
+		manifest := "[package]\nname = \"scratch\"\nversion = \"0.0.0\"\nedition = \"2021\"\n\n[dependencies]\n" + deps
 		if err := os.MkdirAll(filepath.Join(dir, "src"), 0o755); err != nil {
 			return "", err
 		}

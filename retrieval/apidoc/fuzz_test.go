@@ -84,7 +84,7 @@ func FuzzRust(f *testing.F) {
 	f.Fuzz(func(t *testing.T, src string) {
 		x := fuzzExtractor(t, root)
 		start := time.Now()
-		r := &rustReader{x: x, seen: map[string]bool{}, pubUse: map[string]bool{}, globs: map[string]bool{}}
+		r := newRustReader(x)
 		file := parseRust("src/lib.rs", src)
 		r.scope(file, 0, len(file.toks), nil, "", "src", 0)
 		r.emitAll()
@@ -188,6 +188,33 @@ func FuzzPyExports(f *testing.F) {
 			if strings.Contains(u.Path, "._") && !strings.Contains(u.Path, ".__") {
 				t.Fatalf("private path %s", u.Path)
 			}
+		}
+	})
+}
+
+// FuzzRustMacros: the reader of macro invocations that wrap items, of
+// wrapper macro_rules and of `pub use` trees, with the input as an
+// invocation's body, closed or not: it ends, and a listed re-export
+// points at a line of the file.
+func FuzzRustMacros(f *testing.F) {
+	for _, s := range []string{
+		"pub fn spawn<F>(f: F) where F: Send {}\npub mod time;\npub use task::{spawn, JoinHandle as H, self};",
+		"macro_rules! doc { ($i:item) => { /// Doc.\n #[macro_export] $i } }\ndoc! {macro_rules! select { {$($t:tt)*} => {} }}",
+		"cfg_a! { cfg_b! [ pub struct S; ] pub use crate::m::*; pub use super::super::x as y;",
+		"pub use a::{b::{c, d::*}, e as _, ::f, {g}};\nmod m { pub fn c() {} }\n#![doc = include_str!(\"../x.md\")]",
+	} {
+		f.Add(s)
+	}
+	root := fuzzRoot(f)
+	f.Fuzz(func(t *testing.T, body string) {
+		for _, src := range []string{"cfg_rt! {\n" + body + "\n}\n" + body, "cfg_rt! {\n" + body} {
+			x := fuzzExtractor(t, root)
+			start := time.Now()
+			r := newRustReader(x)
+			file := parseRust("src/lib.rs", src)
+			r.scope(file, 0, len(file.toks), nil, "", "src", 0)
+			r.emitAll()
+			fuzzCheck(t, src, x, start)
 		}
 	})
 }

@@ -22,10 +22,15 @@ func rustAPI(x *extractor) error {
 		}
 		return nil
 	}
-	r := &rustReader{x: x, seen: map[string]bool{}, pubUse: map[string]bool{}, globs: map[string]bool{}}
+	r := newRustReader(x)
 	r.file(lib, true, nil, "", 0)
 	r.emitAll()
 	return nil
+}
+
+func newRustReader(x *extractor) *rustReader {
+	return &rustReader{x: x, seen: map[string]bool{}, pubUse: map[string]bool{}, globs: map[string]bool{},
+		wrappers: map[string]*rustWrap{}, macros: map[string]bool{}}
 }
 
 // emitAll adds the items read.
@@ -57,10 +62,11 @@ func (r *rustReader) emitAll() {
 		}
 		if !x.add(Unit{Kind: KindAPI, Path: "api/" + it.s.Name, Title: it.s.Name, Text: apiMarkdown("rust", it.s, rustVisible(it.doc), nil),
 			Symbol: &it.s, Doc: it.doc, File: it.file, Line: it.line}) {
-			break
+			return
 		}
 		docExamples(x, "rust", it.s.Name, it.doc, it.file, it.line)
 	}
+	r.emitReexports()
 }
 
 func lastSeg(name string) string {
@@ -76,6 +82,17 @@ type rustReader struct {
 	items  []rustItem
 	pubUse map[string]bool // names a `pub use` re-exports
 	globs  map[string]bool // modules a `pub use m::*` re-exports
+	// full is the module being read, private segments included
+	full []string
+	// reuses are the `pub use` re-exports read (rustexports.go)
+	reuses []rustUse
+	// wrappers are the crate's macro_rules that wrap an item with docs
+	// or #[macro_export] (tokio's doc! around select!); wrap is the one
+	// whose invocation is being read
+	wrappers map[string]*rustWrap
+	wrap     *rustWrap
+	macros   map[string]bool // exported macros emitted (cfg(doc) and cfg(not(doc)) twins)
+	hidden   int             // inside a #[doc(hidden)] module: macros only
 }
 
 type rustItem struct {
@@ -85,6 +102,7 @@ type rustItem struct {
 	line    int
 	privMod string // the innermost private module holding it, "" if none
 	owner   string // an inherent method's type
+	path    string // the item's path with private modules: "task::spawn::spawn"
 }
 
 type rustFile struct {
@@ -170,12 +188,21 @@ func (r *rustReader) scope(f *rustFile, i, end int, mods []string, priv, childDi
 			i++
 			continue
 		case f.text(i) == "#" && f.text(i+1) == "!" && f.text(i+2) == "[":
-			i = min(f.match[i+2], end) + 1
+			c := min(f.match[i+2], end)
+			if d, ok := r.includeDoc(f, f.span(i, c+1)); ok {
+				inner = append(inner, d)
+				if innerAt < 0 {
+					innerAt = i
+				}
+			}
+			i = c + 1
 			continue
 		case f.text(i) == "#" && f.text(i+1) == "[":
 			c := min(f.match[i+1], end)
 			a := f.src[f.toks[i].start:f.toks[min(c, len(f.toks)-1)].end]
 			if d, ok := docAttr(a); ok {
+				docs = append(docs, d)
+			} else if d, ok := r.includeDoc(f, a); ok {
 				docs = append(docs, d)
 			} else {
 				attrs = append(attrs, a)
@@ -223,11 +250,15 @@ func (r *rustReader) modFile(f *rustFile, attrs []string, name string, mods []st
 }
 
 func (r *rustReader) emit(f *rustFile, name, kind, sig, doc string, at int, priv, owner string) {
-	if len(r.items) >= r.x.lim.MaxUnits {
+	if len(r.items) >= r.x.lim.MaxUnits || r.hidden > 0 && kind != SymMacro {
 		return
 	}
+	p := ""
+	if owner == "" {
+		p = qualify(r.full, lastSeg(name))
+	}
 	r.items = append(r.items, rustItem{s: Symbol{Name: name, Kind: kind, Signature: sig}, doc: doc, file: f.name,
-		line: f.li.line(f.toks[at].start), privMod: priv, owner: owner})
+		line: f.li.line(f.toks[at].start), privMod: priv, owner: owner, path: p})
 }
 
 // uses records what a `pub use` re-exports: each last path segment or

@@ -123,8 +123,14 @@ func (r *rustReader) item(f *rustFile, i, end int, doc string, attrs []string, m
 	case "mod":
 		name := f.text(i + 1)
 		open, next := f.itemEnd(i, end, true)
-		if hidden || name == "tests" || name == "test" || !isTSName(name) {
+		if hasAttr(attrs, "cfg(test)") || name == "tests" || name == "test" || !isTSName(name) {
 			return next
+		}
+		if hidden {
+			// a #[doc(hidden)] module: only its #[macro_export] macros,
+			// which live at the crate root, are public (tokio's macros)
+			r.hidden++
+			defer func() { r.hidden-- }()
 		}
 		if name == "private" || name == "__private" {
 			return next // sealed-trait and macro plumbing
@@ -135,24 +141,39 @@ func (r *rustReader) item(f *rustFile, i, end int, doc string, attrs []string, m
 		} else {
 			subPriv = name
 		}
+		saved := r.full
+		r.full = append(append([]string(nil), r.full...), name)
 		if open >= 0 {
 			r.scope(f, open+1, min(f.match[open], end), sub, subPriv, childDir+"/"+name, depth+1)
 		} else {
 			r.modFile(f, attrs, name, sub, subPriv, childDir, depth)
 		}
+		r.full = saved
 		return next
 	case "use":
 		_, next := f.itemEnd(i, end, false)
-		if pub && !hidden {
+		if pub && !hidden && r.hidden == 0 {
 			r.uses(f, i+1, next)
+			r.useTree(f, i+1, next, mods, priv)
 		}
 		return next
 	case "macro_rules":
 		open, next := f.itemEnd(i, end, true)
 		name := f.text(i + 2)
-		if hidden || !hasAttr(attrs, "macro_export") || !isTSName(name) {
+		if open >= 0 && isTSName(name) {
+			r.noteWrapper(f, name, open+1, min(f.match[open], end))
+		}
+		export := hasAttr(attrs, "macro_export")
+		if w := r.wrap; w != nil {
+			export = export || w.export
+			if doc == "" {
+				doc = w.doc
+			}
+		}
+		if hidden || !export || !isTSName(name) || r.macros[name] {
 			return next
 		}
+		r.macros[name] = true
 		sig := "macro_rules! " + name + " {\n"
 		if open >= 0 {
 			for _, arm := range f.macroArms(open+1, min(f.match[open], end)) {
@@ -211,6 +232,9 @@ func (r *rustReader) item(f *rustFile, i, end int, doc string, attrs []string, m
 		if !isTrait && typ != "" {
 			r.members(f, open+1, min(f.match[open], end), qualify(mods, typ), typ, false)
 		}
+		return next
+	}
+	if next, ok := r.invocation(f, i, end, mods, priv, childDir, depth); ok {
 		return next
 	}
 	_, next := f.itemEnd(i, end, true)
