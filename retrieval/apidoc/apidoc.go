@@ -140,6 +140,9 @@ const (
 	SymNamespace   = "namespace"
 	SymMacro       = "macro"
 	SymExtension   = "extension"
+	// SymReexport is a name re-exported from another package, whose own
+	// docs are that package's: its kind is not read.
+	SymReexport = "reexport"
 )
 
 // Warning is one file or item left out or cut.

@@ -35,6 +35,7 @@ type pyRef struct {
 type pyResolver struct {
 	x       *extractor
 	files   map[string]string // module name → file
+	stubs   map[string]string // module name → its .pyi beside the .py
 	pkgs    map[string]bool   // module names that are __init__ files
 	parsed  map[string]*pySrc
 	stars   map[string]map[string]bool
@@ -45,9 +46,13 @@ type pyResolver struct {
 }
 
 func newPyResolver(x *extractor, mods []pyMod) *pyResolver {
-	r := &pyResolver{x: x, files: map[string]string{}, pkgs: map[string]bool{}, parsed: map[string]*pySrc{},
+	r := &pyResolver{x: x, files: map[string]string{}, stubs: map[string]string{}, pkgs: map[string]bool{}, parsed: map[string]*pySrc{},
 		stars: map[string]map[string]bool{}, state: map[string]int{}, cycles: map[string]bool{}, visited: map[string]bool{}}
 	for _, m := range mods {
+		if m.stub {
+			r.stubs[m.name] = m.file
+			continue
+		}
 		r.files[m.name] = m.file
 		r.pkgs[m.name] = strings.HasSuffix(m.file, "__init__.py") || strings.HasSuffix(m.file, "__init__.pyi")
 	}
@@ -74,9 +79,30 @@ func (r *pyResolver) module(name string) *pySrc {
 	return m
 }
 
+// stub parses a module's .pyi stub once; nil when it has none.
+func (r *pyResolver) stub(name string) *pySrc {
+	key := name + ".pyi"
+	if m, ok := r.parsed[key]; ok {
+		return m
+	}
+	file, ok := r.stubs[name]
+	r.parsed[key] = nil
+	if !ok {
+		return nil
+	}
+	src, ok := r.load(file)
+	if !ok {
+		return nil
+	}
+	m := pyParse(r.x, name, file, src, strings.HasSuffix(file, "__init__.pyi"))
+	m.stub = true
+	r.parsed[key] = m
+	return m
+}
+
 // resolve follows name in module m to its definition.
 func (r *pyResolver) resolve(m *pySrc, name string, hops int) (pyRef, bool) {
-	key := m.name + "\x00" + name
+	key := m.file + "\x00" + name // a stub shares its module's name
 	if hops > maxPyHops || r.visited[key] {
 		if !r.cycles[m.name] {
 			r.cycles[m.name] = true
@@ -108,7 +134,7 @@ func (r *pyResolver) resolve(m *pySrc, name string, hops int) (pyRef, bool) {
 			if r.files[b.mod] == "" && !r.inPackage(b.mod) {
 				return pyRef{ext: b.stmt, explicit: b.explicit}, true
 			}
-			return pyRef{}, false
+			// from a compiled module, or a loop: the stub may say
 		}
 	}
 	if m.getattr {
@@ -150,7 +176,27 @@ func (r *pyResolver) resolve(m *pySrc, name string, hops int) (pyRef, bool) {
 	if sub := m.name + "." + name; r.files[sub] != "" {
 		return pyRef{mod: sub}, true
 	}
+	if !m.stub {
+		if st := r.stub(m.name); st != nil {
+			return r.resolve(st, name, hops+1)
+		}
+	}
 	return pyRef{}, false
+}
+
+// refModule finds the module a dotted name in m means ("_core",
+// "lib._npyio_impl"): its first name resolved in m, the rest submodules.
+func (r *pyResolver) refModule(m *pySrc, ref string) *pySrc {
+	first, rest, _ := strings.Cut(ref, ".")
+	ref0, ok := r.resolve(m, first, 0)
+	if !ok || ref0.mod == "" {
+		return nil
+	}
+	name := ref0.mod
+	if rest != "" {
+		name += "." + rest
+	}
+	return r.module(name)
 }
 
 // inPackage says whether a module name falls under one of the package's
@@ -199,8 +245,45 @@ func (r *pyResolver) starNames(m *pySrc) map[string]bool {
 // publicNames lists a public module's names in a stable order: __all__
 // as written, else bound names, star-imported ones, then lazy ones.
 func (r *pyResolver) publicNames(m *pySrc) []string {
+	if !m.stub && (!m.hasAll || m.allCalc) {
+		// names computed at import time: the stub's, when there is one
+		if st := r.stub(m.name); st != nil {
+			return pyUnion(r.pyNames(m), r.publicNames(st))
+		}
+	}
+	return r.pyNames(m)
+}
+
+func pyUnion(a, b []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, n := range append(append([]string(nil), a...), b...) {
+		if !seen[n] {
+			seen[n] = true
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// pyNames lists the names module m's own text makes public.
+func (r *pyResolver) pyNames(m *pySrc) []string {
 	if m.hasAll {
-		return m.all
+		if len(m.allRefs) == 0 {
+			return m.all
+		}
+		names := m.all
+		for _, ref := range m.allRefs {
+			if t := r.refModule(m, ref); t != nil {
+				var more []string
+				for n := range r.starNames(t) {
+					more = append(more, n)
+				}
+				sort.Strings(more)
+				names = pyUnion(names, more)
+			}
+		}
+		return names
 	}
 	seen := map[string]bool{}
 	var out []string
@@ -274,7 +357,7 @@ func pyEmit(x *extractor, r *pyResolver, mods []pyMod) {
 				if !m.hasAll && !ref.explicit {
 					continue // an import for the module's own use
 				}
-				s := Symbol{Name: public, Kind: SymVar, Signature: ref.ext}
+				s := Symbol{Name: public, Kind: SymReexport, Signature: ref.ext}
 				x.addAPI("python", s, "Re-exported from another distribution.", m.file, 0, nil)
 				continue
 			}

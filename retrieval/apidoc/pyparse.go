@@ -45,9 +45,12 @@ type pySrc struct {
 	order      []string // bound names, first binding order
 	all        []string // __all__ in order
 	hasAll     bool
+	allRefs    []string // modules whose __all__ this one's adds: set(_core.__all__)
+	allCalc    bool     // __all__ is computed, not only listed
 	stars      []string // modules star-imported, absolute, in order
 	lazy       []pyLazy // dict entries of a lazy-import table
 	getattr    bool     // a module __getattr__ is defined
+	stub       bool     // a .pyi read beside its .py
 }
 
 // pyLazy is one entry of a lazy-import table: name → module (absolute
@@ -327,8 +330,8 @@ func (p *pyParser) assign(i, bodyEnd int, t string) {
 		value = strings.TrimSpace(rest[1:])
 	case strings.HasPrefix(rest, ":"):
 		_, v, ok := strings.Cut(rest, "=")
-		if !ok {
-			return // an annotation alone binds nothing
+		if !ok && !strings.HasSuffix(p.file, ".pyi") {
+			return // an annotation alone binds nothing (in a stub it declares)
 		}
 		value = strings.TrimSpace(v)
 	default:
@@ -371,6 +374,41 @@ func (p *pyParser) dunderAll(rest string) {
 			p.mod.all = append(p.mod.all, lit)
 		}
 	}
+	// what is not a literal: references to other modules' __all__
+	code := pyCode(rest)
+	for k := strings.Index(code, ".__all__"); k >= 0; k = strings.Index(code, ".__all__") {
+		j := k
+		for j > 0 && (isIdentByte(code[j-1]) && code[j-1] != '$' || code[j-1] == '.') {
+			j--
+		}
+		if ref := code[j:k]; pyDotted(ref) {
+			p.mod.allRefs = append(p.mod.allRefs, ref)
+		}
+		code = code[k+len(".__all__"):]
+	}
+	if strings.ContainsFunc(pyCode(rest), func(c rune) bool { return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }) {
+		p.mod.allCalc = true
+	}
+}
+
+// pyCode is s with its string literals and comments removed.
+func pyCode(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '"' || c == '\'':
+			i = pySkipString(s, i, false, 0) - 1
+			b.WriteByte(' ')
+		case c == '#':
+			for i < len(s) && s[i] != '\n' {
+				i++
+			}
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
 }
 
 // lazyTable reads a dict literal whose keys are names and whose values

@@ -36,10 +36,12 @@ func pyModule(x *extractor, mod, file, src string) {
 type pyMod struct {
 	name, file string
 	public     bool // no "_" segment: users import it
+	stub       bool // a .pyi beside the module's .py
 }
 
 // pyModules lists the package's modules, private ones marked: no tests,
-// a .pyi stub only when there is no .py beside it.
+// a .pyi stub beside a .py marked as its stub (read where the .py's
+// names are computed: numpy's __all__ is built at import time).
 func pyModules(x *extractor) []pyMod {
 	var files []string
 	if di := x.distInfo(); di != "" {
@@ -95,9 +97,7 @@ func pyModules(x *extractor) []pyMod {
 		if e != ".py" && e != ".pyi" {
 			continue
 		}
-		if e == ".pyi" && have[strings.TrimSuffix(f, ".pyi")+".py"] {
-			continue
-		}
+		stub := e == ".pyi" && have[strings.TrimSuffix(f, ".pyi")+".py"]
 		if strings.HasPrefix(f, "/") || strings.HasPrefix(f, "../") || strings.Contains(f, "/../") || strings.Contains(f, ".dist-info/") {
 			continue
 		}
@@ -113,7 +113,7 @@ func pyModules(x *extractor) []pyMod {
 		if len(segs) == 0 || !pyModulePath(segs) || (len(segs) == 1 && (segs[0] == "setup" || segs[0] == "conftest")) {
 			continue
 		}
-		mods = append(mods, pyMod{name: strings.Join(segs, "."), file: f, public: pyPublicPath(segs)})
+		mods = append(mods, pyMod{name: strings.Join(segs, "."), file: f, public: pyPublicPath(segs) && !stub, stub: stub})
 	}
 	sort.Slice(mods, func(i, j int) bool { return mods[i].name < mods[j].name })
 	return mods

@@ -30,7 +30,7 @@ func rustAPI(x *extractor) error {
 
 func newRustReader(x *extractor) *rustReader {
 	return &rustReader{x: x, seen: map[string]bool{}, pubUse: map[string]bool{}, globs: map[string]bool{},
-		wrappers: map[string]*rustWrap{}, macros: map[string]bool{}}
+		wrappers: map[string]*rustWrap{}, macros: map[string]bool{}, bodies: map[string]rustSpan{}, modules: map[string]bool{}}
 }
 
 // emitAll adds the items read.
@@ -93,6 +93,19 @@ type rustReader struct {
 	wrap     *rustWrap
 	macros   map[string]bool // exported macros emitted (cfg(doc) and cfg(not(doc)) twins)
 	hidden   int             // inside a #[doc(hidden)] module: macros only
+	// bodies are the item bodies of the crate's macro_rules whose first
+	// rule takes nothing (serde's crate_root!), expanded where invoked
+	bodies  map[string]rustSpan
+	modules map[string]bool // module paths read, private ones included
+	// pathBase is the folder of the file invoking the macro whose body
+	// is being read: #[path] there is relative to it
+	pathBase string
+}
+
+// rustSpan is tokens [start, end) of a file.
+type rustSpan struct {
+	f          *rustFile
+	start, end int
 }
 
 type rustItem struct {
@@ -227,9 +240,16 @@ func (r *rustReader) scope(f *rustFile, i, end int, mods []string, priv, childDi
 func (r *rustReader) modFile(f *rustFile, attrs []string, name string, mods []string, priv, dir string, depth int) {
 	for _, a := range attrs {
 		c := strings.Join(strings.Fields(a), "")
-		if strings.HasPrefix(c, `#[path="`) {
-			p := strings.TrimSuffix(strings.TrimPrefix(c, `#[path="`), `"]`)
-			full := path.Join(path.Dir(f.name), p)
+		// #[path = "x"], or #[cfg_attr(docsrs, path = "x")] (serde's
+		// docs.rs layout, the one rustdoc reads)
+		k := strings.Index(c, `path="`)
+		if k >= 0 && (strings.HasPrefix(c, `#[path="`) || strings.HasPrefix(c, "#[cfg_attr(") && (c[k-1] == ',' || c[k-1] == '(')) {
+			p, _, _ := strings.Cut(c[k+len(`path="`):], `"`)
+			base := path.Dir(f.name)
+			if r.pathBase != "" {
+				base = r.pathBase // a module declared by a macro: beside the invocation
+			}
+			full := path.Join(base, p)
 			if strings.HasPrefix(full, "../") {
 				r.x.warn(f.name, "module path %q leaves the crate: not read", p)
 				return

@@ -35,6 +35,14 @@ func (r *rustReader) noteWrapper(f *rustFile, name string, i, end int) {
 	if w.export || w.doc != "" {
 		r.wrappers[name] = w
 	}
+	// () => { items }: expanded where invoked with nothing
+	if f.text(i) == "(" && f.match[i] == i+1 && f.text(i+2) == "=>" && f.text(i+3) == "{" {
+		if c := f.match[i+3]; c < end {
+			if _, ok := r.bodies[name]; !ok {
+				r.bodies[name] = rustSpan{f: f, start: i + 4, end: c}
+			}
+		}
+	}
 }
 
 // invocation reads a macro invocation at item level, `name! { items }`,
@@ -60,6 +68,14 @@ func (r *rustReader) invocation(f *rustFile, i, end int, mods []string, priv, ch
 		next++
 	}
 	if depth >= maxRustDepth {
+		return next, true
+	}
+	if b, ok := r.bodies[name]; ok && c == open+1 {
+		// name!(): the macro's items, read where they are written
+		saved := r.pathBase
+		r.pathBase = path.Dir(f.name)
+		r.scope(b.f, b.start, b.end, mods, priv, childDir, depth+1)
+		r.pathBase = saved
 		return next, true
 	}
 	saved := r.wrap
@@ -245,7 +261,16 @@ func (r *rustReader) emitReexports() {
 			continue
 		}
 		if u.glob {
-			r.emitGlob(u, byPath, have)
+			if !r.emitGlob(u, byPath, have) && r.external(rustUse{target: append(append([]string(nil), u.target...), "*"), from: u.from}) {
+				// another crate's whole API: named, its items are that crate's
+				name := qualify(u.mods, strings.Join(u.target, "::")+"::*")
+				if !have[name] {
+					have[name] = true
+					s := Symbol{Name: name, Kind: SymReexport, Signature: "pub use " + strings.Join(u.target, "::") + "::*;"}
+					doc := "Everything public in the `" + u.target[0] + "` crate is re-exported here; its items are documented with that crate."
+					r.x.add(Unit{Kind: KindAPI, Path: "api/" + name, Title: name, Text: apiMarkdown("rust", s, doc, nil), Symbol: &s, Doc: doc})
+				}
+			}
 			continue
 		}
 		name := qualify(u.mods, u.alias)
@@ -254,6 +279,12 @@ func (r *rustReader) emitReexports() {
 		}
 		k, ok := resolve(u, 0)
 		if !ok {
+			if r.external(u) {
+				s := Symbol{Name: name, Kind: SymReexport, Signature: "pub use " + strings.Join(u.target, "::") + aliasText(u) + ";"}
+				doc := "Re-exported from the `" + u.target[0] + "` crate."
+				r.x.add(Unit{Kind: KindAPI, Path: "api/" + name, Title: name, Text: apiMarkdown("rust", s, doc, nil), Symbol: &s, Doc: doc})
+				have[name] = true
+			}
 			continue
 		}
 		r.emitAlias(r.items[k], name)
@@ -261,9 +292,38 @@ func (r *rustReader) emitReexports() {
 	}
 }
 
+// external says whether a use names another crate: its first segment
+// is no module or item of this one.
+func (r *rustReader) external(u rustUse) bool {
+	if len(u.target) < 2 {
+		return false
+	}
+	first := u.target[0]
+	switch first {
+	case "crate", "self", "super", "std", "core", "alloc":
+		return false
+	}
+	if r.modules[first] || r.modules[qualify(u.from, first)] {
+		return false
+	}
+	for _, it := range r.items {
+		if lastSeg(it.path) == first {
+			return false
+		}
+	}
+	return true
+}
+
+func aliasText(u rustUse) string {
+	if u.alias != "" && u.alias != u.target[len(u.target)-1] {
+		return " as " + u.alias
+	}
+	return ""
+}
+
 // emitGlob lists under u's module the items of the module a `pub use
 // m::*` names (one level: the items written in m).
-func (r *rustReader) emitGlob(u rustUse, byPath map[string]int, have map[string]bool) {
+func (r *rustReader) emitGlob(u rustUse, byPath map[string]int, have map[string]bool) bool {
 	for _, cand := range rustUsePaths(u.from, u.target) {
 		prefix := cand + "::"
 		found := false
@@ -281,9 +341,10 @@ func (r *rustReader) emitGlob(u rustUse, byPath map[string]int, have map[string]
 			r.emitAlias(it, name)
 		}
 		if found {
-			return
+			return true
 		}
 	}
+	return false
 }
 
 // emitAlias adds an item under another public name: its signature, and

@@ -143,6 +143,7 @@ func (r *rustReader) item(f *rustFile, i, end int, doc string, attrs []string, m
 		}
 		saved := r.full
 		r.full = append(append([]string(nil), r.full...), name)
+		r.modules[strings.Join(r.full, "::")] = true
 		if open >= 0 {
 			r.scope(f, open+1, min(f.match[open], end), sub, subPriv, childDir+"/"+name, depth+1)
 		} else {

@@ -32,13 +32,13 @@ import (
 var pyPackages = [][2]string{
 	{"httpx==0.27.2", "httpx"}, {"pydantic", "pydantic"}, {"rich", "rich"}, {"requests", "requests"},
 	{"attrs", "attrs"}, {"attrs", "attr"}, {"click", "click"}, {"fastapi", "fastapi"}, {"jinja2", "jinja2"},
-	{"packaging", "packaging"}, {"numpy", "numpy"},
+	{"anyio", "anyio"}, {"typing_extensions", "typing_extensions"}, {"numpy", "numpy"},
 }
 
 // crates are name, requirement.
 var crates = [][2]string{
 	{"tokio", `{ version = "=1.40.0", features = ["full"] }`}, {"serde", `"1"`}, {"anyhow", `"1"`}, {"clap", `"4"`},
-	{"regex", `"1"`}, {"rand", `"0.8"`}, {"log", `"0.4"`}, {"thiserror", `"1"`}, {"bytes", `"1"`},
+	{"regex", `"1"`}, {"rand", `"0.8"`}, {"log", `"0.4"`}, {"thiserror", `"1"`},
 }
 
 const pyNames = `
