@@ -191,6 +191,11 @@ func (r *rustReader) item(f *rustFile, i, end int, doc string, attrs []string, m
 			if open >= 0 {
 				stop = open
 			}
+			if name, ok := procMacro(attrs, f.text(i+1)); ok {
+				// a proc-macro crate's macro: used by its name (derive(Error), #[tokio::main])
+				r.emit(f, name, SymMacro, f.sigUpTo(start, stop), doc, start, "", "")
+				return next
+			}
 			r.emit(f, qualify(mods, f.text(i+1)), SymFunc, f.sigUpTo(start, stop), doc, start, priv, "")
 		}
 		return next
@@ -243,6 +248,27 @@ func (r *rustReader) item(f *rustFile, i, end int, doc string, attrs []string, m
 		next = start + 1
 	}
 	return next
+}
+
+// procMacro names the macro a proc-macro function defines: the derive's
+// name, or the function's for #[proc_macro] and #[proc_macro_attribute].
+func procMacro(attrs []string, fn string) (string, bool) {
+	for _, a := range attrs {
+		c := strings.Join(strings.Fields(a), "")
+		if rest, ok := strings.CutPrefix(c, "#[proc_macro_derive("); ok {
+			j := 0
+			for j < len(rest) && isIdentByte(rest[j]) && rest[j] != '$' {
+				j++
+			}
+			if j > 0 {
+				return rest[:j], true
+			}
+		}
+		if c == "#[proc_macro]" || c == "#[proc_macro_attribute]" {
+			return fn, true
+		}
+	}
+	return "", false
 }
 
 // sigUpTo is the item's source from token i to token stop (exclusive).
