@@ -365,7 +365,10 @@ func pyEmit(x *extractor, r *pyResolver, mods []pyMod) {
 			if d := emitted[key]; d != nil {
 				// a deeper path to the same name is mentioned; another
 				// name, or another top-level package, is a unit of its own
-				if strings.Count(public, ".") > strings.Count(d.name, ".") && lastDot(public) == lastDot(d.name) {
+				// (so is a name a plain module without __all__ imports
+				// for its own use: requests.sessions.HTTPAdapter)
+				incidental := !m.pkg && !m.hasAll && m.binds[name].kind == pyBindImport && !m.binds[name].explicit
+				if incidental || strings.Count(public, ".") > strings.Count(d.name, ".") && lastDot(public) == lastDot(d.name) {
 					d.aliases = append(d.aliases, public)
 					continue
 				}
