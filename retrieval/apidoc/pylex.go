@@ -203,3 +203,151 @@ func pySkipField(src string, i, depth int, multi bool) int {
 	}
 	return len(src)
 }
+
+// Literal helpers for the statements the parser reads (pyparse.go).
+
+// pyCode is s with its string literals and comments removed.
+func pyCode(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '"' || c == '\'':
+			i = pySkipString(s, i, false, 0) - 1
+			b.WriteByte(' ')
+		case c == '#':
+			for i < len(s) && s[i] != '\n' {
+				i++
+			}
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// pySplitTop splits a bracketed literal's body at its top-level commas.
+func pySplitTop(v string) []string {
+	v = strings.TrimSpace(v)
+	if len(v) < 2 {
+		return nil
+	}
+	body := v[1:]
+	var out []string
+	depth, start := 0, 0
+	for i := 0; i < len(body); i++ {
+		c := body[i]
+		switch {
+		case c == '"' || c == '\'':
+			i = pySkipString(body, i, false, 0) - 1
+		case c == '#':
+			for i < len(body) && body[i] != '\n' {
+				i++
+			}
+		case c == '(' || c == '[' || c == '{':
+			depth++
+		case c == ')' || c == ']' || c == '}':
+			if depth == 0 {
+				if s := strings.TrimSpace(body[start:i]); s != "" {
+					out = append(out, s)
+				}
+				return out
+			}
+			depth--
+		case c == ',' && depth == 0:
+			if s := strings.TrimSpace(body[start:i]); s != "" {
+				out = append(out, s)
+			}
+			start = i + 1
+		}
+	}
+	return out
+}
+
+// pyCutTop cuts s at the first sep outside strings and brackets.
+func pyCutTop(s string, sep byte) (string, string, bool) {
+	depth := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '"' || c == '\'':
+			i = pySkipString(s, i, false, 0) - 1
+		case c == '(' || c == '[' || c == '{':
+			depth++
+		case c == ')' || c == ']' || c == '}':
+			depth--
+		case c == sep && depth == 0:
+			return s[:i], s[i+1:], true
+		}
+	}
+	return s, "", false
+}
+
+// pyStrings returns the plain string literals in s, unquoted (prefixed
+// or triple-quoted ones are skipped: names are never written so).
+func pyStrings(s string) []string {
+	var out []string
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '#' {
+			for i < len(s) && s[i] != '\n' {
+				i++
+			}
+			continue
+		}
+		if c != '"' && c != '\'' {
+			continue
+		}
+		j := pySkipString(s, i, false, 0)
+		if lit := s[i:j]; len(lit) >= 2 && lit[len(lit)-1] == c && !strings.HasPrefix(lit, `"""`) && !strings.HasPrefix(lit, "'''") {
+			out = append(out, lit[1:len(lit)-1])
+		}
+		i = j - 1
+	}
+	return out
+}
+
+// pyStripComments removes # comments (an import statement holds no
+// strings).
+func pyStripComments(s string) string {
+	if !strings.Contains(s, "#") {
+		return strings.Join(strings.Fields(strings.ReplaceAll(s, "\\\n", " ")), " ")
+	}
+	var b strings.Builder
+	for _, l := range strings.Split(s, "\n") {
+		if k := strings.IndexByte(l, '#'); k >= 0 {
+			l = l[:k]
+		}
+		b.WriteString(l)
+		b.WriteByte(' ')
+	}
+	return strings.Join(strings.Fields(strings.ReplaceAll(b.String(), "\\ ", " ")), " ")
+}
+
+func pyIdent(s string) bool {
+	if s == "" || s[0] >= '0' && s[0] <= '9' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !isIdentByte(s[i]) || s[i] == '$' {
+			return false
+		}
+	}
+	return true
+}
+
+func pyDotted(s string) bool {
+	for _, p := range strings.Split(s, ".") {
+		if !pyIdent(p) {
+			return false
+		}
+	}
+	return s != ""
+}
+
+func pyParent(mod string) string {
+	if i := strings.LastIndexByte(mod, '.'); i >= 0 {
+		return mod[:i]
+	}
+	return ""
+}
