@@ -56,7 +56,10 @@
 // through gopkg.in/yaml.v3 (already a dependency), JSON with
 // encoding/json, RECORD with encoding/csv. Written by hand, each small and
 // fuzzed: core METADATA (pip's lenient RFC 822 flavour, which
-// net/textproto would reject), PEP 508 requirement strings and
+// net/textproto would reject), PEP 508 requirement strings, their
+// environment markers (pymarker.go: a requirement under an extra nobody
+// asked for, or a Python version or platform that is not the venv's,
+// makes no distribution a dependency; an unknown key holds) and
 // requirements files (no Go library parses them), pnpm dependency paths
 // (a pnpm-internal format across lockfile versions 5 to 9), and the
 // mapping of Package.resolved's three formats. Package.swift is Swift
