@@ -34,6 +34,7 @@ func newMarkerEnv(pyVersion, full, impl string) markerEnv {
 	}
 	if impl != "" {
 		v["implementation_name"] = strings.ToLower(impl)
+		v["platform_python_implementation"] = impl
 	}
 	switch runtime.GOOS {
 	case "linux":
