@@ -25,6 +25,11 @@ func BenchmarkExtract(b *testing.B) {
 		{"python/click", Python, "click", func(tb testing.TB) string { return pyWheel(tb, "click==8.1.8") }},
 		{"rust/anyhow", Rust, "anyhow", func(tb testing.TB) string { return filepath.Join(crates(tb), "anyhow-1.0.98") }},
 		{"rust/serde", Rust, "serde", func(tb testing.TB) string { return filepath.Join(crates(tb), "serde-1.0.219") }},
+		{"python/httpx", Python, "httpx", func(tb testing.TB) string { return pyWheel(tb, "httpx==0.27.2") }},
+		{"python/pydantic", Python, "pydantic", func(tb testing.TB) string { return pyWheel(tb, "pydantic==2.14.4") }},
+		{"rust/tokio", Rust, "tokio", func(tb testing.TB) string {
+			return filepath.Join(cratesWith(tb, "crates-tokio", "tokio = \"=1.40.0\"\n"), "tokio-1.40.0")
+		}},
 		{"swift/fixture", Swift, "Greeter", swiftPackage},
 	}
 	for _, c := range cases {
