@@ -49,6 +49,10 @@ func (r *rustReader) noteWrapper(f *rustFile, name string, i, end int) {
 // as a scope of its own: the items it wraps are the crate's. An
 // invocation that never closes ends at the scope's end.
 func (r *rustReader) invocation(f *rustFile, i, end int, mods []string, priv, childDir string, depth int) (int, bool) {
+	// a path is allowed: pin_project_lite::pin_project! { … }
+	for f.text(i+1) == "::" && isTSName(f.text(i+2)) && i+2 < end {
+		i += 2
+	}
 	name := f.text(i)
 	if !isTSName(name) || f.text(i+1) != "!" || name == "macro_rules" {
 		return 0, false
