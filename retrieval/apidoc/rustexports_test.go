@@ -73,12 +73,19 @@ func TestRustMacroWrapped(t *testing.T) {
 		"src/lib.rs": "#![doc = include_str!(\"../README.md\")]\n" +
 			"macro_rules! cfg_x { ($($item:item)*) => { $( #[cfg(feature = \"x\")] $item )* } }\n" +
 			"cfg_x! {\n    /// Wrapped.\n    pub fn wrapped() -> u8 { 1 }\n    pub mod inner;\n}\n" +
-			"mod imp;\npub use imp::{f as g, deep::*};\npub use self::imp::f;\n" +
+			"mod imp;\npub use imp::{f as g, deep::*, linked};\npub use self::imp::f;\n" +
 			"#[doc = include_str!(\"../../outside.md\")]\npub fn escape() {}\n" +
 			"cfg_x! {\n    pub fn open_ended() {}\n    pub struct Never {\n",
 		"src/inner.rs": "/// Sleeps.\npub fn nap() {}\n",
-		"src/imp.rs":   "#[doc = include_str!(\"../docs/f.md\")]\npub fn f(x: u32) -> u32 { x }\npub mod deep { pub fn d() {} }\n",
+		"src/imp.rs":   "#[doc = include_str!(\"../docs/f.md\")]\npub fn f(x: u32) -> u32 { x }\npub mod deep { pub fn d() {} }\n#[doc = include_str!(\"../docs/link.md\")]\npub fn linked() {}\n",
 	})
+	outside := filepath.Join(t.TempDir(), "secret.md")
+	if err := os.WriteFile(outside, []byte("SECRET"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(dir, "docs", "link.md")); err != nil {
+		t.Fatal(err)
+	}
 	d := extract(t, Rust, "wrap", "0.1.0", dir)
 	if w := unit(t, d, "api/wrapped"); w.Doc != "Wrapped." || w.Symbol.Signature != "pub fn wrapped() -> u8" {
 		t.Errorf("wrapped = %+v", w)
@@ -101,4 +108,8 @@ func TestRustMacroWrapped(t *testing.T) {
 		t.Errorf("escape read a file outside the crate: %q", e.Doc)
 	}
 	unit(t, d, "api/open_ended")
+	// a link out of the crate is not followed
+	if l := unit(t, d, "api/linked"); strings.Contains(l.Text, "SECRET") || !warned(d, "src/imp.rs", "not read") {
+		t.Errorf("linked = %q, warnings %v", l.Text, d.Warnings)
+	}
 }
