@@ -45,6 +45,9 @@ func (r *rustReader) emitAll() {
 		}
 	}
 	for _, it := range r.items {
+		if it.hidden {
+			continue
+		}
 		keep := it.privMod == "" || r.pubUse[lastSeg(it.s.Name)] || r.globs[it.privMod]
 		if it.owner != "" {
 			keep = public[it.owner] || r.pubUse[it.owner]
@@ -116,6 +119,9 @@ type rustItem struct {
 	privMod string // the innermost private module holding it, "" if none
 	owner   string // an inherent method's type
 	path    string // the item's path with private modules: "task::spawn::spawn"
+	// hidden: in a #[doc(hidden)] module, listed only where a visible
+	// `pub use` re-exports it (tokio's net::UnixDatagram)
+	hidden bool
 }
 
 type rustFile struct {
@@ -270,7 +276,7 @@ func (r *rustReader) modFile(f *rustFile, attrs []string, name string, mods []st
 }
 
 func (r *rustReader) emit(f *rustFile, name, kind, sig, doc string, at int, priv, owner string) {
-	if len(r.items) >= r.x.lim.MaxUnits || r.hidden > 0 && kind != SymMacro {
+	if len(r.items) >= r.x.lim.MaxUnits {
 		return
 	}
 	p := ""
@@ -278,7 +284,7 @@ func (r *rustReader) emit(f *rustFile, name, kind, sig, doc string, at int, priv
 		p = qualify(r.full, lastSeg(name))
 	}
 	r.items = append(r.items, rustItem{s: Symbol{Name: name, Kind: kind, Signature: sig}, doc: doc, file: f.name,
-		line: f.li.line(f.toks[at].start), privMod: priv, owner: owner, path: p})
+		line: f.li.line(f.toks[at].start), privMod: priv, owner: owner, path: p, hidden: r.hidden > 0 && kind != SymMacro})
 }
 
 // uses records what a `pub use` re-exports: each last path segment or
