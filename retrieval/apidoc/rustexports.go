@@ -359,6 +359,13 @@ func (r *rustReader) emitAlias(it rustItem, name string) {
 	}
 	s := it.s
 	s.Name = name
+	if it.hidden {
+		// its only public name: the whole doc, as rustdoc shows it
+		r.x.add(Unit{Kind: KindAPI, Path: "api/" + name, Title: name, Text: apiMarkdown("rust", s, rustVisible(it.doc), nil),
+			Symbol: &s, Doc: it.doc, File: it.file, Line: it.line})
+		docExamples(r.x, "rust", name, it.doc, it.file, it.line)
+		return
+	}
 	doc := "Re-export of `" + it.s.Name + "`."
 	if first, _, _ := strings.Cut(rustVisible(it.doc), "\n\n"); strings.TrimSpace(first) != "" {
 		doc += "\n\n" + first
