@@ -57,6 +57,16 @@ func TestRustTokio(t *testing.T) {
 	for _, p := range []string{"api/join", "api/sync::Mutex", "api/sync::Mutex::lock", "api/runtime::Runtime::block_on", "api/task::JoinHandle"} {
 		unit(t, d, p)
 	}
+	// in pin_project_lite::pin_project! { … }; in a #[doc(hidden)] module, re-exported
+	if j := unit(t, d, "api/io::Join"); !strings.HasPrefix(j.Symbol.Signature, "pub struct Join<R, W>") {
+		t.Errorf("io::Join = %q", j.Symbol.Signature)
+	}
+	if u := unit(t, d, "api/net::UnixDatagram"); !strings.Contains(u.Doc, "An I/O object representing a Unix datagram socket.") || u.File != "src/net/unix/datagram/socket.rs" {
+		t.Errorf("net::UnixDatagram = %+v", u.Symbol)
+	}
+	if hasUnit(d, func(u Unit) bool { return strings.HasPrefix(u.Path, "api/net::unix::datagram::") }) {
+		t.Error("the hidden module's path is listed")
+	}
 	if hasUnit(d, func(u Unit) bool { return strings.HasPrefix(u.Path, "api/support::") || u.Path == "api/select_variant" }) {
 		t.Error("hidden macro plumbing is listed")
 	}
