@@ -43,11 +43,19 @@ type pyResolver struct {
 	cycles  map[string]bool
 	load    func(file string) (string, bool)
 	visited map[string]bool
+	// done keeps each name's resolution: star imports form diamonds, and
+	// a name that fails would otherwise be retried down every path
+	done map[string]pyDone
+}
+
+type pyDone struct {
+	ref pyRef
+	ok  bool
 }
 
 func newPyResolver(x *extractor, mods []pyMod) *pyResolver {
 	r := &pyResolver{x: x, files: map[string]string{}, stubs: map[string]string{}, pkgs: map[string]bool{}, parsed: map[string]*pySrc{},
-		stars: map[string]map[string]bool{}, state: map[string]int{}, cycles: map[string]bool{}, visited: map[string]bool{}}
+		stars: map[string]map[string]bool{}, state: map[string]int{}, cycles: map[string]bool{}, visited: map[string]bool{}, done: map[string]pyDone{}}
 	for _, m := range mods {
 		if m.stub {
 			r.stubs[m.name] = m.file
@@ -103,6 +111,18 @@ func (r *pyResolver) stub(name string) *pySrc {
 // resolve follows name in module m to its definition.
 func (r *pyResolver) resolve(m *pySrc, name string, hops int) (pyRef, bool) {
 	key := m.file + "\x00" + name // a stub shares its module's name
+	if d, ok := r.done[key]; ok {
+		return d.ref, d.ok
+	}
+	ref, ok := r.follow(m, name, key, hops)
+	if !r.visited[key] {
+		r.done[key] = pyDone{ref, ok}
+	}
+	return ref, ok
+}
+
+// follow is resolve's work for one module and name.
+func (r *pyResolver) follow(m *pySrc, name, key string, hops int) (pyRef, bool) {
 	if hops > maxPyHops || r.visited[key] {
 		if !r.cycles[m.name] {
 			r.cycles[m.name] = true
