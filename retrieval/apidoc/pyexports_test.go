@@ -1,6 +1,7 @@
 package apidoc
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -85,5 +86,31 @@ func TestPythonCircular(t *testing.T) {
 	}
 	if !warned(d, "", "circular") {
 		t.Errorf("no warning for the loop: %v", d.Warnings)
+	}
+}
+
+// TestPythonStarDiamond: 24 levels of modules, each star-importing the
+// two of the next level, every one listing a name nobody defines: the
+// name is followed once per module, not once per path (2^24).
+func TestPythonStarDiamond(t *testing.T) {
+	files := map[string]string{"dia/__init__.py": "from ._m0a import *\nfrom ._m0b import *\n"}
+	const levels = 24
+	for i := 0; i < levels; i++ {
+		for _, side := range []string{"a", "b"} {
+			src := "__all__ = ['ghost', 'real']\n"
+			if i+1 < levels {
+				src += fmt.Sprintf("from ._m%da import *\nfrom ._m%db import *\n", i+1, i+1)
+			} else {
+				src += "def real():\n    \"\"\"Found.\"\"\"\n"
+			}
+			files[fmt.Sprintf("dia/_m%d%s.py", i, side)] = src
+		}
+	}
+	d := extract(t, Python, "dia", "1.0", writePkg(t, files))
+	if u := unit(t, d, "api/dia.real"); u.Doc != "Found." {
+		t.Errorf("real = %+v", u)
+	}
+	if hasUnit(d, func(u Unit) bool { return u.Path == "api/dia.ghost" }) {
+		t.Error("ghost listed")
 	}
 }
