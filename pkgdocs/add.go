@@ -360,7 +360,7 @@ func refOf(p packages.Package) Ref {
 // package's Dir is its import package; apidoc wants the site-packages
 // folder holding the dist-info (it reads the files RECORD lists).
 func apiPackage(p packages.Package) apidoc.Package {
-	ap := apidoc.Package{Ecosystem: string(p.Ecosystem), Name: p.Name, Version: p.Version, Dir: p.Dir}
+	ap := apidoc.Package{Ecosystem: string(p.Ecosystem), Name: p.Name, Version: p.Version, Dir: p.Dir, TypesDir: p.TypesDir, TypesFrom: p.TypesFrom}
 	if p.Ecosystem == packages.Python {
 		if m, _ := filepath.Glob(filepath.Join(p.Dir, "*.dist-info")); len(m) == 0 {
 			ap.Dir = filepath.Dir(p.Dir)

@@ -70,7 +70,7 @@ import (
 
 // extractorVersion is stored with each version; raising it makes the
 // next add re-extract versions stored by an older gno.
-const extractorVersion = 1
+const extractorVersion = 2
 
 // DefaultMaxTokens is the token budget of a read when the caller gives
 // none.

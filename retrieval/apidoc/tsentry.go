@@ -2,6 +2,8 @@ package apidoc
 
 import (
 	"encoding/json"
+	"fmt"
+	"os"
 	"path"
 	"strings"
 )
@@ -12,15 +14,66 @@ import (
 // tsAPI reads the package's type declarations from its entry point
 // (package.json "types"/"typings", the "." export's types, index.d.ts,
 // main's .d.ts), following relative re-exports inside the package.
+//
+// A package with none is read from its installed @types package when
+// discovery paired one (Package.TypesDir), else from its JavaScript
+// (javascript.go).
 func tsAPI(x *extractor) error {
 	entry := tsEntry(x)
+	if entry == "" && x.pkg.TypesDir != "" {
+		if typesAPI(x) {
+			return nil
+		}
+	}
 	if entry == "" {
-		x.warn("", "no TypeScript declarations (types, typings, index.d.ts): API not indexed")
+		jsAPI(x, "no TypeScript declarations (types, typings, index.d.ts)")
 		return nil
 	}
 	r := &tsReader{x: x, seen: map[string]bool{}}
 	r.file(entry, "", nil, 0)
 	return nil
+}
+
+// typesAPI reads the declarations of the paired @types package, through
+// a root of its own (it is a sibling folder, outside Dir), into this
+// package's docs; false when it gives no API item.
+func typesAPI(x *extractor) bool {
+	from := x.pkg.TypesFrom
+	if from == "" {
+		from = "@types"
+	}
+	name := from
+	if i := strings.LastIndex(from, "@"); i > 0 {
+		name = from[:i]
+	}
+	root, err := os.OpenRoot(x.pkg.TypesDir)
+	if err != nil {
+		x.warn("", "types from %s not read: %v", from, cleanErr(err))
+		return false
+	}
+	defer root.Close()
+	saved := *x
+	x.root, x.fsys, x.pj = root, root.FS(), nil
+	x.filePrefix = name + "/"
+	x.apiNote = fmt.Sprintf("Types from %s (the package ships none of its own).", from)
+	before := len(x.docs.Units)
+	entry := tsEntry(x)
+	if entry != "" {
+		r := &tsReader{x: x, seen: map[string]bool{}}
+		r.file(entry, "", nil, 0)
+	}
+	n := 0
+	for _, u := range x.docs.Units[before:] {
+		if u.Kind == KindAPI {
+			n++
+		}
+	}
+	x.root, x.fsys, x.pj, x.filePrefix, x.apiNote = saved.root, saved.fsys, saved.pj, "", ""
+	if n == 0 {
+		x.warn("", "%s declares no API: read from the JavaScript instead", from)
+		return false
+	}
+	return true
 }
 
 func tsEntry(x *extractor) string {

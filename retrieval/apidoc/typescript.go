@@ -53,7 +53,7 @@ func (r *tsReader) file(name, prefix string, only map[string]string, depth int) 
 		}
 		if exs := jsdocExamples(it.doc); len(exs) > 0 {
 			text := "# Example: " + it.sym.Name + "\n\n" + strings.Join(exs, "\n\n") + "\n"
-			r.x.add(Unit{Kind: KindExample, Path: "example/" + it.sym.Name, Title: "Example: " + it.sym.Name, Text: text, File: name, Line: it.line})
+			r.x.add(Unit{Kind: KindExample, Path: "example/" + it.sym.Name, Title: "Example: " + it.sym.Name, Text: text, File: r.x.filePrefix + name, Line: it.line})
 		}
 	}
 }

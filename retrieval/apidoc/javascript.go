@@ -1,0 +1,640 @@
+package apidoc
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+	"unsafe"
+
+	"github.com/tdewolff/parse/v2"
+	"github.com/tdewolff/parse/v2/js"
+)
+
+// The API of an npm package that ships no declarations, read from its
+// JavaScript: the entry module's exports (ESM export forms, CommonJS
+// module.exports / exports.x / Object.defineProperty(exports, …)),
+// followed through relative imports and requires inside the package,
+// each item documented by the JSDoc before its definition.
+
+// Bounds: a package's JavaScript is read statically, and a hostile or
+// generated one must cost little.
+const (
+	// maxJSBytes is the largest .js file parsed: lodash.js, the biggest
+	// hand-written entry met, is 544 kB; past 4 MiB a file is a bundle or
+	// generated, and is skipped whole (a cut file would not parse).
+	maxJSBytes = 4 << 20
+	// maxJSDepth bounds require/re-export chains and value resolution.
+	maxJSDepth = 16
+	// maxJSMembers bounds the members listed under one value.
+	maxJSMembers = 2000
+	// minifiedLine: a file whose average line is longer than this is
+	// minified: its names are read, its comments are gone.
+	minifiedLine = 500
+)
+
+// jsVal is what one exported name is, as far as reading tells.
+type jsVal struct {
+	kind    string
+	sig     string
+	doc     string
+	file    string
+	line    int
+	members []jsMember
+	have    map[string]bool
+	// fn and mod are a function's declaration and module: a call of it
+	// is what it returns
+	fn  *js.FuncDecl
+	mod *jsMod
+}
+
+type jsMember struct {
+	name string
+	val  *jsVal
+}
+
+func (v *jsVal) addMember(name string, m *jsVal) {
+	if v.have == nil {
+		v.have = map[string]bool{}
+	}
+	if v.have[name] || m == nil || m == v || len(v.members) >= maxJSMembers {
+		return
+	}
+	v.have[name] = true
+	v.members = append(v.members, jsMember{name, m})
+}
+
+// jsReader reads one package's JavaScript modules.
+type jsReader struct {
+	x    *extractor
+	mods map[string]*jsMod // nil while a module is being read: a cycle
+}
+
+// jsAPI reads the package's API from its JavaScript entry point.
+func jsAPI(x *extractor, why string) {
+	entry := jsEntry(x)
+	if entry == "" {
+		x.warn("", "%s, and no JavaScript entry (exports, main, module, index.js): API not indexed", why)
+		return
+	}
+	r := &jsReader{x: x, mods: map[string]*jsMod{}}
+	m := r.module(entry, 0)
+	if m == nil {
+		return
+	}
+	exp := m.exportsVal(0)
+	if exp == nil {
+		x.warn(entry, "no exports found: API not indexed")
+		return
+	}
+	if exp.kind != SymNamespace {
+		// module.exports = fn: require() returns it; it is named after
+		// the package, its members are the exports listed below
+		self := *exp
+		self.members = nil
+		r.emit(jsIdent(x.pkg.Name), &self, 0)
+	}
+	for _, mb := range exp.members {
+		r.emit(mb.name, mb.val, 0)
+	}
+}
+
+// emit adds one item and its members.
+func (r *jsReader) emit(name string, v *jsVal, depth int) {
+	if depth > 3 || r.x.ctx.Err() != nil {
+		return
+	}
+	sig := v.sig
+	if sig == "" {
+		sig = name
+	}
+	var exs []string
+	if v.doc != "" {
+		if t := parseJSDoc(v.doc); (v.kind == SymFunc || v.kind == SymMethod) && t.typedSig(path.Ext("."+name)[1:]) != "" {
+			sig += "\n" + t.typedSig(path.Ext("."+name)[1:])
+		}
+		exs = jsdocExamples(v.doc)
+	}
+	if !r.x.addAPI("js", Symbol{Name: name, Kind: v.kind, Signature: sig}, v.doc, v.file, v.line, nil) {
+		return
+	}
+	if len(exs) > 0 {
+		text := "# Example: " + name + "\n\n" + strings.Join(exs, "\n\n") + "\n"
+		r.x.add(Unit{Kind: KindExample, Path: "example/" + name, Title: "Example: " + name, Text: text, File: v.file, Line: v.line})
+	}
+	for _, mb := range v.members {
+		r.emit(name+"."+mb.name, mb.val, depth+1)
+	}
+}
+
+// jsIdent makes a package name an identifier: "@scope/my-lib" → "myLib".
+func jsIdent(name string) string {
+	name = name[strings.LastIndex(name, "/")+1:]
+	var b strings.Builder
+	up := false
+	for _, c := range name {
+		switch {
+		case c == '-' || c == '.' || c == '_' && b.Len() == 0:
+			up = b.Len() > 0
+		case up:
+			b.WriteString(strings.ToUpper(string(c)))
+			up = false
+		default:
+			b.WriteRune(c)
+		}
+	}
+	if b.Len() == 0 {
+		return "default"
+	}
+	return b.String()
+}
+
+// jsEntry finds the module require() or import gives: the "." export
+// (conditions node, require, import, default), main, module, index.js.
+func jsEntry(x *extractor) string {
+	pj := x.packageJSON()
+	var cands []string
+	cands = append(cands, exportTargets(pj.Exports)...)
+	for _, c := range []string{pj.Main, pj.Module, "index.js", "index.mjs", "index.cjs"} {
+		if c != "" {
+			cands = append(cands, c)
+		}
+	}
+	for _, c := range cands {
+		if f := jsResolve(x, ".", "./"+strings.TrimPrefix(c, "./")); f != "" {
+			return f
+		}
+	}
+	return ""
+}
+
+// exportTargets lists the JavaScript targets of the "." export.
+func exportTargets(raw json.RawMessage) []string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return []string{s}
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil {
+		return nil
+	}
+	if dot, ok := m["."]; ok {
+		if json.Unmarshal(dot, &s) == nil {
+			return []string{s}
+		}
+		if json.Unmarshal(dot, &m) != nil {
+			return nil
+		}
+	}
+	var out []string
+	var walk func(m map[string]json.RawMessage, depth int)
+	walk = func(m map[string]json.RawMessage, depth int) {
+		if depth > 4 {
+			return
+		}
+		for _, k := range []string{"node", "require", "import", "default"} {
+			v, ok := m[k]
+			if !ok {
+				continue
+			}
+			var s string
+			if json.Unmarshal(v, &s) == nil {
+				if !strings.Contains(s, ".d.") {
+					out = append(out, s)
+				}
+				continue
+			}
+			var sub map[string]json.RawMessage
+			if json.Unmarshal(v, &sub) == nil {
+				walk(sub, depth+1)
+			}
+		}
+	}
+	walk(m, 0)
+	return out
+}
+
+// jsResolve maps a relative specifier to a .js file inside the package
+// as Node does (the file, then .js/.cjs/.mjs/.json, then a folder's
+// index.js); "" for another package, a path out of this one, or nothing.
+func jsResolve(x *extractor, dir, spec string) string {
+	if !strings.HasPrefix(spec, "./") && !strings.HasPrefix(spec, "../") && spec != "." && spec != ".." {
+		return ""
+	}
+	p := path.Join(dir, spec)
+	if p == ".." || strings.HasPrefix(p, "../") {
+		return ""
+	}
+	for _, c := range []string{p, p + ".js", p + ".cjs", p + ".mjs", p + "/index.js", p + "/index.cjs", p + "/index.mjs"} {
+		if e := ext(c); e != ".js" && e != ".cjs" && e != ".mjs" {
+			continue
+		}
+		if st, err := x.root.Stat(c); err == nil && st.Mode().IsRegular() {
+			return c
+		}
+	}
+	return ""
+}
+
+// module parses one file once; nil when it cannot be read or parsed
+// (warned), or while it is being read (a circular require).
+func (r *jsReader) module(name string, depth int) *jsMod {
+	if m, ok := r.mods[name]; ok {
+		return m
+	}
+	if depth > maxJSDepth || r.x.ctx.Err() != nil {
+		return nil
+	}
+	r.mods[name] = nil
+	src, ok := r.jsSource(name)
+	if !ok {
+		return nil
+	}
+	m, err := parseJSMod(name, src)
+	if err != nil {
+		r.x.warn(name, "%v: not read", err)
+		return nil
+	}
+	m.r, m.depth = r, depth
+	r.mods[name] = m
+	return m
+}
+
+// jsSource reads a .js file whole, or warns why not.
+func (r *jsReader) jsSource(name string) ([]byte, bool) {
+	x := r.x
+	if x.files >= x.lim.MaxFiles {
+		return nil, false
+	}
+	x.files++
+	if st, err := x.root.Stat(name); err == nil && st.Size() > maxJSBytes {
+		x.warn(name, "%.1f MB, over the %d MiB limit for a JavaScript file (a bundle or generated code): not parsed", float64(st.Size())/1e6, maxJSBytes>>20)
+		return nil, false
+	}
+	data, _, err := x.readFile(name, false)
+	if err != nil {
+		x.warn(name, "not read: %v", cleanErr(err))
+		return nil, false
+	}
+	if isBinary(data) {
+		x.warn(name, "binary content: left out")
+		return nil, false
+	}
+	if lines := bytes.Count(data, []byte("\n")) + 1; len(data) > 4096 && len(data)/lines > minifiedLine {
+		x.warn(name, "minified (%d bytes on %d lines): names only, no docs", len(data), lines)
+	}
+	return []byte(validUTF8(x, name, data)), true
+}
+
+// jsMod is one parsed module.
+type jsMod struct {
+	r     *jsReader
+	depth int
+	name  string
+	src   []byte // with one spare byte of capacity: the parser's NUL
+	li    lineIndex
+	docs  []tok // /** */ comments, in order
+	ast   *js.AST
+	// decls are the file's function, class and variable declarations by
+	// name (the first one met, top level first).
+	decls map[string]jsDecl
+	// assigns are `X.name = v` anywhere in the file by X, protos
+	// `X.prototype.name = v`; "exports" collects exports.x and
+	// module.exports.x.
+	assigns, protos map[string][]jsAssign
+	// defaults are `module.exports = v` (the last counts).
+	moduleExports []jsAssign
+	esm           []*js.ExportStmt
+	imports       map[string]jsImport
+	exports       *jsVal
+	busy          map[string]bool
+	locals        map[string]*jsVal // local's answers, each name resolved once
+}
+
+type jsDecl struct {
+	node js.INode // *js.FuncDecl, *js.ClassDecl, or the initializer expression
+	at   int      // offset of the declared name
+	kind string
+}
+
+type jsAssign struct {
+	name string
+	val  js.IExpr
+	at   int
+}
+
+type jsImport struct{ spec, name string } // name "" for the whole module
+
+func parseJSMod(name string, src []byte) (m *jsMod, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			m, err = nil, fmt.Errorf("parser failure: %v", p)
+		}
+	}()
+	buf := make([]byte, len(src), len(src)+1)
+	copy(buf, src)
+	ast, err := js.Parse(parse.NewInputBytes(buf), js.Options{})
+	if err != nil {
+		msg := err.Error()
+		if pe, ok := err.(*parse.Error); ok {
+			msg = fmt.Sprintf("line %d: %s", pe.Line, pe.Message)
+		}
+		return nil, fmt.Errorf("syntax error at %s", msg)
+	}
+	s := string(buf)
+	m = &jsMod{name: name, src: buf, li: newLineIndex(s), ast: ast,
+		decls: map[string]jsDecl{}, assigns: map[string][]jsAssign{}, protos: map[string][]jsAssign{},
+		imports: map[string]jsImport{}, busy: map[string]bool{}, locals: map[string]*jsVal{}}
+	for _, t := range lex(s, langTS) {
+		if t.kind == tDoc {
+			m.docs = append(m.docs, t)
+		}
+	}
+	m.index()
+	return m, nil
+}
+
+// off is the offset of b in the module's source, or -1 when b is not a
+// slice of it. The parser keeps no positions, but its names and literals
+// are slices of the source it was given (capped, so the offset cannot be
+// read from cap): the address difference gives the offset, and the
+// pointer comparison checks it. No pointer is made from an integer.
+func (m *jsMod) off(b []byte) int {
+	if len(b) == 0 || len(m.src) == 0 {
+		return -1
+	}
+	d := uintptr(unsafe.Pointer(unsafe.SliceData(b))) - uintptr(unsafe.Pointer(unsafe.SliceData(m.src)))
+	o := int(d)
+	if d > uintptr(len(m.src)) || o+len(b) > len(m.src) || &m.src[o] != &b[0] {
+		return -1
+	}
+	return o
+}
+
+// docAt is the JSDoc that ends right before the definition whose name is
+// at offset at: only keywords, names, dots and the like between them.
+func (m *jsMod) docAt(at int) (string, int) {
+	if at < 0 {
+		return "", 0
+	}
+	line := m.li.line(at)
+	i := sort.Search(len(m.docs), func(i int) bool { return m.docs[i].end > at }) - 1
+	if i < 0 {
+		return "", line
+	}
+	c := m.docs[i]
+	gap := m.src[c.end:at]
+	if len(gap) > 160 || bytes.ContainsAny(gap, ";{})=") || bytes.Contains(gap, []byte("\n\n\n")) {
+		return "", line
+	}
+	return jsdoc(string(m.src[c.start:c.end])), line
+}
+
+// index collects declarations, member assignments, imports and exports.
+func (m *jsMod) index() {
+	for _, st := range m.ast.List {
+		switch s := st.(type) {
+		case *js.ExportStmt:
+			m.esm = append(m.esm, s)
+			if s.Decl != nil {
+				m.declare(s.Decl, true)
+			}
+		case *js.ImportStmt:
+			spec := unquote(s.Module)
+			if s.Default != nil {
+				m.imports[string(s.Default)] = jsImport{spec, "default"}
+			}
+			for _, a := range s.List {
+				switch {
+				case a.Binding == nil:
+				case string(a.Name) == "*":
+					m.imports[string(a.Binding)] = jsImport{spec, ""}
+				case a.Name != nil:
+					m.imports[string(a.Binding)] = jsImport{spec, string(a.Name)}
+				default:
+					m.imports[string(a.Binding)] = jsImport{spec, string(a.Binding)}
+				}
+			}
+		default:
+			m.declare(st, true)
+		}
+	}
+	js.Walk(jsWalker{m}, &m.ast.BlockStmt)
+}
+
+// declare records top-level (or, from the walk, nested) declarations.
+func (m *jsMod) declare(n js.INode, top bool) {
+	add := func(name []byte, d jsDecl) {
+		if _, ok := m.decls[string(name)]; !ok && len(name) > 0 {
+			d.at = m.off(name)
+			m.decls[string(name)] = d
+		}
+	}
+	switch d := n.(type) {
+	case *js.FuncDecl:
+		if d.Name != nil {
+			add(d.Name.Data, jsDecl{node: d, kind: SymFunc})
+		}
+	case *js.ClassDecl:
+		if d.Name != nil {
+			add(d.Name.Data, jsDecl{node: d, kind: SymClass})
+		}
+	case *js.VarDecl:
+		kind := SymVar
+		if d.TokenType == js.ConstToken {
+			kind = SymConst
+		}
+		for _, b := range d.List {
+			switch bd := b.Binding.(type) {
+			case *js.Var:
+				if b.Default != nil {
+					add(bd.Data, jsDecl{node: b.Default, kind: kind})
+					m.requireImport(string(bd.Data), "", b.Default)
+				}
+			case *js.BindingObject:
+				// const { a, b: c } = require('./x')
+				for _, it := range bd.List {
+					v, ok := it.Value.Binding.(*js.Var)
+					if !ok || it.Key == nil || b.Default == nil {
+						continue
+					}
+					m.requireImport(string(v.Data), propName(it.Key), b.Default)
+				}
+			}
+		}
+	}
+}
+
+// requireImport records `x = require('./y')` (and `.z` of it) as an import.
+func (m *jsMod) requireImport(local, name string, e js.IExpr) {
+	if d, ok := e.(*js.DotExpr); ok && name == "" {
+		if spec := requireSpec(d.X); spec != "" {
+			m.imports[local] = jsImport{spec, litName(d.Y)}
+		}
+		return
+	}
+	if spec := requireSpec(e); spec != "" {
+		m.imports[local] = jsImport{spec, name}
+	}
+}
+
+// requireSpec is the specifier of require('spec'), or "".
+func requireSpec(e js.IExpr) string {
+	c, ok := e.(*js.CallExpr)
+	if !ok || len(c.Args.List) != 1 {
+		return ""
+	}
+	if v, ok := c.X.(*js.Var); !ok || string(v.Data) != "require" {
+		return ""
+	}
+	if l, ok := c.Args.List[0].Value.(*js.LiteralExpr); ok && l.TokenType == js.StringToken {
+		return unquote(l.Data)
+	}
+	return ""
+}
+
+func unquote(b []byte) string {
+	if len(b) >= 2 && (b[0] == '"' || b[0] == '\'' || b[0] == '`') {
+		return string(b[1 : len(b)-1])
+	}
+	return string(b)
+}
+
+func propName(p *js.PropertyName) string {
+	if p == nil || p.IsComputed() {
+		return ""
+	}
+	return unquote(p.Literal.Data)
+}
+
+func litName(e js.IExpr) string {
+	b := litData(e)
+	if b == nil {
+		if v, ok := e.(*js.Var); ok {
+			return string(v.Data)
+		}
+	}
+	return unquote(b)
+}
+
+// litData is a literal's text as written (a DotExpr's name is a
+// LiteralExpr value, other literals pointers), nil for anything else.
+func litData(e js.IExpr) []byte {
+	switch y := e.(type) {
+	case *js.LiteralExpr:
+		return y.Data
+	case js.LiteralExpr:
+		return y.Data
+	}
+	return nil
+}
+
+// jsWalker finds assignments and nested declarations anywhere.
+type jsWalker struct{ m *jsMod }
+
+func (w jsWalker) Enter(n js.INode) js.IVisitor {
+	m := w.m
+	switch e := n.(type) {
+	case *js.FuncDecl, *js.ClassDecl, *js.VarDecl:
+		m.declare(n, false)
+	case *js.BinaryExpr:
+		if e.Op == js.EqToken {
+			m.assign(e.X, e.Y)
+		}
+	case *js.CallExpr:
+		m.defineProperty(e)
+	}
+	return w
+}
+
+func (w jsWalker) Exit(js.INode) {}
+
+// assign records lhs = rhs when lhs is module.exports, X.name or
+// X.prototype.name.
+func (m *jsMod) assign(lhs, rhs js.IExpr) {
+	d, ok := lhs.(*js.DotExpr)
+	if !ok {
+		return
+	}
+	name := litName(d.Y)
+	if name == "" {
+		return
+	}
+	a := jsAssign{name: name, val: rhs, at: m.off(litData(d.Y))}
+	switch base := d.X.(type) {
+	case *js.Var:
+		b := string(base.Data)
+		if name == "exports" && (b == "module" || strings.Contains(strings.ToLower(b), "module")) {
+			// module.exports = v (freeModule.exports in UMD wrappers)
+			m.moduleExports = append(m.moduleExports, a)
+			return
+		}
+		m.assigns[b] = append(m.assigns[b], a)
+	case *js.DotExpr:
+		if v, ok := base.X.(*js.Var); ok {
+			switch litName(base.Y) {
+			case "prototype":
+				m.protos[string(v.Data)] = append(m.protos[string(v.Data)], a)
+			case "exports":
+				if string(v.Data) == "module" {
+					m.assigns["exports"] = append(m.assigns["exports"], a)
+				}
+			}
+		}
+	case *js.GroupExpr:
+		// (module.exports = _)._ = _
+		if b, ok := base.X.(*js.BinaryExpr); ok && b.Op == js.EqToken {
+			m.assign(&js.DotExpr{X: b.Y, Y: d.Y}, rhs)
+		}
+	}
+}
+
+// defineProperty records Object.defineProperty(X, 'name', {value|get}).
+func (m *jsMod) defineProperty(c *js.CallExpr) {
+	d, ok := c.X.(*js.DotExpr)
+	if !ok || litName(d.Y) != "defineProperty" || len(c.Args.List) != 3 {
+		return
+	}
+	if o, ok := d.X.(*js.Var); !ok || string(o.Data) != "Object" {
+		return
+	}
+	target := ""
+	switch t := c.Args.List[0].Value.(type) {
+	case *js.Var:
+		target = string(t.Data)
+	case *js.DotExpr:
+		if v, ok := t.X.(*js.Var); ok && string(v.Data) == "module" && litName(t.Y) == "exports" {
+			target = "exports"
+		}
+	}
+	l, ok := c.Args.List[1].Value.(*js.LiteralExpr)
+	if target == "" || !ok || l.TokenType != js.StringToken {
+		return
+	}
+	var val js.IExpr = &js.LiteralExpr{TokenType: js.IdentifierToken, Data: l.Data}
+	if o, ok := c.Args.List[2].Value.(*js.ObjectExpr); ok {
+		for _, p := range o.List {
+			switch propName(p.Name) {
+			case "value", "get":
+				val = p.Value
+				if md, ok := p.Value.(*js.MethodDecl); ok && propName(p.Name) == "get" {
+					// a getter: the value it returns
+					val = lastReturn(md.Body)
+				}
+			}
+		}
+	}
+	name := unquote(l.Data)
+	m.assigns[target] = append(m.assigns[target], jsAssign{name: name, val: val, at: m.off(l.Data)})
+}
+
+func lastReturn(b js.BlockStmt) js.IExpr {
+	for i := len(b.List) - 1; i >= 0; i-- {
+		if r, ok := b.List[i].(*js.ReturnStmt); ok && r.Value != nil {
+			return r.Value
+		}
+	}
+	return nil
+}
