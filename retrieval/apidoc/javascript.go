@@ -51,11 +51,16 @@ type jsVal struct {
 }
 
 type jsMember struct {
-	name string
-	val  *jsVal
+	name  string
+	val   *jsVal
+	proto bool // a prototype (instance) member, not a property of v itself
 }
 
 func (v *jsVal) addMember(name string, m *jsVal) {
+	v.addMemberOf(name, m, false)
+}
+
+func (v *jsVal) addMemberOf(name string, m *jsVal, proto bool) {
 	if v.have == nil {
 		v.have = map[string]bool{}
 	}
@@ -63,7 +68,7 @@ func (v *jsVal) addMember(name string, m *jsVal) {
 		return
 	}
 	v.have[name] = true
-	v.members = append(v.members, jsMember{name, m})
+	v.members = append(v.members, jsMember{name, m, proto})
 }
 
 // jsReader reads one package's JavaScript modules.
@@ -91,13 +96,21 @@ func jsAPI(x *extractor, why string) {
 	}
 	if exp.kind != SymNamespace {
 		// module.exports = fn: require() returns it; it is named after
-		// the package, its members are the exports listed below
+		// the package, with its instance members; its own properties
+		// are the exports listed below
 		self := *exp
 		self.members = nil
+		for _, mb := range exp.members {
+			if mb.proto {
+				self.members = append(self.members, mb)
+			}
+		}
 		r.emit(jsIdent(x.pkg.Name), &self, 0)
 	}
 	for _, mb := range exp.members {
-		r.emit(mb.name, mb.val, 0)
+		if !mb.proto || exp.kind == SymNamespace {
+			r.emit(mb.name, mb.val, 0)
+		}
 	}
 }
 
@@ -112,8 +125,8 @@ func (r *jsReader) emit(name string, v *jsVal, depth int) {
 	}
 	var exs []string
 	if v.doc != "" {
-		if t := parseJSDoc(v.doc); (v.kind == SymFunc || v.kind == SymMethod) && t.typedSig(path.Ext("."+name)[1:]) != "" {
-			sig += "\n" + t.typedSig(path.Ext("."+name)[1:])
+		if t := parseJSDoc(v.doc); (v.kind == SymFunc || v.kind == SymMethod || v.kind == SymClass || v.kind == SymConstructor) && t.typedSig(path.Ext("." + name)[1:]) != "" {
+			sig += "\n" + t.typedSig(path.Ext("." + name)[1:])
 		}
 		exs = jsdocExamples(v.doc)
 	}
@@ -311,6 +324,7 @@ type jsMod struct {
 	exports       *jsVal
 	busy          map[string]bool
 	locals        map[string]*jsVal // local's answers, each name resolved once
+	named         map[string]int    // offset of the first `function NAME`, `var NAME`...
 }
 
 type jsDecl struct {
@@ -347,9 +361,21 @@ func parseJSMod(name string, src []byte) (m *jsMod, err error) {
 	m = &jsMod{name: name, src: buf, li: newLineIndex(s), ast: ast,
 		decls: map[string]jsDecl{}, assigns: map[string][]jsAssign{}, protos: map[string][]jsAssign{},
 		imports: map[string]jsImport{}, busy: map[string]bool{}, locals: map[string]*jsVal{}}
-	for _, t := range lex(s, langTS) {
-		if t.kind == tDoc {
+	toks := lex(s, langTS)
+	m.named = map[string]int{}
+	for i, t := range toks {
+		switch {
+		case t.kind == tDoc:
 			m.docs = append(m.docs, t)
+		case t.kind == tIdent && i+1 < len(toks) && toks[i+1].kind == tIdent:
+			// function NAME, class NAME, var NAME: where NAME is declared
+			switch s[t.start:t.end] {
+			case "function", "class", "var", "let", "const":
+				n := toks[i+1]
+				if _, ok := m.named[s[n.start:n.end]]; !ok {
+					m.named[s[n.start:n.end]] = n.start
+				}
+			}
 		}
 	}
 	m.index()
@@ -428,7 +454,12 @@ func (m *jsMod) index() {
 func (m *jsMod) declare(n js.INode, top bool) {
 	add := func(name []byte, d jsDecl) {
 		if _, ok := m.decls[string(name)]; !ok && len(name) > 0 {
+			// the parser's name may be the slice of a use before the
+			// declaration (hoisting): the declaration's own token first
 			d.at = m.off(name)
+			if at, ok := m.named[string(name)]; ok {
+				d.at = at
+			}
 			m.decls[string(name)] = d
 		}
 	}
@@ -619,9 +650,14 @@ func (m *jsMod) defineProperty(c *js.CallExpr) {
 			switch propName(p.Name) {
 			case "value", "get":
 				val = p.Value
-				if md, ok := p.Value.(*js.MethodDecl); ok && propName(p.Name) == "get" {
+				if propName(p.Name) == "get" {
 					// a getter: the value it returns
-					val = lastReturn(md.Body)
+					switch g := p.Value.(type) {
+					case *js.MethodDecl:
+						val = lastReturn(g.Body)
+					case *js.FuncDecl:
+						val = lastReturn(g.Body)
+					}
 				}
 			}
 		}

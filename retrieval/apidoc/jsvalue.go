@@ -233,9 +233,11 @@ func (m *jsMod) local(name string, depth int) (v *jsVal) {
 		if !strings.HasPrefix(a.name, "_") {
 			mv := m.value(a.val, a.at, a.name, depth+1)
 			if mv != nil && mv.kind == SymFunc {
-				mv.kind = SymMethod
+				c := *mv
+				c.kind = SymMethod
+				mv = &c
 			}
-			v.addMember(a.name, mv)
+			v.addMemberOf(a.name, mv, true)
 		}
 	}
 	if len(m.protos[name]) > 0 && v.kind == SymFunc {

@@ -9,6 +9,10 @@ import (
 type tsReader struct {
 	x    *extractor
 	seen map[string]bool
+	// inNS is set while a namespace body of a declaration file is read:
+	// there every member is visible (an ambient namespace exports all it
+	// declares, `export` or not: @types/express's `var json`).
+	inNS bool
 }
 
 // maxTSDepth bounds re-export chains and namespace nesting.
@@ -67,6 +71,8 @@ func (r *tsReader) scope(f *tsFile, i, end int, prefix string, only map[string]s
 	// First pass: export lists and re-exports, and whether this scope
 	// is a module (only exported names are public) or a script.
 	module := false
+	ambientNS := r.inNS
+	r.inNS = false
 	exported := map[string][]string{} // local name → the names it is exported under
 	imports := map[string][2]string{} // local name → module specifier, name there
 	defaultName := ""
@@ -137,6 +143,9 @@ func (r *tsReader) scope(f *tsFile, i, end int, prefix string, only map[string]s
 				}
 			}
 		}
+	}
+	if ambientNS {
+		module = false
 	}
 	for _, s := range stmts {
 		r.decl(f, s, prefix, only, module, exported, defaultName, depth)
@@ -265,6 +274,7 @@ func (r *tsReader) decl(f *tsFile, s tsStmt, prefix string, only map[string]stri
 		f.push(tsItem{sym: Symbol{Name: full, Kind: kind, Signature: sig}, doc: doc, line: line})
 		switch kind {
 		case SymNamespace:
+			r.inNS = strings.Contains(f.name, ".d.")
 			r.scope(f, open+1, closing, full+".", nil, false, depth+1)
 		case SymClass, SymInterface:
 			r.members(f, open+1, closing, full)
