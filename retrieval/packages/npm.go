@@ -210,7 +210,6 @@ func pairTypes(pkgs []Package) []Package {
 		}
 		t := pkgs[j]
 		p.TypesDir, p.TypesFrom = t.Dir, t.Name+"@"+t.Version
-		p.Direct = p.Direct || t.Direct
 		paired[j] = true
 	}
 	if len(paired) == 0 {
