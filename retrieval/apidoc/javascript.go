@@ -75,16 +75,47 @@ func (v *jsVal) addMemberOf(name string, m *jsVal, proto bool) {
 type jsReader struct {
 	x    *extractor
 	mods map[string]*jsMod // nil while a module is being read: a cycle
+	// covered are the top-level names the @types package already
+	// documents ("json" for its "e.json"): not listed again
+	covered map[string]bool
 }
 
-// jsAPI reads the package's API from its JavaScript entry point.
-func jsAPI(x *extractor, why string) {
+// jsAPI reads the package's API from its JavaScript entry point. After
+// an @types package was read (supplement), it adds only the exported
+// names the types did not declare at the top (debug's types declare
+// `enable` as a member of an interface, its JavaScript as an export).
+func jsAPI(x *extractor, why string, supplement bool) {
 	entry := jsEntry(x)
 	if entry == "" {
-		x.warn("", "%s, and no JavaScript entry (exports, main, module, index.js): API not indexed", why)
+		if !supplement {
+			x.warn("", "%s, and no JavaScript entry (exports, main, module, index.js): API not indexed", why)
+		}
 		return
 	}
 	r := &jsReader{x: x, mods: map[string]*jsMod{}}
+	if supplement {
+		// covered: a top-level name, or a member of a namespace or value
+		// (express's `e.json`), not of an interface or class (lodash's
+		// `LoDashStatic.chunk` is no export named chunk)
+		kinds := map[string]string{}
+		for _, u := range x.docs.Units {
+			if u.Symbol != nil {
+				kinds[u.Symbol.Name] = u.Symbol.Kind
+			}
+		}
+		r.covered = map[string]bool{}
+		for n := range kinds {
+			head, tail, ok := strings.Cut(n, ".")
+			switch {
+			case !ok:
+				r.covered[n] = true
+			case !strings.Contains(tail, "."):
+				if k := kinds[head]; k != SymInterface && k != SymClass && k != SymType {
+					r.covered[tail] = true
+				}
+			}
+		}
+	}
 	m := r.module(entry, 0)
 	if m == nil {
 		return
@@ -116,7 +147,7 @@ func jsAPI(x *extractor, why string) {
 
 // emit adds one item and its members.
 func (r *jsReader) emit(name string, v *jsVal, depth int) {
-	if depth > 3 || r.x.ctx.Err() != nil {
+	if depth > 3 || r.x.ctx.Err() != nil || depth == 0 && r.covered[name] {
 		return
 	}
 	sig := v.sig

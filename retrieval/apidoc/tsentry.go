@@ -16,17 +16,19 @@ import (
 // main's .d.ts), following relative re-exports inside the package.
 //
 // A package with none is read from its installed @types package when
-// discovery paired one (Package.TypesDir), else from its JavaScript
-// (javascript.go).
+// discovery paired one (Package.TypesDir), then from its JavaScript for
+// the exported names the types leave to members of an interface
+// (javascript.go); else from its JavaScript alone.
 func tsAPI(x *extractor) error {
 	entry := tsEntry(x)
 	if entry == "" && x.pkg.TypesDir != "" {
 		if typesAPI(x) {
+			jsAPI(x, "", true)
 			return nil
 		}
 	}
 	if entry == "" {
-		jsAPI(x, "no TypeScript declarations (types, typings, index.d.ts)")
+		jsAPI(x, "no TypeScript declarations (types, typings, index.d.ts)", false)
 		return nil
 	}
 	r := &tsReader{x: x, seen: map[string]bool{}}

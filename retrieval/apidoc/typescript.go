@@ -51,6 +51,7 @@ func (r *tsReader) file(name, prefix string, only map[string]string, depth int) 
 	}
 	f := parseTS(name, src)
 	r.scope(f, 0, len(f.toks), prefix, only, true, depth)
+	r.references(name, src, prefix, depth)
 	for _, it := range f.items {
 		if !r.x.addAPI("ts", it.sym, it.doc, name, it.line, nil) {
 			return
@@ -58,6 +59,37 @@ func (r *tsReader) file(name, prefix string, only map[string]string, depth int) 
 		if exs := jsdocExamples(it.doc); len(exs) > 0 {
 			text := "# Example: " + it.sym.Name + "\n\n" + strings.Join(exs, "\n\n") + "\n"
 			r.x.add(Unit{Kind: KindExample, Path: "example/" + it.sym.Name, Title: "Example: " + it.sym.Name, Text: text, File: r.x.filePrefix + name, Line: it.line})
+		}
+	}
+}
+
+// references reads the files a declaration file names in its
+// `/// <reference path="..." />` directives (@types/lodash is its
+// index.d.ts and 12 such files), inside the package only.
+func (r *tsReader) references(name, src, prefix string, depth int) {
+	for n, l := range strings.SplitN(src, "\n", 400) {
+		l = strings.TrimSpace(l)
+		if n == 399 || l != "" && !strings.HasPrefix(l, "//") {
+			return // directives come first in a file
+		}
+		rest, ok := strings.CutPrefix(l, "///")
+		if !ok {
+			continue
+		}
+		rest, ok = strings.CutPrefix(strings.TrimSpace(rest), "<reference path=")
+		if !ok || len(rest) < 2 {
+			continue
+		}
+		q := rest[0]
+		p, _, ok := strings.Cut(rest[1:], string(q))
+		if !ok || q != '"' && q != '\'' {
+			continue
+		}
+		if !strings.HasPrefix(p, ".") {
+			p = "./" + p
+		}
+		if target := tsResolve(r.x, path.Dir(name), p); target != "" {
+			r.file(target, prefix, nil, depth+1)
 		}
 	}
 }
@@ -89,12 +121,12 @@ func (r *tsReader) scope(f *tsFile, i, end int, prefix string, only map[string]s
 		case "export":
 			module = true
 			k := s.start + 1
-			if f.text(k) == "type" && f.text(k+1) == "{" {
-				k++
+			if f.text(k) == "type" && (f.text(k+1) == "{" || f.text(k+1) == "*") {
+				k++ // export type { A } from, export type * from
 			}
 			switch f.text(k) {
 			case "=", "default":
-				if n := f.text(k + 1); isTSName(n) && f.text(k+2) != "(" {
+				if n := f.text(k + 1); isTSName(n) && f.text(k+2) != "(" && !tsDeclWord[n] {
 					if f.text(k) == "default" {
 						defaultName = n
 					}
@@ -152,6 +184,10 @@ func (r *tsReader) scope(f *tsFile, i, end int, prefix string, only map[string]s
 	}
 }
 
+// tsDeclWord are the words after `export default` that start a
+// declaration rather than name one.
+var tsDeclWord = map[string]bool{"function": true, "class": true, "abstract": true, "async": true, "interface": true, "enum": true, "declare": true}
+
 var tsDeclMods = map[string]bool{"declare": true, "abstract": true, "async": true, "default": true}
 
 // decl reads one statement of a scope as a declaration.
@@ -170,6 +206,7 @@ func (r *tsReader) decl(f *tsFile, s tsStmt, prefix string, only map[string]stri
 			}
 		}
 	}
+	isDefault := isExport && f.text(k) == "default"
 	for tsDeclMods[f.text(k)] && k < s.end-1 {
 		k++
 	}
@@ -219,7 +256,7 @@ func (r *tsReader) decl(f *tsFile, s tsStmt, prefix string, only map[string]stri
 	case ambientModule:
 	case only != nil:
 		n, ok := only[name]
-		if !ok && name == defaultName {
+		if !ok && (name == defaultName || isDefault) {
 			n, ok = only["default"] // export { default as x } from
 		}
 		if !ok {
