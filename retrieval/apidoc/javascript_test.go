@@ -283,3 +283,53 @@ exports.proto = proto;
 		t.Errorf("doIt = %q %q", u.Symbol.Signature, u.Doc)
 	}
 }
+
+// typesDir fetches an @types package; its tarball unpacks to NAME/, not package/.
+func typesDir(t *testing.T, spec string) string {
+	name, _, _ := strings.Cut(strings.TrimPrefix(spec, "@types/"), "@")
+	return filepath.Join(filepath.Dir(npmPackage(t, spec)), name)
+}
+
+func TestNPMTypesPairs(t *testing.T) {
+	// @types/debug declares coerce as a member of interface Debug; the
+	// JavaScript exports it: both are listed, the JSDoc one at the top
+	dir := npmPackage(t, "debug@4.4.0")
+	d, err := Extract(context.Background(), Package{Ecosystem: NPM, Name: "debug", Version: "4.4.0", Dir: dir, TypesDir: typesDir(t, "@types/debug@4.1.12"), TypesFrom: "@types/debug@4.1.12"}, Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u := unit(t, d, "api/debug.Debug.coerce"); u.Symbol.Signature != "coerce: (val: any) => any" || u.File != "@types/debug/index.d.ts" {
+		t.Errorf("types coerce = %q in %s", u.Symbol.Signature, u.File)
+	}
+	if u := unit(t, d, "api/coerce"); u.File != "src/common.js" || strings.Contains(u.Text, "Types from") {
+		t.Errorf("JavaScript coerce in %s:\n%s", u.File, u.Text)
+	}
+	// @types/lodash: index.d.ts and its /// <reference path> files, which
+	// augment interface LoDashStatic inside declare module "../index"
+	dir = npmPackage(t, "lodash@4.17.21")
+	d, err = Extract(context.Background(), Package{Ecosystem: NPM, Name: "lodash", Version: "4.17.21", Dir: dir, TypesDir: typesDir(t, "@types/lodash@4.17.16"), TypesFrom: "@types/lodash@4.17.16"}, Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u := unit(t, d, "api/LoDashStatic.chunk"); u.File != "@types/lodash/common/array.d.ts" || !strings.Contains(u.Doc, "Creates an array of elements split into groups the length of size.") {
+		t.Errorf("chunk from %s, doc %q", u.File, u.Doc)
+	}
+	unit(t, d, "api/Omit")
+	// the JavaScript's own debounce, an export the types give only as a member
+	if u := unit(t, d, "api/debounce"); u.File != "lodash.js" {
+		t.Errorf("debounce from %s", u.File)
+	}
+}
+
+func TestNPMUUIDDefaultReexports(t *testing.T) {
+	// export { default as v1ToV6 } from './v1ToV6.js' of an
+	// `export default function` with overloads; export type * from
+	dir := npmPackage(t, "uuid@11.1.0")
+	d := extract(t, NPM, "uuid", "11.1.0", dir)
+	v := unit(t, d, "api/v1ToV6")
+	if v.Symbol.Signature != "export default function v1ToV6(uuid: string): string\nexport default function v1ToV6(uuid: Uint8Array): Uint8Array" {
+		t.Errorf("v1ToV6 = %q", v.Symbol.Signature)
+	}
+	unit(t, d, "api/Version4Options")
+	unit(t, d, "api/UUIDTypes")
+}
