@@ -212,48 +212,9 @@ func jsEntry(x *extractor) string {
 
 // exportTargets lists the JavaScript targets of the "." export.
 func exportTargets(raw json.RawMessage) []string {
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return []string{s}
-	}
-	var m map[string]json.RawMessage
-	if json.Unmarshal(raw, &m) != nil {
-		return nil
-	}
-	if dot, ok := m["."]; ok {
-		if json.Unmarshal(dot, &s) == nil {
-			return []string{s}
-		}
-		if json.Unmarshal(dot, &m) != nil {
-			return nil
-		}
-	}
-	var out []string
-	var walk func(m map[string]json.RawMessage, depth int)
-	walk = func(m map[string]json.RawMessage, depth int) {
-		if depth > 4 {
-			return
-		}
-		for _, k := range []string{"node", "require", "import", "default"} {
-			v, ok := m[k]
-			if !ok {
-				continue
-			}
-			var s string
-			if json.Unmarshal(v, &s) == nil {
-				if !strings.Contains(s, ".d.") {
-					out = append(out, s)
-				}
-				continue
-			}
-			var sub map[string]json.RawMessage
-			if json.Unmarshal(v, &sub) == nil {
-				walk(sub, depth+1)
-			}
-		}
-	}
-	walk(m, 0)
-	return out
+	return dotExport(raw, []string{"node", "require", "import", "default"}, func(_, target string) bool {
+		return !strings.Contains(target, ".d.")
+	})
 }
 
 // jsResolve maps a relative specifier to a .js file inside the package

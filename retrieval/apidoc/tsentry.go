@@ -102,14 +102,28 @@ func tsEntry(x *extractor) string {
 // exportTypes digs the "types" condition of the "." export out of
 // package.json "exports" (a string, a condition map, nested maps).
 func exportTypes(raw json.RawMessage) []string {
+	return dotExport(raw, []string{"types", "import", "require", "default", "node"}, func(cond, target string) bool {
+		return cond == "types" || strings.HasSuffix(target, ".d.ts") || strings.HasSuffix(target, ".d.mts") || strings.HasSuffix(target, ".d.cts")
+	})
+}
+
+// dotExport lists the targets of package.json's "." export (a string,
+// or conditions tried in the order conds gives, nested up to 4 deep)
+// that keep accepts; cond is "" for a plain string.
+func dotExport(raw json.RawMessage, conds []string, keep func(cond, target string) bool) []string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		if keep("", s) {
+			return []string{s}
+		}
+		return nil
+	}
 	var m map[string]json.RawMessage
 	if json.Unmarshal(raw, &m) != nil {
 		return nil
 	}
 	if dot, ok := m["."]; ok {
-		if json.Unmarshal(dot, &m) != nil {
-			return nil
-		}
+		return dotExport(dot, conds, keep)
 	}
 	var out []string
 	var walk func(m map[string]json.RawMessage, depth int)
@@ -117,14 +131,14 @@ func exportTypes(raw json.RawMessage) []string {
 		if depth > 4 {
 			return
 		}
-		for _, k := range []string{"types", "import", "require", "default", "node"} {
+		for _, k := range conds {
 			v, ok := m[k]
 			if !ok {
 				continue
 			}
 			var s string
 			if json.Unmarshal(v, &s) == nil {
-				if k == "types" || strings.HasSuffix(s, ".d.ts") || strings.HasSuffix(s, ".d.mts") || strings.HasSuffix(s, ".d.cts") {
+				if keep(k, s) {
 					out = append(out, s)
 				}
 				continue
