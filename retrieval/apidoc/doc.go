@@ -64,7 +64,8 @@
 //     right before the definition, kept as written; @param/@returns
 //     types add a second, typed signature line ("debounce(func:
 //     Function, wait?: number, options?: Object): Function"); @example
-//     blocks become example units. After @types, only the JavaScript's
+//     blocks become example units; a member marked @private, @ignore or
+//     @api private is left out. After @types, only the JavaScript's
 //     exports the types leave to an interface's members are added
 //     (debug's `enable`). A .js file over 4 MiB is skipped, warned as a
 //     bundle or generated code (a cut file would not parse); a minified

@@ -152,8 +152,16 @@ func (r *jsReader) emit(name string, v *jsVal, depth int) {
 	}
 	var exs []string
 	if v.doc != "" {
-		if t := parseJSDoc(v.doc); (v.kind == SymFunc || v.kind == SymMethod || v.kind == SymClass || v.kind == SymConstructor) && t.typedSig(path.Ext("." + name)[1:]) != "" {
-			sig += "\n" + t.typedSig(path.Ext("." + name)[1:])
+		t := parseJSDoc(v.doc)
+		if t.private && depth > 0 {
+			// a member its author marked @private, @ignore or @api
+			// private (express's app.lazyrouter): reachable, not API;
+			// an export stays whatever its doc says
+			return
+		}
+		short := name[strings.LastIndex(name, ".")+1:]
+		if typed := t.typedSig(short); typed != "" && (v.kind == SymFunc || v.kind == SymMethod || v.kind == SymClass || v.kind == SymConstructor) {
+			sig += "\n" + typed
 		}
 		exs = jsdocExamples(v.doc)
 	}

@@ -62,6 +62,10 @@ func TestNPMExpressJS(t *testing.T) {
 	unit(t, d, "api/Router.use")
 	unit(t, d, "api/request.get")
 	unit(t, d, "api/static")
+	// app.lazyrouter's JSDoc says @private: reachable, not API
+	if hasUnit(d, func(u Unit) bool { return u.Path == "api/application.lazyrouter" }) {
+		t.Error("a @private member is listed")
+	}
 }
 
 func TestNPMExpressTypes(t *testing.T) {
