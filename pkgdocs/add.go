@@ -234,6 +234,20 @@ func (x *Index) unchanged(ctx context.Context, prev *retrieval.PackageProject, o
 	return true, nil
 }
 
+// typesCurrent says whether a stored version was read from the @types
+// package now paired with it, or from none when none is: apidoc notes
+// the one it read in the version's warnings, and a changed or removed
+// @types package re-extracts the version it documents.
+func typesCurrent(v *retrieval.PackageVersion, p packages.Package) bool {
+	from := ""
+	for _, w := range v.Warnings {
+		if f, ok := strings.CutPrefix(w, apidoc.TypesNote); ok {
+			from, _, _ = strings.Cut(f, ":")
+		}
+	}
+	return from == p.TypesFrom
+}
+
 // extracted is one package version read by a worker.
 type extracted struct {
 	pkg   packages.Package
@@ -263,7 +277,7 @@ func (x *Index) store(ctx context.Context, w *retrieval.PackagesWriter, proj *pa
 			res.Missing = append(res.Missing, Missing{Ref: refOf(p), Reason: p.Missing})
 			continue
 		}
-		if v := stored[key(p)]; v != nil && v.Extractor >= extractorVersion && !opt.Force {
+		if v := stored[key(p)]; v != nil && v.Extractor >= extractorVersion && !opt.Force && typesCurrent(v, p) {
 			keys[key(p)] = keys[key(p)] || p.Direct
 			res.Reused++
 			continue

@@ -80,6 +80,9 @@ func TestNPMExpressTypes(t *testing.T) {
 	if r.Symbol.Signature != "export function Router(options?: RouterOptions): core.Router" || r.File != "@types/express/index.d.ts" {
 		t.Errorf("Router = %q in %s", r.Symbol.Signature, r.File)
 	}
+	if !warned(d, "", TypesNote+"@types/express@4.17.21") {
+		t.Errorf("the version does not say where its types came from: %v", d.Warnings)
+	}
 	if !strings.Contains(r.Text, "Types from @types/express@4.17.21") {
 		t.Errorf("Router text does not say where its types came from:\n%s", r.Text)
 	}

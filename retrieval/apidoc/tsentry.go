@@ -75,8 +75,15 @@ func typesAPI(x *extractor) bool {
 		x.warn("", "%s declares no API: read from the JavaScript instead", from)
 		return false
 	}
+	x.warn("", "%s%s: the package ships no declarations", TypesNote, from)
 	return true
 }
+
+// TypesNote starts the warning that names the @types package an npm
+// version's API was read from ("API from @types/express@4.17.21: ..."),
+// so that the version says where its types came from and a store can
+// tell when the pairing changed.
+const TypesNote = "API from "
 
 func tsEntry(x *extractor) string {
 	pj := x.packageJSON()
