@@ -72,8 +72,13 @@ type jsReader struct {
 	x    *extractor
 	mods map[string]*jsMod // nil while a module is being read: a cycle
 	// covered are the top-level names the @types package already
-	// documents ("json" for its "e.json"): not listed again
+	// documents ("json" for its "e.json"): not listed again. A covered
+	// name the types declare no member of (`var response: Response`,
+	// typed in another @types package) keeps the JavaScript's members
+	// (response.send), which no other package of the project documents.
 	covered map[string]bool
+	// typed are the covered names the types list members of.
+	typed map[string]bool
 }
 
 // jsAPI reads the package's API from its JavaScript entry point. After
@@ -99,7 +104,7 @@ func jsAPI(x *extractor, why string, supplement bool) {
 				kinds[u.Symbol.Name] = u.Symbol.Kind
 			}
 		}
-		r.covered = map[string]bool{}
+		r.covered, r.typed = map[string]bool{}, map[string]bool{}
 		for n := range kinds {
 			head, tail, ok := strings.Cut(n, ".")
 			switch {
@@ -109,6 +114,13 @@ func jsAPI(x *extractor, why string, supplement bool) {
 				if k := kinds[head]; k != SymInterface && k != SymClass && k != SymType {
 					r.covered[tail] = true
 				}
+			}
+		}
+		for n := range kinds {
+			// "e.response.x" gives "response" members, "Debug.x" "Debug"'s
+			parts := strings.Split(n, ".")
+			for i := 1; i < len(parts); i++ {
+				r.typed[parts[i-1]] = true
 			}
 		}
 	}
@@ -143,7 +155,15 @@ func jsAPI(x *extractor, why string, supplement bool) {
 
 // emit adds one item and its members.
 func (r *jsReader) emit(name string, v *jsVal, depth int) {
-	if depth > 3 || r.x.ctx.Err() != nil || depth == 0 && r.covered[name] {
+	if depth > 3 || r.x.ctx.Err() != nil {
+		return
+	}
+	if depth == 0 && r.covered[name] {
+		if !r.typed[name] {
+			for _, mb := range v.members {
+				r.emit(name+"."+mb.name, mb.val, depth+1)
+			}
+		}
 		return
 	}
 	sig := v.sig
