@@ -67,7 +67,11 @@
 //     blocks become example units; a member marked @private, @ignore or
 //     @api private is left out. After @types, only the JavaScript's
 //     exports the types leave to an interface's members are added
-//     (debug's `enable`). A .js file over 4 MiB is skipped, warned as a
+//     (debug's `enable`), and the members of a name the types declare
+//     without members (express's `var response: Response` is typed in
+//     express-serve-static-core: response.send comes from the JSDoc);
+//     the version's warnings name the @types package read ("API from
+//     @types/express@4.17.21", TypesNote). A .js file over 4 MiB is skipped, warned as a
 //     bundle or generated code (a cut file would not parse); a minified
 //     one is read for names and warned; a syntax error is a warning with
 //     its line; nothing outside Dir is read (os.Root, specifiers that
