@@ -58,7 +58,9 @@ func TestNPMExpressJS(t *testing.T) {
 		t.Errorf("send in %s", send.File)
 	}
 	// exports.Router = Router (require('./router')): a function with members
-	unit(t, d, "api/Router")
+	// var proto = module.exports = function(options): anonymous, documented above the var
+	checkJS(t, dir, unit(t, d, "api/Router"), "function(options)", "Router(options?: Object): Router",
+		"Initialize a new `Router` with the given `options`.", " * Initialize a new `Router` with the given `options`.")
 	unit(t, d, "api/Router.use")
 	unit(t, d, "api/request.get")
 	unit(t, d, "api/static")

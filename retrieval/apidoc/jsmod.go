@@ -125,7 +125,7 @@ func (m *jsMod) docAt(at int) (string, int) {
 	}
 	c := m.docs[i]
 	gap := m.src[c.end:at]
-	if len(gap) > 160 || bytes.ContainsAny(gap, ";{})=") || bytes.Contains(gap, []byte("\n\n\n")) {
+	if len(gap) > 160 || bytes.ContainsAny(gap, ";{})") || bytes.Contains(gap, []byte("\n\n\n")) {
 		return "", line
 	}
 	return jsdoc(string(m.src[c.start:c.end])), line

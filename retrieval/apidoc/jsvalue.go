@@ -28,7 +28,14 @@ func (m *jsMod) exportsVal(depth int) *jsVal {
 	var v *jsVal
 	if n := len(m.moduleExports); n > 0 {
 		a := m.moduleExports[n-1]
-		v = m.value(a.val, a.at, jsIdent(m.r.x.pkg.Name), depth+1)
+		// an anonymous module.exports = function is named after the
+		// package in the entry (ms), left anonymous elsewhere (express's
+		// router/index.js, exported as Router)
+		name := ""
+		if m.depth == 0 {
+			name = jsIdent(m.r.x.pkg.Name)
+		}
+		v = m.value(a.val, a.at, name, depth+1)
 	}
 	if v == nil {
 		v = &jsVal{kind: SymNamespace, file: m.name}
@@ -269,6 +276,9 @@ func (m *jsMod) value(e js.IExpr, at int, name string, depth int) *jsVal {
 		}
 		if n.Generator {
 			prefix += "*"
+		}
+		if fn == "" {
+			prefix = strings.TrimSuffix(prefix, " ") // function(options)
 		}
 		v := mk(SymFunc, prefix+fn+paramsJS(n.Params))
 		v.fn, v.mod = n, m
