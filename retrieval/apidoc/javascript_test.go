@@ -147,6 +147,13 @@ func TestNPMLodashESM(t *testing.T) {
 	unit(t, d, "api/default")
 }
 
+func must(b []byte, err error) []byte {
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
 // writeTree writes files under a temporary package folder.
 func writeTree(t *testing.T, files map[string]string) string {
 	t.Helper()
@@ -187,7 +194,17 @@ exports.min = require('./min');
 		"syntax.js": "exports.x = function ( {\n",
 		"min.js":    "var a=1;" + strings.Repeat("exports.f=function(n){return n+1};", 300) + "exports.g=function(q){return q};",
 	})
+	// a link out of the package, required by name: refused by the root
+	if err := os.Symlink("/etc/hostname", filepath.Join(dir, "evil.js")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "index.js"), append(must(os.ReadFile(filepath.Join(dir, "index.js"))), "exports.evil = require('./evil');\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	d := extract(t, NPM, "bad", "1.0.0", dir)
+	if !warned(d, "index.js", `"./evil" not found inside the package`) || !warned(d, "index.js", `"../../../etc/passwd" not found`) || hasUnit(d, func(u Unit) bool { return u.File == "evil.js" }) {
+		t.Errorf("the link out was followed: %v", d.Warnings)
+	}
 	g := unit(t, d, "api/good")
 	if g.Symbol.Signature != "function good(s)\ngood(s: string)" || !strings.HasPrefix(g.Doc, "Good one.") {
 		t.Errorf("good = %q, doc %q", g.Symbol.Signature, g.Doc)
