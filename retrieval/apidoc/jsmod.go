@@ -38,6 +38,7 @@ type jsMod struct {
 	busy          map[string]bool
 	locals        map[string]*jsVal // local's answers, each name resolved once
 	named         map[string]int    // offset of the first `function NAME`, `var NAME`...
+	missing       map[string]bool   // relative specifiers found nowhere, warned once
 }
 
 type jsDecl struct {
@@ -73,7 +74,7 @@ func parseJSMod(name string, src []byte) (m *jsMod, err error) {
 	s := string(buf)
 	m = &jsMod{name: name, src: buf, li: newLineIndex(s), ast: ast,
 		decls: map[string]jsDecl{}, assigns: map[string][]jsAssign{}, protos: map[string][]jsAssign{},
-		imports: map[string]jsImport{}, busy: map[string]bool{}, locals: map[string]*jsVal{}}
+		imports: map[string]jsImport{}, busy: map[string]bool{}, locals: map[string]*jsVal{}, missing: map[string]bool{}}
 	toks := lex(s, langTS)
 	m.named = map[string]int{}
 	for i, t := range toks {

@@ -165,10 +165,10 @@ func (m *jsMod) declAt(n js.IExpr) int {
 // CommonJS module itself, else one export. nil for another package.
 func (m *jsMod) imported(imp jsImport, depth int) *jsVal {
 	target := jsResolve(m.r.x, path.Dir(m.name), imp.spec)
-	if target == "" && strings.HasPrefix(imp.spec, ".") && !m.busy["\x00missing"+imp.spec] {
+	if target == "" && strings.HasPrefix(imp.spec, ".") && !m.missing[imp.spec] {
 		// another package is not this one's API; a relative path that
 		// finds nothing is missing, or leaves the package (a link out)
-		m.busy["\x00missing"+imp.spec] = true
+		m.missing[imp.spec] = true
 		m.r.x.warn(m.name, "%q not found inside the package (missing, or outside it): not followed", imp.spec)
 	}
 	if target == "" || depth > maxJSDepth {
