@@ -71,13 +71,7 @@ func TestNPMExpressJS(t *testing.T) {
 }
 
 func TestNPMExpressTypes(t *testing.T) {
-	dir := npmPackage(t, "express@4.21.2")
-	// an @types tarball unpacks to express/, not package/
-	types := filepath.Join(filepath.Dir(npmPackage(t, "@types/express@4.17.21")), "express")
-	d, err := Extract(context.Background(), Package{Ecosystem: NPM, Name: "express", Version: "4.21.2", Dir: dir, TypesDir: types, TypesFrom: "@types/express@4.17.21"}, Limits{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := extractTyped(t, "express@4.21.2", "@types/express@4.17.21")
 	r := unit(t, d, "api/e.Router")
 	if r.Symbol.Signature != "export function Router(options?: RouterOptions): core.Router" || r.File != "@types/express/index.d.ts" {
 		t.Errorf("Router = %q in %s", r.Symbol.Signature, r.File)
@@ -316,20 +310,25 @@ exports.proto = proto;
 	}
 }
 
-// typesDir fetches an @types package; its tarball unpacks to NAME/, not package/.
-func typesDir(t *testing.T, spec string) string {
-	name, _, _ := strings.Cut(strings.TrimPrefix(spec, "@types/"), "@")
-	return filepath.Join(filepath.Dir(npmPackage(t, spec)), name)
+// extractTyped extracts an npm package (name@version) paired with an
+// @types package, both fetched with npm pack; an @types tarball unpacks
+// to NAME/, not package/.
+func extractTyped(t *testing.T, spec, types string) *Docs {
+	t.Helper()
+	name, version, _ := strings.Cut(spec, "@")
+	short, _, _ := strings.Cut(strings.TrimPrefix(types, "@types/"), "@")
+	tdir := filepath.Join(filepath.Dir(npmPackage(t, types)), short)
+	d, err := Extract(context.Background(), Package{Ecosystem: NPM, Name: name, Version: version, Dir: npmPackage(t, spec), TypesDir: tdir, TypesFrom: types}, Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
 }
 
 func TestNPMTypesPairs(t *testing.T) {
 	// @types/debug declares coerce as a member of interface Debug; the
 	// JavaScript exports it: both are listed, the JSDoc one at the top
-	dir := npmPackage(t, "debug@4.4.0")
-	d, err := Extract(context.Background(), Package{Ecosystem: NPM, Name: "debug", Version: "4.4.0", Dir: dir, TypesDir: typesDir(t, "@types/debug@4.1.12"), TypesFrom: "@types/debug@4.1.12"}, Limits{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := extractTyped(t, "debug@4.4.0", "@types/debug@4.1.12")
 	if u := unit(t, d, "api/debug.Debug.coerce"); u.Symbol.Signature != "coerce: (val: any) => any" || u.File != "@types/debug/index.d.ts" {
 		t.Errorf("types coerce = %q in %s", u.Symbol.Signature, u.File)
 	}
@@ -338,11 +337,7 @@ func TestNPMTypesPairs(t *testing.T) {
 	}
 	// @types/lodash: index.d.ts and its /// <reference path> files, which
 	// augment interface LoDashStatic inside declare module "../index"
-	dir = npmPackage(t, "lodash@4.17.21")
-	d, err = Extract(context.Background(), Package{Ecosystem: NPM, Name: "lodash", Version: "4.17.21", Dir: dir, TypesDir: typesDir(t, "@types/lodash@4.17.16"), TypesFrom: "@types/lodash@4.17.16"}, Limits{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	d = extractTyped(t, "lodash@4.17.21", "@types/lodash@4.17.16")
 	if u := unit(t, d, "api/LoDashStatic.chunk"); u.File != "@types/lodash/common/array.d.ts" || !strings.Contains(u.Doc, "Creates an array of elements split into groups the length of size.") {
 		t.Errorf("chunk from %s, doc %q", u.File, u.Doc)
 	}
