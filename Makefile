@@ -84,6 +84,8 @@ FUZZ_TARGETS := \
 	./retrieval/packages:FuzzPackageResolved \
 	./retrieval/packages:FuzzArchiveName \
 	./retrieval/apidoc:FuzzTypeScript \
+	./retrieval/apidoc:FuzzJavaScript \
+	./retrieval/apidoc:FuzzJSDoc \
 	./retrieval/apidoc:FuzzRust \
 	./retrieval/apidoc:FuzzRustMacros \
 	./retrieval/apidoc:FuzzSwift \

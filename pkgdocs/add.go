@@ -234,6 +234,20 @@ func (x *Index) unchanged(ctx context.Context, prev *retrieval.PackageProject, o
 	return true, nil
 }
 
+// typesCurrent says whether a stored version was read from the @types
+// package now paired with it, or from none when none is: apidoc notes
+// the one it read in the version's warnings, and a changed or removed
+// @types package re-extracts the version it documents.
+func typesCurrent(v *retrieval.PackageVersion, p packages.Package) bool {
+	from := ""
+	for _, w := range v.Warnings {
+		if f, ok := strings.CutPrefix(w, apidoc.TypesNote); ok {
+			from, _, _ = strings.Cut(f, ":")
+		}
+	}
+	return from == p.TypesFrom
+}
+
 // extracted is one package version read by a worker.
 type extracted struct {
 	pkg   packages.Package
@@ -263,7 +277,7 @@ func (x *Index) store(ctx context.Context, w *retrieval.PackagesWriter, proj *pa
 			res.Missing = append(res.Missing, Missing{Ref: refOf(p), Reason: p.Missing})
 			continue
 		}
-		if v := stored[key(p)]; v != nil && v.Extractor >= extractorVersion && !opt.Force {
+		if v := stored[key(p)]; v != nil && v.Extractor >= extractorVersion && !opt.Force && typesCurrent(v, p) {
 			keys[key(p)] = keys[key(p)] || p.Direct
 			res.Reused++
 			continue
@@ -360,7 +374,7 @@ func refOf(p packages.Package) Ref {
 // package's Dir is its import package; apidoc wants the site-packages
 // folder holding the dist-info (it reads the files RECORD lists).
 func apiPackage(p packages.Package) apidoc.Package {
-	ap := apidoc.Package{Ecosystem: string(p.Ecosystem), Name: p.Name, Version: p.Version, Dir: p.Dir}
+	ap := apidoc.Package{Ecosystem: string(p.Ecosystem), Name: p.Name, Version: p.Version, Dir: p.Dir, TypesDir: p.TypesDir, TypesFrom: p.TypesFrom}
 	if p.Ecosystem == packages.Python {
 		if m, _ := filepath.Glob(filepath.Join(p.Dir, "*.dist-info")); len(m) == 0 {
 			ap.Dir = filepath.Dir(p.Dir)

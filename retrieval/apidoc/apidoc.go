@@ -28,6 +28,12 @@ type Package struct {
 	Name      string
 	Version   string
 	Dir       string
+	// TypesDir is, for npm, an installed @types package declaring this
+	// one's API (node_modules/@types/express for express): read, as a
+	// second root, when the package ships no declarations of its own.
+	// TypesFrom names it ("@types/express@4.17.21") in the units.
+	TypesDir  string
+	TypesFrom string
 }
 
 // Limits bound what one package may cost. Zero fields take the defaults.
@@ -240,6 +246,11 @@ type extractor struct {
 	readmeFrom    string // the file readmeText came from
 	pj            *packageJSON
 	pyDist        *string
+	// filePrefix and apiNote mark API units read from another root
+	// (an @types package): their File is "@types/express/index.d.ts"
+	// and their text says where the types came from.
+	filePrefix string
+	apiNote    string
 }
 
 func (x *extractor) warn(file, format string, args ...any) {
@@ -275,14 +286,18 @@ func (x *extractor) add(u Unit) bool {
 // addAPI adds an API item, its Markdown made from signature, doc and
 // examples.
 func (x *extractor) addAPI(lang string, s Symbol, doc, file string, line int, examples []string) bool {
+	text := apiMarkdown(lang, s, doc, examples)
+	if x.apiNote != "" {
+		text += "\n" + x.apiNote + "\n"
+	}
 	return x.add(Unit{
 		Kind:   KindAPI,
 		Path:   "api/" + s.Name,
 		Title:  s.Name,
-		Text:   apiMarkdown(lang, s, doc, examples),
+		Text:   text,
 		Symbol: &s,
 		Doc:    doc,
-		File:   file,
+		File:   x.filePrefix + file,
 		Line:   line,
 	})
 }

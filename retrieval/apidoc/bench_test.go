@@ -4,7 +4,10 @@ package apidoc
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -21,6 +24,9 @@ func BenchmarkExtract(b *testing.B) {
 		{"go/cobra", Go, "github.com/spf13/cobra", func(tb testing.TB) string { return goModule(tb, "github.com/spf13/cobra@v1.10.2") }},
 		{"npm/commander", NPM, "commander", func(tb testing.TB) string { return npmPackage(tb, "commander@14.0.0") }},
 		{"npm/zod", NPM, "zod", func(tb testing.TB) string { return npmPackage(tb, "zod@3.25.76") }},
+		{"npm/express-js", NPM, "express", func(tb testing.TB) string { return npmPackage(tb, "express@4.21.2") }},
+		{"npm/lodash-js", NPM, "lodash", func(tb testing.TB) string { return npmPackage(tb, "lodash@4.17.21") }},
+		{"npm/lodash-es-js", NPM, "lodash-es", func(tb testing.TB) string { return npmPackage(tb, "lodash-es@4.17.21") }},
 		{"python/requests", Python, "requests", func(tb testing.TB) string { return pyWheel(tb, "requests==2.32.3") }},
 		{"python/click", Python, "click", func(tb testing.TB) string { return pyWheel(tb, "click==8.1.8") }},
 		{"rust/anyhow", Rust, "anyhow", func(tb testing.TB) string { return filepath.Join(crates(tb), "anyhow-1.0.98") }},
@@ -68,6 +74,47 @@ func BenchmarkHugeDTS(b *testing.B) {
 				if _, err := Extract(context.Background(), Package{Ecosystem: NPM, Name: "gen", Dir: dir}, c.lim); err != nil {
 					b.Fatal(err)
 				}
+			}
+			reportCPU(b, cpu)
+		})
+	}
+}
+
+// BenchmarkJSParse compares, on lodash.js (544 kB, the largest
+// hand-written entry met), tdewolff/parse's full JavaScript parse with
+// the hand lexer alone (lex.go: tokens, no grammar), and the parse of a
+// generated file at the 4 MiB limit.
+func BenchmarkJSParse(b *testing.B) {
+	lodash, err := os.ReadFile(filepath.Join(npmPackage(b, "lodash@4.17.21"), "lodash.js"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var gen strings.Builder
+	for i := 0; gen.Len() < maxJSBytes-200; i++ {
+		fmt.Fprintf(&gen, "/**\n * Item %d.\n * @param {number} a first\n * @returns {number}\n */\nexports.f%d = function f%d(a, b) { return a + b * %d; };\n", i, i, i, i)
+	}
+	for _, c := range []struct {
+		name string
+		src  []byte
+		run  func([]byte)
+	}{
+		{"tdewolff/lodash.js", lodash, func(src []byte) {
+			if _, err := parseJSMod("lodash.js", src); err != nil {
+				b.Fatal(err)
+			}
+		}},
+		{"handlexer/lodash.js", lodash, func(src []byte) { lex(string(src), langTS) }},
+		{"tdewolff/generated-4MiB", []byte(gen.String()), func(src []byte) {
+			if _, err := parseJSMod("gen.js", src); err != nil {
+				b.Fatal(err)
+			}
+		}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(c.src)))
+			cpu := cpuTime()
+			for b.Loop() {
+				c.run(c.src)
 			}
 			reportCPU(b, cpu)
 		})

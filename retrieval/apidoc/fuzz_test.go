@@ -218,3 +218,62 @@ func FuzzRustMacros(f *testing.F) {
 		}
 	})
 }
+
+func FuzzJavaScript(f *testing.F) {
+	for _, s := range []string{
+		"'use strict';\nvar app = exports = module.exports = {};\n/**\n * Use it.\n * @param {Function} fn\n * @public\n */\napp.use = function use(fn) {};\nObject.defineProperty(exports, 'x', { get: function () { return app; } });",
+		";(function() {\n  var runInContext = (function runInContext(context) {\n    function lodash(value) {}\n    /** @returns {Array} */\n    function chunk(array, size) {}\n    lodash.chunk = chunk;\n    lodash.prototype.value = function() {};\n    return lodash;\n  });\n  var _ = runInContext();\n  var freeModule = typeof module == 'object' && module;\n  (freeModule.exports = _)._ = _;\n}.call(this));",
+		"export * from './a.js';\nexport * as ns from './b.js';\nexport { a as b, default as c } from './c.js';\nimport d, { e as f } from './d.js';\nexport { d, f };\nexport default class extends Base { #p() {} static s() {} get g() {} }\nexport const { k } = o;",
+		"module.exports = require('./common')(exports);\nfunction setup(env) { createDebug.debug = createDebug; return createDebug; function createDebug(ns) {} }",
+		"exports.x = function ( {",
+		"a.b.c = d.e = (f, g);\nmodule.exports = new Foo();\nFoo.prototype = { m() {}, ['c']: 1, ...rest };",
+	} {
+		f.Add(s)
+	}
+	root := fuzzRoot(f)
+	f.Fuzz(func(t *testing.T, src string) {
+		x := fuzzExtractor(t, root)
+		start := time.Now()
+		r := &jsReader{x: x, mods: map[string]*jsMod{}}
+		m, err := parseJSMod("index.js", []byte(src))
+		if err != nil {
+			return
+		}
+		m.r = r
+		r.mods["index.js"] = m
+		if exp := m.exportsVal(0); exp != nil {
+			r.emit("fuzz", exp, 0)
+			for _, mb := range exp.members {
+				r.emit(mb.name, mb.val, 0)
+			}
+		}
+		fuzzCheck(t, src, x, start)
+	})
+}
+
+func FuzzJSDoc(f *testing.F) {
+	for _, s := range []string{
+		"/**\n * Creates a debounced function.\n *\n * @param {Function} func The function to debounce.\n * @param {number} [wait=0] The number of milliseconds to delay.\n * @param {Object} [options={}] The options object.\n * @param {boolean} [options.leading=false]\n *  Specify invoking on the leading edge of the timeout.\n * @returns {Function} Returns the new debounced function.\n * @example\n *\n * jQuery(window).on('resize', _.debounce(calculateLayout, 150));\n */",
+		"/** @param {{a: {b: number}}} x @returns {Promise<Array<string>>} */",
+		"/** @param {string x unclosed\n * @param [y\n * @returns {\n * @api private */",
+		"/** ```js\n * @param {in} fence\n * ```\n * @param {number=} n optional by type\n * @arg {*} [d = { a: 1 }] default with spaces\n */",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, c string) {
+		doc := jsdoc(c)
+		tags := parseJSDoc(doc)
+		if len(tags.params) > maxJSDocTags {
+			t.Fatalf("%d params", len(tags.params))
+		}
+		for _, p := range tags.params {
+			if p.name == "" || strings.Contains(p.name, ".") {
+				t.Fatalf("param %+v", p)
+			}
+		}
+		if s := tags.typedSig("f"); len(s) > 2*maxSignature+1024 {
+			t.Fatalf("typed signature of %d bytes", len(s))
+		}
+		jsdocExamples(doc)
+	})
+}

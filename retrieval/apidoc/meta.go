@@ -52,6 +52,7 @@ type packageJSON struct {
 	Types       string          `json:"types"`
 	Typings     string          `json:"typings"`
 	Main        string          `json:"main"`
+	Module      string          `json:"module"`
 	Exports     json.RawMessage `json:"exports"`
 }
 

@@ -9,6 +9,10 @@ import (
 type tsReader struct {
 	x    *extractor
 	seen map[string]bool
+	// inNS is set while a namespace body of a declaration file is read:
+	// there every member is visible (an ambient namespace exports all it
+	// declares, `export` or not: @types/express's `var json`).
+	inNS bool
 }
 
 // maxTSDepth bounds re-export chains and namespace nesting.
@@ -47,13 +51,45 @@ func (r *tsReader) file(name, prefix string, only map[string]string, depth int) 
 	}
 	f := parseTS(name, src)
 	r.scope(f, 0, len(f.toks), prefix, only, true, depth)
+	r.references(name, src, prefix, depth)
 	for _, it := range f.items {
 		if !r.x.addAPI("ts", it.sym, it.doc, name, it.line, nil) {
 			return
 		}
 		if exs := jsdocExamples(it.doc); len(exs) > 0 {
 			text := "# Example: " + it.sym.Name + "\n\n" + strings.Join(exs, "\n\n") + "\n"
-			r.x.add(Unit{Kind: KindExample, Path: "example/" + it.sym.Name, Title: "Example: " + it.sym.Name, Text: text, File: name, Line: it.line})
+			r.x.add(Unit{Kind: KindExample, Path: "example/" + it.sym.Name, Title: "Example: " + it.sym.Name, Text: text, File: r.x.filePrefix + name, Line: it.line})
+		}
+	}
+}
+
+// references reads the files a declaration file names in its
+// `/// <reference path="..." />` directives (@types/lodash is its
+// index.d.ts and 12 such files), inside the package only.
+func (r *tsReader) references(name, src, prefix string, depth int) {
+	for n, l := range strings.SplitN(src, "\n", 400) {
+		l = strings.TrimSpace(l)
+		if n == 399 || l != "" && !strings.HasPrefix(l, "//") {
+			return // directives come first in a file
+		}
+		rest, ok := strings.CutPrefix(l, "///")
+		if !ok {
+			continue
+		}
+		rest, ok = strings.CutPrefix(strings.TrimSpace(rest), "<reference path=")
+		if !ok || len(rest) < 2 {
+			continue
+		}
+		q := rest[0]
+		p, _, ok := strings.Cut(rest[1:], string(q))
+		if !ok || q != '"' && q != '\'' {
+			continue
+		}
+		if !strings.HasPrefix(p, ".") {
+			p = "./" + p
+		}
+		if target := tsResolve(r.x, path.Dir(name), p); target != "" {
+			r.file(target, prefix, nil, depth+1)
 		}
 	}
 }
@@ -67,6 +103,8 @@ func (r *tsReader) scope(f *tsFile, i, end int, prefix string, only map[string]s
 	// First pass: export lists and re-exports, and whether this scope
 	// is a module (only exported names are public) or a script.
 	module := false
+	ambientNS := r.inNS
+	r.inNS = false
 	exported := map[string][]string{} // local name → the names it is exported under
 	imports := map[string][2]string{} // local name → module specifier, name there
 	defaultName := ""
@@ -83,12 +121,12 @@ func (r *tsReader) scope(f *tsFile, i, end int, prefix string, only map[string]s
 		case "export":
 			module = true
 			k := s.start + 1
-			if f.text(k) == "type" && f.text(k+1) == "{" {
-				k++
+			if f.text(k) == "type" && (f.text(k+1) == "{" || f.text(k+1) == "*") {
+				k++ // export type { A } from, export type * from
 			}
 			switch f.text(k) {
 			case "=", "default":
-				if n := f.text(k + 1); isTSName(n) && f.text(k+2) != "(" {
+				if n := f.text(k + 1); isTSName(n) && f.text(k+2) != "(" && !tsDeclWord[n] {
 					if f.text(k) == "default" {
 						defaultName = n
 					}
@@ -138,10 +176,17 @@ func (r *tsReader) scope(f *tsFile, i, end int, prefix string, only map[string]s
 			}
 		}
 	}
+	if ambientNS {
+		module = false
+	}
 	for _, s := range stmts {
 		r.decl(f, s, prefix, only, module, exported, defaultName, depth)
 	}
 }
+
+// tsDeclWord are the words after `export default` that start a
+// declaration rather than name one.
+var tsDeclWord = map[string]bool{"function": true, "class": true, "abstract": true, "async": true, "interface": true, "enum": true, "declare": true}
 
 var tsDeclMods = map[string]bool{"declare": true, "abstract": true, "async": true, "default": true}
 
@@ -161,6 +206,7 @@ func (r *tsReader) decl(f *tsFile, s tsStmt, prefix string, only map[string]stri
 			}
 		}
 	}
+	isDefault := isExport && f.text(k) == "default"
 	for tsDeclMods[f.text(k)] && k < s.end-1 {
 		k++
 	}
@@ -210,7 +256,7 @@ func (r *tsReader) decl(f *tsFile, s tsStmt, prefix string, only map[string]stri
 	case ambientModule:
 	case only != nil:
 		n, ok := only[name]
-		if !ok && name == defaultName {
+		if !ok && (name == defaultName || isDefault) {
 			n, ok = only["default"] // export { default as x } from
 		}
 		if !ok {
@@ -265,6 +311,7 @@ func (r *tsReader) decl(f *tsFile, s tsStmt, prefix string, only map[string]stri
 		f.push(tsItem{sym: Symbol{Name: full, Kind: kind, Signature: sig}, doc: doc, line: line})
 		switch kind {
 		case SymNamespace:
+			r.inNS = strings.Contains(f.name, ".d.")
 			r.scope(f, open+1, closing, full+".", nil, false, depth+1)
 		case SymClass, SymInterface:
 			r.members(f, open+1, closing, full)

@@ -16,6 +16,14 @@
 // documentation from those folders, storing and indexing them are the
 // jobs of the packages above it; it imports nothing of gno.
 //
+// An npm package that ships no declarations and has its @types package
+// installed beside it (express and @types/express, @babel/core and
+// @types/babel__core) carries that folder in TypesDir: its API is read
+// from those types, under the package's own version, and the @types
+// package is not listed on its own (its docs would repeat the
+// package's). An @types package with no installed partner (@types/node)
+// stays a package of its own.
+//
 // Discovery is read-only. It never writes to the project, never runs a
 // package's code (no setup.py, no install scripts, no build) and never
 // names a registry host. A dependency that is declared but not installed

@@ -182,7 +182,73 @@ func discoverNPM(ctx context.Context, d *discovery) (bool, []Package) {
 	for _, k := range w.order {
 		out = append(out, *w.pkgs[k])
 	}
-	return true, out
+	return true, pairTypes(out)
+}
+
+// pairTypes gives a package that ships no declarations the installed
+// @types package that declares it (express and @types/express), and
+// leaves that @types package out of the list: its docs are express's,
+// stored under express's version, and a second entry would only repeat
+// them. An @types package with no installed partner (@types/node, or
+// express-serve-static-core's types) stays a package of its own.
+func pairTypes(pkgs []Package) []Package {
+	byName := map[string]int{}
+	for i, p := range pkgs {
+		if p.Dir != "" {
+			byName[p.Name] = i
+		}
+	}
+	paired := map[int]bool{}
+	for i := range pkgs {
+		p := &pkgs[i]
+		if p.Dir == "" || strings.HasPrefix(p.Name, "@types/") || hasOwnTypes(p.Dir) {
+			continue
+		}
+		j, ok := byName[TypesName(p.Name)]
+		if !ok {
+			continue
+		}
+		t := pkgs[j]
+		p.TypesDir, p.TypesFrom = t.Dir, t.Name+"@"+t.Version
+		paired[j] = true
+	}
+	if len(paired) == 0 {
+		return pkgs
+	}
+	out := pkgs[:0]
+	for i, p := range pkgs {
+		if !paired[i] {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// TypesName is the DefinitelyTyped package of an npm package:
+// "@types/express", "@types/babel__core" for "@babel/core".
+func TypesName(name string) string {
+	if strings.HasPrefix(name, "@") {
+		name = strings.Replace(name[1:], "/", "__", 1)
+	}
+	return "@types/" + name
+}
+
+// hasOwnTypes says whether an installed package declares its own types
+// (package.json types or typings, or an index.d.ts), so that an @types
+// package beside it is not what documents it.
+func hasOwnTypes(dir string) bool {
+	if _, err := os.Stat(filepath.Join(dir, "index.d.ts")); err == nil {
+		return true
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "package.json"))
+	if err != nil {
+		return false
+	}
+	var pj struct {
+		Types   string `json:"types"`
+		Typings string `json:"typings"`
+	}
+	return json.Unmarshal(data, &pj) == nil && (pj.Types != "" || pj.Typings != "")
 }
 
 // only is the version of a package when the lockfile has exactly one.

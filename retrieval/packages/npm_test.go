@@ -54,8 +54,9 @@ func checkNPM(t *testing.T, dir string) {
 	if len(p.Warnings) > 0 {
 		t.Errorf("warnings: %v", p.Warnings)
 	}
-	if len(p.Packages) != 5 {
-		t.Fatalf("want the 5 direct packages:\n%s", describe(p))
+	// @types/ms pairs with ms (which ships no declarations): not listed
+	if len(p.Packages) != 4 {
+		t.Fatalf("want the 4 direct packages, @types/ms paired with ms:\n%s", describe(p))
 	}
 	c := find(t, p, NPM, "commander")
 	if c.Version != "11.1.0" || !c.Direct || c.Dir == "" || c.License != "MIT" || c.Repository != "https://github.com/tj/commander.js" || c.Summary == "" {
@@ -67,8 +68,11 @@ func checkNPM(t *testing.T, dir string) {
 	if z := find(t, p, NPM, "zod"); z.Version != "3.22.4" {
 		t.Errorf("zod: %+v", z)
 	}
-	if s := find(t, p, NPM, "@types/ms"); s.Version != "0.7.34" || !strings.HasSuffix(s.Dir, filepath.Join("@types", "ms")) {
-		t.Errorf("scoped: %+v", s)
+	if s := find(t, p, NPM, "ms"); s.TypesFrom != "@types/ms@0.7.34" || !strings.HasSuffix(s.TypesDir, filepath.Join("@types", "ms")) {
+		t.Errorf("ms not paired with its scoped @types package: %+v", s)
+	}
+	if c := find(t, p, NPM, "commander"); c.TypesDir != "" {
+		t.Errorf("commander has its own types: %+v", c)
 	}
 	if has(p, NPM, "ms", "2.0.0") {
 		t.Errorf("transitive ms@2.0.0 listed without --all")
@@ -134,14 +138,14 @@ func TestNPMFetch(t *testing.T) {
 	before := snapshot(t, proj)
 	cache := t.TempDir()
 	p = discover(t, proj, Options{Fetch: true, CacheDir: cache, Ecosystems: []Ecosystem{NPM}})
-	for _, name := range []string{"commander", "zod", "debug", "ms", "@types/ms"} {
+	for _, name := range []string{"commander", "zod", "debug", "ms"} {
 		x := find(t, p, NPM, name)
 		if x.Dir == "" || !x.Fetched || !strings.HasPrefix(x.Dir, cache) {
 			t.Errorf("%s not fetched: %+v", name, x)
 		}
 	}
-	if s := find(t, p, NPM, "@types/ms"); filepath.Base(s.Dir) != "@types+ms@0.7.34" {
-		t.Errorf("scoped package cached at %s", s.Dir)
+	if s := find(t, p, NPM, "ms"); filepath.Base(s.TypesDir) != "@types+ms@0.7.34" {
+		t.Errorf("scoped package cached at %s", s.TypesDir)
 	}
 	if after := snapshot(t, proj); len(after) != len(before) {
 		t.Errorf("the project was written")
@@ -240,5 +244,55 @@ func TestNPMBadInput(t *testing.T) {
 	}
 	if g := find(t, p, NPM, "good"); g.Dir == "" {
 		t.Errorf("good not found from the lockfile: %+v", g)
+	}
+}
+
+// TestPairTypes: an @types package pairs with an installed package that
+// has no declarations of its own, and only then leaves the list.
+func TestPairTypes(t *testing.T) {
+	root := t.TempDir()
+	dir := func(name, pj string, files ...string) string {
+		d := filepath.Join(root, name)
+		write(t, filepath.Join(d, "package.json"), pj)
+		for _, f := range files {
+			write(t, filepath.Join(d, f), "")
+		}
+		return d
+	}
+	pkgs := []Package{
+		{Ecosystem: NPM, Name: "express", Version: "4.21.2", Dir: dir("express", `{"name":"express"}`, "index.js")},
+		{Ecosystem: NPM, Name: "@types/express", Version: "4.17.21", Dir: dir("@types/express", `{"name":"@types/express"}`, "index.d.ts"), Direct: true},
+		{Ecosystem: NPM, Name: "commander", Version: "14.0.0", Dir: dir("commander", `{"name":"commander","types":"typings/index.d.ts"}`)},
+		{Ecosystem: NPM, Name: "@types/commander", Version: "2.12.0", Dir: dir("@types/commander", `{}`, "index.d.ts")},
+		{Ecosystem: NPM, Name: "@babel/core", Version: "7.0.0", Dir: dir("@babel/core", `{}`, "lib/index.js")},
+		{Ecosystem: NPM, Name: "@types/babel__core", Version: "7.20.5", Dir: dir("@types/babel__core", `{}`, "index.d.ts")},
+		{Ecosystem: NPM, Name: "@types/node", Version: "22.0.0", Dir: dir("@types/node", `{}`, "index.d.ts")},
+		{Ecosystem: NPM, Name: "left-pad", Version: "1.3.0", Missing: "not installed in node_modules"},
+		{Ecosystem: NPM, Name: "@types/left-pad", Version: "1.2.0", Dir: dir("@types/left-pad", `{}`, "index.d.ts")},
+	}
+	typesDir := pkgs[1].Dir
+	got := map[string]Package{}
+	for _, p := range pairTypes(pkgs) {
+		got[p.Name] = p
+	}
+	if e := got["express"]; e.TypesFrom != "@types/express@4.17.21" || e.TypesDir != typesDir {
+		t.Errorf("express: %+v", e)
+	}
+	if b := got["@babel/core"]; b.TypesFrom != "@types/babel__core@7.20.5" {
+		t.Errorf("@babel/core: %+v", b)
+	}
+	for _, gone := range []string{"@types/express", "@types/babel__core"} {
+		if _, ok := got[gone]; ok {
+			t.Errorf("%s listed beside the package it declares", gone)
+		}
+	}
+	// kept: a package with its own types, one with no partner, one whose partner is missing
+	for _, kept := range []string{"@types/commander", "@types/node", "@types/left-pad"} {
+		if _, ok := got[kept]; !ok {
+			t.Errorf("%s dropped", kept)
+		}
+	}
+	if got["commander"].TypesDir != "" {
+		t.Errorf("commander paired though it ships its own types")
 	}
 }

@@ -66,6 +66,13 @@ type Package struct {
 	// crates on the run that fetched them (later they sit in the shared
 	// cache like any other).
 	Fetched bool
+	// TypesDir is, for npm only, the installed @types package that
+	// declares this package's API when it ships no declarations of its
+	// own (node_modules/@types/express for express), and TypesFrom names
+	// it ("@types/express@4.17.21"); the @types package is then not
+	// listed on its own.
+	TypesDir  string
+	TypesFrom string
 	// Missing says, shortly, why the package is not available (not
 	// installed and not fetched, or its client failed); "" when Dir is set.
 	Missing string

@@ -1,0 +1,31 @@
+package pkgdocs
+
+import (
+	"testing"
+
+	"github.com/gnosearch/gno/retrieval"
+	"github.com/gnosearch/gno/retrieval/apidoc"
+	"github.com/gnosearch/gno/retrieval/packages"
+)
+
+// TestTypesCurrent: a stored npm version is reused only while the
+// @types package it was read from is still the one paired with it.
+func TestTypesCurrent(t *testing.T) {
+	read := &retrieval.PackageVersion{Warnings: []string{"lib/x.js: minified", apidoc.TypesNote + "@types/express@4.17.21: the package ships no declarations"}}
+	plain := &retrieval.PackageVersion{Warnings: []string{"lib/x.js: minified"}}
+	for _, c := range []struct {
+		v    *retrieval.PackageVersion
+		from string
+		want bool
+	}{
+		{read, "@types/express@4.17.21", true},
+		{read, "@types/express@4.17.22", false},  // @types upgraded
+		{read, "", false},                        // @types removed
+		{plain, "@types/express@4.17.21", false}, // @types installed since
+		{plain, "", true},
+	} {
+		if got := typesCurrent(c.v, packages.Package{TypesFrom: c.from}); got != c.want {
+			t.Errorf("stored %v, paired %q: %v, want %v", c.v.Warnings, c.from, got, c.want)
+		}
+	}
+}
