@@ -28,6 +28,13 @@ type Package struct {
 	Name      string
 	Version   string
 	Dir       string
+	// Stdlib marks a standard library (Dir: GOROOT/src, Python's Lib,
+	// @types/node, rust-src's library folder): import paths start at
+	// Dir, and the limits are a toolchain's (stdlibLimits).
+	Stdlib bool
+	// Interpreter is, for a Python standard library, the interpreter
+	// asked for its built-in types and functions (pybuiltins.go).
+	Interpreter string
 }
 
 // Limits bound what one package may cost. Zero fields take the defaults.
@@ -184,6 +191,9 @@ func Extract(ctx context.Context, p Package, lim Limits) (*Docs, error) {
 		return nil, fmt.Errorf("extract %s %s: %w", p.Name, p.Version, err)
 	}
 	defer root.Close()
+	if p.Stdlib {
+		lim = stdlibLimits(lim)
+	}
 	x := &extractor{ctx: ctx, pkg: p, lim: lim.norm(), root: root, fsys: root.FS(), paths: map[string]int{}}
 	x.docs = &Docs{Package: p}
 	metadata(x)
@@ -194,6 +204,9 @@ func Extract(ctx context.Context, p Package, lim Limits) (*Docs, error) {
 	x.docFiles()
 	if err := api(x); err != nil {
 		return nil, fmt.Errorf("extract %s %s: %w", p.Name, p.Version, err)
+	}
+	if p.Stdlib && p.Ecosystem == Python && p.Interpreter != "" {
+		pyBuiltins(x)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("extract %s %s: %w", p.Name, p.Version, err)
