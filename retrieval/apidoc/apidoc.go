@@ -186,6 +186,9 @@ func Extract(ctx context.Context, p Package, lim Limits) (*Docs, error) {
 	default:
 		return nil, fmt.Errorf("extract %s %s: %w %q", p.Name, p.Version, ErrUnknownEcosystem, p.Ecosystem)
 	}
+	if p.Stdlib && p.Ecosystem == NPM {
+		api = nodeStdlibAPI
+	}
 	root, err := os.OpenRoot(p.Dir)
 	if err != nil {
 		return nil, fmt.Errorf("extract %s %s: %w", p.Name, p.Version, err)

@@ -46,11 +46,9 @@ def sig(o):
     except Exception:
         return ""
 def native(o):
-    try:
-        f = inspect.getfile(o)
-    except Exception:
-        return True
-    return f.endswith((".so", ".pyd"))
+    if isinstance(o, type):
+        return not any(inspect.isfunction(v) for v in vars(o).values())
+    return inspect.isbuiltin(o) or inspect.ismethoddescriptor(o)
 def item(name, kind, o):
     return {"name": name, "kind": kind, "sig": sig(o), "doc": doc(o)}
 def cls(prefix, c, out):

@@ -29,3 +29,55 @@ func pyStdlibSkip(d string) bool {
 	}
 	return strings.HasPrefix(b, ".") || strings.HasPrefix(b, "config-")
 }
+
+// nodeStdlibAPI reads Node's API from @types/node: each declaration
+// file holds `declare module "fs" { ... }` blocks (and "node:fs" twins,
+// skipped), whose declarations become "fs.readFile",
+// "fs/promises.readFile". The ts5.x folders (older TypeScript's copies)
+// and the compatibility shims are left out.
+func nodeStdlibAPI(x *extractor) error {
+	var files []string
+	skip := func(d string) bool {
+		b := path.Base(d)
+		return strings.HasPrefix(b, "ts") && strings.Contains(b, ".") || b == "compatibility" || b == "node_modules" || strings.HasPrefix(b, ".")
+	}
+	x.walk(".", skip, func(name string) {
+		if strings.HasSuffix(name, ".d.ts") {
+			files = append(files, name)
+		}
+	})
+	r := &tsReader{x: x, seen: map[string]bool{}}
+	for _, name := range files {
+		if err := x.ctx.Err(); err != nil {
+			return err
+		}
+		src, ok := x.source(name)
+		if !ok {
+			continue
+		}
+		f := parseTS(name, src)
+		for _, s := range f.stmts(0, len(f.toks), false) {
+			k := s.start
+			if f.text(k) != "declare" || f.text(k+1) != "module" || k+2 >= s.end || f.toks[k+2].kind != tString {
+				continue
+			}
+			mod := strings.Trim(f.text(k+2), `"'`)
+			open := f.bodyOpen(k+2, s.end)
+			if mod == "" || strings.HasPrefix(mod, "node:") || open < 0 {
+				continue
+			}
+			// Every declaration of an ambient module is exported, with
+			// or without the keyword (fs/promises has none), although
+			// its imports would make scope read it as a module.
+			for _, st := range f.stmts(open+1, min(f.match[open], s.end), false) {
+				r.decl(f, st, mod+".", nil, false, map[string][]string{}, "", 1)
+			}
+		}
+		for _, it := range f.items {
+			if !x.addAPI("ts", it.sym, it.doc, name, it.line, nil) {
+				return nil
+			}
+		}
+	}
+	return nil
+}

@@ -157,8 +157,9 @@ func (d *discovery) nodeStdlib(p *Package) error {
 	return stdlibDir(p, dir, "")
 }
 
-// rustStdlib: the rust-src component of the toolchain rustup picks for
-// the project (rust-toolchain.toml, overrides, the default).
+// rustStdlib: the std crate of the rust-src component of the toolchain
+// rustup picks for the project (rust-toolchain.toml, overrides, the
+// default).
 func (d *discovery) rustStdlib(ctx context.Context, p *Package) error {
 	bin, err := d.env.lookPath("rustc")
 	if err != nil {
@@ -178,8 +179,10 @@ func (d *discovery) rustStdlib(ctx context.Context, p *Package) error {
 	if err != nil {
 		return fmt.Errorf("rustc --print sysroot: %w", err)
 	}
-	lib := filepath.Join(strings.TrimSpace(string(out)), "lib", "rustlib", "src", "rust", "library")
-	return stdlibDir(p, lib, "the rust-src component is not installed (rustup component add rust-src)")
+	// std re-exports what users reach of core and alloc (std::vec,
+	// std::collections): its crate is the one read.
+	lib := filepath.Join(strings.TrimSpace(string(out)), "lib", "rustlib", "src", "rust", "library", "std")
+	return stdlibDir(p, lib, "the rust-src component of "+p.Version+" is not installed (rustup component add rust-src)")
 }
 
 // stdlibDir sets p.Dir to dir, real path, or says why it cannot.
