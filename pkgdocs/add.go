@@ -275,7 +275,7 @@ func (x *Index) store(ctx context.Context, w *retrieval.PackagesWriter, proj *pa
 		}
 		todo = append(todo, p)
 	}
-	if len(todo) >= bulkVersions {
+	if len(todo) >= bulkVersions || slices.ContainsFunc(todo, func(p packages.Package) bool { return p.IsStdlib() }) {
 		end, err := w.Bulk(ctx)
 		defer end()
 		if err != nil {
