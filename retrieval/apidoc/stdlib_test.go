@@ -68,7 +68,9 @@ func TestStdlibGoAPI(t *testing.T) {
 		if i == len(want) || u.Symbol.Signature != want[i] {
 			t.Fatalf("%s: signature %q, go doc says %q", c.path, u.Symbol.Signature, want)
 		}
-		words := func(s string) string { return strings.Join(strings.Fields(strings.NewReplacer("[", "", "]", "").Replace(s)), " ") }
+		words := func(s string) string {
+			return strings.Join(strings.Fields(strings.NewReplacer("[", "", "]", "").Replace(s)), " ")
+		}
 		goDoc := words(strings.Join(want[i+1:], "\n"))
 		first := words(u.Doc)
 		first = first[:strings.IndexByte(first, '.')+1]
