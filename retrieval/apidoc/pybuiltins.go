@@ -188,7 +188,7 @@ func pyBuiltins(x *extractor) {
 	}
 	d, err := parsePyBuiltins(out)
 	if err != nil {
-		x.warn("", "built-in types and functions not indexed: Python %s: %v", x.pkg.Interpreter, err)
+		x.warn("", "built-in types and functions not indexed: the Python interpreter %s: %v", x.pkg.Interpreter, err)
 		return
 	}
 	for _, g := range d.Modules {
@@ -217,18 +217,18 @@ func runPyIntrospect(ctx context.Context, python string) ([]byte, error) {
 	err := cmd.Run()
 	switch {
 	case ctx.Err() == context.DeadlineExceeded:
-		return nil, fmt.Errorf("Python %s took more than %s", python, pyIntrospectTimeout)
+		return nil, fmt.Errorf("the Python interpreter %s took more than %s", python, pyIntrospectTimeout)
 	case err != nil:
 		msg := strings.TrimSpace(stderr.String())
 		if i := strings.LastIndexByte(msg, '\n'); i >= 0 {
 			msg = msg[i+1:]
 		}
 		if msg != "" {
-			return nil, fmt.Errorf("Python %s: %v: %s", python, err, msg)
+			return nil, fmt.Errorf("the Python interpreter %s: %v: %s", python, err, msg)
 		}
-		return nil, fmt.Errorf("Python %s: %v", python, err)
+		return nil, fmt.Errorf("the Python interpreter %s: %v", python, err)
 	case stdout.over:
-		return nil, fmt.Errorf("Python %s: answer larger than %d bytes", python, pyIntrospectMax)
+		return nil, fmt.Errorf("the Python interpreter %s: answer larger than %d bytes", python, pyIntrospectMax)
 	}
 	return stdout.Bytes(), nil
 }

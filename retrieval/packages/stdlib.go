@@ -3,6 +3,7 @@ package packages
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -113,13 +114,13 @@ func (d *discovery) pyStdlib(ctx context.Context, p *Package) error {
 	c := &client{bin: bin, dir: d.dir, env: d.env.list, timeout: stdlibTimeout}
 	out, err := c.run(ctx, "-I", "-S", "-c", pyStdlibQuery)
 	if err != nil {
-		return fmt.Errorf("Python interpreter %s cannot start: %w", bin, err)
+		return fmt.Errorf("the Python interpreter %s cannot start: %w", bin, err)
 	}
 	var ans struct {
 		Stdlib, Version, Implementation, Executable string
 	}
 	if err := json.Unmarshal(lastLine(out), &ans); err != nil || ans.Stdlib == "" || ans.Version == "" {
-		return fmt.Errorf("Python interpreter %s: unexpected answer %q", bin, trimOut(out))
+		return fmt.Errorf("the Python interpreter %s: unexpected answer %q", bin, trimOut(out))
 	}
 	p.Version = ans.Version
 	if ans.Implementation != "" && ans.Implementation != "cpython" {
@@ -146,7 +147,7 @@ func (d *discovery) nodeStdlib(p *Package) error {
 	dir := d.path("node_modules", "@types", "node")
 	data, err := d.read.readFile(filepath.Join(dir, "package.json"), maxManifest)
 	if err != nil {
-		return fmt.Errorf("Node's standard library is read from @types/node, which is not installed (npm install --save-dev @types/node)")
+		return errors.New("@types/node is not installed: Node's standard library is read from it (npm install --save-dev @types/node)")
 	}
 	var pj struct{ Version string }
 	if json.Unmarshal(data, &pj) != nil || pj.Version == "" {
@@ -222,12 +223,14 @@ func trimOut(out []byte) string {
 
 // fpStdlib adds what picks a project's toolchains without running them:
 // the go, python3 and rustc binaries PATH gives (an upgrade replaces
-// them) and the variables that switch toolchains. go.mod's toolchain
+// them; PATH itself is left out, as a daemon's and a shell's differ
+// while finding the same binaries) and the variables that switch
+// toolchains. go.mod's toolchain
 // line, the venv's pyvenv.cfg and @types/node's package.json are hashed
 // by their ecosystems already or here.
 func fpStdlib(f *fpHasher) {
 	d := f.d
-	for _, k := range []string{"PATH", "GOTOOLCHAIN", "GOROOT", "RUSTUP_TOOLCHAIN", "RUSTUP_HOME"} {
+	for _, k := range []string{"GOTOOLCHAIN", "GOROOT", "RUSTUP_TOOLCHAIN", "RUSTUP_HOME"} {
 		fmt.Fprintf(f.h, "E %s=%s\n", k, d.env.get(k))
 	}
 	for _, n := range []string{"go", "python3", "python", "rustc"} {
