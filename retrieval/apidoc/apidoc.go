@@ -199,6 +199,9 @@ func Extract(ctx context.Context, p Package, lim Limits) (*Docs, error) {
 	}
 	x := &extractor{ctx: ctx, pkg: p, lim: lim.norm(), root: root, fsys: root.FS(), paths: map[string]int{}}
 	x.docs = &Docs{Package: p}
+	if p.Stdlib && p.Ecosystem == Rust {
+		x.pkg.Name = "std" // rust-src's library/std: paths are std::...
+	}
 	metadata(x)
 	if err := ctx.Err(); err != nil {
 		return nil, err

@@ -266,3 +266,36 @@ func FuzzPyBuiltins(f *testing.F) {
 		}
 	})
 }
+
+// Rust's std from a rust-src layout. The component cannot be installed
+// here (rustup downloads it from its own server, not a registry), so the
+// layout is written by hand: library/std with a module and a type.
+func TestStdlibRustSrcLayout(t *testing.T) {
+	std := filepath.Join(t.TempDir(), "library", "std")
+	for name, src := range map[string]string{
+		"Cargo.toml":                  "[package]\nname = \"std\"\nversion = \"0.0.0\"\n",
+		"src/lib.rs":                  "//! # The Rust Standard Library\n\npub mod collections;\n",
+		"src/collections/mod.rs":      "//! Collection types.\n\nmod hash;\npub use self::hash::map::HashMap;\npub mod hash_map { pub use super::hash::map::*; }\n",
+		"src/collections/hash/mod.rs": "pub(super) mod map;\n",
+		"src/collections/hash/map.rs": "/// A hash map implemented with quadratic probing and SIMD lookup.\npub struct HashMap<K, V, S = RandomState> {\n    base: base::HashMap<K, V, S>,\n}\n\nimpl<K, V> HashMap<K, V, RandomState> {\n    /// Creates an empty `HashMap`.\n    pub fn new() -> HashMap<K, V, RandomState> {\n        Default::default()\n    }\n}\n",
+	} {
+		p := filepath.Join(std, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d := stdlibExtract(t, Rust, "1.85.0", std, "")
+	var names []string
+	for _, u := range d.Units {
+		if u.Symbol != nil {
+			names = append(names, u.Symbol.Name)
+		}
+	}
+	if d.Package.Name != "stdlib" || !hasUnit(d, func(u Unit) bool { return u.Symbol != nil && u.Symbol.Name == "std" }) ||
+		!hasUnit(d, func(u Unit) bool { return u.Symbol != nil && strings.HasSuffix(u.Symbol.Name, "HashMap::new") }) {
+		t.Fatalf("rust std units: %v", names)
+	}
+}
