@@ -19,12 +19,15 @@ func stdlibLimits(l Limits) Limits {
 
 // pyStdlibSkip leaves out the folders of Python's Lib that are no API a
 // program imports: the test suites, IDLE, the Tk demos, 2to3, pip's
-// bundled wheels, installed packages, caches and the build's config.
+// bundled wheels, installed packages, caches and the build's config;
+// distutils too (deprecated, gone in 3.12: its Command.run methods
+// outranked subprocess for "run a command"), and pydoc_data (help
+// topics as one string table, no API).
 func pyStdlibSkip(d string) bool {
 	b := path.Base(d)
 	switch b {
 	case "test", "tests", "idlelib", "turtledemo", "lib2to3", "ensurepip", "site-packages",
-		"dist-packages", "__pycache__", "lib-dynload", "__phello__":
+		"dist-packages", "__pycache__", "lib-dynload", "__phello__", "distutils", "pydoc_data":
 		return true
 	}
 	return strings.HasPrefix(b, ".") || strings.HasPrefix(b, "config-")
