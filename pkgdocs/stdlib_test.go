@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/gnosearch/gno/pkgdocs/pkgtest"
+	"github.com/gnosearch/gno/retrieval"
 )
 
 // stdIndex opens an empty package index with standard libraries on (the
@@ -210,5 +211,40 @@ func TestStdlibNode(t *testing.T) {
 	}
 	if d.Symbol == nil || !strings.Contains(d.Symbol.Signature, "function readFile(") {
 		t.Fatalf("fs/promises.readFile: %+v", d.Symbol)
+	}
+}
+
+// A standard-library result the query does not name in code form yields
+// to a dependency's; one it names keeps its score.
+func TestWeighStdlib(t *testing.T) {
+	res := func(name, sym string, score float64) retrieval.Result {
+		return retrieval.Result{Score: score, Package: &retrieval.PackageRef{Ecosystem: "go", Name: name, Version: "1"}, Symbol: &retrieval.Symbol{Name: sym}}
+	}
+	in := func() []retrieval.Result {
+		return []retrieval.Result{res("stdlib", "context.WithTimeout", 1), res("stdlib", "os/exec.Command", 0.9), res("cobra", "Command.Execute", 0.7)}
+	}
+	order := func(rs []retrieval.Result) string {
+		var s []string
+		for _, r := range rs {
+			s = append(s, r.Symbol.Name)
+		}
+		return strings.Join(s, " ")
+	}
+	for _, c := range []struct {
+		query string
+		limit int
+		want  string
+	}{
+		{"run a command with a timeout", 5, "Command.Execute context.WithTimeout os/exec.Command"},
+		{"context.WithTimeout", 5, "context.WithTimeout Command.Execute os/exec.Command"},
+		{"how does WithTimeout work?", 2, "context.WithTimeout Command.Execute"},
+		{"`exec.Command()` usage", 5, "os/exec.Command Command.Execute context.WithTimeout"},
+	} {
+		if got := order(weighStdlib(c.query, in(), c.limit)); got != c.want {
+			t.Errorf("%q: %s, want %s", c.query, got, c.want)
+		}
+	}
+	if got := codeTokens("how to split a String with str.split() or os/exec"); strings.Join(got, " ") != "str.split os/exec" {
+		t.Errorf("code tokens %q", got)
 	}
 }
