@@ -77,6 +77,7 @@ FUZZ_TARGETS := \
 	./retrieval/query:FuzzParseDoc \
 	./retrieval/config:FuzzParse \
 	./server:FuzzToolArgs \
+	./retrieval/apidoc:FuzzPyBuiltins \
 	./retrieval/packages:FuzzMetadata \
 	./retrieval/packages:FuzzRequirement \
 	./retrieval/packages:FuzzPnpmDepPath \

@@ -30,6 +30,10 @@ type AddOptions struct {
 	Force bool
 	// Ecosystems restricts discovery; nil means all.
 	Ecosystems []string
+	// NoStdlib leaves out the standard libraries of the project's
+	// ecosystems (indexed by default, once per toolchain version; see
+	// stdlib.go). Options.NoStdlib turns them off for every add.
+	NoStdlib bool
 	// Progress, when set, is told what the run is doing (from several
 	// goroutines at once).
 	Progress func(Progress)
@@ -114,7 +118,8 @@ func realDir(dir string) (string, error) {
 }
 
 func (o AddOptions) discovery(x *Index) packages.Options {
-	opt := packages.Options{All: o.All, Offline: o.Offline, Fetch: !o.NoFetch, CacheDir: x.opt.CacheDir, Env: x.opt.Env}
+	opt := packages.Options{All: o.All, Offline: o.Offline, Fetch: !o.NoFetch, CacheDir: x.opt.CacheDir, Env: x.opt.Env,
+		Stdlib: !o.NoStdlib && !x.opt.NoStdlib}
 	for _, e := range o.Ecosystems {
 		opt.Ecosystems = append(opt.Ecosystems, packages.Ecosystem(e))
 	}
@@ -132,7 +137,7 @@ func (o AddOptions) sameSet(p AddOptions) bool {
 	a, b := slices.Clone(o.Ecosystems), slices.Clone(p.Ecosystems)
 	slices.Sort(a)
 	slices.Sort(b)
-	return o.All == p.All && slices.Equal(a, b)
+	return o.All == p.All && o.NoStdlib == p.NoStdlib && slices.Equal(a, b)
 }
 
 // Add indexes the dependencies of the project in dir: discovery (with
@@ -207,7 +212,7 @@ func (x *Index) unchanged(ctx context.Context, prev *retrieval.PackageProject, o
 		return false, nil
 	}
 	var st projectState
-	if json.Unmarshal([]byte(prev.State), &st) != nil || len(st.Missing) > 0 && !opt.refresh {
+	if json.Unmarshal([]byte(prev.State), &st) != nil || retried(st.Missing) && !opt.refresh {
 		return false, nil // the network or an install may have come back
 	}
 	fp, err := packages.Fingerprint(ctx, prev.Dir, dopt)
@@ -284,7 +289,7 @@ func (x *Index) store(ctx context.Context, w *retrieval.PackagesWriter, proj *pa
 		}
 		todo = append(todo, p)
 	}
-	if len(todo) >= bulkVersions {
+	if len(todo) >= bulkVersions || slices.ContainsFunc(todo, func(p packages.Package) bool { return p.IsStdlib() }) {
 		end, err := w.Bulk(ctx)
 		defer end()
 		if err != nil {
@@ -374,7 +379,11 @@ func refOf(p packages.Package) Ref {
 // package's Dir is its import package; apidoc wants the site-packages
 // folder holding the dist-info (it reads the files RECORD lists).
 func apiPackage(p packages.Package) apidoc.Package {
-	ap := apidoc.Package{Ecosystem: string(p.Ecosystem), Name: p.Name, Version: p.Version, Dir: p.Dir, TypesDir: p.TypesDir, TypesFrom: p.TypesFrom}
+	ap := apidoc.Package{Ecosystem: string(p.Ecosystem), Name: p.Name, Version: p.Version, Dir: p.Dir,
+		TypesDir: p.TypesDir, TypesFrom: p.TypesFrom, Stdlib: p.IsStdlib(), Interpreter: p.Interpreter}
+	if ap.Stdlib {
+		return ap
+	}
 	if p.Ecosystem == packages.Python {
 		if m, _ := filepath.Glob(filepath.Join(p.Dir, "*.dist-info")); len(m) == 0 {
 			ap.Dir = filepath.Dir(p.Dir)

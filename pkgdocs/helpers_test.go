@@ -43,12 +43,13 @@ func needClients(t testing.TB) {
 }
 
 // newIndex opens an empty package index of a fresh gno home, fetching
-// into the run's shared caches.
+// into the run's shared caches. Standard libraries are left out (tens
+// of thousands of units per test); stdlib_test.go opens its own.
 func newIndex(t testing.TB) *Index {
 	t.Helper()
 	home := t.TempDir()
 	t.Setenv("GNO_HOME", home)
-	x, err := Open(context.Background(), Options{CacheDir: filepath.Join(shared, "fetched"), Env: pkgtest.Env(shared)})
+	x, err := Open(context.Background(), Options{CacheDir: filepath.Join(shared, "fetched"), Env: pkgtest.Env(shared), NoStdlib: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -152,20 +152,9 @@ func (x *Index) Watch(ctx context.Context, interval time.Duration, report func(*
 }
 
 // Embed computes the vectors the stored units lack with the index's
-// embedder (resumable: each batch is committed). It returns nil when
+// embedder (resumable: each batch is committed), standard libraries
+// left out (see stdlib.go; EmbedStdlib does them). It returns nil when
 // none lack one, without opening the model.
 func (x *Index) Embed(ctx context.Context, progress func(done, total int)) (*retrieval.EmbedResult, error) {
-	if !x.pk.Exists() {
-		return nil, nil
-	}
-	st, err := x.pk.Stats(ctx)
-	if err != nil || st.Chunks == st.Embedded {
-		return nil, err
-	}
-	w, err := x.pk.Writer(ctx, x.opt.LockWait)
-	if err != nil {
-		return nil, err
-	}
-	defer w.Close()
-	return w.Embed(ctx, retrieval.EmbedOptions{Progress: progress})
+	return x.embed(ctx, progress, false)
 }

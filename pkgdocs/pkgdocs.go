@@ -89,6 +89,9 @@ type Options struct {
 	Env []string
 	// Limits bound the extraction of one package version.
 	Limits apidoc.Limits
+	// NoStdlib leaves the standard libraries out of every add, auto
+	// index and refresh of this Index (AddOptions.NoStdlib for one add).
+	NoStdlib bool
 	// LockWait is how long a write waits for another writer (default
 	// 30 s).
 	LockWait time.Duration

@@ -36,19 +36,20 @@ type storedOptions struct {
 	Offline    bool     `json:"offline,omitempty"`
 	NoFetch    bool     `json:"noFetch,omitempty"`
 	Ecosystems []string `json:"ecosystems,omitempty"`
+	NoStdlib   bool     `json:"noStdlib,omitempty"`
 }
 
 func (o AddOptions) stored() string {
 	eco := slices.Clone(o.Ecosystems)
 	slices.Sort(eco)
-	b, _ := json.Marshal(storedOptions{All: o.All, Offline: o.Offline, NoFetch: o.NoFetch, Ecosystems: eco})
+	b, _ := json.Marshal(storedOptions{All: o.All, Offline: o.Offline, NoFetch: o.NoFetch, Ecosystems: eco, NoStdlib: o.NoStdlib})
 	return string(b)
 }
 
 func parseStored(s string) AddOptions {
 	var so storedOptions
 	_ = json.Unmarshal([]byte(s), &so)
-	return AddOptions{All: so.All, Offline: so.Offline, NoFetch: so.NoFetch, Ecosystems: so.Ecosystems}
+	return AddOptions{All: so.All, Offline: so.Offline, NoFetch: so.NoFetch, Ecosystems: so.Ecosystems, NoStdlib: so.NoStdlib}
 }
 
 // project finds the indexed project of dir. With auto, a project never

@@ -1,6 +1,7 @@
 package pkgdocs
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -93,9 +94,17 @@ func (x *Index) Search(ctx context.Context, req SearchRequest) (*SearchResults, 
 		// word index alone (a filter joins every match to its document).
 		versions = nil
 	}
+	weigh, want := s.hasStdlib(), cmp.Or(max(req.Limit, 0), 5) // 5: the engine's default
+	if weigh {
+		sr.Limit = min(max(want, 10)*stdlibCandidates, retrieval.MaxLimit)
+	}
 	res, err := x.pk.Run(ctx, mode, retrieval.PackageSearch{QueryRequest: retrieval.QueryRequest{SearchRequest: sr, Fast: fast}, Versions: versions})
 	if err != nil {
 		return nil, err
+	}
+	if weigh {
+		res.Results = weighStdlib(req.Query, res.Results, want)
+		res.Meta.TotalResults = len(res.Results)
 	}
 	out := &SearchResults{Results: res.Results, Meta: res.Meta, Scope: s.Scope}
 	if out.Results == nil {

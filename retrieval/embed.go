@@ -15,6 +15,9 @@ import (
 // EmbedOptions tune Embed.
 type EmbedOptions struct {
 	Collection string
+	// Skip are collections left unembedded (a package index's standard
+	// libraries: searched by BM25 alone unless asked).
+	Skip []string
 	// Force re-embeds every chunk.
 	Force    bool
 	Progress func(done, total int)
@@ -66,7 +69,7 @@ func (w *Writer) embed(ctx context.Context, emb inference.Embedder, opt EmbedOpt
 			return nil, gnoerr.New(gnoerr.NotFound, "collection %q not found", opt.Collection)
 		}
 	}
-	chunks, err := st.Unembedded(ctx, col)
+	chunks, err := st.Unembedded(ctx, col, opt.Skip...)
 	if err != nil {
 		return nil, err
 	}

@@ -354,6 +354,16 @@ func (e *Engine) addPackageInfo(ctx context.Context, st *store.Store, results []
 	return nil
 }
 
+// Unembedded counts the chunks without a vector outside the versions
+// in except.
+func (p *Packages) Unembedded(ctx context.Context, except []string) (int, error) {
+	st, err := p.e.store(ctx)
+	if err != nil {
+		return 0, err
+	}
+	return st.UnembeddedCount(ctx, "", except...)
+}
+
 // PackagesWriter is the package-docs index's writer lock (as Writer is
 // the notes index's): stores versions, records projects, drops unused
 // versions and embeds.

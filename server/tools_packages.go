@@ -19,12 +19,12 @@ import (
 func packageTools() []toolDef {
 	return []toolDef{
 		{name: "gno_search_package_docs", title: "Search dependency docs", input: searchPackageDocsInput, output: searchPackageDocsOutput,
-			desc: "Search the docs of the project's dependencies at the exact versions it uses (Go, npm, Python, Rust, Swift): API items with signatures and doc comments, README sections, docs and examples. " +
+			desc: "Search the docs of the project's dependencies at the exact versions it uses (Go, npm, Python, Rust, Swift): API items with signatures and doc comments, README sections, docs and examples; the standard library of its toolchain too, as package \"stdlib\" (Go, Python with its built-ins, Node via @types/node, Rust). " +
 				"Each result names its package {ecosystem, name, version} and, for an API item, its symbol {name, kind, signature}. Narrow with package or ecosystem; read a hit with gno_get (its gno://pkg/ URI).",
 			readOnly: true, idempotent: true, run: (*Server).searchPackageDocs},
 		{name: "gno_describe_package", title: "Describe a dependency", input: describePackageInput, output: describePackageOutput,
 			desc: "A dependency of the project at its installed version: summary, licence, install and usage from its README, and its top-level API as signatures. " +
-				"With symbol: that one API item's signature, doc comment and examples.",
+				"With symbol: that one API item's signature, doc comment and examples. The standard library is package \"stdlib\" with its ecosystem.",
 			readOnly: true, idempotent: true, run: (*Server).describePackage},
 		{name: "gno_get_package_doc", title: "Read dependency docs", input: getPackageDocInput, output: getPackageDocOutput,
 			desc: "Read a dependency's docs within a token budget: its README (filtered to install, usage, API and examples), one section (a heading, a doc file, an API item), or the units best matching a query. " +

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -28,7 +29,10 @@ func (a *app) packageIndex(ctx context.Context) (*pkgdocs.Index, error) {
 	if a.pkgs != nil {
 		return a.pkgs, nil
 	}
-	x, err := pkgdocs.Open(ctx, pkgdocs.Options{Index: a.index, ConfigFile: a.configPath})
+	// GNO_PACKAGES_STDLIB=off leaves standard libraries out of every add,
+	// the MCP server's and daemon's automatic ones included.
+	noStd := strings.EqualFold(os.Getenv("GNO_PACKAGES_STDLIB"), "off")
+	x, err := pkgdocs.Open(ctx, pkgdocs.Options{Index: a.index, ConfigFile: a.configPath, NoStdlib: noStd})
 	if err != nil {
 		return nil, err
 	}
@@ -73,7 +77,7 @@ Units are gno://pkg/ECOSYSTEM/NAME@VERSION/UNIT; read one with gno get.`,
 
 func newPackagesAddCmd(a *app) *cobra.Command {
 	var opt pkgdocs.AddOptions
-	var noEmbed bool
+	var noEmbed, embedStd bool
 	cmd := &cobra.Command{
 		Use:   "add [DIR]",
 		Short: "Index the dependencies of a project (default: the current folder); re-runs only what changed",
@@ -98,7 +102,11 @@ func newPackagesAddCmd(a *app) *cobra.Command {
 			var emb *retrieval.EmbedResult
 			var embErr error
 			if !noEmbed {
-				emb, embErr = x.Embed(ctx, a.chunkBar("embedding package docs"))
+				embed := x.Embed
+				if embedStd {
+					embed = x.EmbedStdlib
+				}
+				emb, embErr = embed(ctx, a.chunkBar("embedding package docs"))
 				if embErr != nil && ctx.Err() != nil {
 					return embErr
 				}
@@ -130,6 +138,8 @@ func newPackagesAddCmd(a *app) *cobra.Command {
 	f.BoolVar(&opt.Force, "force", false, "re-read the project and re-extract every version")
 	f.StringSliceVar(&opt.Ecosystems, "ecosystem", nil, "only these ecosystems (go, npm, python, rust, swift)")
 	f.BoolVar(&noEmbed, "no-embed", false, "skip vectors (BM25 search works without them)")
+	f.BoolVar(&opt.NoStdlib, "no-stdlib", false, "leave out the standard libraries (Go, Python, Node's @types/node, Rust's rust-src; GNO_PACKAGES_STDLIB=off for every add)")
+	f.BoolVar(&embedStd, "embed-stdlib", false, "embed the standard libraries too (minutes; by default they are searched by keywords only)")
 	return cmd
 }
 

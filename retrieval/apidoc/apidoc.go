@@ -34,6 +34,13 @@ type Package struct {
 	// TypesFrom names it ("@types/express@4.17.21") in the units.
 	TypesDir  string
 	TypesFrom string
+	// Stdlib marks a standard library (Dir: GOROOT/src, Python's Lib,
+	// @types/node, rust-src's library folder): import paths start at
+	// Dir, and the limits are a toolchain's (stdlibLimits).
+	Stdlib bool
+	// Interpreter is, for a Python standard library, the interpreter
+	// asked for its built-in types and functions (pybuiltins.go).
+	Interpreter string
 }
 
 // Limits bound what one package may cost. Zero fields take the defaults.
@@ -188,13 +195,22 @@ func Extract(ctx context.Context, p Package, lim Limits) (*Docs, error) {
 	default:
 		return nil, fmt.Errorf("extract %s %s: %w %q", p.Name, p.Version, ErrUnknownEcosystem, p.Ecosystem)
 	}
+	if p.Stdlib && p.Ecosystem == NPM {
+		api = nodeStdlibAPI
+	}
 	root, err := os.OpenRoot(p.Dir)
 	if err != nil {
 		return nil, fmt.Errorf("extract %s %s: %w", p.Name, p.Version, err)
 	}
 	defer root.Close()
+	if p.Stdlib {
+		lim = stdlibLimits(lim)
+	}
 	x := &extractor{ctx: ctx, pkg: p, lim: lim.norm(), root: root, fsys: root.FS(), paths: map[string]int{}}
 	x.docs = &Docs{Package: p}
+	if p.Stdlib && p.Ecosystem == Rust {
+		x.pkg.Name = "std" // rust-src's library/std: paths are std::...
+	}
 	metadata(x)
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -203,6 +219,9 @@ func Extract(ctx context.Context, p Package, lim Limits) (*Docs, error) {
 	x.docFiles()
 	if err := api(x); err != nil {
 		return nil, fmt.Errorf("extract %s %s: %w", p.Name, p.Version, err)
+	}
+	if p.Stdlib && p.Ecosystem == Python && p.Interpreter != "" {
+		pyBuiltins(x)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("extract %s %s: %w", p.Name, p.Version, err)

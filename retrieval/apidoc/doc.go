@@ -12,8 +12,10 @@
 // not store or search (the index layer keys Docs by ecosystem, name and
 // version), and imports nothing of gno.
 //
-// It must never run a package's code, import a Python module, or reach
-// the network; it reads only inside Package.Dir through an os.Root, so a
+// It must never run a package's code, import a Python module of a
+// package, or reach the network (the one process it starts is a Python
+// standard library's own interpreter, isolated, introspecting built-ins:
+// pybuiltins.go); it reads only inside Package.Dir through an os.Root, so a
 // link out of the package (README.md -> /etc/passwd, src/lib.rs -> ..)
 // is refused and warned, never followed. One bad file (binary, too big,
 // invalid UTF-8, unparsable) is a Warning; Extract fails only when the

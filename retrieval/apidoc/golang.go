@@ -100,6 +100,9 @@ func goPackage(x *extractor, dir string, names []string) {
 		importPath += "/" + dir
 		prefix = dir + "."
 	}
+	if x.pkg.Stdlib {
+		importPath = dir // GOROOT/src/os/exec is "os/exec"
+	}
 	p, err := doc.NewFromFiles(fset, keep, importPath)
 	if err != nil {
 		x.warn(dir, "go/doc: %v", err)

@@ -73,6 +73,9 @@ func pyModules(x *extractor) []pyMod {
 		}
 		skip := func(d string) bool {
 			b := path.Base(d)
+			if x.pkg.Stdlib {
+				return pyStdlibSkip(d)
+			}
 			switch b {
 			case "node_modules", "build", "dist", "site-packages", "venv", "env", "docs", "doc", "examples", "example", "benchmarks":
 				return true

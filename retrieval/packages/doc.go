@@ -38,6 +38,16 @@
 // listed with Missing set to the client's short reason: never a failed
 // run.
 //
+// With Options.Stdlib each ecosystem found also gets its standard
+// library, a Package named StdlibName at the toolchain's version, found
+// by asking the project's own toolchain (stdlib.go): `go env GOROOT
+// GOVERSION` in the project, the project's Python interpreter in
+// isolated mode (-I -S) for its stdlib folder and version, the installed
+// @types/node, and `rustc --print sysroot` for the rust-src component.
+// Those folders (GOROOT/src, Python's Lib, the sysroot) are read by
+// apidoc, not here; a toolchain that cannot run is the entry's Missing
+// reason.
+//
 // # The read rule
 //
 // One function, reader.resolve, decides what may be read: a path is read

@@ -68,6 +68,10 @@ func fingerprint(ctx context.Context, d *discovery) (string, error) {
 	d = d.forEcosystem("")
 	f := &fpHasher{d: d, h: sha256.New()}
 	fmt.Fprintf(f.h, "gno packages fingerprint 1\nall=%v offline=%v cache=%s eco=%v\n", d.opt.All, d.opt.Offline, d.opt.CacheDir, d.opt.Ecosystems)
+	if d.opt.Stdlib {
+		fmt.Fprintf(f.h, "stdlib\n")
+		fpStdlib(f)
+	}
 	for _, k := range []string{"GOMODCACHE", "GOPATH", "GOFLAGS", "CARGO_HOME", "VIRTUAL_ENV", "UV_PROJECT_ENVIRONMENT",
 		"POETRY_VIRTUALENVS_PATH", "POETRY_CACHE_DIR", "XDG_CACHE_HOME", "HOME", "USERPROFILE", "LOCALAPPDATA"} {
 		fmt.Fprintf(f.h, "E %s=%s\n", k, d.env.get(k))

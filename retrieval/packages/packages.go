@@ -73,6 +73,10 @@ type Package struct {
 	// listed on its own.
 	TypesDir  string
 	TypesFrom string
+	// Interpreter is, for a Python standard library only, the
+	// interpreter it belongs to (its built-in types and functions are
+	// documented in C: apidoc asks it).
+	Interpreter string
 	// Missing says, shortly, why the package is not available (not
 	// installed and not fetched, or its client failed); "" when Dir is set.
 	Missing string
@@ -140,6 +144,10 @@ type Options struct {
 	Env []string
 	// FetchTimeout bounds each client run; 0 means 3 minutes.
 	FetchTimeout time.Duration
+	// Stdlib adds the standard library of each ecosystem found, as the
+	// project's toolchain has it (Package.IsStdlib), or a Missing entry
+	// saying why it cannot be read.
+	Stdlib bool
 	// Progress, when set, is told before each client run (fetches take
 	// seconds): the ecosystem and a line such as "npm pack: 5 to fetch".
 	// It may be called from several goroutines at once.
@@ -190,6 +198,11 @@ func Discover(ctx context.Context, projectDir string, opt Options) (*Project, er
 			defer wg.Done()
 			e := d.forEcosystem(p.eco)
 			p.seen, p.pkgs = p.run(ctx, e)
+			if p.seen && opt.Stdlib {
+				if s := e.stdlib(ctx, p.eco); s != nil {
+					p.pkgs = append(p.pkgs, *s)
+				}
+			}
 			p.warn = e.warnings
 		}()
 	}

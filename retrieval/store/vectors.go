@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 )
 
 // The vectors table holds one embedding per chunk for one model at a time;
@@ -37,16 +38,10 @@ func (s *Store) DropVectors(ctx context.Context, keepModel string) error {
 }
 
 // Unembedded lists the chunks that have no vector, optionally within one
-// collection.
-func (s *Store) Unembedded(ctx context.Context, collection string) ([]ChunkText, error) {
-	q := `SELECT c.id, c.title, c.headings, c.body FROM chunks c JOIN documents d ON d.id = c.doc_id
-		WHERE NOT EXISTS (SELECT 1 FROM vectors v WHERE v.chunk_id = c.id)`
-	var args []any
-	if collection != "" {
-		q += " AND d.collection = ?"
-		args = append(args, collection)
-	}
-	rows, err := s.db.QueryContext(ctx, q, args...)
+// collection, leaving out the collections in except.
+func (s *Store) Unembedded(ctx context.Context, collection string, except ...string) ([]ChunkText, error) {
+	where, args := unembeddedWhere(collection, except)
+	rows, err := s.db.QueryContext(ctx, `SELECT c.id, c.title, c.headings, c.body FROM chunks c JOIN documents d ON d.id = c.doc_id`+where, args...)
 	if err != nil {
 		return nil, fmt.Errorf("find chunks to embed: %w", err)
 	}
@@ -60,6 +55,32 @@ func (s *Store) Unembedded(ctx context.Context, collection string) ([]ChunkText,
 		out = append(out, c)
 	}
 	return out, rows.Err()
+}
+
+// UnembeddedCount counts the chunks Unembedded would list.
+func (s *Store) UnembeddedCount(ctx context.Context, collection string, except ...string) (int, error) {
+	where, args := unembeddedWhere(collection, except)
+	var n int
+	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM chunks c JOIN documents d ON d.id = c.doc_id`+where, args...).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count chunks to embed: %w", err)
+	}
+	return n, nil
+}
+
+func unembeddedWhere(collection string, except []string) (string, []any) {
+	q := ` WHERE NOT EXISTS (SELECT 1 FROM vectors v WHERE v.chunk_id = c.id)`
+	var args []any
+	if collection != "" {
+		q += " AND d.collection = ?"
+		args = append(args, collection)
+	}
+	if len(except) > 0 {
+		q += " AND d.collection NOT IN (?" + strings.Repeat(", ?", len(except)-1) + ")"
+		for _, c := range except {
+			args = append(args, c)
+		}
+	}
+	return q, args
 }
 
 // PutVectors stores one batch of vectors of model in one transaction,

@@ -43,6 +43,7 @@ func main() {
 	modes := fs.String("modes", "search,fast,query", "gno modes to measure")
 	embed := fs.Bool("embed", true, "embed the units first (fast and query need vectors)")
 	fs.BoolVar(&noFetch, "no-fetch", false, "index only installed packages")
+	fs.BoolVar(&noStdlib, "no-stdlib", false, "leave the standard libraries out of the project")
 	n := fs.Int("n", 200, "speed: calls per measure")
 	served := fs.Bool("served", true, "speed: warm the models first, as gno mcp and the daemon do (query layout tuned)")
 	qid := fs.String("q", "", "peer: the judged question to show the peer's sections for")
@@ -105,8 +106,8 @@ func main() {
 	}
 }
 
-// noFetch is -no-fetch.
-var noFetch bool
+// noFetch is -no-fetch, noStdlib -no-stdlib.
+var noFetch, noStdlib bool
 
 func writeProject(set, out string) error {
 	if out == "" {
@@ -129,7 +130,7 @@ func withIndex(ctx context.Context, project string, embed bool, fn func(context.
 	if project == "" {
 		return fmt.Errorf("-project is required")
 	}
-	x, err := pkgdocs.Open(ctx, pkgdocs.Options{})
+	x, err := pkgdocs.Open(ctx, pkgdocs.Options{NoStdlib: noStdlib})
 	if err != nil {
 		return err
 	}
