@@ -97,6 +97,20 @@ func (x *Index) Search(ctx context.Context, req SearchRequest) (*SearchResults, 
 	if err != nil {
 		return nil, err
 	}
+	exact, err := x.exactSymbols(ctx, s, req.Query)
+	if err != nil {
+		return nil, err
+	}
+	limit := req.Limit
+	if limit <= 0 {
+		limit = max(len(res.Results), 5)
+	}
+	if res.Results, err = x.foldDunders(ctx, s, res.Results); err != nil {
+		return nil, err
+	}
+	if res.Results, err = x.withExact(ctx, exact, res.Results, limit); err != nil {
+		return nil, err
+	}
 	out := &SearchResults{Results: res.Results, Meta: res.Meta, Scope: s.Scope}
 	if out.Results == nil {
 		out.Results = []retrieval.Result{}

@@ -49,6 +49,7 @@ func main() {
 	served := fs.Bool("served", true, "speed: warm the models first, as gno mcp and the daemon do (query layout tuned)")
 	qid := fs.String("q", "", "peer: the judged question to show the peer's sections for")
 	half := fs.String("half", "both", "ranked: the half of the ranking set to run: tune, check or both")
+	scope := fs.String("scope", "project", "ranked: search the whole project, the question's ecosystem or its package")
 	verbose := fs.Bool("v", false, "ranked: list the misses")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file")
 	fs.Parse(args)
@@ -97,7 +98,7 @@ func main() {
 		})
 	case "ranked":
 		err = withIndex(ctx, *project, *embed, func(ctx context.Context, x *pkgdocs.Index, dir string) error {
-			return ranked(ctx, x, dir, strings.Split(*modes, ","), *half, *verbose)
+			return ranked(ctx, x, dir, strings.Split(*modes, ","), *half, *scope, *verbose)
 		})
 	case "rcheck":
 		err = withIndex(ctx, *project, false, rankedCheck)

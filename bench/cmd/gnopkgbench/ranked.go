@@ -16,7 +16,7 @@ import (
 // over every question and over those no known extraction gap affects.
 // Standard-library questions are skipped, saying so, when the project
 // has no standard library indexed.
-func ranked(ctx context.Context, x *pkgdocs.Index, dir string, modes []string, half string, verbose bool) error {
+func ranked(ctx context.Context, x *pkgdocs.Index, dir string, modes []string, half, scope string, verbose bool) error {
 	cs := bpkg.Ranked()
 	halves := bpkg.Halves(cs)
 	std, err := stdlibIndexed(ctx, x, dir)
@@ -42,7 +42,14 @@ func ranked(ctx context.Context, x *pkgdocs.Index, dir string, modes []string, h
 	var names []string
 	for _, m := range modes {
 		run, misses, err := bpkg.RunRanked(ctx, keep, func(ctx context.Context, c bpkg.Case) ([]bpkg.RankedHit, error) {
-			return rankedHits(ctx, x, dir, m, c.Query)
+			hits, err := rankedHits(ctx, x, dir, m, c, scope)
+			if err == nil && showMisses && halves[c.ID] == "tune" && bpkg.ScoreRanked(c, hits).Hit3 == 0 {
+				fmt.Printf("MISS %s %s: %q want %s %v %v\n", m, c.ID, c.Query, c.Package, c.Answers, c.Sections)
+				for i, h := range hits[:min(5, len(hits))] {
+					fmt.Printf("   %d. %s %s [%s]\n", i+1, h.Package, h.Symbol, h.Headings)
+				}
+			}
+			return hits, err
 		})
 		if err != nil {
 			return err
@@ -63,15 +70,29 @@ func ranked(ctx context.Context, x *pkgdocs.Index, dir string, modes []string, h
 			fmt.Printf("%s misses (no answer in top 3): %s\n", m, strings.Join(misses, " "))
 		}
 	}
-	fmt.Printf("\n%d questions asked (%d skipped: standard library not indexed), split seed %d; cells: hit@3 / MRR@10 (n); load %s\n\n",
-		len(keep), skipped, bpkg.SplitSeed, load())
+	fmt.Printf("\nscope %s; %d questions asked (%d skipped: standard library not indexed), split seed %d; cells: hit@3 / MRR@10 (n); load %s\n\n",
+		scope, len(keep), skipped, bpkg.SplitSeed, load())
 	fmt.Print(bpkg.RankedTable(names, rows))
 	return nil
 }
 
-// rankedHits runs one question project-wide in mode.
-func rankedHits(ctx context.Context, x *pkgdocs.Index, dir, mode, query string) ([]bpkg.RankedHit, error) {
-	res, err := x.Search(ctx, pkgdocs.SearchRequest{Query: query, Projects: []string{dir}, Limit: 10, Mode: mode})
+// showMisses prints the top hits of the tuning half's misses (never the
+// checking half's: it is not looked at while tuning).
+var showMisses = os.Getenv("GNO_BENCH_SHOW_MISSES") != ""
+
+// rankedHits runs one question in mode, over the whole project, the
+// question's ecosystem (as in a project of one language) or its package.
+func rankedHits(ctx context.Context, x *pkgdocs.Index, dir, mode string, c bpkg.Case, scope string) ([]bpkg.RankedHit, error) {
+	req := pkgdocs.SearchRequest{Query: c.Query, Projects: []string{dir}, Limit: 10, Mode: mode}
+	switch scope {
+	case "ecosystem":
+		req.Ecosystem = c.Ecosystem
+	case "package":
+		if c.Package != "stdlib" {
+			req.Package, req.Ecosystem = c.Package, c.Ecosystem
+		}
+	}
+	res, err := x.Search(ctx, req)
 	if err != nil {
 		return nil, err
 	}
