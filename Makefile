@@ -90,6 +90,7 @@ FUZZ_TARGETS := \
 	./retrieval/apidoc:FuzzReadme \
 	./retrieval/ref:FuzzParsePackageURI \
 	./pkgdocs:FuzzSections \
+	./pkgdocs:FuzzSymbolRefs \
 	./server/auth:FuzzParseToken \
 	./server/auth:FuzzParseBearer \
 	./server/auth:FuzzParseTTL \

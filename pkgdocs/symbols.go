@@ -38,6 +38,9 @@ const maxSymbolRefs = 4
 // "->" separate; calls and generics ("()", "(x)", "<T>") are dropped.
 // It returns nil when a part is not an identifier (a number, a URL).
 func splitSymbol(s string) []string {
+	if strings.Contains(s, "://") {
+		return nil
+	}
 	var b strings.Builder
 	depth := 0
 	for _, r := range s {
@@ -406,4 +409,35 @@ func dunderClass(sym string) (string, bool) {
 		return sym[:i], true
 	}
 	return "", false
+}
+
+// symbolNamed finds the API items of version v that name (as a user
+// writes it: any case, any separator, with a call's parentheses) names:
+// those of the best match score, best first.
+func (x *Index) symbolNamed(ctx context.Context, v retrieval.ProjectVersion, name string) ([]retrieval.PackageUnit, error) {
+	parts := splitSymbol(strings.TrimSpace(name))
+	if len(parts) == 0 {
+		return nil, nil
+	}
+	ref := symbolRef{parts: parts}
+	units, err := x.pk.SymbolCandidates(ctx, []int64{v.ID}, []string{strings.ToLower(parts[len(parts)-1])}, 500)
+	if err != nil {
+		return nil, err
+	}
+	type match struct {
+		u     retrieval.PackageUnit
+		score int
+	}
+	var ms []match
+	for _, u := range units {
+		if sc, ok := matchSymbol(ref, u, v.Name); ok && sc >= 0 {
+			ms = append(ms, match{u, sc})
+		}
+	}
+	sort.SliceStable(ms, func(i, j int) bool { return ms[i].score > ms[j].score })
+	var out []retrieval.PackageUnit
+	for _, m := range ms {
+		out = append(out, m.u)
+	}
+	return out, nil
 }

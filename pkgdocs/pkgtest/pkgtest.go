@@ -203,10 +203,14 @@ func Usable(client string) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, client, "--version").CombinedOutput()
+	arg := "--version"
+	if client == "go" {
+		arg = "version" // go has no --version flag
+	}
+	out, err := exec.CommandContext(ctx, client, arg).CombinedOutput()
 	if err != nil {
 		msg, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
-		return fmt.Errorf("%s is on PATH but `%s --version` fails (%v: %s)", client, client, err, msg)
+		return fmt.Errorf("%s is on PATH but `%s %s` fails (%v: %s)", client, client, arg, err, msg)
 	}
 	return nil
 }
