@@ -15,6 +15,8 @@ type RankedHit struct {
 	Symbol string
 	// Headings is the heading path of the hit's passage ("A > B > C").
 	Headings string
+	// Passage is a prose hit's text (the chunk shown).
+	Passage string
 }
 
 // Relevant reports whether h is one of c's accepted units: one of its
@@ -65,25 +67,56 @@ func symbolIs(sym, answer string) bool {
 	return false
 }
 
+// Names reports whether h, a prose hit of c's package, names one of c's
+// API items in code (inline or fenced): the wider sense of a hit
+// ("the right package and its text names the API that answers").
+func (c Case) Names(h RankedHit) bool {
+	if h.Symbol != "" || h.Package != c.Package || c.Package == "stdlib" {
+		return false
+	}
+	code := codeText(h.Passage)
+	for _, a := range c.Answers {
+		if leaf := leafOf(a); len(leaf) >= 3 && leafRE(a).MatchString(code) {
+			return true
+		}
+	}
+	return false
+}
+
+func leafOf(answer string) string {
+	if i := strings.LastIndexAny(answer, ".:"); i >= 0 {
+		return answer[i+1:]
+	}
+	return answer
+}
+
 // RankedScore is one question's measures: hit@3 and reciprocal rank in
-// the top 10.
-type RankedScore struct{ Hit3, RR10 float64 }
+// the top 10, of the accepted units (Relevant) and, wider, of those or a
+// passage naming an answer in code (Names).
+type RankedScore struct{ Hit3, RR10, WideHit3, WideRR10 float64 }
 
 // ScoreRanked measures one ranking of c.
 func ScoreRanked(c Case, hits []RankedHit) RankedScore {
+	var s RankedScore
 	for i, h := range hits {
 		if i == 10 {
 			break
 		}
-		if c.Relevant(h) {
-			s := RankedScore{RR10: 1 / float64(i+1)}
+		rel := c.Relevant(h)
+		if rel && s.RR10 == 0 {
+			s.RR10 = 1 / float64(i+1)
 			if i < 3 {
 				s.Hit3 = 1
 			}
-			return s
+		}
+		if (rel || c.Names(h)) && s.WideRR10 == 0 {
+			s.WideRR10 = 1 / float64(i+1)
+			if i < 3 {
+				s.WideHit3 = 1
+			}
 		}
 	}
-	return RankedScore{}
+	return s
 }
 
 // RankedRun is a system's answer to the ranking set's questions.
@@ -114,8 +147,8 @@ type RankedCell struct {
 }
 
 // Aggregate averages run over the cases of cs that keep selects, per
-// ecosystem and overall ("all").
-func Aggregate(run RankedRun, cs []Case, keep func(Case) bool) map[string]RankedCell {
+// ecosystem and overall ("all"); wide counts passages naming an answer.
+func Aggregate(run RankedRun, cs []Case, keep func(Case) bool, wide bool) map[string]RankedCell {
 	out := map[string]RankedCell{}
 	for _, c := range cs {
 		s, ok := run[c.ID]
@@ -125,8 +158,13 @@ func Aggregate(run RankedRun, cs []Case, keep func(Case) bool) map[string]Ranked
 		for _, k := range []string{c.Ecosystem, "all"} {
 			cell := out[k]
 			cell.N++
-			cell.Hit3 += s.Hit3
-			cell.MRR += s.RR10
+			if wide {
+				cell.Hit3 += s.WideHit3
+				cell.MRR += s.WideRR10
+			} else {
+				cell.Hit3 += s.Hit3
+				cell.MRR += s.RR10
+			}
 			out[k] = cell
 		}
 	}
