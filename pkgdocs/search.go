@@ -8,7 +8,6 @@ import (
 
 	"github.com/gnosearch/gno/retrieval"
 	"github.com/gnosearch/gno/retrieval/chunk"
-	"github.com/gnosearch/gno/retrieval/display"
 	"github.com/gnosearch/gno/retrieval/gnoerr"
 )
 
@@ -115,8 +114,10 @@ func (x *Index) Search(ctx context.Context, req SearchRequest) (*SearchResults, 
 	if out.Results == nil {
 		out.Results = []retrieval.Result{}
 	}
+	if err := x.wholeHits(ctx, out.Results); err != nil {
+		return nil, err
+	}
 	for i := range out.Results {
-		out.Results[i].Snippet = display.StripMarks(out.Results[i].Snippet)
 		out.Results[i].Source = retrieval.Source{RelPath: out.Results[i].Source.RelPath, Mime: out.Results[i].Source.Mime}
 	}
 	out.Meta.Notes = append(append(s.notes, req.Notes...), out.Meta.Notes...)

@@ -2,6 +2,7 @@ package pkgdocs
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -145,6 +146,31 @@ func TestExactSymbolLookup(t *testing.T) {
 			t.Errorf("how-to question taken over by %s:\n%s", r.Symbol.Name, describeResults(res))
 		}
 	}
+	// A prose hit is shown whole and expands to its section by its URI
+	// and line, or by its heading path.
+	res, err = x.Search(ctx, SearchRequest{Query: "persistent flags available to every command under it", Package: "cobra", Projects: []string{dir}, Mode: ModeSearch, Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var hit *retrieval.Result
+	for i, r := range res.Results {
+		if r.Symbol == nil && strings.HasSuffix(r.Headings, "Persistent Flags") {
+			hit = &res.Results[i]
+			break
+		}
+	}
+	if hit == nil {
+		t.Fatalf("no Persistent Flags section in\n%s", describeResults(res))
+	}
+	if strings.HasSuffix(hit.Snippet, " …") && !strings.HasSuffix(strings.TrimSuffix(hit.Snippet, " …"), ".") && !strings.HasSuffix(strings.TrimSuffix(hit.Snippet, " …"), "```") {
+		t.Errorf("hit cut mid-sentence: %q", hit.Snippet)
+	}
+	for _, sec := range []string{fmt.Sprintf("%s#L%d", hit.URI, hit.Lines.Start), hit.Headings} {
+		page, err := x.GetDoc(ctx, GetDocRequest{Package: "cobra", Section: sec, Projects: []string{dir}})
+		if err != nil || page.Section != "Persistent Flags" || !strings.Contains(page.Content, "PersistentFlags()") {
+			t.Errorf("get doc section %q: %v %+v", sec, err, page)
+		}
+	}
 	for form, want := range map[string]string{
 		"cobra.Command.PersistentFlags()": "Command.PersistentFlags",
 		"Command#PersistentFlags":         "Command.PersistentFlags",
@@ -154,5 +180,37 @@ func TestExactSymbolLookup(t *testing.T) {
 		if err != nil || d.Symbol == nil || d.Symbol.Name != want {
 			t.Errorf("describe --symbol %q: %v %+v", form, err, d)
 		}
+	}
+}
+
+func TestSectionAt(t *testing.T) {
+	text := "# User Guide\n\nintro\n\n## Working with Flags\n\n### Persistent Flags\n\nA flag can be persistent.\n\n### Local Flags\n\nlocal\n\n## Other\n\n### Persistent Flags\n\nnot this one\n"
+	secs := sections(text)
+	sec, ok := sectionAt(secs, strings.Split("User Guide > Working with Flags > Persistent Flags", " > "))
+	if !ok || !strings.Contains(text[sec.Start:sec.End], "A flag can be persistent.") || strings.Contains(text[sec.Start:sec.End], "local") {
+		t.Fatalf("sectionAt: %v %q", ok, text[sec.Start:sec.End])
+	}
+	if sec, ok := sectionAt(secs, []string{"Other", "Persistent Flags"}); !ok || !strings.Contains(text[sec.Start:sec.End], "not this one") {
+		t.Fatalf("sectionAt under Other: %v %+v", ok, sec)
+	}
+	if _, ok := sectionAt(secs, []string{"Nowhere", "Persistent Flags"}); ok {
+		t.Fatal("sectionAt matched a path that is not there")
+	}
+	// Line 9 is inside "Persistent Flags" under "Working with Flags".
+	if sec, ok := sectionOfLine(secs, text, 9); !ok || sec.Title != "Persistent Flags" || !strings.Contains(text[sec.Start:sec.End], "persistent.") {
+		t.Fatalf("sectionOfLine: %v %+v", ok, sec)
+	}
+}
+
+func TestCutSentence(t *testing.T) {
+	s := "First sentence here. Second sentence is longer than that. Third."
+	if got := cutSentence(s, 40); got != "First sentence here. …" {
+		t.Errorf("cutSentence = %q", got)
+	}
+	if got := cutSentence(s, 200); got != s {
+		t.Errorf("short text changed: %q", got)
+	}
+	if got := cutSentence("text\n\n```go\nfunc A() {}\nfunc B() {}\n```\n", 30); strings.Count(got, "```")%2 != 0 {
+		t.Errorf("open fence: %q", got)
 	}
 }
