@@ -155,6 +155,10 @@ func (r *SearchResults) fit(maxTokens int) {
 		res.Content, res.Explain = "", nil
 		res.Snippet = cutTokens(res.Snippet, max(chunk.EstimateTokens(res.Snippet)-(tokensOf(r)-maxTokens)-10, 0))
 	}
+	// Last the notes, oldest first (the truncation note stays).
+	for tokensOf(r) > maxTokens && len(r.Meta.Notes) > 1 {
+		r.Meta.Notes = r.Meta.Notes[1:]
+	}
 }
 
 // keepFitting returns the largest k ≤ n for which fits(k) holds (k = 0
