@@ -93,7 +93,13 @@ func FuzzSymbolRefs(f *testing.F) {
 				}
 			}
 		}
-		splitSymbol(s)
-		dunderClass(s)
+		for _, p := range splitSymbol(s) {
+			if !isIdent(p) {
+				t.Fatalf("part %q of %q is no identifier", p, s)
+			}
+		}
+		if c, ok := dunderClass(s); ok && len(c) >= len(s) {
+			t.Fatalf("class %q of %q", c, s)
+		}
 	})
 }
