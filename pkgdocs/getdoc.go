@@ -206,43 +206,46 @@ func (x *Index) section(ctx context.Context, v retrieval.ProjectVersion, units [
 	}
 	// A heading path as a hit shows it ("User Guide > Working with Flags >
 	// Persistent Flags"): the last heading, under the others.
-	path := strings.Split(want, " > ")
-	if len(path) > 1 {
+	// find serves the first section of a README or doc file that match
+	// picks.
+	find := func(match func([]section) (section, bool)) (bool, error) {
 		for _, u := range units {
 			if u.Kind != apidoc.KindReadme && u.Kind != apidoc.KindDoc {
 				continue
 			}
 			t, err := text(u)
 			if err != nil {
-				return err
+				return false, err
 			}
-			if sec, ok := sectionAt(sections(t), path); ok {
+			if sec, ok := match(sections(t)); ok {
 				serve(u, t[sec.Start:sec.End])
 				page.Section = sec.Title
-				return nil
+				return true, nil
 			}
+		}
+		return false, nil
+	}
+	path := strings.Split(want, " > ")
+	if len(path) > 1 {
+		if ok, err := find(func(secs []section) (section, bool) { return sectionAt(secs, path) }); ok || err != nil {
+			return err
 		}
 		want = path[len(path)-1]
 	}
 	// A heading: an exact title first, else one containing the words.
 	lw := strings.ToLower(strings.TrimSpace(strings.TrimLeft(want, "#")))
 	for pass := 0; pass < 2; pass++ {
-		for _, u := range units {
-			if u.Kind != apidoc.KindReadme && u.Kind != apidoc.KindDoc {
-				continue
-			}
-			t, err := text(u)
-			if err != nil {
-				return err
-			}
-			for _, sec := range sections(t) {
+		ok, err := find(func(secs []section) (section, bool) {
+			for _, sec := range secs {
 				title := strings.ToLower(sec.Title)
 				if pass == 0 && title == lw || pass == 1 && strings.Contains(title, lw) {
-					serve(u, t[sec.Start:sec.End])
-					page.Section = sec.Title
-					return nil
+					return sec, true
 				}
 			}
+			return section{}, false
+		})
+		if ok || err != nil {
+			return err
 		}
 	}
 	return gnoerr.New(gnoerr.NotFound, "no section %q in %s %s %s: sections are %s", want, v.Ecosystem, v.Name, v.Version, strings.Join(page.Sections, "; "))

@@ -9,7 +9,6 @@ import (
 
 	bpkg "github.com/gnosearch/gno/bench/pkgdocs"
 	"github.com/gnosearch/gno/pkgdocs"
-	"github.com/gnosearch/gno/retrieval"
 )
 
 // ranked runs the ranking set (issue 28) in each mode and prints hit@3 /
@@ -101,20 +100,11 @@ func rankedHits(ctx context.Context, x *pkgdocs.Index, dir, mode string, c bpkg.
 	}
 	hits := make([]bpkg.RankedHit, 0, len(res.Results))
 	for _, r := range res.Results {
-		h := bpkg.RankedHit{Headings: r.Headings}
-		if r.Package != nil {
-			h.Package = r.Package.Name
+		h, err := bpkg.HitOf(ctx, x, r)
+		if err != nil {
+			return nil, err
 		}
-		if r.Symbol != nil {
-			h.Symbol = r.Symbol.Name
-		} else {
-			d, err := x.Packages().Get(ctx, retrieval.GetRequest{Ref: r.URI, FromLine: r.Lines.Start, LineCount: r.Lines.End - r.Lines.Start + 1})
-			if err != nil {
-				return nil, err
-			}
-			h.Passage = d.Content
-		}
-		hits = append(hits, h)
+		hits = append(hits, bpkg.RankedHit{Package: h.Package, Symbol: h.Symbol, Passage: h.Passage, Headings: r.Headings})
 	}
 	return hits, nil
 }
