@@ -214,3 +214,15 @@ func TestCutSentence(t *testing.T) {
 		t.Errorf("open fence: %q", got)
 	}
 }
+
+func TestDemoteOverviews(t *testing.T) {
+	rs := []retrieval.Result{
+		{URI: "pkg", Score: 0.9, Symbol: &retrieval.Symbol{Name: "golang.org/x/sync/semaphore", Kind: "package"}},
+		{URI: "item", Score: 0.85, Symbol: &retrieval.Symbol{Name: "semaphore.Weighted.TryAcquire", Kind: "method"}},
+		{URI: "far", Score: 0.5, Symbol: &retrieval.Symbol{Name: "semaphore.Weighted", Kind: "struct"}},
+	}
+	got := demoteOverviews(rs)
+	if got[0].URI != "item" || got[1].URI != "pkg" || got[2].URI != "far" {
+		t.Errorf("order %s %s %s", got[0].URI, got[1].URI, got[2].URI)
+	}
+}
