@@ -159,12 +159,18 @@ func symbolRefs(query string, isPackage func(string) bool) []symbolRef {
 		switch {
 		case looksLikeName(w):
 			add(splitSymbol(w), false)
-		case i > 0 && capitalised(w) && isIdent(w):
+		case i > 0 && capitalised(w) && isIdent(w) && !properNouns[w]:
 			add([]string{w}, true)
 		}
 	}
 	return out
 }
+
+// properNouns are capitalised words of questions that name no item
+// ("goroutines in Go" is not errgroup's Group.Go).
+var properNouns = map[string]bool{"Go": true, "Golang": true, "Python": true, "Rust": true, "Swift": true, "Node": true,
+	"Deno": true, "Bun": true, "Java": true, "Kotlin": true, "Ruby": true, "Linux": true, "Windows": true, "Mac": true,
+	"Docker": true, "Kubernetes": true, "Postgres": true, "English": true, "French": true, "German": true, "Unicode": true}
 
 // symbolParts cuts a stored symbol into its parts.
 func symbolParts(sym string) []string {

@@ -53,6 +53,7 @@ func TestSymbolRefs(t *testing.T) {
 		"Parse a UUID and check it is valid":      "",
 		"add a --version flag to a click program": "",
 		"print bold red text in the terminal":     "",
+		"run goroutines in Go and wait for them":  "",
 		"a value that can match this and/or that": "and or",
 	} {
 		var got []string
