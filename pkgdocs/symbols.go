@@ -251,8 +251,8 @@ func packageWord(pkg, w string) bool {
 type exactHit struct {
 	docID int64
 	score int
-	// strength orders hits of one score: a direct dependency first, then
-	// the shorter name.
+	// direct and symLen order hits of one score: a direct dependency
+	// first, then the shorter name.
 	direct bool
 	symLen int
 }
