@@ -9,7 +9,7 @@ BUILD_WORK := .cache/build/go.work
 DEMO_HOME := $(CURDIR)/.cache/demo-home
 FUZZTIME  ?= 10s
 
-.PHONY: all build demo test check vet fmt-check staticcheck unit fuzz mcp-checks clean
+.PHONY: all build demo test check vet fmt-check staticcheck unit fuzz mcp-checks clean bench-pkgdocs
 
 all: build
 
@@ -95,6 +95,7 @@ FUZZ_TARGETS := \
 	./retrieval/apidoc:FuzzReadme \
 	./retrieval/ref:FuzzParsePackageURI \
 	./pkgdocs:FuzzSections \
+	./pkgdocs:FuzzSymbolRefs \
 	./server/auth:FuzzParseToken \
 	./server/auth:FuzzParseBearer \
 	./server/auth:FuzzParseTTL \
@@ -106,6 +107,18 @@ FUZZ_TARGETS := \
 
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do .ci/fuzz "$${t%%:*}" "$${t#*:}"; done
+
+# The ranking set of the package docs (bench/pkgdocs/ranked.go): the
+# project of 36 real packages installed by their clients, its units
+# embedded, then hit@3 and MRR@10 per ecosystem for search, fast and query,
+# both halves (bench/RESULTS.md). Needs go, npm, pip and cargo, and the
+# models (`make setup models`); PKGBENCH_HOME keeps the index between runs.
+PKGBENCH_HOME ?= $(CURDIR)/.cache/pkgbench
+bench-pkgdocs:
+	$(GO) build -o .cache/gnopkgbench ./bench/cmd/gnopkgbench
+	@test -d $(PKGBENCH_HOME)/project || .cache/gnopkgbench project -set ranked -out $(PKGBENCH_HOME)/project
+	GNO_MODELS_DIR=$${GNO_MODELS_DIR:-$$HOME/.cache/gno/models} GNO_HOME=$(PKGBENCH_HOME)/home .cache/gnopkgbench ranked -project $(PKGBENCH_HOME)/project -modes search,fast,query -scope project
+	GNO_MODELS_DIR=$${GNO_MODELS_DIR:-$$HOME/.cache/gno/models} GNO_HOME=$(PKGBENCH_HOME)/home .cache/gnopkgbench ranked -project $(PKGBENCH_HOME)/project -modes search,fast,query -scope ecosystem -embed=false
 
 clean:
 	rm -rf bin dist .cache/demo-home .cache/build

@@ -182,6 +182,13 @@ func (x *Index) describeSymbol(ctx context.Context, v retrieval.ProjectVersion, 
 		return err
 	}
 	if len(us) == 0 {
+		// Written another way: "Command#PersistentFlags()", "cobra.Command.PersistentFlags",
+		// "errgroup.SetLimit", "de::Deserialize" for a "." name.
+		if us, err = x.symbolNamed(ctx, v, name); err != nil {
+			return err
+		}
+	}
+	if len(us) == 0 {
 		return gnoerr.New(gnoerr.NotFound, "no API item %q in %s %s %s: try a search, or describe without symbol for the list", name, v.Ecosystem, v.Name, v.Version)
 	}
 	u := us[0]

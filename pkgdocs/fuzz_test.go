@@ -71,3 +71,35 @@ func FuzzSections(f *testing.F) {
 		}
 	})
 }
+
+// FuzzSymbolRefs: reading the names of a query never panics and gives
+// identifier parts only, at most maxSymbolRefs names.
+func FuzzSymbolRefs(f *testing.F) {
+	for _, s := range []string{"PersistentFlags", "z.string().email()", "std::collections::HashMap", "how do I parse a uuid", "Command#run()", "a->b", "((((", "itertools join", "x.<>.y"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		refs := symbolRefs(s, func(w string) bool { return w == "itertools" })
+		if len(refs) > maxSymbolRefs {
+			t.Fatalf("%d refs", len(refs))
+		}
+		for _, r := range refs {
+			if len(r.parts) == 0 {
+				t.Fatalf("empty ref of %q", s)
+			}
+			for _, p := range r.parts {
+				if !isIdent(p) {
+					t.Fatalf("part %q of %q is no identifier", p, s)
+				}
+			}
+		}
+		for _, p := range splitSymbol(s) {
+			if !isIdent(p) {
+				t.Fatalf("part %q of %q is no identifier", p, s)
+			}
+		}
+		if c, ok := dunderClass(s); ok && len(c) >= len(s) {
+			t.Fatalf("class %q of %q", c, s)
+		}
+	})
+}

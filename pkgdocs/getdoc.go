@@ -9,6 +9,7 @@ import (
 	"github.com/gnosearch/gno/retrieval/apidoc"
 	"github.com/gnosearch/gno/retrieval/chunk"
 	"github.com/gnosearch/gno/retrieval/gnoerr"
+	"github.com/gnosearch/gno/retrieval/ref"
 )
 
 // GetDocRequest reads a package's docs: its README, one section (a
@@ -121,11 +122,23 @@ func (x *Index) GetDoc(ctx context.Context, req GetDocRequest) (*DocPage, error)
 		for _, u := range units {
 			byURI[unitURI(v, u.Path)] = u
 		}
+		// A query that names an item serves it first.
+		if len(symbolRefs(req.Query, func(w string) bool { return nameMatches(v.Name, w) })) > 0 {
+			named, err := x.symbolNamed(ctx, v, req.Query)
+			if err != nil {
+				return nil, err
+			}
+			if len(named) > 0 {
+				res.Results = append([]retrieval.Result{{URI: unitURI(v, named[0].Path)}}, res.Results...)
+			}
+		}
+		seen := map[string]bool{}
 		for _, r := range res.Results {
 			u, ok := byURI[r.URI]
-			if !ok {
+			if !ok || seen[r.URI] {
 				continue
 			}
+			seen[r.URI] = true
 			t, err := text(u)
 			if err != nil {
 				return nil, err
@@ -166,6 +179,11 @@ func (x *Index) section(ctx context.Context, v retrieval.ProjectVersion, units [
 		body.WriteString(t)
 		page.Units = append(page.Units, UnitRef{Path: u.Path, Title: u.Title, Kind: u.Kind, URI: unitURI(v, u.Path)})
 	}
+	// A search hit: its unit's URI, with "#L<line>" for the section
+	// around that line of a README or doc file.
+	if ref.IsPackageURI(want) {
+		return x.hitSection(v, units, want, text, page, body)
+	}
 	for _, u := range units {
 		if strings.EqualFold(u.Path, want) || strings.EqualFold(u.Path, "api/"+want) {
 			t, err := text(u)
@@ -186,25 +204,48 @@ func (x *Index) section(ctx context.Context, v retrieval.ProjectVersion, units [
 		serve(us[0], t)
 		return nil
 	}
-	// A heading: an exact title first, else one containing the words.
-	lw := strings.ToLower(strings.TrimSpace(strings.TrimLeft(want, "#")))
-	for pass := 0; pass < 2; pass++ {
+	// A heading path as a hit shows it ("User Guide > Working with Flags >
+	// Persistent Flags"): the last heading, under the others.
+	// find serves the first section of a README or doc file that match
+	// picks.
+	find := func(match func([]section) (section, bool)) (bool, error) {
 		for _, u := range units {
 			if u.Kind != apidoc.KindReadme && u.Kind != apidoc.KindDoc {
 				continue
 			}
 			t, err := text(u)
 			if err != nil {
-				return err
+				return false, err
 			}
-			for _, sec := range sections(t) {
+			if sec, ok := match(sections(t)); ok {
+				serve(u, t[sec.Start:sec.End])
+				page.Section = sec.Title
+				return true, nil
+			}
+		}
+		return false, nil
+	}
+	path := strings.Split(want, " > ")
+	if len(path) > 1 {
+		if ok, err := find(func(secs []section) (section, bool) { return sectionAt(secs, path) }); ok || err != nil {
+			return err
+		}
+		want = path[len(path)-1]
+	}
+	// A heading: an exact title first, else one containing the words.
+	lw := strings.ToLower(strings.TrimSpace(strings.TrimLeft(want, "#")))
+	for pass := 0; pass < 2; pass++ {
+		ok, err := find(func(secs []section) (section, bool) {
+			for _, sec := range secs {
 				title := strings.ToLower(sec.Title)
 				if pass == 0 && title == lw || pass == 1 && strings.Contains(title, lw) {
-					serve(u, t[sec.Start:sec.End])
-					page.Section = sec.Title
-					return nil
+					return sec, true
 				}
 			}
+			return section{}, false
+		})
+		if ok || err != nil {
+			return err
 		}
 	}
 	return gnoerr.New(gnoerr.NotFound, "no section %q in %s %s %s: sections are %s", want, v.Ecosystem, v.Name, v.Version, strings.Join(page.Sections, "; "))
@@ -264,4 +305,97 @@ func (p *DocPage) Text() string {
 		fmt.Fprintf(&b, "\nNote: %s", n)
 	}
 	return strings.TrimRight(b.String(), "\n")
+}
+
+// sectionAt finds the section a heading path names: its last title, each
+// earlier one a title of an enclosing section (any case, in order; the
+// path may skip levels).
+func sectionAt(secs []section, path []string) (section, bool) {
+	last := strings.TrimSpace(path[len(path)-1])
+	for i, sec := range secs {
+		if !strings.EqualFold(sec.Title, last) {
+			continue
+		}
+		// Walk the enclosing sections outwards, matching the path from its
+		// end.
+		k, level := len(path)-2, sec.Level
+		for j := i - 1; j >= 0 && k >= 0; j-- {
+			if secs[j].Level < level && secs[j].End >= sec.End {
+				if strings.EqualFold(secs[j].Title, strings.TrimSpace(path[k])) {
+					k--
+				}
+				level = secs[j].Level
+			}
+		}
+		if k < 0 {
+			return sec, true
+		}
+	}
+	return section{}, false
+}
+
+// hitSection serves what a search hit's URI names: with "#L<line>" (or
+// ":<line>") the section of a README or doc file around that line, else
+// the whole unit.
+func (x *Index) hitSection(v retrieval.ProjectVersion, units []retrieval.PackageUnit, uri string,
+	text func(retrieval.PackageUnit) (string, error), page *DocPage, body *strings.Builder) error {
+	line := 0
+	if i := strings.LastIndex(uri, "#L"); i > 0 {
+		n, rest := 0, uri[i+2:]
+		for j := 0; j < len(rest) && rest[j] >= '0' && rest[j] <= '9' && n < 1<<24; j++ {
+			n = n*10 + int(rest[j]-'0')
+		}
+		line, uri = n, uri[:i]
+	}
+	r, err := ref.ParsePackageURI(uri)
+	if err != nil {
+		return err
+	}
+	if !strings.EqualFold(r.Ecosystem, v.Ecosystem) || !nameMatches(v.Name, r.Name) || r.Version != v.Version {
+		return gnoerr.New(gnoerr.InvalidInput, "section %s is not a unit of %s %s %s", uri, v.Ecosystem, v.Name, v.Version)
+	}
+	if r.Unit == "" {
+		r.Unit = "readme.md"
+	}
+	for _, u := range units {
+		if u.Path != r.Unit {
+			continue
+		}
+		t, err := text(u)
+		if err != nil {
+			return err
+		}
+		page.Units = append(page.Units, UnitRef{Path: u.Path, Title: u.Title, Kind: u.Kind, URI: unitURI(v, u.Path)})
+		if line > 0 && (u.Kind == apidoc.KindReadme || u.Kind == apidoc.KindDoc) {
+			if sec, ok := sectionOfLine(sections(t), t, line); ok {
+				body.WriteString(t[sec.Start:sec.End])
+				page.Section = sec.Title
+				return nil
+			}
+		}
+		body.WriteString(t)
+		return nil
+	}
+	return gnoerr.New(gnoerr.NotFound, "no unit %q in %s %s %s", r.Unit, v.Ecosystem, v.Name, v.Version)
+}
+
+// sectionOfLine is the innermost section holding line (1-based) of t.
+func sectionOfLine(secs []section, t string, line int) (section, bool) {
+	off, n := 0, 1
+	for n < line {
+		i := strings.IndexByte(t[off:], '\n')
+		if i < 0 {
+			return section{}, false
+		}
+		off += i + 1
+		n++
+	}
+	var best section
+	found := false
+	for _, sec := range secs {
+		if sec.Start <= off && off < sec.End && (!found || sec.Level >= best.Level) {
+			best, found = sec, true
+		}
+	}
+	return best, found
 }

@@ -9,7 +9,6 @@ import (
 
 	"github.com/gnosearch/gno/retrieval"
 	"github.com/gnosearch/gno/retrieval/chunk"
-	"github.com/gnosearch/gno/retrieval/display"
 	"github.com/gnosearch/gno/retrieval/gnoerr"
 )
 
@@ -106,12 +105,29 @@ func (x *Index) Search(ctx context.Context, req SearchRequest) (*SearchResults, 
 		res.Results = weighStdlib(req.Query, res.Results, want)
 		res.Meta.TotalResults = len(res.Results)
 	}
+	exact, err := x.exactSymbols(ctx, s, req.Query)
+	if err != nil {
+		return nil, err
+	}
+	limit := req.Limit
+	if limit <= 0 {
+		limit = max(len(res.Results), 5)
+	}
+	if res.Results, err = x.foldDunders(ctx, s, res.Results); err != nil {
+		return nil, err
+	}
+	res.Results = demoteOverviews(res.Results)
+	if res.Results, err = x.withExact(ctx, exact, res.Results, limit); err != nil {
+		return nil, err
+	}
 	out := &SearchResults{Results: res.Results, Meta: res.Meta, Scope: s.Scope}
 	if out.Results == nil {
 		out.Results = []retrieval.Result{}
 	}
+	if err := x.wholeHits(ctx, out.Results); err != nil {
+		return nil, err
+	}
 	for i := range out.Results {
-		out.Results[i].Snippet = display.StripMarks(out.Results[i].Snippet)
 		out.Results[i].Source = retrieval.Source{RelPath: out.Results[i].Source.RelPath, Mime: out.Results[i].Source.Mime}
 	}
 	out.Meta.Notes = append(append(s.notes, req.Notes...), out.Meta.Notes...)
@@ -148,6 +164,10 @@ func (r *SearchResults) fit(maxTokens int) {
 		res := &r.Results[0]
 		res.Content, res.Explain = "", nil
 		res.Snippet = cutTokens(res.Snippet, max(chunk.EstimateTokens(res.Snippet)-(tokensOf(r)-maxTokens)-10, 0))
+	}
+	// Last the notes, oldest first (the truncation note stays).
+	for tokensOf(r) > maxTokens && len(r.Meta.Notes) > 1 {
+		r.Meta.Notes = r.Meta.Notes[1:]
 	}
 }
 

@@ -26,7 +26,7 @@ const describePackageInput = `{
   "properties": {
     "package": {"type": "string", "description": "Package name or short name (cobra, github.com/spf13/cobra, zod, requests, serde)"},
     "version": {"type": "string", "description": "A version other than the project's (one stored for another project)"},
-    "symbol": {"type": "string", "description": "One API item: qualified (Command.PersistentFlags) or its last part (PersistentFlags); returns its signature, doc and examples"},` + pkgCommonInput + `
+    "symbol": {"type": "string", "description": "One API item as you would write it: qualified or not, any case, with . :: / # or () (Command.PersistentFlags, PersistentFlags, cobra.Command.PersistentFlags()); returns its signature, doc and examples"},` + pkgCommonInput + `
   },
   "required": ["package"]
 }`
@@ -36,7 +36,7 @@ const getPackageDocInput = `{
   "properties": {
     "package": {"type": "string", "description": "Package name or short name"},
     "version": {"type": "string", "description": "A version other than the project's"},
-    "section": {"type": "string", "description": "A README or doc heading (Installation, Usage...), a unit path (readme.md, docs/guide.md, api/Command.Execute) or an API item; default: the README"},
+    "section": {"type": "string", "description": "A README or doc heading (Installation, Usage...) or a hit's heading path (User Guide > Working with Flags > Persistent Flags), a unit path (readme.md, docs/guide.md, api/Command.Execute), a search hit's URI (with #L<line>: the whole section around that line) or an API item; default: the README"},
     "query": {"type": "string", "description": "Return the package's units that best match this instead"},` + pkgCommonInput + `
   },
   "required": ["package"]

@@ -119,23 +119,33 @@ func GnoSystem(x *pkgdocs.Index, project, mode string, withPackage bool) System 
 		}
 		var hits []Hit
 		for _, r := range res.Results {
-			h := Hit{}
-			if r.Package != nil {
-				h.Package = r.Package.Name
-			}
-			if r.Symbol != nil {
-				h.Symbol = r.Symbol.Name
-			} else {
-				d, err := x.Packages().Get(ctx, retrieval.GetRequest{Ref: r.URI, FromLine: r.Lines.Start, LineCount: r.Lines.End - r.Lines.Start + 1})
-				if err != nil {
-					return nil, err
-				}
-				h.Passage = d.Content
+			h, err := HitOf(ctx, x, r)
+			if err != nil {
+				return nil, err
 			}
 			hits = append(hits, h)
 		}
 		return hits, nil
 	}}
+}
+
+// HitOf is what grading reads of a gno result: its package, its symbol
+// and, for a prose hit, the passage shown (its chunk's lines).
+func HitOf(ctx context.Context, x *pkgdocs.Index, r retrieval.Result) (Hit, error) {
+	h := Hit{}
+	if r.Package != nil {
+		h.Package = r.Package.Name
+	}
+	if r.Symbol != nil {
+		h.Symbol = r.Symbol.Name
+		return h, nil
+	}
+	d, err := x.Packages().Get(ctx, retrieval.GetRequest{Ref: r.URI, FromLine: r.Lines.Start, LineCount: r.Lines.End - r.Lines.Start + 1})
+	if err != nil {
+		return h, err
+	}
+	h.Passage = d.Content
+	return h, nil
 }
 
 // PeerSystem is the peer: Fuse.js over the question's package's README

@@ -316,7 +316,7 @@ func newPackagesDescribeCmd(a *app) *cobra.Command {
 	f.StringVar(&project, "project", ".", "project folder")
 	f.StringVar(&req.Ecosystem, "ecosystem", "", "the package's ecosystem, when a name is in several")
 	f.StringVar(&req.Version, "version", "", "a version other than the project's")
-	f.StringVar(&req.Symbol, "symbol", "", "one API item (Command.PersistentFlags, or PersistentFlags)")
+	f.StringVar(&req.Symbol, "symbol", "", "one API item as written anywhere: Command.PersistentFlags, PersistentFlags, cobra.Command.PersistentFlags(), Command#PersistentFlags")
 	return cmd
 }
 

@@ -9,6 +9,8 @@
 //	gnopkgbench check -project DIR             every answer of the set is an extracted symbol
 //	gnopkgbench peer -project DIR -q ID        the peer's top sections for one question
 //	gnopkgbench quality -project DIR           judged set: gno per mode, and the peer
+//	gnopkgbench rcheck -project DIR            every answer of the ranking set is an extracted symbol
+//	gnopkgbench ranked -project DIR [-half tune] ranking set (issue 28): hit@3 and MRR@10 per mode and half
 //	gnopkgbench speed -project DIR             search and describe latency, index size
 package main
 
@@ -37,7 +39,7 @@ func main() {
 	}
 	cmd, args := os.Args[1], os.Args[2:]
 	fs := flag.NewFlagSet(cmd, flag.ExitOnError)
-	set := fs.String("set", "judged", "project to write: judged, hundred")
+	set := fs.String("set", "judged", "project to write: judged, ranked, hundred")
 	out := fs.String("out", "", "folder to write the project into")
 	project := fs.String("project", "", "project folder (added first when needed)")
 	modes := fs.String("modes", "search,fast,query", "gno modes to measure")
@@ -47,6 +49,9 @@ func main() {
 	n := fs.Int("n", 200, "speed: calls per measure")
 	served := fs.Bool("served", true, "speed: warm the models first, as gno mcp and the daemon do (query layout tuned)")
 	qid := fs.String("q", "", "peer: the judged question to show the peer's sections for")
+	half := fs.String("half", "both", "ranked: the half of the ranking set to run: tune, check or both")
+	scope := fs.String("scope", "project", "ranked: search the whole project, the question's ecosystem or its package")
+	verbose := fs.Bool("v", false, "ranked: list the misses")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file")
 	fs.Parse(args)
 	if *cpuProfile != "" {
@@ -92,6 +97,12 @@ func main() {
 		err = withIndex(ctx, *project, *embed, func(ctx context.Context, x *pkgdocs.Index, dir string) error {
 			return quality(ctx, x, dir, strings.Split(*modes, ","))
 		})
+	case "ranked":
+		err = withIndex(ctx, *project, *embed, func(ctx context.Context, x *pkgdocs.Index, dir string) error {
+			return ranked(ctx, x, dir, strings.Split(*modes, ","), *half, *scope, *verbose)
+		})
+	case "rcheck":
+		err = withIndex(ctx, *project, false, rankedCheck)
 	case "speed":
 		err = withIndex(ctx, *project, false, func(ctx context.Context, x *pkgdocs.Index, dir string) error {
 			return speed(ctx, x, dir, *n, *served)
@@ -118,6 +129,8 @@ func writeProject(set, out string) error {
 	case "judged":
 	case "hundred":
 		p = pkgtest.Hundred
+	case "ranked":
+		p = pkgtest.Ranked
 	default:
 		return fmt.Errorf("unknown set %q", set)
 	}

@@ -1,0 +1,154 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+
+	bpkg "github.com/gnosearch/gno/bench/pkgdocs"
+	"github.com/gnosearch/gno/pkgdocs"
+)
+
+// ranked runs the ranking set (issue 28) in each mode and prints hit@3 /
+// MRR@10 per ecosystem and overall, for the tuning and the checking half,
+// over every question and over those no known extraction gap affects.
+// Standard-library questions are skipped, saying so, when the project
+// has no standard library indexed.
+func ranked(ctx context.Context, x *pkgdocs.Index, dir string, modes []string, half, scope string, verbose bool) error {
+	cs := bpkg.Ranked()
+	halves := bpkg.Halves(cs)
+	std, err := stdlibIndexed(ctx, x, dir)
+	if err != nil {
+		return err
+	}
+	var keep []bpkg.Case
+	skipped := 0
+	for _, c := range cs {
+		if c.Package == "stdlib" && !std[c.Ecosystem] {
+			skipped++
+			continue
+		}
+		if half != "both" && halves[c.ID] != half {
+			continue
+		}
+		keep = append(keep, c)
+	}
+	for _, m := range modes {
+		x.Search(ctx, pkgdocs.SearchRequest{Query: "warm up", Projects: []string{dir}, Mode: m})
+	}
+	rows := map[string]map[string]bpkg.RankedCell{}
+	var names []string
+	for _, m := range modes {
+		run, misses, err := bpkg.RunRanked(ctx, keep, func(ctx context.Context, c bpkg.Case) ([]bpkg.RankedHit, error) {
+			hits, err := rankedHits(ctx, x, dir, m, c, scope)
+			if err == nil && showMisses && halves[c.ID] == "tune" && bpkg.ScoreRanked(c, hits).Hit3 == 0 {
+				fmt.Printf("MISS %s %s: %q want %s %v %v\n", m, c.ID, c.Query, c.Package, c.Answers, c.Sections)
+				for i, h := range hits[:min(5, len(hits))] {
+					fmt.Printf("   %d. %s %s [%s]\n", i+1, h.Package, h.Symbol, h.Headings)
+				}
+			}
+			return hits, err
+		})
+		if err != nil {
+			return err
+		}
+		for _, h := range []string{"tune", "check"} {
+			if half != "both" && half != h {
+				continue
+			}
+			inHalf := func(c bpkg.Case) bool { return halves[c.ID] == h }
+			name := fmt.Sprintf("%s, %s half", m, h)
+			noGaps := func(c bpkg.Case) bool { return inHalf(c) && c.Gap == "" }
+			rows[name] = bpkg.Aggregate(run, keep, inHalf, false)
+			rows[name+", no gaps"] = bpkg.Aggregate(run, keep, noGaps, false)
+			rows[name+", wide"] = bpkg.Aggregate(run, keep, inHalf, true)
+			rows[name+", wide, no gaps"] = bpkg.Aggregate(run, keep, noGaps, true)
+			names = append(names, name, name+", no gaps", name+", wide", name+", wide, no gaps")
+		}
+		if verbose {
+			sort.Strings(misses)
+			fmt.Printf("%s misses (no answer in top 3): %s\n", m, strings.Join(misses, " "))
+		}
+	}
+	fmt.Printf("\nscope %s; %d questions asked (%d skipped: standard library not indexed), split seed %d; cells: hit@3 / MRR@10 (n); \"wide\": a prose passage of the package naming an answer in code counts too; load %s\n\n",
+		scope, len(keep), skipped, bpkg.SplitSeed, load())
+	fmt.Print(bpkg.RankedTable(names, rows))
+	return nil
+}
+
+// showMisses prints the top hits of the tuning half's misses (never the
+// checking half's: it is not looked at while tuning).
+var showMisses = os.Getenv("GNO_BENCH_SHOW_MISSES") != ""
+
+// rankedHits runs one question in mode, over the whole project, the
+// question's ecosystem (as in a project of one language) or its package.
+func rankedHits(ctx context.Context, x *pkgdocs.Index, dir, mode string, c bpkg.Case, scope string) ([]bpkg.RankedHit, error) {
+	req := pkgdocs.SearchRequest{Query: c.Query, Projects: []string{dir}, Limit: 10, Mode: mode}
+	switch scope {
+	case "ecosystem":
+		req.Ecosystem = c.Ecosystem
+	case "package":
+		if c.Package != "stdlib" {
+			req.Package, req.Ecosystem = c.Package, c.Ecosystem
+		}
+	}
+	res, err := x.Search(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	hits := make([]bpkg.RankedHit, 0, len(res.Results))
+	for _, r := range res.Results {
+		h, err := bpkg.HitOf(ctx, x, r)
+		if err != nil {
+			return nil, err
+		}
+		hits = append(hits, bpkg.RankedHit{Package: h.Package, Symbol: h.Symbol, Passage: h.Passage, Headings: r.Headings})
+	}
+	return hits, nil
+}
+
+// stdlibIndexed reports, per ecosystem, whether the project's packages
+// include a standard library.
+func stdlibIndexed(ctx context.Context, x *pkgdocs.Index, dir string) (map[string]bool, error) {
+	ps, err := x.List(ctx, []string{dir})
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]bool{}
+	for _, p := range ps[0].Packages {
+		if p.Name == "stdlib" || p.Name == "std" || strings.Contains(p.Name, "stdlib") {
+			out[p.Ecosystem] = true
+		}
+	}
+	return out, nil
+}
+
+// rankedCheck reports answers of the ranking set that are no extracted
+// symbol (those of known gaps are listed apart).
+func rankedCheck(ctx context.Context, x *pkgdocs.Index, dir string) error {
+	bad, gaps := 0, 0
+	halves := bpkg.Halves(bpkg.Ranked())
+	per := map[string]int{}
+	for _, c := range bpkg.Ranked() {
+		per[c.Ecosystem+"/"+halves[c.ID]]++
+		if c.Package == "stdlib" {
+			continue
+		}
+		for _, a := range c.Answers {
+			d, err := x.Describe(ctx, pkgdocs.DescribeRequest{Package: c.Package, Ecosystem: c.Ecosystem, Symbol: a, Projects: []string{dir}})
+			if err == nil && d.Symbol != nil && (d.Symbol.Name == a || strings.HasSuffix(d.Symbol.Name, "."+a) || strings.HasSuffix(d.Symbol.Name, "::"+a)) {
+				continue
+			}
+			if c.Gap != "" {
+				gaps++
+				continue
+			}
+			bad++
+			fmt.Fprintf(os.Stdout, "%s: %s %q not found (%v)\n", c.ID, c.Package, a, err)
+		}
+	}
+	fmt.Printf("%d questions %v; %d answers not extracted (%d more in known gaps)\n", len(bpkg.Ranked()), per, bad, gaps)
+	return nil
+}
