@@ -236,4 +236,3 @@ func globLabel(g links.Govern, own string) string {
 }
 
 func quote(s string) string { return "\"" + s + "\"" }
-

@@ -3,8 +3,8 @@ package retrieval
 import (
 	"context"
 	"errors"
-	"io/fs"
 	"fmt"
+	"io/fs"
 	"path"
 	"sort"
 	"strings"
