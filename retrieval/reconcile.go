@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -83,12 +82,13 @@ func (n *Notes) MarkReconciled(ctx context.Context, req MarkRequest) (*MarkResul
 	cfg := n.e.Config()
 	out := &MarkResult{Cursor: cursor, Missing: []string{}}
 	var rows []store.Reconciled
+	var hasher fileHasher
 	for _, f := range req.Files {
 		col, rel, err := locate(cfg, f)
 		if err != nil {
 			return nil, err
 		}
-		h, err := hashFile(col, rel)
+		h, err := hasher.hash(col, rel)
 		if errors.Is(err, fs.ErrNotExist) {
 			// Skipped for the caller; remembered as gone, so a deletion
 			// once reconciled is not shown again.
@@ -176,15 +176,27 @@ func locate(cfg *config.Config, f string) (*config.Collection, string, error) {
 	return c, r.Path, nil
 }
 
-// openInside opens collection file rel for reading, refusing one a
-// symlink leads out of the collection's folder.
-func openInside(col *config.Collection, rel string) (*os.File, error) {
-	abs := filepath.Join(col.Path, filepath.FromSlash(rel))
-	real, err := filepath.EvalSymlinks(abs)
-	if err != nil {
-		return nil, err
+// fileHasher hashes collection files, resolving each collection's folder
+// once per request.
+type fileHasher struct {
+	roots map[string]string
+}
+
+// open opens collection file rel for reading, refusing one a symlink
+// leads out of the collection's folder.
+func (h *fileHasher) open(col *config.Collection, rel string) (*os.File, error) {
+	root, ok := h.roots[col.Path]
+	if !ok {
+		var err error
+		if root, err = filepath.EvalSymlinks(col.Path); err != nil {
+			return nil, err
+		}
+		if h.roots == nil {
+			h.roots = map[string]string{}
+		}
+		h.roots[col.Path] = root
 	}
-	root, err := filepath.EvalSymlinks(col.Path)
+	real, err := filepath.EvalSymlinks(filepath.Join(root, filepath.FromSlash(rel)))
 	if err != nil {
 		return nil, err
 	}
@@ -194,38 +206,20 @@ func openInside(col *config.Collection, rel string) (*os.File, error) {
 	return os.Open(real)
 }
 
-// hashFile is the BLAKE3 hash (hex) of a collection file, as the index
-// hashes files.
-func hashFile(col *config.Collection, rel string) (string, error) {
-	f, err := openInside(col, rel)
+// hash is the BLAKE3 hash (hex) of a collection file, as the index hashes
+// files.
+func (h *fileHasher) hash(col *config.Collection, rel string) (string, error) {
+	f, err := h.open(col, rel)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
+		if errors.Is(err, fs.ErrNotExist) || gnoerr.CodeOf(err) == gnoerr.InvalidPath {
 			return "", err
 		}
 		return "", gnoerr.Wrap(gnoerr.Runtime, err, "read %s", ref.URI(col.Name, rel))
 	}
 	defer f.Close()
-	h := blake3.New(32, nil)
-	if _, err := io.Copy(h, f); err != nil {
+	d := blake3.New(32, nil)
+	if _, err := io.Copy(d, f); err != nil {
 		return "", gnoerr.Wrap(gnoerr.Runtime, err, "read %s", ref.URI(col.Name, rel))
 	}
-	return hex.EncodeToString(h.Sum(nil)), nil
-}
-
-// readSmall reads a collection file up to limit bytes; big reports a file
-// over it (its text is not read).
-func readSmall(col *config.Collection, rel string, limit int64) (data []byte, big bool, err error) {
-	f, err := openInside(col, rel)
-	if err != nil {
-		return nil, false, err
-	}
-	defer f.Close()
-	data, err = io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, false, fmt.Errorf("read %s: %w", ref.URI(col.Name, rel), err)
-	}
-	if int64(len(data)) > limit {
-		return nil, true, nil
-	}
-	return data, false, nil
+	return hex.EncodeToString(d.Sum(nil)), nil
 }

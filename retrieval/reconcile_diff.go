@@ -155,6 +155,7 @@ func (n *Notes) Diff(ctx context.Context, req DiffRequest) (*DiffResult, error) 
 	}
 	cfg := n.e.Config()
 	cache := map[string]map[string]string{}
+	var hasher fileHasher
 	cached := func(c, rel string) bool {
 		if req.BypassCache {
 			return false
@@ -174,7 +175,7 @@ func (n *Notes) Diff(ctx context.Context, req DiffRequest) (*DiffResult, error) 
 		if !ok {
 			return false
 		}
-		got, err := hashFile(col, rel)
+		got, err := hasher.hash(col, rel)
 		if errors.Is(err, fs.ErrNotExist) {
 			return want == goneHash
 		}
