@@ -134,3 +134,36 @@ func TestReconciledCursors(t *testing.T) {
 		t.Fatal("clearing one cursor touched another")
 	}
 }
+
+// An index of schema 4 gains the tables, its notes' declarations read
+// from their stored text, and earlier texts only from the upgrade on.
+func TestUpgradeToSchema5(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "i.sqlite")
+	st, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := doc("auth.md", "---\ngoverns: [src/**]\n---\n# Auth\n")
+	d.Mime = "text/markdown"
+	putGen(t, st, 1, []*Document{d, doc("a.txt", "one\n")})
+	putGen(t, st, 2, []*Document{doc("a.txt", "two\n")})
+	if _, err := st.db.Exec("DROP TABLE governs; DROP TABLE reconciled; DROP TABLE versions; PRAGMA user_version = 4"); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	if st, err = Open(ctx, path); err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	notes, err := st.GoverningNotes(ctx)
+	if err != nil || len(notes) != 1 || notes[0].Declares.Governs[0].Glob != "src/**" {
+		t.Fatalf("backfilled declarations %+v %v", notes, err)
+	}
+	if _, state, _ := st.TextAt(ctx, "c", "a.txt", 1); state != TextDropped {
+		t.Errorf("a text from before the upgrade reads as %v", state)
+	}
+	if text, state, _ := st.TextAt(ctx, "c", "a.txt", 2); state != TextKnown || text != "two\n" {
+		t.Errorf("the current text: %q %v", text, state)
+	}
+}
