@@ -176,29 +176,47 @@ func locate(cfg *config.Config, f string) (*config.Collection, string, error) {
 	return c, r.Path, nil
 }
 
-// fileHasher hashes collection files, resolving each collection's folder
-// once per request.
+// fileHasher hashes collection files, resolving each folder's symlinks
+// once per request (a mark of 1,000 files in 20 folders resolves 20).
 type fileHasher struct {
-	roots map[string]string
+	dirs map[string]string
+}
+
+// resolve is filepath.EvalSymlinks of a folder, cached.
+func (h *fileHasher) resolve(dir string) (string, error) {
+	if r, ok := h.dirs[dir]; ok {
+		return r, nil
+	}
+	r, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return "", err
+	}
+	if h.dirs == nil {
+		h.dirs = map[string]string{}
+	}
+	h.dirs[dir] = r
+	return r, nil
 }
 
 // open opens collection file rel for reading, refusing one a symlink
 // leads out of the collection's folder.
 func (h *fileHasher) open(col *config.Collection, rel string) (*os.File, error) {
-	root, ok := h.roots[col.Path]
-	if !ok {
-		var err error
-		if root, err = filepath.EvalSymlinks(col.Path); err != nil {
-			return nil, err
-		}
-		if h.roots == nil {
-			h.roots = map[string]string{}
-		}
-		h.roots[col.Path] = root
-	}
-	real, err := filepath.EvalSymlinks(filepath.Join(root, filepath.FromSlash(rel)))
+	root, err := h.resolve(col.Path)
 	if err != nil {
 		return nil, err
+	}
+	abs := filepath.Join(col.Path, filepath.FromSlash(rel))
+	dir, err := h.resolve(filepath.Dir(abs))
+	if err != nil {
+		return nil, err
+	}
+	real := filepath.Join(dir, filepath.Base(abs))
+	if fi, err := os.Lstat(real); err != nil {
+		return nil, err
+	} else if fi.Mode()&os.ModeSymlink != 0 {
+		if real, err = filepath.EvalSymlinks(real); err != nil {
+			return nil, err
+		}
 	}
 	if r, err := filepath.Rel(root, real); err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
 		return nil, gnoerr.New(gnoerr.InvalidPath, "%s leads out of collection %s", rel, col.Name)
