@@ -122,9 +122,9 @@ func TestReconciledCursors(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	a, _ := st.ReconciledHashes(ctx, "c", "default")
+	a, _ := st.ReconciledHashes(ctx, "default", "c")
 	b, _ := st.ReconciledHashes(ctx, "other", "c")
-	if a, _ = st.ReconciledHashes(ctx, "default", "c"); len(a) == 0 || len(a) != len(b) {
+	if len(a) == 0 || len(a) != len(b) {
 		t.Fatalf("cursors after reopen: %d %d", len(a), len(b))
 	}
 	if n, err := st.ClearReconciled(ctx, "default"); err != nil || n != len(a) {
