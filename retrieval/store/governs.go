@@ -117,6 +117,16 @@ func (s *Store) GoverningNotes(ctx context.Context) ([]*GoverningNote, error) {
 // backfillGoverns reads the declarations of every Markdown document
 // already in an index from an older schema.
 func backfillGoverns(ctx context.Context, tx *sql.Tx) error {
+	return eachMarkdown(ctx, tx, func(b *Batch, id int64, collection, content string) error {
+		d := Document{Collection: collection, Declares: links.Declared(content)}
+		return b.putGoverns(ctx, id, &d, false)
+	})
+}
+
+// eachMarkdown calls fn for every Markdown document of the index with a
+// batch over tx (an upgrade's backfill). The rows are read first: a
+// statement must not run while a query over the same tables is open.
+func eachMarkdown(ctx context.Context, tx *sql.Tx, fn func(b *Batch, id int64, collection, content string) error) error {
 	rows, err := tx.QueryContext(ctx, "SELECT d.id, d.collection, c.content FROM documents d JOIN contents c ON c.doc_id = d.id WHERE d.mime = 'text/markdown'")
 	if err != nil {
 		return err
@@ -145,8 +155,7 @@ func backfillGoverns(ctx context.Context, tx *sql.Tx) error {
 		}
 	}()
 	for _, r := range docs {
-		d := Document{Collection: r.col, Declares: links.Declared(r.content)}
-		if err := b.putGoverns(ctx, r.id, &d, false); err != nil {
+		if err := fn(b, r.id, r.col, r.content); err != nil {
 			return err
 		}
 	}
