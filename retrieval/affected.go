@@ -24,6 +24,9 @@ type AffectedRequest struct {
 	MaxTokens int
 }
 
+// MaxWhy bounds the reasons listed per affected note.
+const MaxWhy = 50
+
 // DefaultReconcileTokens is the token budget of Affected and Diff answers.
 const DefaultReconcileTokens = 8000
 
@@ -46,17 +49,22 @@ type AffectedNote struct {
 	Content string `json:"content,omitempty"`
 	// ContentOmitted is true when the content did not fit.
 	ContentOmitted bool `json:"contentOmitted,omitempty"`
+	// WhyOmitted counts reasons past the first MaxWhy.
+	WhyOmitted int `json:"whyOmitted,omitempty"`
 
 	governs bool
 }
 
 // Affected is the answer of Notes.Affected.
 type Affected struct {
-	Base       string         `json:"base,omitempty"`
-	Since      *int64         `json:"since,omitempty"`
-	Generation int64          `json:"generation"`
-	Changed    []ChangedFile  `json:"changed"`
-	Notes      []AffectedNote `json:"notes"`
+	Base       string        `json:"base,omitempty"`
+	Since      *int64        `json:"since,omitempty"`
+	Generation int64         `json:"generation"`
+	Changed    []ChangedFile `json:"changed"`
+	// ChangedOmitted counts changed files left out of Changed because the
+	// list alone passed half the budget.
+	ChangedOmitted int            `json:"changedOmitted,omitempty"`
+	Notes          []AffectedNote `json:"notes"`
 	// Warnings name refused governs globs (they match nothing).
 	Warnings []string `json:"warnings"`
 }
@@ -150,11 +158,19 @@ func (n *Notes) Affected(ctx context.Context, req AffectedRequest) (*Affected, e
 		budget = DefaultReconcileTokens
 	}
 	used := 0
-	for _, f := range out.Changed {
+	for i, f := range out.Changed {
+		if used > budget/2 {
+			out.ChangedOmitted = len(out.Changed) - i
+			out.Changed = out.Changed[:i]
+			break
+		}
 		used += chunk.EstimateTokens(f.URI) + 8
 	}
 	for _, id := range order {
 		a := byID[id]
+		if len(a.Why) > MaxWhy {
+			a.WhyOmitted, a.Why = len(a.Why)-MaxWhy, a.Why[:MaxWhy]
+		}
 		used += 16 + chunk.EstimateTokens(a.URI+a.Title)
 		for _, w := range a.Why {
 			used += 8 + chunk.EstimateTokens(w.File+w.Glob)

@@ -105,6 +105,12 @@ func TestReconcileGit(t *testing.T) {
 		aff.Notes[1].URI != "gno://repo/notes/linker.md" || aff.Notes[1].Why[0] != (AffectedWhy{File: "gno://repo/docs/guide.md", By: "links"}) {
 		t.Fatalf("affected notes %+v", aff.Notes)
 	}
+	// A small budget cuts the changed list and leaves contents out, and
+	// says so.
+	if small, err := e.Notes().Affected(ctx, AffectedRequest{Base: "main", MaxTokens: 60}); err != nil || small.ChangedOmitted == 0 ||
+		len(small.Changed)+small.ChangedOmitted != len(aff.Changed) || small.Notes[0].Content != "" || !small.Notes[0].ContentOmitted {
+		t.Fatalf("affected within 60 tokens: %+v %v", small, err)
+	}
 	if w := strings.Join(aff.Warnings, "\n"); !strings.Contains(w, `"../**" refused`) || !strings.Contains(w, `"/etc/passwd" refused`) {
 		t.Fatalf("warnings %v", aff.Warnings)
 	}

@@ -49,9 +49,9 @@ var (
 	noteTextProps  = `"uri": {"type": "string"}, "title": {"type": "string"}, "content": {"type": "string"}`
 	noteTextSchema = `{"type": "object", "required": ["uri", "title"], "properties": {` + noteTextProps + `}}`
 	affectedOutput = outputSchema("mcp-affected@1.0", `"base": {"type": "string"}, "since": {"type": "integer"}, "generation": {"type": "integer"},
-  "changed": `+changedFileSchema+`,
+  "changed": `+changedFileSchema+`, "changedOmitted": {"type": "integer"},
   "notes": {"type": "array", "items": {"type": "object", "required": ["uri", "docid", "title", "why"], "properties": {
-    "uri": {"type": "string"}, "docid": {"type": "string"}, "title": {"type": "string"}, "content": {"type": "string"}, "contentOmitted": {"type": "boolean"},
+    "uri": {"type": "string"}, "docid": {"type": "string"}, "title": {"type": "string"}, "content": {"type": "string"}, "contentOmitted": {"type": "boolean"}, "whyOmitted": {"type": "integer"},
     "why": {"type": "array", "items": {"type": "object", "required": ["file", "by"], "properties": {
       "file": {"type": "string"}, "by": {"type": "string", "enum": ["governs", "links"]}, "glob": {"type": "string"}}}}}}},
   "warnings": `+stringsSchema, "generation", "changed", "notes", "warnings")

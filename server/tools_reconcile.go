@@ -58,6 +58,9 @@ func affectedText(res *retrieval.Affected) string {
 	for _, f := range res.Changed {
 		fmt.Fprintf(&b, "\n  %s %s", f.Status, f.URI)
 	}
+	if res.ChangedOmitted > 0 {
+		fmt.Fprintf(&b, "\n  … and %d more (over the budget)", res.ChangedOmitted)
+	}
 	for _, n := range res.Notes {
 		fmt.Fprintf(&b, "\n\n%s %s — %s", n.DocID, n.URI, n.Title)
 		for _, w := range n.Why {

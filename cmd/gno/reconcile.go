@@ -46,6 +46,9 @@ func newAffectedCmd(a *app) *cobra.Command {
 			for _, f := range res.Changed {
 				fmt.Fprintf(a.stdout, "%s %s\n", strings.ToUpper(f.Status[:1]), f.URI)
 			}
+			if res.ChangedOmitted > 0 {
+				fmt.Fprintf(a.stdout, "… and %d more (over the budget: --max-tokens, -c)\n", res.ChangedOmitted)
+			}
 			for _, n := range res.Notes {
 				fmt.Fprintf(a.stdout, "\n%s %s  %s\n", n.DocID, n.URI, n.Title)
 				for _, w := range n.Why {
@@ -54,6 +57,9 @@ func newAffectedCmd(a *app) *cobra.Command {
 					} else {
 						fmt.Fprintf(a.stdout, "  %s %s\n", w.By, w.File)
 					}
+				}
+				if n.WhyOmitted > 0 {
+					fmt.Fprintf(a.stdout, "  … and %d more\n", n.WhyOmitted)
 				}
 			}
 			for _, w := range res.Warnings {
@@ -66,7 +72,7 @@ func newAffectedCmd(a *app) *cobra.Command {
 	f.StringVar(&req.Base, "base", "", "git base branch: changes of the current branch since it left it")
 	f.Int64Var(&since, "since", 0, "generation: changes the index saw after it")
 	f.StringVarP(&req.Collection, "collection", "c", "", "only files changed in this collection")
-	f.IntVar(&req.MaxTokens, "max-tokens", 0, "token budget of the notes' contents (JSON)")
+	f.IntVar(&req.MaxTokens, "max-tokens", 0, "token budget of the answer (notes' contents, the changed list)")
 	return cmd
 }
 
