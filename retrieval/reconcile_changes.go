@@ -181,7 +181,7 @@ func gitChanges(ctx context.Context, base string, cols []*config.Collection, exp
 		if err := verifyBase(ctx, c.Path, base); err != nil {
 			return nil, err
 		}
-		out, err := runGit(ctx, c.Path, "diff", "--name-status", "-z", "--no-renames", "--relative", base+"...HEAD", "--")
+		out, err := runGit(ctx, c.Path, "diff", "--no-color", "--name-status", "-z", "--no-renames", "--relative", base+"...HEAD", "--")
 		if err != nil {
 			return nil, err
 		}

@@ -57,7 +57,7 @@ func (n *Notes) gitDiffs(ctx context.Context, base string, files []ChangedFile, 
 		if len(small) == 0 {
 			continue
 		}
-		args := []string{"diff", "--numstat", "-z", "--no-renames", "--relative", base + "...HEAD", "--"}
+		args := []string{"diff", "--no-color", "--numstat", "-z", "--no-renames", "--relative", base + "...HEAD", "--"}
 		for _, f := range small {
 			args = append(args, ":(literal)"+f.rel)
 		}
