@@ -36,6 +36,10 @@ func gitRepo(t *testing.T) (*Engine, string) {
 		t.Skip("git is not installed:", err)
 	}
 	t.Setenv("GNO_HOME", t.TempDir())
+	// gno's git and the test's read the same (no) user config, so their
+	// diffs can be compared byte for byte.
+	t.Setenv("GIT_CONFIG_GLOBAL", os.DevNull)
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
 	root := t.TempDir()
 	gitRun(t, root, "init", "-q", "-b", "main")
 	files := map[string]string{
