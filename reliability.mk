@@ -9,9 +9,10 @@ REL        := $(GO) test $(RACE) -count=1 -v -timeout $(RELTIMEOUT) ./reliabilit
 
 reliability: crash concurrency soak hostile diskfault
 
-# SIGKILL gno update / gno embed / gno_capture / gno daemon over 30 seeds (200+ kills).
+# SIGKILL gno update / gno embed / gno_capture / gno daemon over 30 seeds (200+ kills),
+# and gno reconcile mark (30 kills).
 crash:
-	$(REL) -run '^TestCrash$$'
+	$(REL) -run '^(TestCrash|TestCrashMark)$$'
 
 # Readers of every mode during syncs, embeds and writes; racing writers.
 concurrency:

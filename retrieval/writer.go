@@ -102,6 +102,10 @@ func (w *Writer) Cleanup(ctx context.Context) (int, error) {
 	for _, c := range w.e.Config().Collections {
 		keep = append(keep, c.Name)
 	}
+	// Earlier texts (kept for diffs) go first, so the vacuum reclaims them.
+	if err := st.DropVersions(ctx); err != nil {
+		return 0, err
+	}
 	return st.Cleanup(ctx, keep)
 }
 

@@ -72,7 +72,9 @@ const changesInputSchema = `{
   "type": "object",
   "properties": {
     "collection": {"type": "string", "description": "Only changes in this collection"},
-    "since": {"type": "integer", "description": "Generation last seen (0 for everything)", "default": 0, "minimum": 0}
+    "since": {"type": "integer", "description": "Generation last seen (0 for everything)", "default": 0, "minimum": 0},
+    "diff": {"type": "boolean", "default": false, "description": "Add each added or modified document's unified diff since that generation"},
+    "maxTokens": {"type": "integer", "minimum": 200, "maximum": 100000, "default": 8000, "description": "Token budget of the diffs (with diff: true)"}
   }
 }`
 
@@ -191,7 +193,7 @@ var jobProps = `
 var jobSchema = `{"type": "object", "required": ["jobId", "type", "status", "createdAt"], "properties": {` + jobProps + `}}`
 
 var changeSchema = `{"type": "array", "items": {"type": "object", "required": ["uri", "docid", "generation"], "properties": {
-  "uri": {"type": "string"}, "docid": {"type": "string"}, "generation": {"type": "integer"}}}}`
+  "uri": {"type": "string"}, "docid": {"type": "string"}, "generation": {"type": "integer"}, "diff": {"type": "string"}, "diffNote": {"type": "string"}}}}`
 
 var collectionSchema = `{"type": "object", "required": ["name", "path"], "properties": {
   "name": {"type": "string"}, "path": {"type": "string"}, "pattern": {"type": "string"},

@@ -141,6 +141,7 @@ func New(opts Options) *Server {
 	defs := append(readTools(), graphTools()...)
 	defs = append(defs, askTool())
 	defs = append(defs, packageTools()...)
+	defs = append(defs, reconcileTools()...)
 	if opts.EnableWrite {
 		defs = append(defs, writeTools()...)
 		defs = append(defs, noteTools()...)

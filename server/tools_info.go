@@ -31,6 +31,7 @@ func Tools() []ToolInfo {
 	add(graphTools(), false)
 	add([]toolDef{askTool()}, false)
 	add(packageTools(), false)
+	add(reconcileTools(), false)
 	add(writeTools(), true)
 	add(noteTools(), true)
 	return out

@@ -255,7 +255,7 @@ func (s *Server) changes(ctx context.Context, a args, _ mcp.CallToolRequest) (an
 			return nil, "", gnoerr.New(gnoerr.NotFound, "collection %q not found", col)
 		}
 	}
-	ch, err := e.Notes().Changes(ctx, retrieval.ChangesRequest{Collection: col, Since: int64(a.int("since", 0))})
+	ch, err := e.Notes().Changes(ctx, retrieval.ChangesRequest{Collection: col, Since: int64(a.int("since", 0)), Diff: a.bool("diff", false), MaxTokens: a.int("maxTokens", 0)})
 	if err != nil {
 		return nil, "", err
 	}
@@ -267,6 +267,9 @@ func (s *Server) changes(ctx context.Context, a args, _ mcp.CallToolRequest) (an
 	}{{"added", ch.Added}, {"modified", ch.Modified}, {"removed", ch.Removed}} {
 		for _, c := range g.list {
 			fmt.Fprintf(&b, "\n%s %s %s", g.name, c.DocID, c.URI)
+			if c.Diff != "" || c.DiffNote != "" {
+				fmt.Fprintf(&b, "\n%s%s", c.Diff, c.DiffNote)
+			}
 		}
 	}
 	return ch, b.String(), nil

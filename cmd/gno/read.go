@@ -249,6 +249,7 @@ func newTagCmd(a *app) *cobra.Command {
 func newChangesCmd(a *app) *cobra.Command {
 	var since int64
 	var collection string
+	var diff bool
 	cmd := &cobra.Command{
 		Use:   "changes",
 		Short: "List documents added, modified or removed since a sync generation",
@@ -258,7 +259,7 @@ func newChangesCmd(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			ch, err := e.Notes().Changes(cmd.Context(), retrieval.ChangesRequest{Collection: collection, Since: since})
+			ch, err := e.Notes().Changes(cmd.Context(), retrieval.ChangesRequest{Collection: collection, Since: since, Diff: diff})
 			if err != nil {
 				return err
 			}
@@ -267,9 +268,11 @@ func newChangesCmd(a *app) *cobra.Command {
 			}
 			for _, c := range ch.Added {
 				fmt.Fprintf(a.stdout, "A %s %s\n", c.DocID, c.URI)
+				printChangeDiff(a, c)
 			}
 			for _, c := range ch.Modified {
 				fmt.Fprintf(a.stdout, "M %s %s\n", c.DocID, c.URI)
+				printChangeDiff(a, c)
 			}
 			for _, c := range ch.Removed {
 				fmt.Fprintf(a.stdout, "D %s %s\n", c.DocID, c.URI)
@@ -279,6 +282,17 @@ func newChangesCmd(a *app) *cobra.Command {
 		},
 	}
 	cmd.Flags().Int64Var(&since, "since", 0, "generation to compare with")
+	cmd.Flags().BoolVar(&diff, "diff", false, "add each added or modified document's diff since that generation")
 	cmd.Flags().StringVarP(&collection, "collection", "c", "", "only this collection")
 	return cmd
+}
+
+// printChangeDiff prints a change's diff, or why it has none.
+func printChangeDiff(a *app, c retrieval.Change) {
+	if c.Diff != "" {
+		fmt.Fprint(a.stdout, c.Diff)
+	}
+	if c.DiffNote != "" {
+		fmt.Fprintf(a.stdout, "# %s\n", c.DiffNote)
+	}
 }

@@ -134,6 +134,7 @@ func build(col config.Collection, rel, text string, invalid int, mime string, co
 		doc.Lang = fm.Lang
 		doc.Links = links.Extract(text)
 		doc.Aliases = fm.Aliases
+		doc.Declares = fm.Declares
 		lineOff := strings.Count(text[:off], "\n")
 		chunks = chunk.Markdown(body, copt)
 		for i := range chunks {

@@ -22,6 +22,7 @@ func FuzzFrontMatter(f *testing.F) {
 		"---\r\ntitle: crlf\r\n---\r\nbody",
 		"# no front matter\n\n- list\n  - nested\n",
 		billionLaughs(),
+		"---\ngoverns: [src/auth/**, \"code:lib/*.go\", ../**, /etc/x]\nsystem: \"[[S]]\"\nsubsystems: [a.md]\n---\n",
 	} {
 		f.Add(s)
 	}
@@ -32,6 +33,12 @@ func FuzzFrontMatter(f *testing.F) {
 		}
 		if len(fm.Title) > MaxFrontMatter || len(fm.Tags) > len(s) {
 			t.Fatalf("front matter larger than its source")
+		}
+		for _, g := range fm.Declares.Governs {
+			// A glob that could leave its collection is always refused.
+			if g.Problem == "" && (strings.HasPrefix(g.Glob, "/") || strings.Contains(g.Glob, "\\") || g.Glob == ".." || strings.HasPrefix(g.Glob, "../") || strings.Contains(g.Glob, "/../") || strings.HasSuffix(g.Glob, "/..")) {
+				t.Fatalf("escaping glob %q accepted", g.Glob)
+			}
 		}
 		doc := Convert(config.Collection{Name: "c"}, "n.md", []byte(s), chunk.Options{})
 		if !utf8.ValidString(doc.Content) || len(doc.Title) > MaxTitleBytes {

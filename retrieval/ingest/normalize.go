@@ -59,6 +59,9 @@ type FrontMatter struct {
 	Lang  string
 	// Aliases are other names links may call the note by.
 	Aliases []string
+	// Declares is what a governing note governs (`governs`) and its place
+	// among them (`system`, `subsystems`).
+	Declares links.Declarations
 }
 
 // SplitFrontMatter separates a leading "---" YAML block from the body. It
@@ -98,6 +101,7 @@ func SplitFrontMatter(text string) (FrontMatter, int) {
 			}
 			fm.Tags = tags(raw["tags"])
 			fm.Aliases = links.AliasesOf(raw)
+			fm.Declares = links.DeclarationsOf(raw)
 			return fm, 4 + off
 		}
 		if nl < 0 {

@@ -262,6 +262,10 @@ func wikiLink(text string, i, end int, embed bool) (Link, int, bool) {
 	if p := strings.IndexByte(body, '|'); p >= 0 {
 		l.Alias = strings.TrimSpace(body[p+1:])
 		body = body[:p]
+		// Inside a Markdown table Obsidian escapes the alias pipe
+		// ([[A\|B]], ![[img.png\|100]]): the backslash is not the
+		// target's.
+		body = strings.TrimSuffix(body, `\`)
 	}
 	target := body
 	if p := strings.IndexByte(body, '#'); p >= 0 {

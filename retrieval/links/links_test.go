@@ -43,6 +43,8 @@ func TestExtract(t *testing.T) {
 		{"unclosed", "[[open and [text](\n", nil},
 		{"html code", "<code>[[no]]</code> <CODE>[x](no.md)</CODE> [[yes]]\n", []got{{Wiki, "yes", "", "", 1, "[[yes]]"}}},
 		{"escaped", `\[[no]] [x\](y)` + "\n", nil},
+		{"table pipe", "| [[Basic formatting syntax\\|Markdown syntax]] | ![[Engelbart.jpg\\|100]] | [[N#Sec\\|s]] |\n",
+			[]got{{Wiki, "Basic formatting syntax", "", "Markdown syntax", 1, "[[Basic formatting syntax\\|Markdown syntax]]"}, {Embed, "Engelbart.jpg", "", "100", 1, "![[Engelbart.jpg\\|100]]"}, {Wiki, "N", "Sec", "s", 1, "[[N#Sec\\|s]]"}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if g := extract(tc.text); !reflect.DeepEqual(g, tc.want) {
@@ -108,7 +110,7 @@ func TestResolve(t *testing.T) {
 }
 
 func FuzzExtract(f *testing.F) {
-	for _, s := range []string{"[[a|b]] ![[c#d]] [e](f.md#g) gno://x/y", "---\na: [[x]]\n---\n`[[y]]`\n```\n[[z]]\n```\n", "[a](<b c.md>) [[#h]] [[", "\\[[x]] [y\\](z)", "[`]`](x.md)"} {
+	for _, s := range []string{"[[a|b]] ![[c#d]] [e](f.md#g) gno://x/y", "---\na: [[x]]\n---\n`[[y]]`\n```\n[[z]]\n```\n", "[a](<b c.md>) [[#h]] [[", "\\[[x]] [y\\](z)", "[`]`](x.md)", "| ![[e.jpg\\|100]] |"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

@@ -138,38 +138,8 @@ func bumpWrites(ctx context.Context, tx *sql.Tx) error {
 // backfillLinks extracts the links and aliases of every Markdown document
 // already in an index from an older schema.
 func backfillLinks(ctx context.Context, tx *sql.Tx) error {
-	rows, err := tx.QueryContext(ctx, "SELECT d.id, c.content FROM documents d JOIN contents c ON c.doc_id = d.id WHERE d.mime = 'text/markdown'")
-	if err != nil {
-		return err
-	}
-	type row struct {
-		id      int64
-		content string
-	}
-	var docs []row
-	for rows.Next() {
-		var r row
-		if err := rows.Scan(&r.id, &r.content); err != nil {
-			rows.Close()
-			return err
-		}
-		docs = append(docs, r)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	b := &Batch{tx: tx}
-	defer func() {
-		for _, st := range b.stmts {
-			st.Close()
-		}
-	}()
-	for _, r := range docs {
-		d := Document{Links: links.Extract(r.content), Aliases: links.Aliases(r.content)}
-		if err := b.putLinks(ctx, r.id, &d, false); err != nil {
-			return err
-		}
-	}
-	return nil
+	return eachMarkdown(ctx, tx, func(b *Batch, id int64, _, content string) error {
+		d := Document{Links: links.Extract(content), Aliases: links.Aliases(content)}
+		return b.putLinks(ctx, id, &d, false)
+	})
 }

@@ -26,7 +26,7 @@ import (
 )
 
 // schemaVersion is bumped whenever the schema changes incompatibly.
-const schemaVersion = 4
+const schemaVersion = 5
 
 // Store is an open index database. It is safe for concurrent use.
 type Store struct {
@@ -177,6 +177,19 @@ func (s *Store) migrate(ctx context.Context) error {
 	// only gains them, empty.
 	if _, err := tx.ExecContext(ctx, pkgSchema); err != nil {
 		return fmt.Errorf("create schema: %w", err)
+	}
+	// Schema 5 adds governing notes' declarations (governs.go), the
+	// reconcile cache (reconcile.go) and earlier texts (versions.go).
+	if _, err := tx.ExecContext(ctx, governsSchema+reconcileSchema+versionsSchema); err != nil {
+		return fmt.Errorf("create schema: %w", err)
+	}
+	if v > 0 && v < 5 {
+		if err := backfillGoverns(ctx, tx); err != nil {
+			return fmt.Errorf("upgrade index to schema 5: %w", err)
+		}
+		if err := markVersionsFrom(ctx, tx); err != nil {
+			return fmt.Errorf("upgrade index to schema 5: %w", err)
+		}
 	}
 	if v > 0 && v < 2 {
 		if err := fillSegmented(ctx, tx); err != nil {

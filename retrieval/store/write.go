@@ -60,6 +60,9 @@ type Document struct {
 	// (front matter) links may call it by.
 	Links   []links.Link
 	Aliases []string
+	// Declares is what a governing note declares in its front matter
+	// (governs.go).
+	Declares links.Declarations
 	// NoLinks leaves the document out of the link tables (benchmarks
 	// measuring what links cost, package docs).
 	NoLinks bool
@@ -74,6 +77,9 @@ type Batch struct {
 	tx    *sql.Tx
 	gen   int64
 	stmts map[string]*sql.Stmt
+	// versioned: the batch kept earlier texts (versions.go), so Commit
+	// trims them to their limit.
+	versioned bool
 }
 
 // exec runs query through a statement prepared once per batch: a sync
@@ -111,7 +117,15 @@ func (s *Store) Begin(ctx context.Context, gen int64) (*Batch, error) {
 }
 
 // Commit makes the batch durable.
-func (b *Batch) Commit() error { return b.tx.Commit() }
+func (b *Batch) Commit() error {
+	if b.versioned {
+		if err := b.trimVersions(context.Background()); err != nil {
+			b.tx.Rollback()
+			return err
+		}
+	}
+	return b.tx.Commit()
+}
 
 // Rollback abandons the batch; safe after Commit.
 func (b *Batch) Rollback() error {
@@ -148,6 +162,11 @@ func (b *Batch) put(ctx context.Context, d *Document) (int64, error) {
 	case err != nil:
 		return 0, fmt.Errorf("index %s/%s: %w", d.Collection, d.RelPath, err)
 	default:
+		if !d.NoLinks {
+			if err := b.keepVersion(ctx, id); err != nil {
+				return 0, fmt.Errorf("index %s/%s: %w", d.Collection, d.RelPath, err)
+			}
+		}
 		if _, err := b.exec(ctx, "DELETE FROM chunks WHERE doc_id = ?", id); err != nil {
 			return 0, fmt.Errorf("index %s/%s: %w", d.Collection, d.RelPath, err)
 		}
@@ -168,6 +187,9 @@ func (b *Batch) put(ctx context.Context, d *Document) (int64, error) {
 	if !d.NoLinks {
 		if err := b.putLinks(ctx, id, d, existed); err != nil {
 			return 0, fmt.Errorf("index links of %s/%s: %w", d.Collection, d.RelPath, err)
+		}
+		if err := b.putGoverns(ctx, id, d, existed); err != nil {
+			return 0, fmt.Errorf("index governs of %s/%s: %w", d.Collection, d.RelPath, err)
 		}
 	}
 	for _, t := range d.Tags {
@@ -218,6 +240,9 @@ func (b *Batch) Touch(ctx context.Context, id, size, mtimeNS int64) error {
 
 // Remove deletes a document, recording it in the change feed.
 func (b *Batch) Remove(ctx context.Context, id int64) error {
+	if err := b.keepVersion(ctx, id); err != nil {
+		return fmt.Errorf("remove document %d: %w", id, err)
+	}
 	if _, err := b.exec(ctx, "INSERT INTO removed(collection, rel_path, hash, gen) SELECT collection, rel_path, hash, ? FROM documents WHERE id = ?", b.gen, id); err != nil {
 		return fmt.Errorf("remove document %d: %w", id, err)
 	}

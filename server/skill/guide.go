@@ -35,6 +35,10 @@ var toolGuide = map[string]string{
 	"gno_search_package_docs": "How to do something with a dependency of the project, at its installed version.",
 	"gno_describe_package":    "A dependency's summary, install, usage and API signatures; symbol for one item.",
 	"gno_get_package_doc":     "Read a dependency's README, docs or one API item within a token budget.",
+	"gno_affected":            "Which notes (governing specs, linking notes) a branch or recent change touches.",
+	"gno_diff":                "What changed in the files a note governs, minus what you already reconciled.",
+	"gno_mark_reconciled":     "After bringing a note in line with its files, record them so the next diff skips them.",
+	"gno_clear_reconciled":    "Start reconciling from scratch (forget your cursor's cache).",
 }
 
 // toolCLI is the command that does a tool's job, for agents with a shell
@@ -68,6 +72,10 @@ var toolCLI = map[string]string{
 	"gno_search_package_docs": "gno packages search",
 	"gno_describe_package":    "gno packages describe",
 	"gno_get_package_doc":     "gno get",
+	"gno_affected":            "gno affected",
+	"gno_diff":                "gno diff",
+	"gno_mark_reconciled":     "gno reconcile mark",
+	"gno_clear_reconciled":    "gno reconcile clear",
 }
 
 // commandGuide says what each top-level command is for, from an
@@ -108,6 +116,9 @@ var commandGuide = map[string]string{
 	"packages":   "dependencies' docs and API at the installed versions; add, search, describe",
 	"daemon":     "keep the index synced, embedded and warm (for people; long-running)",
 	"token":      "access tokens for sharing an index (for people)",
+	"affected":   "notes a branch or change touches (governs globs, links)",
+	"diff":       "diff of what a note governs, minus what was reconciled",
+	"reconcile":  "the reconcile cache: mark files reconciled, clear a cursor",
 }
 
 // description is the skill's front matter description: what clients

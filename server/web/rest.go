@@ -28,6 +28,16 @@ var readEndpoints = map[string]string{
 	"tags":      "gno_list_tags",
 	"changes":   "gno_changes",
 	"ask":       "gno_ask",
+	"affected":  "gno_affected",
+	"diff":      "gno_diff",
+}
+
+// cacheEndpoints write only gno's own reconcile cache, never a user's
+// file: POST with the write guard's origin and scope checks, but without
+// --enable-write, as over MCP.
+var cacheEndpoints = map[string]string{
+	"reconcile/mark":  "gno_mark_reconciled",
+	"reconcile/clear": "gno_clear_reconciled",
 }
 
 // writeEndpoints map /api/NAME to the MCP write tools (--enable-write).
@@ -60,6 +70,9 @@ func (a *App) restRoutes() {
 	}
 	for name, tool := range writeEndpoints {
 		a.mux.Handle("POST /api/"+name, a.write(a.tool(tool)))
+	}
+	for name, tool := range cacheEndpoints {
+		a.mux.Handle("POST /api/"+name, a.guard(a.tool(tool)))
 	}
 	a.mux.Handle("POST /api/embed", a.write(http.HandlerFunc(a.embed)))
 	// The workspace: editing, browsing, the palette, collections.
@@ -139,6 +152,14 @@ func (a *App) write(next http.Handler) http.Handler {
 			writeJSON(w, http.StatusForbidden, gnoerr.BodyOf(gnoerr.New(gnoerr.InvalidInput, "write endpoints are off; start gno serve with --enable-write")))
 			return
 		}
+		a.guard(next).ServeHTTP(w, r)
+	})
+}
+
+// guard admits a write from an identity that may write and, for a
+// browser, from the same origin (CSRF).
+func (a *App) guard(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id, guarded := auth.IdentityFrom(r.Context())
 		if guarded && !id.Scope.CanWrite() {
 			writeJSON(w, http.StatusForbidden, gnoerr.BodyOf(gnoerr.New(gnoerr.InvalidInput, "%s", auth.ErrReadOnly)))

@@ -24,6 +24,8 @@ func TestRESTMirrorsMCP(t *testing.T) {
 		{"/api/status", "gno_status", map[string]any{}},
 		{"/api/tags?collection=notes", "gno_list_tags", map[string]any{"collection": "notes"}},
 		{"/api/changes?since=0", "gno_changes", map[string]any{"since": 0.0}},
+		{"/api/affected?since=0", "gno_affected", map[string]any{"since": 0.0}},
+		{"/api/diff?ref=notes/tea.md&since=0", "gno_diff", map[string]any{"ref": "notes/tea.md", "since": 0.0}},
 		{"/api/ask?question=where+do+foxes+live&mode=fast", "gno_ask", nil},
 		{"/api/search?q=", "gno_search", nil}, // an error has the tool error's shape
 	} {
@@ -120,6 +122,19 @@ func TestWritesGuarded(t *testing.T) {
 	off := newEnv(t, Options{}, nil)
 	if code, body := off.post(t, "/api/sync", `{}`, CSRFHeader, off.app.CSRFToken()); code != 403 || !strings.Contains(body, "--enable-write") {
 		t.Fatalf("write without --enable-write: %d %s", code, body)
+	}
+	// The reconcile cache is gno's own: no --enable-write, but the same
+	// origin and CSRF checks.
+	if code, body := off.post(t, "/api/reconcile/mark", `{"files":["notes/tea.md"]}`); code != 403 {
+		t.Fatalf("mark without the CSRF token: %d %s", code, body)
+	}
+	if code, body := off.post(t, "/api/reconcile/mark", `{"files":["notes/tea.md"]}`, CSRFHeader, off.app.CSRFToken()); code != 200 || !strings.Contains(body, `"updated":1`) {
+		t.Fatalf("mark: %d %s", code, body)
+	} else {
+		validate(t, off.srv, "gno_mark_reconciled", body)
+	}
+	if code, body := off.post(t, "/api/reconcile/clear", `{}`, CSRFHeader, off.app.CSRFToken()); code != 200 || !strings.Contains(body, `"cleared":true`) {
+		t.Fatalf("clear: %d %s", code, body)
 	}
 	v := newEnv(t, Options{EnableWrite: true}, nil)
 	tok := v.app.CSRFToken()

@@ -41,7 +41,8 @@ func init() {
 func IsRead(cmd, sub string) bool {
 	switch cmd {
 	case "search", "vsearch", "query", "get", "multi-get", "ls", "status", "tags", "changes",
-		"links", "hubs", "orphans", "path", "related", "resolve", "ask":
+		"links", "hubs", "orphans", "path", "related", "resolve", "ask",
+		"affected", "diff":
 		return true
 	case "packages":
 		// add and rm write; these read the package-docs index (a project

@@ -64,7 +64,7 @@ func TestParse(t *testing.T) {
 		}
 	}
 	for _, cmd := range [][2]string{{"update", ""}, {"embed", ""}, {"note", "update"}, {"tag", ""}, {"collection", "add"}, {"serve", ""},
-		{"mcp", "install"}, {"daemon", ""}, {"watch", ""}, {"cleanup", ""}, {"help", ""}, {"packages", "add"}, {"packages", "rm"}, {"packages", ""}} {
+		{"mcp", "install"}, {"daemon", ""}, {"watch", ""}, {"cleanup", ""}, {"help", ""}, {"packages", "add"}, {"packages", "rm"}, {"packages", ""}, {"reconcile", "mark"}, {"reconcile", "clear"}} {
 		if IsRead(cmd[0], cmd[1]) {
 			t.Errorf("%s %s is not a read command", cmd[0], cmd[1])
 		}

@@ -1,0 +1,238 @@
+package retrieval
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"sort"
+	"strings"
+
+	"github.com/gnosearch/gno/retrieval/config"
+	"github.com/gnosearch/gno/retrieval/gnoerr"
+	"github.com/gnosearch/gno/retrieval/links"
+	"github.com/gnosearch/gno/retrieval/ref"
+	"github.com/gnosearch/gno/retrieval/store"
+)
+
+// ChangedFile is one file of a change set.
+type ChangedFile struct {
+	URI string `json:"uri"`
+	// Status is added, modified or deleted (a rename is the old path
+	// deleted and the new one added).
+	Status string `json:"status"`
+
+	collection, rel string
+}
+
+// changeSet is what changed: on the current branch of each collection's
+// git work tree against a base branch, or in the index since a
+// generation.
+type changeSet struct {
+	base  string
+	since int64
+	files []ChangedFile
+}
+
+// changed computes the change set of a request: base (a git branch) or
+// since (a generation), over one collection or all.
+func (n *Notes) changed(ctx context.Context, base string, since *int64, collection string) (*changeSet, error) {
+	cfg := n.e.Config()
+	var cols []*config.Collection
+	if collection != "" {
+		c, ok := cfg.Collection(collection)
+		if !ok {
+			return nil, gnoerr.New(gnoerr.NotFound, "collection %q not found", collection)
+		}
+		cols = append(cols, c)
+	} else {
+		for i := range cfg.Collections {
+			cols = append(cols, &cfg.Collections[i])
+		}
+	}
+	switch {
+	case base != "" && since != nil:
+		return nil, gnoerr.New(gnoerr.InvalidInput, "give a base branch or a generation (since), not both")
+	case base != "":
+		return gitChanges(ctx, base, cols, collection != "")
+	case since != nil:
+		if *since < 0 {
+			return nil, gnoerr.New(gnoerr.InvalidInput, "since must be a generation (0 or more), not %d", *since)
+		}
+		return n.indexChanges(ctx, *since, collection)
+	}
+	return nil, gnoerr.New(gnoerr.InvalidInput, "give a base branch (--base, base) or a generation (--since, since)")
+}
+
+// indexChanges is the change set of the index since a generation. A file
+// deleted and created again after it is modified.
+func (n *Notes) indexChanges(ctx context.Context, since int64, collection string) (*changeSet, error) {
+	st, err := n.e.store(ctx)
+	if err != nil {
+		return nil, err
+	}
+	changed, err := st.ChangedSince(ctx, collection, since)
+	if err != nil {
+		return nil, err
+	}
+	removed, err := st.RemovedSince(ctx, collection, since)
+	if err != nil {
+		return nil, err
+	}
+	gone := map[[2]string]bool{}
+	for _, r := range removed {
+		gone[[2]string{r.Collection, r.RelPath}] = true
+	}
+	cs := &changeSet{since: since}
+	for _, d := range changed {
+		status := "modified"
+		k := [2]string{d.Collection, d.RelPath}
+		if d.AddedGen > since && !gone[k] {
+			status = "added"
+		}
+		delete(gone, k)
+		cs.files = append(cs.files, ChangedFile{URI: ref.URI(d.Collection, d.RelPath), Status: status, collection: d.Collection, rel: d.RelPath})
+	}
+	for _, r := range removed {
+		k := [2]string{r.Collection, r.RelPath}
+		if gone[k] {
+			delete(gone, k)
+			cs.files = append(cs.files, ChangedFile{URI: ref.URI(r.Collection, r.RelPath), Status: "deleted", collection: r.Collection, rel: r.RelPath})
+		}
+	}
+	sortChanged(cs.files)
+	return cs, nil
+}
+
+func sortChanged(files []ChangedFile) {
+	sort.Slice(files, func(i, j int) bool { return files[i].URI < files[j].URI })
+}
+
+// runGit runs git in dir and returns its standard output; a failure says
+// what git said.
+func runGit(ctx context.Context, dir string, args ...string) ([]byte, error) {
+	if _, err := exec.LookPath("git"); err != nil {
+		return nil, gnoerr.New(gnoerr.Unavailable, "git is not installed: --base needs the git command; use --since instead")
+	}
+	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
+	cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0", "LC_ALL=C", "GIT_PAGER=cat")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		msg := strings.TrimSpace(stderr.String())
+		if msg == "" {
+			msg = err.Error()
+		}
+		return nil, gnoerr.New(gnoerr.Runtime, "git %s in %s: %s", args[0], dir, msg)
+	}
+	return out, nil
+}
+
+// checkBase refuses a base that is not a branch or revision name (an
+// option, a range, an empty string).
+func checkBase(base string) error {
+	if strings.HasPrefix(base, "-") || strings.ContainsAny(base, " \t\n\x00") || strings.Contains(base, "..") {
+		return gnoerr.New(gnoerr.InvalidInput, "invalid base branch %q", base)
+	}
+	return nil
+}
+
+// inGit reports whether dir is inside a git work tree.
+func inGit(ctx context.Context, dir string) bool {
+	out, err := runGit(ctx, dir, "rev-parse", "--is-inside-work-tree")
+	return err == nil && strings.TrimSpace(string(out)) == "true"
+}
+
+// verifyBase checks that base names a commit in dir's repository.
+func verifyBase(ctx context.Context, dir, base string) error {
+	if _, err := runGit(ctx, dir, "rev-parse", "--verify", "--quiet", base+"^{commit}"); err != nil {
+		if gnoerr.Is(err, gnoerr.Unavailable) {
+			return err
+		}
+		return gnoerr.New(gnoerr.NotFound, "base branch %q does not exist in the git repository of %s", base, dir)
+	}
+	return nil
+}
+
+// gitChanges is the change set of each collection inside a git work tree:
+// the files changed on its current branch since it left base (git diff
+// base...HEAD, committed changes only), limited to the collection's
+// folder. explicit makes a collection outside git an error (it was asked
+// for by name); otherwise such collections are left out, and it is an
+// error only when none is in git.
+func gitChanges(ctx context.Context, base string, cols []*config.Collection, explicit bool) (*changeSet, error) {
+	if err := checkBase(base); err != nil {
+		return nil, err
+	}
+	cs := &changeSet{base: base}
+	found := false
+	for _, c := range cols {
+		if !inGit(ctx, c.Path) {
+			if explicit {
+				return nil, gnoerr.New(gnoerr.InvalidInput, "collection %s (%s) is not inside a git work tree: --base needs git; use --since GEN", c.Name, c.Path)
+			}
+			continue
+		}
+		found = true
+		if err := verifyBase(ctx, c.Path, base); err != nil {
+			return nil, err
+		}
+		out, err := runGit(ctx, c.Path, "diff", "--no-color", "--name-status", "-z", "--no-renames", "--relative", base+"...HEAD", "--")
+		if err != nil {
+			return nil, err
+		}
+		f := strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
+		for i := 0; i+1 < len(f); i += 2 {
+			status := "modified"
+			switch f[i] {
+			case "A":
+				status = "added"
+			case "D":
+				status = "deleted"
+			}
+			rel, err := ref.CleanRel(f[i+1])
+			if err != nil {
+				continue // a name gno could not address
+			}
+			cs.files = append(cs.files, ChangedFile{URI: ref.URI(c.Name, rel), Status: status, collection: c.Name, rel: rel})
+		}
+	}
+	if !found {
+		return nil, gnoerr.New(gnoerr.InvalidInput, "no collection is inside a git work tree: --base needs git; use --since GEN")
+	}
+	sortChanged(cs.files)
+	return cs, nil
+}
+
+// governingNotes reads the declarations of every governing note, and the
+// warnings of its refused globs.
+func governingNotes(ctx context.Context, st *store.Store) ([]*store.GoverningNote, []string, error) {
+	notes, err := st.GoverningNotes(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	var warn []string
+	for _, g := range notes {
+		for _, gv := range g.Declares.Governs {
+			if gv.Problem != "" {
+				warn = append(warn, ref.URI(g.Collection, g.RelPath)+": governs "+quote(globLabel(gv, g.Collection))+" refused: "+gv.Problem)
+			}
+		}
+	}
+	return notes, warn, nil
+}
+
+// globLabel is a governs glob as its note would write it: with its
+// collection only when that is another one.
+func globLabel(g links.Govern, own string) string {
+	if g.Collection == own {
+		g.Collection = ""
+	}
+	return g.String()
+}
+
+func quote(s string) string { return "\"" + s + "\"" }

@@ -1,0 +1,416 @@
+package retrieval
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"strings"
+
+	"github.com/aymanbagabas/go-udiff"
+	"github.com/bmatcuk/doublestar/v4"
+	"github.com/gnosearch/gno/retrieval/chunk"
+	"github.com/gnosearch/gno/retrieval/gnoerr"
+	"github.com/gnosearch/gno/retrieval/links"
+	"github.com/gnosearch/gno/retrieval/ref"
+	"github.com/gnosearch/gno/retrieval/store"
+)
+
+// DiffRequest asks what changed in the files a governing note governs, or
+// in a document itself.
+type DiffRequest struct {
+	// Ref names the note or document.
+	Ref string
+	// Base or Since say since when (see AffectedRequest); a document
+	// that governs nothing is diffed with itself.
+	Base  string
+	Since *int64
+	// Exclude leaves out governed files matching any of these globs
+	// (relative to their collection).
+	Exclude []string
+	// BypassCache diffs every governed file, whatever the reconcile cache
+	// holds (the cache is not touched).
+	BypassCache bool
+	// Cursor names the reconcile cache (DefaultCursor if empty).
+	Cursor string
+	// MaxTokens bounds the answer (DefaultReconcileTokens if 0).
+	MaxTokens int
+}
+
+// MaxDiffFile is the largest file Diff shows the changes of; a larger or
+// binary file is named in NotDiffed.
+const MaxDiffFile = 1 << 20
+
+// NotDiffed is a changed file whose diff is not given, and why.
+type NotDiffed struct {
+	URI    string `json:"uri"`
+	Reason string `json:"reason"`
+}
+
+// NoteText is a note given in full (Content empty when given by
+// reference only).
+type NoteText struct {
+	URI     string `json:"uri"`
+	Title   string `json:"title"`
+	Content string `json:"content,omitempty"`
+}
+
+// DiffResult is the answer of Notes.Diff.
+type DiffResult struct {
+	URI    string `json:"uri"`
+	Title  string `json:"title"`
+	Base   string `json:"base,omitempty"`
+	Since  *int64 `json:"since,omitempty"`
+	Cursor string `json:"cursor"`
+	// Diff is the unified diff of Files (git's own output with Base).
+	Diff  string   `json:"diff"`
+	Files []string `json:"files"`
+	// Skipped are governed files whose content matches the cursor's
+	// reconcile cache; Excluded those matching Exclude.
+	Skipped   []string    `json:"skipped"`
+	Excluded  []string    `json:"excluded"`
+	NotDiffed []NotDiffed `json:"notDiffed"`
+	// Whole are files given in full because their diff can no longer be
+	// made (the earlier text is gone).
+	Whole []NoteText `json:"whole"`
+	// SpecChanges are changed governing notes, in full.
+	SpecChanges []NoteText `json:"specChanges"`
+	// System is the parent note, when SpecChanges is not empty (by
+	// reference only when it is itself among them).
+	System *NoteText `json:"system"`
+	// Omitted are files whose diff did not fit the budget.
+	Omitted  []string `json:"omitted"`
+	Message  string   `json:"message,omitempty"`
+	Warnings []string `json:"warnings"`
+}
+
+// Diff answers for a governing note the unified diff of the files it
+// governs that changed (against a git base branch, or since a
+// generation), leaving out those the cursor's reconcile cache already
+// holds as they are (Skipped) and those Exclude names (Excluded); changed
+// governing notes in full (SpecChanges) and the parent note. For a
+// document that governs nothing, it is the document's own diff.
+func (n *Notes) Diff(ctx context.Context, req DiffRequest) (*DiffResult, error) {
+	cursor, err := checkCursor(req.Cursor)
+	if err != nil {
+		return nil, err
+	}
+	for _, x := range req.Exclude {
+		if !doublestar.ValidatePattern(x) {
+			return nil, gnoerr.New(gnoerr.InvalidInput, "invalid exclude glob %q", x)
+		}
+	}
+	m, err := n.e.resolve(ctx, req.Ref)
+	if err != nil {
+		return nil, err
+	}
+	st, err := n.e.store(ctx)
+	if err != nil {
+		return nil, err
+	}
+	notes, warn, err := governingNotes(ctx, st)
+	if err != nil {
+		return nil, err
+	}
+	out := &DiffResult{URI: ref.URI(m.Collection, m.RelPath), Title: m.Title, Base: req.Base, Cursor: cursor,
+		Files: []string{}, Skipped: []string{}, Excluded: []string{}, NotDiffed: []NotDiffed{}, Whole: []NoteText{},
+		SpecChanges: []NoteText{}, Omitted: []string{}, Warnings: warn}
+	if out.Warnings == nil {
+		out.Warnings = []string{}
+	}
+	if req.Base == "" {
+		out.Since = req.Since
+	}
+	budget := req.MaxTokens
+	if budget <= 0 {
+		budget = DefaultReconcileTokens
+	}
+	var self *store.GoverningNote
+	declared := map[[2]string]*store.GoverningNote{}
+	for _, g := range notes {
+		declared[[2]string{g.Collection, g.RelPath}] = g
+		if g.ID == m.ID {
+			self = g
+		}
+	}
+	governs := func(c, rel string) bool {
+		if self == nil {
+			return false
+		}
+		for _, gv := range self.Declares.Governs {
+			if gv.Matches(self.Collection, c, rel) {
+				return true
+			}
+		}
+		return false
+	}
+	if self == nil || len(self.Declares.Governs) == 0 {
+		return n.ownDiff(ctx, st, m, req, out, budget)
+	}
+	cs, err := n.changed(ctx, req.Base, req.Since, "")
+	if err != nil {
+		return nil, err
+	}
+	cfg := n.e.Config()
+	cache := map[string]map[string]string{}
+	var hasher fileHasher
+	cached := func(c, rel string) bool {
+		if req.BypassCache {
+			return false
+		}
+		h, ok := cache[c]
+		if !ok {
+			if h, err = st.ReconciledHashes(ctx, cursor, c); err != nil {
+				return false
+			}
+			cache[c] = h
+		}
+		want, ok := h[rel]
+		if !ok {
+			return false
+		}
+		col, ok := cfg.Collection(c)
+		if !ok {
+			return false
+		}
+		got, err := hasher.hash(col, rel)
+		if errors.Is(err, fs.ErrNotExist) {
+			return want == goneHash
+		}
+		return err == nil && got == want
+	}
+	var todo []ChangedFile
+	var specs []*store.GoverningNote
+	for _, f := range cs.files {
+		isSelf := f.collection == m.Collection && f.rel == m.RelPath
+		if !isSelf && !governs(f.collection, f.rel) {
+			continue
+		}
+		if g := declared[[2]string{f.collection, f.rel}]; g != nil && f.Status != "deleted" {
+			if !cached(f.collection, f.rel) {
+				specs = append(specs, g)
+			}
+			continue
+		}
+		if isSelf {
+			continue
+		}
+		if excluded(req.Exclude, f.rel) {
+			out.Excluded = append(out.Excluded, f.URI)
+			continue
+		}
+		if cached(f.collection, f.rel) {
+			out.Skipped = append(out.Skipped, f.URI)
+			continue
+		}
+		todo = append(todo, f)
+	}
+	var parts []filePart
+	if cs.base != "" {
+		parts, err = n.gitDiffs(ctx, cs.base, todo, out)
+	} else {
+		parts, err = n.indexDiffs(ctx, st, *req.Since, todo, out)
+	}
+	if err != nil {
+		return nil, err
+	}
+	used := chunk.EstimateTokens(strings.Join(out.Skipped, " ")+strings.Join(out.Excluded, " ")) + 64
+	for _, g := range specs {
+		text, err := st.Content(ctx, g.ID)
+		if err != nil {
+			return nil, err
+		}
+		used += chunk.EstimateTokens(text)
+		out.SpecChanges = append(out.SpecChanges, NoteText{URI: ref.URI(g.Collection, g.RelPath), Title: g.Title, Content: text})
+	}
+	if len(out.SpecChanges) > 0 {
+		if p := n.parentOf(ctx, st, self, notes); p != nil {
+			out.System = &NoteText{URI: ref.URI(p.Collection, p.RelPath), Title: p.Title}
+			inSpecs := false
+			for _, s := range out.SpecChanges {
+				inSpecs = inSpecs || s.URI == out.System.URI
+			}
+			if !inSpecs {
+				if out.System.Content, err = st.Content(ctx, p.ID); err != nil {
+					return nil, err
+				}
+				used += chunk.EstimateTokens(out.System.Content)
+			}
+		}
+	}
+	var b strings.Builder
+	for _, p := range parts {
+		t := chunk.EstimateTokens(p.diff)
+		if used+t > budget {
+			out.Omitted = append(out.Omitted, p.uri)
+			continue
+		}
+		used += t
+		b.WriteString(p.diff)
+		out.Files = append(out.Files, p.uri)
+	}
+	out.Diff = b.String()
+	if len(out.Omitted) > 0 {
+		out.Message = fmt.Sprintf("%d diffs did not fit the budget of %d tokens: ask for them with exclude, or mark what you reconciled", len(out.Omitted), budget)
+	}
+	return out, nil
+}
+
+// filePart is one file's diff.
+type filePart struct {
+	uri, diff string
+}
+
+func excluded(globs []string, rel string) bool {
+	for _, x := range globs {
+		if ok, _ := doublestar.Match(x, rel); ok {
+			return true
+		}
+		if ok, _ := doublestar.Match(x, path.Base(rel)); ok && !strings.Contains(x, "/") {
+			return true
+		}
+	}
+	return false
+}
+
+// indexDiffs diffs each file's indexed text against its text at
+// generation since (kept by the store); a file whose earlier text is gone
+// is given whole.
+func (n *Notes) indexDiffs(ctx context.Context, st *store.Store, since int64, files []ChangedFile, out *DiffResult) ([]filePart, error) {
+	var parts []filePart
+	for _, f := range files {
+		d, whole, err := textDiff(ctx, st, f.collection, f.rel, since)
+		if err != nil {
+			return nil, err
+		}
+		if whole != nil {
+			out.Whole = append(out.Whole, *whole)
+			out.NotDiffed = append(out.NotDiffed, NotDiffed{URI: f.URI, Reason: "earlier text no longer kept: given whole"})
+			continue
+		}
+		parts = append(parts, filePart{uri: f.URI, diff: d})
+	}
+	return parts, nil
+}
+
+// textDiff is the unified diff of a document since generation since; when
+// its earlier text is gone it returns the whole current text instead.
+func textDiff(ctx context.Context, st *store.Store, collection, rel string, since int64) (string, *NoteText, error) {
+	old, state, err := st.TextAt(ctx, collection, rel, since)
+	if err != nil {
+		return "", nil, err
+	}
+	cur, title := "", ""
+	m, err := st.DocByPath(ctx, collection, rel)
+	switch {
+	case err == nil:
+		if cur, err = st.Content(ctx, m.ID); err != nil {
+			return "", nil, err
+		}
+		title = m.Title
+	case err != store.ErrNotFound:
+		return "", nil, err
+	}
+	if state == store.TextDropped {
+		return "", &NoteText{URI: ref.URI(collection, rel), Title: title, Content: cur}, nil
+	}
+	return unified(rel, old, cur, state == store.TextAbsent, m == nil), nil, nil
+}
+
+// unified formats a file's diff as git does its header: diff --git, then
+// the ---/+++ labels (/dev/null for a side that does not exist).
+func unified(rel, old, cur string, added, deleted bool) string {
+	if old == cur {
+		return ""
+	}
+	from, to := "a/"+rel, "b/"+rel
+	if added {
+		from = "/dev/null"
+	}
+	if deleted {
+		to = "/dev/null"
+	}
+	return "diff --git a/" + rel + " b/" + rel + "\n" + udiff.Unified(from, to, old, cur)
+}
+
+// ownDiff is a document's own diff since a generation (or against a git
+// base branch).
+func (n *Notes) ownDiff(ctx context.Context, st *store.Store, m *store.DocMeta, req DiffRequest, out *DiffResult, budget int) (*DiffResult, error) {
+	if req.Base != "" {
+		f := ChangedFile{URI: out.URI, Status: "modified", collection: m.Collection, rel: m.RelPath}
+		if _, err := n.changed(ctx, req.Base, nil, m.Collection); err != nil {
+			return nil, err
+		}
+		parts, err := n.gitDiffs(ctx, req.Base, []ChangedFile{f}, out)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range parts {
+			out.Diff += p.diff
+		}
+	} else {
+		if req.Since == nil {
+			return nil, gnoerr.New(gnoerr.InvalidInput, "%s governs nothing: give --since GEN (or --base BRANCH) for its own diff", out.URI)
+		}
+		d, whole, err := textDiff(ctx, st, m.Collection, m.RelPath, *req.Since)
+		if err != nil {
+			return nil, err
+		}
+		if whole != nil {
+			out.Whole = append(out.Whole, *whole)
+			out.Message = fmt.Sprintf("the text of %s at generation %d is no longer kept (gno cleanup, or the earlier-version store's limit): here is the whole current text", out.URI, *req.Since)
+		}
+		out.Diff = d
+	}
+	if out.Diff != "" {
+		out.Files = append(out.Files, out.URI)
+	}
+	if chunk.EstimateTokens(out.Diff) > budget {
+		out.Omitted, out.Files, out.Diff = out.Files, []string{}, ""
+		out.Message = fmt.Sprintf("the diff is larger than the budget of %d tokens", budget)
+	}
+	for i := range out.Whole {
+		if chunk.EstimateTokens(out.Whole[i].Content) > budget {
+			out.Whole[i].Content = ""
+			out.Message += " (larger than the budget: read it with gno get)"
+		}
+	}
+	return out, nil
+}
+
+// parentOf is the parent of a governing note: the note its `system`
+// names, else one that lists it under `subsystems`.
+func (n *Notes) parentOf(ctx context.Context, st *store.Store, g *store.GoverningNote, notes []*store.GoverningNote) *store.GoverningNote {
+	resolve := func(name string, from *store.GoverningNote) int64 {
+		name = links.NameOf(name)
+		key := links.Key(name)
+		cands, err := st.Candidates(ctx, []string{key})
+		if err != nil {
+			return 0
+		}
+		return links.Resolve(links.Wiki, name, from.Collection, from.RelPath, cands[key])
+	}
+	byID := map[int64]*store.GoverningNote{}
+	for _, p := range notes {
+		byID[p.ID] = p
+	}
+	if g.Declares.System != "" {
+		if id := resolve(g.Declares.System, g); id != 0 {
+			if p := byID[id]; p != nil {
+				return p
+			}
+			if ms, err := st.Docs(ctx, []int64{id}); err == nil && ms[id] != nil {
+				return &store.GoverningNote{ID: id, Collection: ms[id].Collection, RelPath: ms[id].RelPath, Title: ms[id].Title}
+			}
+		}
+	}
+	for _, p := range notes {
+		for _, s := range p.Declares.Subsystems {
+			if p.ID != g.ID && resolve(s, p) == g.ID {
+				return p
+			}
+		}
+	}
+	return nil
+}
