@@ -110,3 +110,4 @@ clean:
 -include bench.mk
 -include mcp.mk
 -include reliability.mk
+-include postgres.mk
