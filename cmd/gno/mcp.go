@@ -19,6 +19,7 @@ func newMCPCmd(a *app) *cobra.Command {
 	var enableWrite, listenAny bool
 	var httpAddr, logFile string
 	var share shareFlags
+	var rem remoteFlags
 	cmd := &cobra.Command{
 		Use:   "mcp",
 		Short: "Serve gno to AI agents over MCP (stdio; streamable HTTP with --http)",
@@ -33,9 +34,23 @@ loopback only unless --listen-any, which shares it with HTTPS and access
 tokens (see gno token and gno serve).
 
 Write tools (capture, add/remove collection, sync, tag) are off unless
---enable-write or GNO_MCP_ENABLE_WRITE=1.`,
+--enable-write or GNO_MCP_ENABLE_WRITE=1.
+
+With --remote https://HOST:PORT it serves no index of its own: it bridges
+stdio to a team server (gno serve --listen-any), for clients that cannot
+send its access token themselves. The token comes from GNO_TOKEN (or
+--token-env NAME, or --token-file FILE), never the command line; a
+self-signed certificate is trusted by --fingerprint, the SHA-256
+fingerprint the server printed. "gno mcp install -t CLIENT --remote URL"
+writes this into a client's config.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := rem.check(); err != nil {
+				return err
+			}
+			if rem.url != "" {
+				return serveRemote(cmd.Context(), a, rem, mcpFlags{enableWrite: enableWrite, listenAny: listenAny, httpAddr: httpAddr, logFile: logFile, share: share})
+			}
 			return serveMCP(cmd.Context(), a, mcpFlags{enableWrite: enableWrite, listenAny: listenAny, httpAddr: httpAddr, logFile: logFile, share: share})
 		},
 	}
@@ -44,6 +59,7 @@ Write tools (capture, add/remove collection, sync, tag) are off unless
 	f.StringVar(&httpAddr, "http", "", "serve streamable HTTP on `ADDR` (e.g. 127.0.0.1:8765) instead of stdio")
 	f.BoolVar(&listenAny, "listen-any", false, "share --http: any address, HTTPS and access tokens (see gno token)")
 	addShareFlags(cmd, &share)
+	addRemoteFlags(cmd, &rem)
 	f.StringVar(&logFile, "log-file", "", "append logs to `FILE` (stdout never carries logs)")
 	cmd.AddCommand(newMCPInstallCmds(a)...)
 	return cmd
