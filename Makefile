@@ -93,6 +93,7 @@ FUZZ_TARGETS := \
 	./server/auth:FuzzParseToken \
 	./server/auth:FuzzParseBearer \
 	./server/auth:FuzzParseTTL \
+	./server/remote:FuzzParsePin \
 	./server/install:FuzzEdit \
 	./server/daemon/wire:FuzzReadRequest \
 	./inference/onnx:FuzzDecodeTokCache \

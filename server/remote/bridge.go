@@ -115,6 +115,8 @@ type bridge struct {
 	pending     map[string]chan *transport.JSONRPCResponse // server requests awaiting the client, by id
 	inflight    map[string]context.CancelFunc              // client requests, by id
 
+	readOnly map[string]bool // tools the server marked readOnlyHint, from tools/list
+
 	reinitMu sync.Mutex
 	wg       sync.WaitGroup
 }
@@ -141,7 +143,7 @@ func Run(ctx context.Context, in io.Reader, out io.Writer, o Options) error {
 		return gnoerr.Wrap(gnoerr.InvalidInput, err, "--remote")
 	}
 	b := &bridge{o: o, tr: tr, log: o.Log, out: out,
-		pending: map[string]chan *transport.JSONRPCResponse{}, inflight: map[string]context.CancelFunc{}}
+		pending: map[string]chan *transport.JSONRPCResponse{}, inflight: map[string]context.CancelFunc{}, readOnly: map[string]bool{}}
 	tr.SetNotificationHandler(func(n mcp.JSONRPCNotification) { b.write(n) })
 	tr.SetRequestHandler(b.serverRequest)
 	ctx, cancel := context.WithCancel(ctx)
@@ -310,6 +312,9 @@ func (b *bridge) request(ctx context.Context, m *message) {
 	if m.Method == string(mcp.MethodInitialize) && resp.Error == nil {
 		b.setProtocol(resp.Result)
 	}
+	if m.Method == string(mcp.MethodToolsList) && resp.Error == nil {
+		b.learnTools(resp.Result)
+	}
 	b.write(resp)
 }
 
@@ -347,6 +352,11 @@ func (b *bridge) send(ctx context.Context, req transport.JSONRPCRequest) (*trans
 			continue
 		}
 		be := explain(b.o.URL, err, f)
+		if be.lost && b.replayable(req) {
+			// Most often a kept-alive connection the server closed as it
+			// stopped; the request is one that may run twice.
+			be.retry = true
+		}
 		if !be.retry || attempt >= len(b.o.Retry) {
 			if be.retry {
 				be.msg += fmt.Sprintf(" (tried %d times over %s)", attempt+1, total(b.o.Retry))
@@ -370,143 +380,6 @@ func total(ds []time.Duration) time.Duration {
 		t += d
 	}
 	return t
-}
-
-// renew starts a new session after the server forgot old (it restarted,
-// or the session idled out), replaying the client's initialize and
-// initialized. Concurrent requests that failed on the same session renew
-// it once.
-func (b *bridge) renew(ctx context.Context, old string) error {
-	b.reinitMu.Lock()
-	defer b.reinitMu.Unlock()
-	if cur := b.tr.GetSessionId(); cur != "" && cur != old {
-		return nil // another request renewed it
-	}
-	b.mu.Lock()
-	params, initialized := b.initParams, b.initialized
-	b.reinits++
-	n := b.reinits
-	b.mu.Unlock()
-	if params == nil {
-		return &bridgeError{code: mcp.INVALID_REQUEST, msg: "the session has ended and the client never sent initialize"}
-	}
-	req := transport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION, ID: mcp.NewRequestId(fmt.Sprintf("gno-remote-reinit-%d", n)),
-		Method: string(mcp.MethodInitialize), Params: params}
-	resp, err := b.send(ctx, req)
-	if err != nil {
-		return err
-	}
-	if resp.Error != nil {
-		return &bridgeError{code: resp.Error.Code, msg: "the server refused a new session: " + resp.Error.Message}
-	}
-	b.setProtocol(resp.Result)
-	if initialized {
-		if err := b.tr.SendNotification(ctx, mcp.JSONRPCNotification{JSONRPC: mcp.JSONRPC_VERSION,
-			Notification: mcp.Notification{Method: string(mcp.MethodNotificationInitialized)}}); err != nil {
-			return explain(b.o.URL, err, &failure{})
-		}
-	}
-	b.log.Warn("gno mcp --remote: the server had forgotten the session (restarted?); started a new one")
-	return nil
-}
-
-// notify relays a client notification. A cancellation also ends the
-// request here, so its answer is not waited for.
-func (b *bridge) notify(ctx context.Context, m *message) {
-	switch m.Method {
-	case string(mcp.MethodNotificationInitialized):
-		b.mu.Lock()
-		b.initialized = true
-		b.mu.Unlock()
-	case "notifications/cancelled":
-		var p struct {
-			RequestID json.RawMessage `json:"requestId"`
-		}
-		if json.Unmarshal(m.Params, &p) == nil && len(p.RequestID) > 0 {
-			b.mu.Lock()
-			cancel := b.inflight[idKey(p.RequestID)]
-			b.mu.Unlock()
-			if cancel != nil {
-				defer cancel() // after the server hears of it
-			}
-		}
-	}
-	n := mcp.JSONRPCNotification{JSONRPC: mcp.JSONRPC_VERSION, Notification: mcp.Notification{Method: m.Method}}
-	if len(m.Params) > 0 {
-		if err := json.Unmarshal(m.Params, &n.Params); err != nil {
-			b.log.Warn("gno mcp --remote: dropped a notification with unreadable params", "method", m.Method)
-			return
-		}
-	}
-	for attempt := 0; ; attempt++ {
-		f := &failure{}
-		err := b.tr.SendNotification(withFailure(ctx, f), n)
-		if err == nil || ctx.Err() != nil {
-			return
-		}
-		be := explain(b.o.URL, err, f)
-		if !be.retry || attempt >= len(b.o.Retry) {
-			b.log.Error("gno mcp --remote: a notification was lost: "+be.msg, "method", m.Method)
-			return
-		}
-		select {
-		case <-time.After(b.o.Retry[attempt]):
-		case <-ctx.Done():
-			return
-		}
-	}
-}
-
-// serverRequest relays a request of the server (roots/list, sampling,
-// elicitation) to the client and waits for its answer.
-func (b *bridge) serverRequest(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
-	raw, err := json.Marshal(req.ID)
-	if err != nil {
-		return nil, err
-	}
-	key := idKey(raw)
-	ch := make(chan *transport.JSONRPCResponse, 1)
-	b.mu.Lock()
-	b.pending[key] = ch
-	b.mu.Unlock()
-	defer func() {
-		b.mu.Lock()
-		delete(b.pending, key)
-		b.mu.Unlock()
-	}()
-	b.write(req)
-	select {
-	case resp := <-ch:
-		return resp, nil
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-}
-
-// clientResponse hands the client's answer to the server request waiting
-// for it.
-func (b *bridge) clientResponse(m *message) {
-	key := idKey(m.ID)
-	b.mu.Lock()
-	ch := b.pending[key]
-	b.mu.Unlock()
-	if ch == nil {
-		b.log.Warn("gno mcp --remote: the client answered a request nobody is waiting for", "id", string(m.ID))
-		return
-	}
-	var id mcp.RequestId
-	json.Unmarshal(m.ID, &id)
-	resp := &transport.JSONRPCResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: id, Result: m.Result}
-	if len(m.Error) > 0 {
-		resp.Error = &mcp.JSONRPCErrorDetails{}
-		if err := json.Unmarshal(m.Error, resp.Error); err != nil {
-			resp.Error = &mcp.JSONRPCErrorDetails{Code: mcp.INTERNAL_ERROR, Message: "unreadable error from the client"}
-		}
-	}
-	select {
-	case ch <- resp:
-	default:
-	}
 }
 
 // write sends one message to the client, whole, on one line.

@@ -22,6 +22,9 @@ type bridgeError struct {
 	code  int
 	msg   string
 	retry bool // the request never reached the server: trying again is safe
+	// lost is a connection lost after the whole request went out: trying
+	// again is safe only for a request that may run twice (replayable).
+	lost bool
 }
 
 func (e *bridgeError) Error() string { return e.msg }
@@ -125,15 +128,19 @@ func explain(endpoint string, err error, f *failure) *bridgeError {
 	if errors.Is(err, transport.ErrLegacySSEServer) {
 		return &bridgeError{code: CodeRefused, msg: fmt.Sprintf("%s does not speak MCP's streamable HTTP: give the address gno serve --listen-any printed", endpoint)}
 	}
+	// A dial that failed sent nothing; a write that failed sent part of
+	// the request at most (a kept-alive connection the server closed when
+	// it stopped), which no server acts on. Both are safe to try again. A
+	// read that failed came after the whole request: it may have run.
 	var op *net.OpError
-	if errors.As(err, &op) && op.Op == "dial" {
+	if errors.As(err, &op) && (op.Op == "dial" || op.Op == "write") {
 		return &bridgeError{code: CodeUnreachable, msg: fmt.Sprintf("cannot reach the team server at %s: %v", endpoint, op.Err), retry: true}
 	}
 	var dns *net.DNSError
 	if errors.As(err, &dns) {
 		return &bridgeError{code: CodeUnreachable, msg: fmt.Sprintf("cannot reach the team server at %s: %v", endpoint, dns), retry: dns.IsTemporary || dns.IsTimeout}
 	}
-	return &bridgeError{code: CodeUnreachable, msg: fmt.Sprintf("lost the connection to the team server at %s before its answer (the request may or may not have run): %v", endpoint, unwrapAll(err))}
+	return &bridgeError{code: CodeUnreachable, lost: true, msg: fmt.Sprintf("lost the connection to the team server at %s before its answer (the request may or may not have run): %v", endpoint, unwrapAll(err))}
 }
 
 // unwrapAll is the innermost error: mcp-go wraps "failed to send request"
