@@ -69,6 +69,7 @@ writes this into a client's config.`,
 func newMCPInstallCmds(a *app) []*cobra.Command {
 	var target, scope string
 	var force, dryRun, enableWrite bool
+	var rem remoteFlags
 	inst := &cobra.Command{
 		Use:   "install",
 		Short: "Add gno to an MCP client's config (" + strings.Join(install.TargetNames(), ", ") + ")",
@@ -78,6 +79,12 @@ FILE.bak). A config gno cannot parse is refused, naming the line.
 
 Clients and scopes:
 ` + targetTable() + `
+With --remote URL (and --fingerprint, as gno serve --listen-any printed
+it) the entry runs gno mcp --remote, a bridge to that team server; the
+entry names the environment variable holding the access token (GNO_TOKEN,
+or --token-env NAME) in the client's own syntax, never the token itself.
+Claude Desktop cannot pass a variable: give it --token-file FILE.
+
 Restart the client afterwards.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -92,12 +99,24 @@ Restart the client afterwards.`,
 			if real, err := filepath.EvalSymlinks(exe); err == nil {
 				exe = real
 			}
+			args, tokenEnv := mcpArgs(a, enableWrite), ""
+			if rem.url != "" {
+				if args, tokenEnv, err = rem.installArgs(a, enableWrite); err != nil {
+					return err
+				}
+			} else if err := rem.check(); err != nil {
+				return err
+			}
 			res, err := install.Install(env, install.Options{Target: install.Target(target), Scope: install.Scope(scope),
-				Command: exe, Args: mcpArgs(a, enableWrite), Force: force, DryRun: dryRun})
+				Command: exe, Args: args, TokenEnv: tokenEnv, Force: force, DryRun: dryRun})
 			if err != nil {
 				return err
 			}
-			return printInstall(a, res)
+			if err := printInstall(a, res); err != nil || a.json || tokenEnv == "" {
+				return err
+			}
+			fmt.Fprintf(a.stdout, "    Token: %s\n", install.TokenEnvNote(res.Target, tokenEnv))
+			return nil
 		},
 	}
 	f := inst.Flags()
@@ -106,6 +125,7 @@ Restart the client afterwards.`,
 	f.BoolVarP(&force, "force", "f", false, "replace an existing, different gno entry")
 	f.BoolVar(&dryRun, "dry-run", false, "show what would change without writing")
 	f.BoolVar(&enableWrite, "enable-write", false, "install with --enable-write (write tools on)")
+	addRemoteFlags(inst, &rem)
 
 	var uTarget, uScope string
 	var uDry bool

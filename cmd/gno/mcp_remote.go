@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
 
 	"github.com/gnosearch/gno/retrieval/gnoerr"
 	"github.com/gnosearch/gno/server"
+	"github.com/gnosearch/gno/server/auth"
 	"github.com/gnosearch/gno/server/remote"
 	"github.com/spf13/cobra"
 )
@@ -26,12 +28,58 @@ func addRemoteFlags(cmd *cobra.Command, r *remoteFlags) {
 	f.StringVar(&r.tokenEnv, "token-env", remote.TokenEnv, "with --remote: the environment variable holding the access token (its `NAME`)")
 }
 
-// check refuses the --remote companions without --remote.
+// check refuses the --remote companions without --remote, and a token
+// given where a variable's name belongs.
 func (r remoteFlags) check() error {
 	if r.url == "" && (r.fingerprint != "" || r.tokenFile != "" || r.tokenEnv != remote.TokenEnv) {
 		return gnoerr.New(gnoerr.InvalidInput, "--fingerprint, --token-file and --token-env go with --remote URL")
 	}
+	if auth.ParseToken(r.tokenEnv) == nil {
+		return gnoerr.New(gnoerr.InvalidInput, "--token-env takes the name of an environment variable, and that is an access token: "+
+			"a token never goes on a command line or into a config (revoke this one with gno token revoke if it was shared)")
+	}
 	return nil
+}
+
+// installArgs are the arguments of a client entry running the bridge,
+// and the variable the client must pass ("" with a token file).
+func (r remoteFlags) installArgs(a *app, enableWrite bool) ([]string, string, error) {
+	if err := r.check(); err != nil {
+		return nil, "", err
+	}
+	if enableWrite {
+		return nil, "", gnoerr.New(gnoerr.InvalidInput, "--enable-write does not go with --remote: on a team server the access token decides what you may write")
+	}
+	u, err := remote.Endpoint(r.url)
+	if err != nil {
+		return nil, "", err
+	}
+	args := []string{"mcp", "--remote", u}
+	if r.fingerprint != "" {
+		p, err := remote.ParsePin(r.fingerprint)
+		if err != nil {
+			return nil, "", gnoerr.Wrap(gnoerr.InvalidInput, err, "--fingerprint")
+		}
+		args = append(args, "--fingerprint", p.String())
+	} else {
+		fmt.Fprintln(a.stderr, "gno mcp install: no --fingerprint: the server's certificate must then be signed by an authority this machine trusts (gno's own self-signed one is not)")
+	}
+	if r.tokenFile != "" {
+		abs, err := filepath.Abs(r.tokenFile)
+		if err != nil {
+			return nil, "", fmt.Errorf("--token-file: %w", err)
+		}
+		if _, warn, err := remote.LoadToken("", abs, os.Getenv); err != nil {
+			fmt.Fprintf(a.stderr, "gno mcp install: %v (the entry is written; the bridge reads the file when the client starts it)\n", err)
+		} else if warn != "" {
+			fmt.Fprintf(a.stderr, "gno mcp install: %s\n", warn)
+		}
+		return append(args, "--token-file", abs), "", nil
+	}
+	if r.tokenEnv != remote.TokenEnv {
+		args = append(args, "--token-env", r.tokenEnv)
+	}
+	return args, r.tokenEnv, nil
 }
 
 // options builds the bridge's options; a warning, if any, is for stderr.
