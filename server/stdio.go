@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/gnosearch/gno/server/jsonl"
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpsrv "github.com/mark3labs/mcp-go/server"
 )
@@ -247,32 +248,7 @@ loop:
 // readLines sends each line of r to out until EOF or a read error. A line
 // over maxMessageBytes is skipped and reported with tooBig.
 func readLines(r *bufio.Reader, out chan<- []byte, tooBig func()) error {
-	for {
-		var line []byte
-		over := false
-		for {
-			chunk, err := r.ReadSlice('\n')
-			if !over {
-				if len(line)+len(chunk) > maxMessageBytes {
-					over, line = true, nil
-				} else {
-					line = append(line, chunk...)
-				}
-			}
-			if err == bufio.ErrBufferFull {
-				continue
-			}
-			if over {
-				tooBig()
-			} else if len(bytes.TrimSpace(line)) > 0 {
-				out <- line
-			}
-			if err != nil {
-				return err
-			}
-			break
-		}
-	}
+	return jsonl.ReadLines(r, maxMessageBytes, func(line []byte) { out <- line }, tooBig)
 }
 
 // envelope is what the transport reads of a message to route it.

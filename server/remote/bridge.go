@@ -36,6 +36,7 @@ import (
 	"time"
 
 	"github.com/gnosearch/gno/retrieval/gnoerr"
+	"github.com/gnosearch/gno/server/jsonl"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -177,39 +178,15 @@ func Refuse(in io.Reader, out io.Writer, reason error) error {
 	return reason
 }
 
-// readLines calls handle with each non-blank line of r until EOF (nil) or
-// a read error; a line over maxLine is skipped and reported with tooBig.
+// readLines calls handle with each non-blank line of r until EOF (nil)
+// or a read error; a line over maxLine is skipped and reported with
+// tooBig.
 func readLines(r io.Reader, handle func([]byte), tooBig func()) error {
-	br := bufio.NewReaderSize(r, 64<<10)
-	for {
-		var line []byte
-		over := false
-		for {
-			chunk, err := br.ReadSlice('\n')
-			if !over {
-				if len(line)+len(chunk) > maxLine {
-					over, line = true, nil
-				} else {
-					line = append(line, chunk...)
-				}
-			}
-			if err == bufio.ErrBufferFull {
-				continue
-			}
-			if over {
-				tooBig()
-			} else if len(bytes.TrimSpace(line)) > 0 {
-				handle(line)
-			}
-			if err == io.EOF {
-				return nil
-			}
-			if err != nil {
-				return fmt.Errorf("read stdin: %w", err)
-			}
-			break
-		}
+	err := jsonl.ReadLines(bufio.NewReaderSize(r, 64<<10), maxLine, handle, tooBig)
+	if err == io.EOF {
+		return nil
 	}
+	return fmt.Errorf("read stdin: %w", err)
 }
 
 // message is what the bridge reads of a client message to route it.
