@@ -138,8 +138,13 @@ func Run(ctx context.Context, in io.Reader, out io.Writer, o Options) error {
 	tr, err := transport.NewStreamableHTTP(o.URL,
 		transport.WithHTTPBasicClient(httpClient(o.Pin)),
 		transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + o.Token}),
+		// The GET stream carries the server's notifications outside a
+		// request on the protocol versions clients speak today; on
+		// 2026-07-28 and later the transport skips it, and the client's
+		// own subscriptions/listen request goes through like any other.
+		//lint:ignore SA1019 the bridge relays whichever version the client negotiates
 		transport.WithContinuousListening(),
-		transport.WithLogger(o.TransportLog))
+		transport.WithHTTPLogger(o.TransportLog))
 	if err != nil {
 		return gnoerr.Wrap(gnoerr.InvalidInput, err, "--remote")
 	}
