@@ -98,7 +98,17 @@ func TestRemoteBridge(t *testing.T) {
 		t.Fatalf("gno_capture with a read token: %v", err)
 	}
 	mc.Close()
-	for _, log := range []string{stderr.String(), s.log.String()} {
+
+	// The token from a file (Claude Desktop's way), none in the environment.
+	file := filepath.Join(t.TempDir(), "team.token")
+	if err := os.WriteFile(file, []byte(read+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out2, errOut, code := bridgeOnce(t, []string{"GNO_TOKEN=", "GNO_HOME=" + t.TempDir()}, "--remote", s.base, "--fingerprint", s.fingerprint, "--token-file", file)
+	if code != 0 || !strings.Contains(out2, `"serverInfo"`) {
+		t.Fatalf("--token-file: exit %d\n%s\n%s", code, out2, errOut)
+	}
+	for _, log := range []string{stderr.String(), s.log.String(), errOut} {
 		if strings.Contains(log, read[4:]) {
 			t.Fatalf("the token reached a log:\n%s", log)
 		}

@@ -404,5 +404,7 @@ func httpClient(pin *Pin) *http.Client {
 		tr.TLSClientConfig.InsecureSkipVerify = true // the pin replaces chain and name checks
 		tr.TLSClientConfig.VerifyConnection = pin.verify
 	}
-	return &http.Client{Transport: capture{tr}}
+	// No redirects: a team server never sends one, and the token must
+	// not follow one anywhere.
+	return &http.Client{Transport: capture{tr}, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 }
