@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
 	"path/filepath"
 
@@ -135,4 +136,26 @@ func serveRemote(ctx context.Context, a *app, r remoteFlags, f mcpFlags) error {
 	}
 	o.Log, o.TransportLog = log, tlog
 	return remote.Run(ctx, os.Stdin, out, o)
+}
+
+// remoteHint tells a sharing server's owner how teammates' MCP clients
+// reach it through the bridge (ADDR stands for the bound address). A
+// generated certificate is pinned by its fingerprint; a given one, which a
+// CA signed and which renews, is not.
+func remoteHint(c *auth.Cert) string {
+	pin := ""
+	if c.Generated {
+		pin = " --fingerprint " + c.Fingerprint
+	}
+	return "stdio MCP clients (Claude Desktop …) reach it with: gno mcp install -t CLIENT --remote https://ADDR" + pin + " (their token in GNO_TOKEN)"
+}
+
+// shownAddr is a bound address as teammates dial it: HOST for an
+// unspecified IP (0.0.0.0, ::), which no client can reach.
+func shownAddr(bound string) string {
+	host, port, err := net.SplitHostPort(bound)
+	if ip := net.ParseIP(host); err == nil && ip != nil && ip.IsUnspecified() {
+		return net.JoinHostPort("HOST", port)
+	}
+	return bound
 }

@@ -108,6 +108,10 @@ func TestRemoteBridge(t *testing.T) {
 	if code != 0 || !strings.Contains(out2, `"serverInfo"`) {
 		t.Fatalf("--token-file: exit %d\n%s\n%s", code, out2, errOut)
 	}
+	// The server said how to reach it (right after its URL: long since).
+	if hint := "gno mcp install -t CLIENT --remote " + s.base + " --fingerprint " + s.fingerprint; !strings.Contains(s.log.String(), hint) {
+		t.Errorf("no %q in:\n%s", hint, s.log.String())
+	}
 	for _, log := range []string{stderr.String(), s.log.String(), errOut} {
 		if strings.Contains(log, read[4:]) {
 			t.Fatalf("the token reached a log:\n%s", log)
