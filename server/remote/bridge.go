@@ -123,8 +123,8 @@ type bridge struct {
 }
 
 // Run bridges in (the client's messages, one per line) and out (ours) to
-// the server until in ends or ctx is cancelled; then it cancels what is in
-// flight and ends the session.
+// the server until in ends (nil) or ctx is cancelled; then it cancels what
+// is in flight and ends the session.
 func Run(ctx context.Context, in io.Reader, out io.Writer, o Options) error {
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
@@ -157,11 +157,21 @@ func Run(ctx context.Context, in io.Reader, out io.Writer, o Options) error {
 	if err := tr.Start(ctx); err != nil {
 		return err
 	}
-	err = readLines(in, func(line []byte) { b.handle(ctx, line) }, func() {
-		b.writeError(nil, mcp.INVALID_REQUEST, fmt.Sprintf("message over %d MiB refused", maxLine>>20))
-	})
-	cancel()
-	b.wg.Wait()
+	// Reading stdin blocks beyond ctx's reach: a cancelled ctx (SIGTERM)
+	// ends the bridge without waiting for it.
+	read := make(chan error, 1)
+	go func() {
+		read <- readLines(in, func(line []byte) { b.handle(ctx, line) }, func() {
+			b.writeError(nil, mcp.INVALID_REQUEST, fmt.Sprintf("message over %d MiB refused", maxLine>>20))
+		})
+	}()
+	select {
+	case err = <-read:
+		cancel()
+		b.wg.Wait() // the reader, which starts requests, has ended
+	case <-ctx.Done():
+		err = ctx.Err() // requests end with ctx; the process is ending
+	}
 	tr.Close() // DELETE the session
 	return err
 }
