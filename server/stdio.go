@@ -376,14 +376,7 @@ func (t *stdioTransport) dispatch(line []byte, id any) (resp mcp.JSONRPCMessage)
 
 // idKey normalises a JSON-RPC id so 7, 7.0 and "7" compare as the spec
 // means (numbers equal numbers, strings equal strings).
-func idKey(raw json.RawMessage) string {
-	var v any
-	if json.Unmarshal(raw, &v) != nil {
-		return string(raw)
-	}
-	b, _ := json.Marshal(v)
-	return string(b)
-}
+func idKey(raw json.RawMessage) string { return jsonl.IDKey(raw) }
 
 func errorResponse(id any, code int, msg string) mcp.JSONRPCMessage {
 	return mcp.JSONRPCError{JSONRPC: mcp.JSONRPC_VERSION, ID: mcp.NewRequestId(id), Error: mcp.NewJSONRPCErrorDetails(code, msg, nil)}

@@ -1,11 +1,12 @@
-// Package jsonl reads newline-delimited messages, MCP's stdio framing:
-// gno's own stdio transport (server) and the remote bridge (server/remote)
-// read their client's stdin with it.
+// Package jsonl reads newline-delimited messages, MCP's stdio framing,
+// and keys JSON-RPC ids: gno's own stdio transport (server) and the remote
+// bridge (server/remote) read their client's stdin with it.
 package jsonl
 
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 )
 
 // ReadLines calls handle with each non-blank line of r (its newline
@@ -38,4 +39,16 @@ func ReadLines(r *bufio.Reader, max int, handle func([]byte), tooBig func()) err
 			break
 		}
 	}
+}
+
+// IDKey normalises a JSON-RPC id so 7 and 7.0 compare equal, and 7 and
+// "7" do not (numbers equal numbers, strings equal strings): the key to
+// match an answer with its request.
+func IDKey(raw json.RawMessage) string {
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return string(raw)
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
 }

@@ -20,3 +20,9 @@ func TestReadLines(t *testing.T) {
 		t.Fatalf("lines %q, %d over", got, over)
 	}
 }
+
+func TestIDKey(t *testing.T) {
+	if IDKey([]byte("7")) != IDKey([]byte("7.0")) || IDKey([]byte("7")) == IDKey([]byte(`"7"`)) {
+		t.Fatal("7, 7.0 and \"7\"")
+	}
+}

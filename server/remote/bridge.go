@@ -397,14 +397,7 @@ func (b *bridge) writeError(rawID json.RawMessage, code int, msg string) {
 }
 
 // idKey normalises a JSON-RPC id so 7 and 7.0 compare equal.
-func idKey(raw json.RawMessage) string {
-	var v any
-	if json.Unmarshal(raw, &v) != nil {
-		return string(raw)
-	}
-	b, _ := json.Marshal(v)
-	return string(b)
-}
+func idKey(raw json.RawMessage) string { return jsonl.IDKey(raw) }
 
 // httpClient trusts the pinned certificate alone, or the system's CAs.
 func httpClient(pin *Pin) *http.Client {
