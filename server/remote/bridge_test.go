@@ -25,7 +25,7 @@ import (
 // the real auth.Guard, over real TLS with a self-signed certificate, on
 // loopback. Its tools exercise every direction the bridge relays.
 type team struct {
-	t       *testing.T
+	t       testing.TB
 	dir     string
 	addr    string
 	url     string
@@ -37,7 +37,7 @@ type team struct {
 	waiting chan struct{} // closed by the wait tool when it starts
 }
 
-func newTeam(t *testing.T) *team {
+func newTeam(t testing.TB) *team {
 	tm := &team{t: t, dir: t.TempDir(), addr: "127.0.0.1:0"}
 	tok, _, err := auth.NewStore(tm.dir).Create(context.Background(), "alice", auth.Read, 0)
 	if err != nil {
@@ -144,7 +144,7 @@ func (rootsHandler) ListRoots(context.Context, mcp.ListRootsRequest) (*mcp.ListR
 	return &mcp.ListRootsResult{Roots: []mcp.Root{{URI: "file:///work/project", Name: "project"}}}, nil
 }
 
-func bridgeTo(t *testing.T, o Options) *session {
+func bridgeTo(t testing.TB, o Options) *session {
 	t.Helper()
 	clientIn, bridgeOut := io.Pipe()
 	bridgeIn, clientOut := io.Pipe()
@@ -334,4 +334,41 @@ func TestBridgeStdout(t *testing.T) {
 	if !strings.Contains(lines[3], `"id":"x"`) || !strings.Contains(lines[3], "no access token") {
 		t.Errorf("the request's answer: %s", lines[3])
 	}
+}
+
+// BenchmarkCall is one read-only tool call through the bridge (pipes,
+// JSON relay, HTTPS to the server), and the same call from an HTTP client
+// straight to the server: the difference is the bridge's cost.
+func BenchmarkCall(b *testing.B) {
+	tm := newTeam(b)
+	ctx := context.Background()
+	b.Run("bridge", func(b *testing.B) {
+		s := bridgeTo(b, tm.options())
+		if err := s.initialize(ctx); err != nil {
+			b.Fatal(err)
+		}
+		for b.Loop() {
+			if _, err := s.call(ctx, "echo", map[string]any{"text": "x"}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("direct", func(b *testing.B) {
+		p := tm.pin
+		c, err := client.NewStreamableHttpClient(tm.url, transport.WithHTTPBasicClient(httpClient(&p)),
+			transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + tm.token}))
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer c.Close()
+		s := &session{c: c}
+		if err := s.initialize(ctx); err != nil {
+			b.Fatal(err)
+		}
+		for b.Loop() {
+			if _, err := s.call(ctx, "echo", map[string]any{"text": "x"}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
