@@ -99,6 +99,7 @@ FUZZ_TARGETS := \
 	./server/auth:FuzzParseToken \
 	./server/auth:FuzzParseBearer \
 	./server/auth:FuzzParseTTL \
+	./server/remote:FuzzParsePin \
 	./server/install:FuzzEdit \
 	./server/daemon/wire:FuzzReadRequest \
 	./inference/onnx:FuzzDecodeTokCache \
@@ -128,3 +129,4 @@ clean:
 -include bench.mk
 -include mcp.mk
 -include reliability.mk
+-include postgres.mk

@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/gnosearch/gno/server/jsonl"
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpsrv "github.com/mark3labs/mcp-go/server"
 )
@@ -247,32 +248,7 @@ loop:
 // readLines sends each line of r to out until EOF or a read error. A line
 // over maxMessageBytes is skipped and reported with tooBig.
 func readLines(r *bufio.Reader, out chan<- []byte, tooBig func()) error {
-	for {
-		var line []byte
-		over := false
-		for {
-			chunk, err := r.ReadSlice('\n')
-			if !over {
-				if len(line)+len(chunk) > maxMessageBytes {
-					over, line = true, nil
-				} else {
-					line = append(line, chunk...)
-				}
-			}
-			if err == bufio.ErrBufferFull {
-				continue
-			}
-			if over {
-				tooBig()
-			} else if len(bytes.TrimSpace(line)) > 0 {
-				out <- line
-			}
-			if err != nil {
-				return err
-			}
-			break
-		}
-	}
+	return jsonl.ReadLines(r, maxMessageBytes, func(line []byte) { out <- line }, tooBig)
 }
 
 // envelope is what the transport reads of a message to route it.
@@ -400,14 +376,7 @@ func (t *stdioTransport) dispatch(line []byte, id any) (resp mcp.JSONRPCMessage)
 
 // idKey normalises a JSON-RPC id so 7, 7.0 and "7" compare as the spec
 // means (numbers equal numbers, strings equal strings).
-func idKey(raw json.RawMessage) string {
-	var v any
-	if json.Unmarshal(raw, &v) != nil {
-		return string(raw)
-	}
-	b, _ := json.Marshal(v)
-	return string(b)
-}
+func idKey(raw json.RawMessage) string { return jsonl.IDKey(raw) }
 
 func errorResponse(id any, code int, msg string) mcp.JSONRPCMessage {
 	return mcp.JSONRPCError{JSONRPC: mcp.JSONRPC_VERSION, ID: mcp.NewRequestId(id), Error: mcp.NewJSONRPCErrorDetails(code, msg, nil)}

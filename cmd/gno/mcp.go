@@ -19,6 +19,7 @@ func newMCPCmd(a *app) *cobra.Command {
 	var enableWrite, listenAny bool
 	var httpAddr, logFile string
 	var share shareFlags
+	var rem remoteFlags
 	cmd := &cobra.Command{
 		Use:   "mcp",
 		Short: "Serve gno to AI agents over MCP (stdio; streamable HTTP with --http)",
@@ -33,9 +34,23 @@ loopback only unless --listen-any, which shares it with HTTPS and access
 tokens (see gno token and gno serve).
 
 Write tools (capture, add/remove collection, sync, tag) are off unless
---enable-write or GNO_MCP_ENABLE_WRITE=1.`,
+--enable-write or GNO_MCP_ENABLE_WRITE=1.
+
+With --remote https://HOST:PORT it serves no index of its own: it bridges
+stdio to a team server (gno serve --listen-any), for clients that cannot
+send its access token themselves. The token comes from GNO_TOKEN (or
+--token-env NAME, or --token-file FILE), never the command line; a
+self-signed certificate is trusted by --fingerprint, the SHA-256
+fingerprint the server printed. "gno mcp install -t CLIENT --remote URL"
+writes this into a client's config.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := rem.check(); err != nil {
+				return err
+			}
+			if rem.url != "" {
+				return serveRemote(cmd.Context(), a, rem, mcpFlags{enableWrite: enableWrite, listenAny: listenAny, httpAddr: httpAddr, logFile: logFile, share: share})
+			}
 			return serveMCP(cmd.Context(), a, mcpFlags{enableWrite: enableWrite, listenAny: listenAny, httpAddr: httpAddr, logFile: logFile, share: share})
 		},
 	}
@@ -44,6 +59,7 @@ Write tools (capture, add/remove collection, sync, tag) are off unless
 	f.StringVar(&httpAddr, "http", "", "serve streamable HTTP on `ADDR` (e.g. 127.0.0.1:8765) instead of stdio")
 	f.BoolVar(&listenAny, "listen-any", false, "share --http: any address, HTTPS and access tokens (see gno token)")
 	addShareFlags(cmd, &share)
+	addRemoteFlags(cmd, &rem)
 	f.StringVar(&logFile, "log-file", "", "append logs to `FILE` (stdout never carries logs)")
 	cmd.AddCommand(newMCPInstallCmds(a)...)
 	return cmd
@@ -53,6 +69,7 @@ Write tools (capture, add/remove collection, sync, tag) are off unless
 func newMCPInstallCmds(a *app) []*cobra.Command {
 	var target, scope string
 	var force, dryRun, enableWrite bool
+	var rem remoteFlags
 	inst := &cobra.Command{
 		Use:   "install",
 		Short: "Add gno to an MCP client's config (" + strings.Join(install.TargetNames(), ", ") + ")",
@@ -62,6 +79,12 @@ FILE.bak). A config gno cannot parse is refused, naming the line.
 
 Clients and scopes:
 ` + targetTable() + `
+With --remote URL (and --fingerprint, as gno serve --listen-any printed
+it) the entry runs gno mcp --remote, a bridge to that team server; the
+entry names the environment variable holding the access token (GNO_TOKEN,
+or --token-env NAME) in the client's own syntax, never the token itself.
+Claude Desktop cannot pass a variable: give it --token-file FILE.
+
 Restart the client afterwards.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -76,12 +99,24 @@ Restart the client afterwards.`,
 			if real, err := filepath.EvalSymlinks(exe); err == nil {
 				exe = real
 			}
+			args, tokenEnv := mcpArgs(a, enableWrite), ""
+			if rem.url != "" {
+				if args, tokenEnv, err = rem.installArgs(a, enableWrite); err != nil {
+					return err
+				}
+			} else if err := rem.check(); err != nil {
+				return err
+			}
 			res, err := install.Install(env, install.Options{Target: install.Target(target), Scope: install.Scope(scope),
-				Command: exe, Args: mcpArgs(a, enableWrite), Force: force, DryRun: dryRun})
+				Command: exe, Args: args, TokenEnv: tokenEnv, Force: force, DryRun: dryRun})
 			if err != nil {
 				return err
 			}
-			return printInstall(a, res)
+			if err := printInstall(a, res); err != nil || a.json || tokenEnv == "" {
+				return err
+			}
+			fmt.Fprintf(a.stdout, "    Token: %s\n", install.TokenEnvNote(res.Target, tokenEnv))
+			return nil
 		},
 	}
 	f := inst.Flags()
@@ -90,6 +125,7 @@ Restart the client afterwards.`,
 	f.BoolVarP(&force, "force", "f", false, "replace an existing, different gno entry")
 	f.BoolVar(&dryRun, "dry-run", false, "show what would change without writing")
 	f.BoolVar(&enableWrite, "enable-write", false, "install with --enable-write (write tools on)")
+	addRemoteFlags(inst, &rem)
 
 	var uTarget, uScope string
 	var uDry bool

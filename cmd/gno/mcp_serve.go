@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"strings"
 	"sync"
 
 	"github.com/gnosearch/gno/retrieval"
@@ -36,7 +37,7 @@ func serveMCP(ctx context.Context, a *app, f mcpFlags) error {
 	}
 	if f.httpAddr != "" {
 		o := server.HTTPOptions{ListenAny: f.listenAny}
-		scheme := "http"
+		scheme, hint := "http", ""
 		if f.listenAny {
 			sh, err := startSharing(a, "gno mcp", f.httpAddr, f.share, false, logger, f.logFile)
 			if err != nil {
@@ -44,9 +45,13 @@ func serveMCP(ctx context.Context, a *app, f mcpFlags) error {
 			}
 			defer sh.guard.Close(context.WithoutCancel(ctx))
 			o.TLS, o.Guard, scheme = sh.cert.Config, sh.guard.Wrap, "https"
+			hint = "gno mcp: " + remoteHint(sh.cert)
 		}
 		o.Ready = func(addr string) {
 			fmt.Fprintf(a.stderr, "gno mcp: serving %s://%s%s\n", scheme, addr, server.EndpointPath)
+			if hint != "" {
+				fmt.Fprintln(a.stderr, strings.ReplaceAll(hint, "ADDR", shownAddr(addr)))
+			}
 		}
 		return srv.ServeHTTP(ctx, f.httpAddr, o)
 	}

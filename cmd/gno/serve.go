@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/gnosearch/gno/server/web"
 	"github.com/spf13/cobra"
@@ -42,7 +43,7 @@ the web app has a sign-in page); read tokens never write.`,
 				return err
 			}
 			o := web.Options{EnableWrite: enableWrite, ListenAny: listenAny, Logger: logger}
-			scheme := "http"
+			scheme, hint := "http", ""
 			if listenAny {
 				sh, err := startSharing(a, "gno serve", addr, share, true, logger, logFile)
 				if err != nil {
@@ -50,6 +51,7 @@ the web app has a sign-in page); read tokens never write.`,
 				}
 				defer sh.guard.Close(context.WithoutCancel(cmd.Context()))
 				o.TLS, o.Guard, scheme = sh.cert.Config, sh.guard.Wrap, "https"
+				hint = "gno serve: " + remoteHint(sh.cert)
 			}
 			srv, closeSrv := newServer(a, enableWrite, logger)
 			defer closeSrv()
@@ -62,6 +64,9 @@ the web app has a sign-in page); read tokens never write.`,
 			}
 			return web.Serve(cmd.Context(), addr, o, func(bound string) {
 				fmt.Fprintf(a.stderr, "gno serve: %s://%s/\n", scheme, bound)
+				if hint != "" {
+					fmt.Fprintln(a.stderr, strings.ReplaceAll(hint, "ADDR", shownAddr(bound)))
+				}
 			})
 		},
 	}

@@ -148,6 +148,15 @@ func (g *Guard) serve(next http.Handler, w http.ResponseWriter, r *http.Request)
 		writeError(w, http.StatusBadRequest, "BAD_REQUEST", "access tokens in a URL are refused (URLs end up in logs and histories); send the header Authorization: Bearer <token>")
 		return
 	}
+	if strings.HasPrefix(r.URL.Path, "/.well-known/") {
+		// No OAuth here: a token-only server has no authorization server
+		// or protected resource metadata (RFC 8414, RFC 9728, OpenID), and
+		// says so to anyone, signed in or not. A 401 instead would send
+		// some MCP clients into an OAuth flow that drops the token they
+		// were configured with.
+		writeError(w, http.StatusNotFound, "NOT_FOUND", "this server takes access tokens (Authorization: Bearer <token>), not OAuth: it publishes no OAuth metadata")
+		return
+	}
 	if (r.Method == http.MethodGet || r.Method == http.MethodHead) && g.public(r.URL.Path) {
 		next.ServeHTTP(w, r)
 		return

@@ -44,6 +44,10 @@
 // Windsurf: docs.windsurf.com/windsurf/cascade/mcp. Claude Desktop has no
 // official Linux build; the path is the one community builds use.
 //
+// An entry for a team server (Options.TokenEnv: gno mcp --remote) also
+// names the environment variable holding the access token, in each
+// client's own syntax, never the token itself (remote.go).
+//
 // Clients that read the file with a plain JSON parser (Claude Desktop,
 // Claude Code) get strict JSON: a comment or trailing comma already in
 // such a file is refused, since the client itself would fail on it.

@@ -3,6 +3,7 @@ package install
 import (
 	"bytes"
 	"encoding/json"
+	"sort"
 	"strings"
 )
 
@@ -167,9 +168,24 @@ func marshal(v any) ([]byte, error) {
 	return bytes.TrimRight(b.Bytes(), "\n"), nil
 }
 
-// inlineJSON renders a value on one line, string lists as ["a", "b"].
+// inlineJSON renders a value on one line, string lists as ["a", "b"] and
+// string maps as {"k": "v"}.
 // Its strings are valid TOML basic strings too.
 func inlineJSON(v any) []byte {
+	if m, ok := v.(map[string]string); ok && len(m) > 0 {
+		keys := make([]string, 0, len(m))
+		for k := range m {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		q := make([]string, len(keys))
+		for i, k := range keys {
+			ek, _ := marshal(k)
+			ev, _ := marshal(m[k])
+			q[i] = string(ek) + ": " + string(ev)
+		}
+		return []byte("{" + strings.Join(q, ", ") + "}")
+	}
 	if s, ok := v.([]string); ok {
 		q := make([]string, len(s))
 		for i, x := range s {

