@@ -30,7 +30,7 @@ const schemaVersion = 4
 
 // Store is an open index database. It is safe for concurrent use.
 type Store struct {
-	db    *sql.DB
+	db    *pool
 	path  string
 	links linkCache
 	prune pruneStats
@@ -125,9 +125,12 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open index %s: %w", path, err)
 	}
+	// A read snapshot (Read) holds one connection until it returns; reads
+	// inside it reuse that one, so four suffice for the daemon's parallel
+	// requests and the writer.
 	db.SetMaxOpenConns(4)
 	db.SetMaxIdleConns(4)
-	s := &Store{db: db, path: path}
+	s := &Store{db: &pool{db}, path: path}
 	if err := s.migrate(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open index %s: %w", path, err)
