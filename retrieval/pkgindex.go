@@ -127,6 +127,10 @@ func (p *Packages) Run(ctx context.Context, mode Mode, req PackageSearch) (*Sear
 
 // Get reads one unit by its gno://pkg/ URI or #docid.
 func (p *Packages) Get(ctx context.Context, req GetRequest) (*Document, error) {
+	return readAs(ctx, p.e, func(ctx context.Context) (*Document, error) { return p.get(ctx, req) })
+}
+
+func (p *Packages) get(ctx context.Context, req GetRequest) (*Document, error) {
 	d, err := p.e.Get(ctx, req)
 	if err != nil {
 		return nil, err

@@ -43,7 +43,7 @@ type snapshot struct {
 
 // tx returns the live snapshot transaction ctx carries for p, or nil.
 func (p *pool) tx(ctx context.Context) *sql.Tx {
-	if sn, ok := ctx.Value(p).(*snapshot); ok && !sn.done.Load() {
+	if sn, ok := ctx.Value(p).(*snapshot); ok && sn != nil && !sn.done.Load() {
 		return sn.tx
 	}
 	return nil
@@ -93,6 +93,17 @@ func (s *Store) Read(ctx context.Context, fn func(ctx context.Context) error) er
 		tx.Rollback()
 	}()
 	return fn(context.WithValue(ctx, s.db, sn))
+}
+
+// Detach returns ctx without its read snapshot of s, for work that
+// outlives the read or shares nothing with it (loading a cache every
+// request uses): its reads take their own connection, so they run beside
+// the snapshot's instead of queueing on its one.
+func (s *Store) Detach(ctx context.Context) context.Context {
+	if s.db.tx(ctx) == nil {
+		return ctx
+	}
+	return context.WithValue(ctx, s.db, (*snapshot)(nil))
 }
 
 // errWriteInRead refuses a write batch begun inside a read snapshot: its
