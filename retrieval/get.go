@@ -164,7 +164,7 @@ func (e *Engine) multiGet(ctx context.Context, req MultiGetRequest) (*MultiGetRe
 		for _, r := range req.Refs {
 			m, err := e.resolve(ctx, r)
 			if err != nil {
-				out.Skipped = append(out.Skipped, Skipped{Ref: r, Reason: err.Error()})
+				out.Skipped = append(out.Skipped, Skipped{Ref: r, Reason: gnoerr.Public(err)})
 				continue
 			}
 			metas = append(metas, m)
@@ -179,7 +179,7 @@ func (e *Engine) multiGet(ctx context.Context, req MultiGetRequest) (*MultiGetRe
 		}
 		content, err := st.Content(ctx, m.ID)
 		if err != nil {
-			out.Skipped = append(out.Skipped, Skipped{Ref: names[i], Reason: gone(err, names[i]).Error()})
+			out.Skipped = append(out.Skipped, Skipped{Ref: names[i], Reason: gnoerr.Public(gone(err, names[i]))})
 			continue
 		}
 		out.Documents = append(out.Documents, *e.document(cfg, m, content))

@@ -156,6 +156,19 @@ func (p *Packages) get(ctx context.Context, req GetRequest) (*Document, error) {
 	return d, nil
 }
 
+// Snapshot opens one read snapshot of the package index: every read of p
+// made with the returned context sees the same committed state (a Put or
+// Cleanup meanwhile is seen whole or not at all) until end is called. A
+// read that spans several calls (describe, get-doc, list) takes one after
+// any auto-indexing write.
+func (p *Packages) Snapshot(ctx context.Context) (_ context.Context, end func(), err error) {
+	st, err := p.e.store(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	return st.Snapshot(ctx)
+}
+
 // Versions returns the stored versions among keys, by key.
 func (p *Packages) Versions(ctx context.Context, keys []string) (map[string]*PackageVersion, error) {
 	st, err := p.e.store(ctx)

@@ -102,12 +102,12 @@ func (s *Server) afterListResources(ctx context.Context, _ any, req *mcp.ListRes
 	offset, _ := parseCursor(req.Params.Cursor)
 	e, err := s.engine(ctx)
 	if err != nil {
-		s.logToClient(ctx, mcp.LoggingLevelError, "resources/list: "+err.Error())
+		s.logToClient(ctx, mcp.LoggingLevelError, "resources/list: "+gnoerr.Public(err))
 		return
 	}
 	entries, err := e.List(ctx, "", s.opts.PageSize+1, offset)
 	if err != nil {
-		s.logToClient(ctx, mcp.LoggingLevelError, "resources/list: "+err.Error())
+		s.logToClient(ctx, mcp.LoggingLevelError, "resources/list: "+gnoerr.Public(err))
 		return
 	}
 	more := len(entries) > s.opts.PageSize

@@ -74,8 +74,22 @@ func (p *pool) QueryRowContext(ctx context.Context, query string, args ...any) *
 // write through the store (Begin refuses), nor use its context for reads
 // after it returns (they would leave the snapshot).
 func (s *Store) Read(ctx context.Context, fn func(ctx context.Context) error) error {
+	ctx, end, err := s.Snapshot(ctx)
+	if err != nil {
+		return err
+	}
+	defer end()
+	return fn(ctx)
+}
+
+// Snapshot is Read for a caller that cannot hand over a function: it
+// returns the context whose reads run in the snapshot and the function
+// that ends it (call it once, when the reads are done; reads with the
+// context after it leave the snapshot). Inside a snapshot of s it returns
+// ctx and a no-op.
+func (s *Store) Snapshot(ctx context.Context) (context.Context, func(), error) {
 	if s.db.tx(ctx) != nil {
-		return fn(ctx)
+		return ctx, func() {}, nil
 	}
 	// The transaction outlives a cancelled ctx until fn returns:
 	// database/sql rolls a transaction back when the context given to
@@ -85,14 +99,15 @@ func (s *Store) Read(ctx context.Context, fn func(ctx context.Context) error) er
 	// the IMMEDIATE one (_txlock) that writes take.
 	tx, err := s.db.BeginTx(context.WithoutCancel(ctx), &sql.TxOptions{ReadOnly: true})
 	if err != nil {
-		return fmt.Errorf("read index: %w", err)
+		return nil, nil, fmt.Errorf("read index: %w", err)
 	}
 	sn := &snapshot{tx: tx}
-	defer func() {
-		sn.done.Store(true)
-		tx.Rollback()
-	}()
-	return fn(context.WithValue(ctx, s.db, sn))
+	end := func() {
+		if !sn.done.Swap(true) {
+			tx.Rollback()
+		}
+	}
+	return context.WithValue(ctx, s.db, sn), end, nil
 }
 
 // Detach returns ctx without its read snapshot of s, for work that
