@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"encoding/base64"
 	"fmt"
 	"strconv"
@@ -62,6 +63,10 @@ func (s *Server) readResource(ctx context.Context, req mcp.ReadResourceRequest) 
 	} else {
 		var err error
 		if text, err = s.renderDocument(ctx, uri); err != nil {
+			if pub := gnoerr.Public(err); pub != err.Error() {
+				s.log.Info("resource read failed", "uri", uri, "err", err)
+				return nil, errors.New(pub)
+			}
 			return nil, err
 		}
 	}
