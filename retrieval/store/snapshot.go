@@ -25,13 +25,24 @@ import (
 // methods so that the read API stays the store's named methods (a second
 // backend implements the same ones), every helper a read calls joins the
 // snapshot without a parameter, and a read inside a read reuses the
-// transaction's connection instead of waiting for a second one from the
-// pool (SetMaxOpenConns), which could deadlock under load.
+// transaction's connection instead of waiting for a second one. The
+// snapshots' connections come from a pool of their own (Open), so a
+// reader holding one never starves the bounded pool of single reads and
+// writes that another goroutine it waits for may need.
 
 // pool is the store's *sql.DB with its reads routed: a read statement
 // whose context carries a live snapshot of this store runs in it, any
 // other on the pool. Writes (ExecContext, BeginTx) always use the pool.
-type pool struct{ *sql.DB }
+type pool struct {
+	*sql.DB
+	// snaps serves the snapshots' transactions (Open says why apart).
+	snaps *sql.DB
+}
+
+// Close closes both pools.
+func (p *pool) Close() error {
+	return errors.Join(p.DB.Close(), p.snaps.Close())
+}
 
 // snapshot is one read transaction, keyed in a context by its pool.
 type snapshot struct {
@@ -97,7 +108,7 @@ func (s *Store) Snapshot(ctx context.Context) (context.Context, func(), error) {
 	// "sql:" text instead of the context's error. Each statement still
 	// watches ctx. ReadOnly makes the driver issue a deferred BEGIN, not
 	// the IMMEDIATE one (_txlock) that writes take.
-	tx, err := s.db.BeginTx(context.WithoutCancel(ctx), &sql.TxOptions{ReadOnly: true})
+	tx, err := s.db.snaps.BeginTx(context.WithoutCancel(ctx), &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return nil, nil, fmt.Errorf("read index: %w", err)
 	}

@@ -209,6 +209,37 @@ func TestReadRules(t *testing.T) {
 		}
 	})
 	wg.Wait()
+	// Snapshot holders waiting on a goroutine that needs a connection of
+	// the bounded pool (a model or cache loading under its lock) leave it
+	// one: more holders than that pool has connections.
+	release := make(chan struct{})
+	var holders, started sync.WaitGroup
+	for range 8 {
+		holders.Add(1)
+		started.Add(1)
+		go func() {
+			defer holders.Done()
+			if err := s.Read(ctx, func(ctx context.Context) error {
+				_, err := s.Docs(ctx, []int64{1})
+				started.Done()
+				if err != nil {
+					return err
+				}
+				<-release
+				return nil
+			}); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	started.Wait()
+	for range 4 {
+		if _, err := s.Docs(ctx, []int64{1, 2}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(release)
+	holders.Wait()
 	// A context that outlives its snapshot reads from the pool.
 	var kept context.Context
 	if err := s.Read(ctx, func(ctx context.Context) error { kept = ctx; return nil }); err != nil {
