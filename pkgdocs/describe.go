@@ -109,6 +109,11 @@ func (x *Index) Describe(ctx context.Context, req DescribeRequest) (*Description
 	if err != nil {
 		return nil, err
 	}
+	ctx, end, err := x.pk.Snapshot(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer end()
 	v := s.one(req.Package)
 	d := &Description{Package: info(v), API: []APIItem{}}
 	// Only what is shown is read: a large package (date-fns, zod) has

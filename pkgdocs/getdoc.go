@@ -64,6 +64,11 @@ func (x *Index) GetDoc(ctx context.Context, req GetDocRequest) (*DocPage, error)
 	if err != nil {
 		return nil, err
 	}
+	ctx, end, err := x.pk.Snapshot(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer end()
 	v := s.one(req.Package)
 	units, err := x.pk.Units(ctx, v.ID, "")
 	if err != nil {

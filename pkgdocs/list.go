@@ -28,6 +28,11 @@ func (x *Index) List(ctx context.Context, dirs []string) ([]ProjectInfo, error) 
 	if !x.pk.Exists() && len(dirs) == 0 {
 		return []ProjectInfo{}, nil
 	}
+	ctx, end, err := x.pk.Snapshot(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer end()
 	all, err := x.pk.Projects(ctx)
 	if err != nil {
 		return nil, err

@@ -87,6 +87,11 @@ func (x *Index) Search(ctx context.Context, req SearchRequest) (*SearchResults, 
 	if err != nil {
 		return nil, err
 	}
+	ctx, end, err := x.pk.Snapshot(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer end()
 	versions := s.keys()
 	if n, err := x.pk.VersionCount(ctx); err == nil && n == len(versions) && len(s.notes) == 0 {
 		// The scope is every stored version: no filter, so BM25 reads the

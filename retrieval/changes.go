@@ -44,6 +44,10 @@ type ChangesRequest struct {
 // Changes returns documents added, modified and removed after generation
 // req.Since: a reader re-reads only what changed since it last looked.
 func (n *Notes) Changes(ctx context.Context, req ChangesRequest) (*Changes, error) {
+	return readAs(ctx, n.e, func(ctx context.Context) (*Changes, error) { return n.changes(ctx, req) })
+}
+
+func (n *Notes) changes(ctx context.Context, req ChangesRequest) (*Changes, error) {
 	st, err := n.e.store(ctx)
 	if err != nil {
 		return nil, err

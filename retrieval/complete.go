@@ -54,6 +54,10 @@ type Completion struct {
 // must each appear), or the headings of one note. It reads the cached link
 // index and no file, so it answers within a keystroke.
 func (gr *Graph) Complete(ctx context.Context, req CompleteRequest) ([]Completion, error) {
+	return readAs(ctx, gr.e, func(ctx context.Context) ([]Completion, error) { return gr.complete(ctx, req) })
+}
+
+func (gr *Graph) complete(ctx context.Context, req CompleteRequest) ([]Completion, error) {
 	limit := req.Limit
 	if limit <= 0 {
 		limit = 10
@@ -263,6 +267,10 @@ type FollowRequest struct {
 // way the index resolves links (path, then file name from the note's
 // folder, then aliases). No note: gnoerr.NotFound.
 func (gr *Graph) Follow(ctx context.Context, req FollowRequest) (*NoteRef, error) {
+	return readAs(ctx, gr.e, func(ctx context.Context) (*NoteRef, error) { return gr.follow(ctx, req) })
+}
+
+func (gr *Graph) follow(ctx context.Context, req FollowRequest) (*NoteRef, error) {
 	st, err := gr.e.store(ctx)
 	if err != nil {
 		return nil, err

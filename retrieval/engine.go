@@ -129,6 +129,34 @@ func (e *Engine) store(ctx context.Context) (*store.Store, error) {
 	return st, nil
 }
 
+// readAs runs fn in one read snapshot of e's index (store.Read) and
+// returns its value: every store read fn makes with the context it
+// receives sees the same committed state, from before a sync or after it.
+// Each read the front ends reach goes through it (ARCHITECTURE.md, "One
+// rule per question").
+func readAs[T any](ctx context.Context, e *Engine, fn func(ctx context.Context) (T, error)) (T, error) {
+	var v T
+	st, err := e.store(ctx)
+	if err != nil {
+		return v, err
+	}
+	err = st.Read(ctx, func(ctx context.Context) error {
+		v, err = fn(ctx)
+		return err
+	})
+	return v, err
+}
+
+// detach returns ctx without its read snapshot (store.Detach).
+func (e *Engine) detach(ctx context.Context) context.Context {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.st == nil {
+		return ctx
+	}
+	return e.st.Detach(ctx)
+}
+
 // closeStore closes the database (a rebuild moves it aside); the next
 // request opens it again.
 func (e *Engine) closeStore() {

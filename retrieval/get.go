@@ -2,6 +2,7 @@ package retrieval
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path"
 	"path/filepath"
@@ -58,14 +59,24 @@ func (e *Engine) resolve(ctx context.Context, s string) (*store.DocMeta, error) 
 		}
 		m, err = st.DocByPath(ctx, r.Collection, r.Path)
 	}
-	if err == store.ErrNotFound {
-		return nil, gnoerr.New(gnoerr.NotFound, "document not found: %s", s)
+	return m, gone(err, s)
+}
+
+// gone names ref in the NOT_FOUND of a document that vanished
+// (store.ErrNotFound); other errors pass through.
+func gone(err error, ref string) error {
+	if errors.Is(err, store.ErrNotFound) {
+		return gnoerr.New(gnoerr.NotFound, "document not found: %s", ref)
 	}
-	return m, err
+	return err
 }
 
 // Get reads one document, optionally a line range of it.
 func (e *Engine) Get(ctx context.Context, req GetRequest) (*Document, error) {
+	return readAs(ctx, e, func(ctx context.Context) (*Document, error) { return e.get(ctx, req) })
+}
+
+func (e *Engine) get(ctx context.Context, req GetRequest) (*Document, error) {
 	m, err := e.resolve(ctx, req.Ref)
 	if err != nil {
 		return nil, err
@@ -73,7 +84,7 @@ func (e *Engine) Get(ctx context.Context, req GetRequest) (*Document, error) {
 	st, _ := e.store(ctx)
 	content, err := st.Content(ctx, m.ID)
 	if err != nil {
-		return nil, err
+		return nil, gone(err, req.Ref)
 	}
 	cfg := e.Config()
 	d := e.document(cfg, m, content)
@@ -119,6 +130,10 @@ const DefaultMaxBytes = 10240
 // MultiGet reads several documents by refs or by a glob over
 // collection/path; documents over MaxBytes are skipped with a reason.
 func (e *Engine) MultiGet(ctx context.Context, req MultiGetRequest) (*MultiGetResult, error) {
+	return readAs(ctx, e, func(ctx context.Context) (*MultiGetResult, error) { return e.multiGet(ctx, req) })
+}
+
+func (e *Engine) multiGet(ctx context.Context, req MultiGetRequest) (*MultiGetResult, error) {
 	if (len(req.Refs) == 0) == (req.Pattern == "") {
 		return nil, gnoerr.New(gnoerr.InvalidInput, "give either refs or a pattern, not both")
 	}
@@ -149,7 +164,7 @@ func (e *Engine) MultiGet(ctx context.Context, req MultiGetRequest) (*MultiGetRe
 		for _, r := range req.Refs {
 			m, err := e.resolve(ctx, r)
 			if err != nil {
-				out.Skipped = append(out.Skipped, Skipped{Ref: r, Reason: err.Error()})
+				out.Skipped = append(out.Skipped, Skipped{Ref: r, Reason: gnoerr.Public(err)})
 				continue
 			}
 			metas = append(metas, m)
@@ -164,7 +179,7 @@ func (e *Engine) MultiGet(ctx context.Context, req MultiGetRequest) (*MultiGetRe
 		}
 		content, err := st.Content(ctx, m.ID)
 		if err != nil {
-			out.Skipped = append(out.Skipped, Skipped{Ref: names[i], Reason: err.Error()})
+			out.Skipped = append(out.Skipped, Skipped{Ref: names[i], Reason: gnoerr.Public(gone(err, names[i]))})
 			continue
 		}
 		out.Documents = append(out.Documents, *e.document(cfg, m, content))

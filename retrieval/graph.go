@@ -98,6 +98,10 @@ type PathRequest struct {
 // links forwards (or both ways when Undirected), at most MaxDepth links
 // long. No path gives nil and no error.
 func (gr *Graph) Path(ctx context.Context, req PathRequest) (*PathResult, error) {
+	return readAs(ctx, gr.e, func(ctx context.Context) (*PathResult, error) { return gr.path(ctx, req) })
+}
+
+func (gr *Graph) path(ctx context.Context, req PathRequest) (*PathResult, error) {
 	a, err := gr.e.resolve(ctx, req.Source)
 	if err != nil {
 		return nil, err
@@ -160,6 +164,10 @@ type HubsRequest struct {
 // Hubs returns the most central documents by in-degree (documents linking
 // to it, the default), out-degree or PageRank.
 func (gr *Graph) Hubs(ctx context.Context, req HubsRequest) ([]Hub, error) {
+	return readAs(ctx, gr.e, func(ctx context.Context) ([]Hub, error) { return gr.hubs(ctx, req) })
+}
+
+func (gr *Graph) hubs(ctx context.Context, req HubsRequest) ([]Hub, error) {
 	metric, limit := req.Metric, req.Limit
 	if metric == "" {
 		metric = MetricInDegree
@@ -232,6 +240,10 @@ type OrphansRequest struct {
 
 // Orphans returns documents with no resolved link in or out, by path.
 func (gr *Graph) Orphans(ctx context.Context, req OrphansRequest) ([]NoteRef, error) {
+	return readAs(ctx, gr.e, func(ctx context.Context) ([]NoteRef, error) { return gr.orphans(ctx, req) })
+}
+
+func (gr *Graph) orphans(ctx context.Context, req OrphansRequest) ([]NoteRef, error) {
 	limit := req.Limit
 	g, st, err := gr.linkGraph(ctx)
 	if err != nil {
@@ -267,6 +279,10 @@ type GraphStats struct {
 
 // Stats counts links, distinct edges, unresolved links and orphans.
 func (gr *Graph) Stats(ctx context.Context) (*GraphStats, error) {
+	return readAs(ctx, gr.e, func(ctx context.Context) (*GraphStats, error) { return gr.stats(ctx) })
+}
+
+func (gr *Graph) stats(ctx context.Context) (*GraphStats, error) {
 	g, st, err := gr.linkGraph(ctx)
 	if err != nil {
 		return nil, err

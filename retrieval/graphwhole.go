@@ -51,6 +51,10 @@ func (gr *Graph) State(ctx context.Context) (string, error) {
 // and the part's cached PageRank) and shared by every caller until the
 // next write; callers must not change it.
 func (gr *Graph) Whole(ctx context.Context) (*WholeGraph, error) {
+	return readAs(ctx, gr.e, func(ctx context.Context) (*WholeGraph, error) { return gr.readWhole(ctx) })
+}
+
+func (gr *Graph) readWhole(ctx context.Context) (*WholeGraph, error) {
 	st, err := gr.e.store(ctx)
 	if err != nil {
 		return nil, err

@@ -77,6 +77,10 @@ type LinksResult struct {
 // pointing at it (by source path), each with the REF, title and line of
 // the document at the other end.
 func (gr *Graph) Links(ctx context.Context, req LinksRequest) (*LinksResult, error) {
+	return readAs(ctx, gr.e, func(ctx context.Context) (*LinksResult, error) { return gr.links(ctx, req) })
+}
+
+func (gr *Graph) links(ctx context.Context, req LinksRequest) (*LinksResult, error) {
 	e := gr.e
 	dir := strings.ToLower(req.Direction)
 	if dir == "" {
@@ -186,6 +190,10 @@ type NeighboursRequest struct {
 // Neighbours returns up to Limit documents on each side of a document's
 // links (distinct, self excluded), with content cut to ContentChars.
 func (gr *Graph) Neighbours(ctx context.Context, req NeighboursRequest) (*Neighbourhood, error) {
+	return readAs(ctx, gr.e, func(ctx context.Context) (*Neighbourhood, error) { return gr.neighbours(ctx, req) })
+}
+
+func (gr *Graph) neighbours(ctx context.Context, req NeighboursRequest) (*Neighbourhood, error) {
 	e, limit, contentChars := gr.e, req.Limit, req.ContentChars
 	m, err := e.resolve(ctx, req.Ref)
 	if err != nil {

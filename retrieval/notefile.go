@@ -60,6 +60,10 @@ func hashOf(raw []byte) string {
 // Office ...) is opened read-only with its indexed text, since its file
 // is not text.
 func (n *Notes) Open(ctx context.Context, req OpenNoteRequest) (*NoteFile, error) {
+	return readAs(ctx, n.e, func(ctx context.Context) (*NoteFile, error) { return n.open(ctx, req) })
+}
+
+func (n *Notes) open(ctx context.Context, req OpenNoteRequest) (*NoteFile, error) {
 	m, col, abs, err := n.noteTarget(ctx, req.Ref)
 	if err != nil {
 		return nil, err
@@ -70,7 +74,7 @@ func (n *Notes) Open(ctx context.Context, req OpenNoteRequest) (*NoteFile, error
 		st, _ := n.e.store(ctx)
 		content, err := st.Content(ctx, m.ID)
 		if err != nil {
-			return nil, err
+			return nil, gone(err, req.Ref)
 		}
 		f.Body, f.SizeBytes = content, int(m.Size)
 		f.ReadOnly = "converted from " + path.Ext(m.RelPath) + "; gno edits Markdown and text notes only"

@@ -127,6 +127,10 @@ func (p *Packages) Run(ctx context.Context, mode Mode, req PackageSearch) (*Sear
 
 // Get reads one unit by its gno://pkg/ URI or #docid.
 func (p *Packages) Get(ctx context.Context, req GetRequest) (*Document, error) {
+	return readAs(ctx, p.e, func(ctx context.Context) (*Document, error) { return p.get(ctx, req) })
+}
+
+func (p *Packages) get(ctx context.Context, req GetRequest) (*Document, error) {
 	d, err := p.e.Get(ctx, req)
 	if err != nil {
 		return nil, err
@@ -150,6 +154,19 @@ func (p *Packages) Get(ctx context.Context, req GetRequest) (*Document, error) {
 		d.Symbol = &Symbol{Name: u.Symbol, Kind: u.SymbolKind, Signature: u.Signature}
 	}
 	return d, nil
+}
+
+// Snapshot opens one read snapshot of the package index: every read of p
+// made with the returned context sees the same committed state (a Put or
+// Cleanup meanwhile is seen whole or not at all) until end is called. A
+// read that spans several calls (describe, get-doc, list) takes one after
+// any auto-indexing write.
+func (p *Packages) Snapshot(ctx context.Context) (_ context.Context, end func(), err error) {
+	st, err := p.e.store(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	return st.Snapshot(ctx)
 }
 
 // Versions returns the stored versions among keys, by key.

@@ -45,6 +45,10 @@ const (
 // the user's words, expansion, the candidate lists, fusion and reranking,
 // results.
 func (e *Engine) Query(ctx context.Context, req QueryRequest) (*SearchResults, error) {
+	return readAs(ctx, e, func(ctx context.Context) (*SearchResults, error) { return e.query(ctx, req) })
+}
+
+func (e *Engine) query(ctx context.Context, req QueryRequest) (*SearchResults, error) {
 	start := time.Now()
 	r, err := e.newQueryRun(ctx, req)
 	if err != nil {
@@ -62,7 +66,10 @@ func (e *Engine) Query(ctx context.Context, req QueryRequest) (*SearchResults, e
 			warmPanic = recover()
 			close(ready)
 		}()
-		e.models.warm(ctx, r.wantRerank)
+		// The models and the vector graph are shared caches: they load
+		// outside this query's snapshot, beside BM25 rather than queued
+		// on its connection.
+		e.models.warm(e.detach(ctx), r.wantRerank)
 		r.ctx, r.cancel = context.WithTimeout(ctx, r.budget)
 		r.lang, r.embedModel, r.covered = e.models.covers(r.req.Query)
 		if r.covered {

@@ -48,6 +48,10 @@ type RelatedRequest struct {
 // reciprocal rank with its vector neighbours (the mean of its chunk
 // vectors). Without vectors it ranks by links alone.
 func (gr *Graph) Related(ctx context.Context, req RelatedRequest) (*RelatedResult, error) {
+	return readAs(ctx, gr.e, func(ctx context.Context) (*RelatedResult, error) { return gr.related(ctx, req) })
+}
+
+func (gr *Graph) related(ctx context.Context, req RelatedRequest) (*RelatedResult, error) {
 	e, refStr, limit := gr.e, req.Ref, req.Limit
 	if limit <= 0 {
 		limit = 10
@@ -250,6 +254,10 @@ type ResolveRequest struct {
 // similarity with them, for typos; the default) or semantic (embedding
 // similarity, for synonyms; needs vectors).
 func (gr *Graph) Resolve(ctx context.Context, req ResolveRequest) ([]NameMatch, error) {
+	return readAs(ctx, gr.e, func(ctx context.Context) ([]NameMatch, error) { return gr.resolve(ctx, req) })
+}
+
+func (gr *Graph) resolve(ctx context.Context, req ResolveRequest) ([]NameMatch, error) {
 	e, names, strategy, threshold := gr.e, req.Names, req.Strategy, req.Threshold
 	if strategy == "" {
 		strategy = ResolveFuzzy

@@ -84,6 +84,10 @@ type PlannedLink struct {
 // does and lists every link Rename with UpdateLinks would rewrite,
 // changing nothing.
 func (n *Notes) RenamePlan(ctx context.Context, req RenameNoteRequest) (*RenamePlan, error) {
+	return readAs(ctx, n.e, func(ctx context.Context) (*RenamePlan, error) { return n.renamePlan(ctx, req) })
+}
+
+func (n *Notes) renamePlan(ctx context.Context, req RenameNoteRequest) (*RenamePlan, error) {
 	p, err := n.planMove(ctx, req)
 	if err != nil {
 		return nil, err

@@ -79,6 +79,10 @@ func (e *Engine) prepare(ctx context.Context, req *SearchRequest) (store.Filter,
 
 // Search runs a BM25 keyword search.
 func (e *Engine) Search(ctx context.Context, req SearchRequest) (*SearchResults, error) {
+	return readAs(ctx, e, func(ctx context.Context) (*SearchResults, error) { return e.search(ctx, req) })
+}
+
+func (e *Engine) search(ctx context.Context, req SearchRequest) (*SearchResults, error) {
 	start := time.Now()
 	partial := req.Query != "" && !unicode.IsSpace(rune(req.Query[len(req.Query)-1]))
 	f, err := e.prepare(ctx, &req)

@@ -13,6 +13,10 @@ const quickCheckBudget = 300 * time.Millisecond
 
 // Status reports the index's health.
 func (e *Engine) Status(ctx context.Context) (*Status, error) {
+	return readAs(ctx, e, func(ctx context.Context) (*Status, error) { return e.status(ctx) })
+}
+
+func (e *Engine) status(ctx context.Context) (*Status, error) {
 	cfg := e.Config()
 	st, err := e.store(ctx)
 	if err != nil {

@@ -25,6 +25,10 @@ type TaggedRequest struct {
 // Tagged lists the documents carrying any of the tags, by title: what a
 // tag browser opens when a tag is clicked.
 func (n *Notes) Tagged(ctx context.Context, req TaggedRequest) ([]Entry, error) {
+	return readAs(ctx, n.e, func(ctx context.Context) ([]Entry, error) { return n.tagged(ctx, req) })
+}
+
+func (n *Notes) tagged(ctx context.Context, req TaggedRequest) ([]Entry, error) {
 	limit := req.Limit
 	if limit <= 0 {
 		limit = 200

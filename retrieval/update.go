@@ -99,7 +99,7 @@ func (w *Writer) Update(ctx context.Context, opt UpdateOptions) (*UpdateResult, 
 			if ctx.Err() != nil {
 				return nil, err
 			}
-			errs = append(errs, err.Error())
+			errs = append(errs, gnoerr.Public(err))
 			continue
 		}
 		if r.Changed() {
@@ -109,7 +109,7 @@ func (w *Writer) Update(ctx context.Context, opt UpdateOptions) (*UpdateResult, 
 	}
 	if opt.Rebuild {
 		if err := st.RestoreUserTags(ctx, saved.UserTags); err != nil {
-			errs = append(errs, err.Error())
+			errs = append(errs, gnoerr.Public(err))
 		}
 	}
 	// The next vector search brings its graph up to date (vectorIndex

@@ -59,6 +59,14 @@ func (e *Engine) vectorIndex(ctx context.Context, model string) (*vector.Index, 
 	if err != nil {
 		return nil, err
 	}
+	// The version, the counts and the rows below are one state of the
+	// index: an embed committing meanwhile is in the graph and its
+	// version, or in neither.
+	ctx, end, err := st.Snapshot(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer end()
 	writes, err := st.LinkVersion(ctx)
 	if err != nil {
 		return nil, err

@@ -110,6 +110,10 @@ func (e *Engine) allowed(ctx context.Context, f store.Filter) (func(int64) bool,
 // VSearch runs a vector search: embed the query, scan chunk vectors, best
 // chunk per document.
 func (e *Engine) VSearch(ctx context.Context, req SearchRequest) (*SearchResults, error) {
+	return readAs(ctx, e, func(ctx context.Context) (*SearchResults, error) { return e.vsearch(ctx, req) })
+}
+
+func (e *Engine) vsearch(ctx context.Context, req SearchRequest) (*SearchResults, error) {
 	start := time.Now()
 	f, err := e.prepare(ctx, &req)
 	if err != nil {

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -62,6 +63,10 @@ func (s *Server) readResource(ctx context.Context, req mcp.ReadResourceRequest) 
 	} else {
 		var err error
 		if text, err = s.renderDocument(ctx, uri); err != nil {
+			if pub := gnoerr.Public(err); pub != err.Error() {
+				s.log.Info("resource read failed", "uri", uri, "err", err)
+				return nil, errors.New(pub)
+			}
 			return nil, err
 		}
 	}
@@ -102,12 +107,12 @@ func (s *Server) afterListResources(ctx context.Context, _ any, req *mcp.ListRes
 	offset, _ := parseCursor(req.Params.Cursor)
 	e, err := s.engine(ctx)
 	if err != nil {
-		s.logToClient(ctx, mcp.LoggingLevelError, "resources/list: "+err.Error())
+		s.logToClient(ctx, mcp.LoggingLevelError, "resources/list: "+gnoerr.Public(err))
 		return
 	}
 	entries, err := e.List(ctx, "", s.opts.PageSize+1, offset)
 	if err != nil {
-		s.logToClient(ctx, mcp.LoggingLevelError, "resources/list: "+err.Error())
+		s.logToClient(ctx, mcp.LoggingLevelError, "resources/list: "+gnoerr.Public(err))
 		return
 	}
 	more := len(entries) > s.opts.PageSize

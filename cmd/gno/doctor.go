@@ -11,6 +11,7 @@ import (
 	"github.com/gnosearch/gno/inference"
 	"github.com/gnosearch/gno/inference/onnx"
 	"github.com/gnosearch/gno/models"
+	"github.com/gnosearch/gno/retrieval/gnoerr"
 	"github.com/spf13/cobra"
 )
 
@@ -150,13 +151,13 @@ func (a *app) indexChecks(ctx context.Context) []check {
 	}
 	st, err := e.Status(ctx)
 	if err != nil {
-		return []check{{"index", "fail", err.Error()}}
+		return []check{{"index", "fail", gnoerr.Public(err)}}
 	}
 	out := []check{{"index", "ok", fmt.Sprintf("%s: %d collections, %d documents, %d chunks (generation %d)",
 		st.DBPath, len(st.Collections), st.TotalDocuments, st.TotalChunks, st.Generation)}}
 	switch problems, err := e.Check(ctx); {
 	case err != nil:
-		out = append(out, check{"index integrity", "fail", err.Error()})
+		out = append(out, check{"index integrity", "fail", gnoerr.Public(err)})
 	case len(problems) > 0:
 		out = append(out, check{"index integrity", "fail", strings.Join(problems, "; ") + "; rebuild it with `gno update --rebuild`"})
 	default:

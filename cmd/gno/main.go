@@ -173,15 +173,19 @@ func executeOn(ctx context.Context, a *app, root *cobra.Command, args []string, 
 // found, 4 for a held lock, 1 otherwise.
 func report(a *app, err error) int {
 	code := gnoerr.CodeOf(err)
+	msg := gnoerr.Public(err)
 	var ge *gnoerr.Error
 	if a.json {
 		enc := json.NewEncoder(a.stdout)
-		enc.Encode(map[string]any{"error": map[string]string{"code": string(code), "message": err.Error()}})
+		enc.Encode(map[string]any{"error": map[string]string{"code": string(code), "message": msg}})
 	}
 	if errors.As(err, &ge) {
-		fmt.Fprintf(a.stderr, "gno: %s (%s)\n", err, code)
+		fmt.Fprintf(a.stderr, "gno: %s (%s)\n", msg, code)
 	} else {
-		fmt.Fprintf(a.stderr, "gno: %s\n", err)
+		fmt.Fprintf(a.stderr, "gno: %s\n", msg)
+	}
+	if a.verbose && msg != err.Error() {
+		fmt.Fprintf(a.stderr, "gno: detail: %v\n", err)
 	}
 	switch code {
 	case gnoerr.InvalidInput, gnoerr.InvalidPath:

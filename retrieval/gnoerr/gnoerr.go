@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 )
 
 // Code is one of the spec's machine-readable error codes.
@@ -89,12 +90,41 @@ type Body struct {
 	Error Detail `json:"error"`
 }
 
-// BodyOf is err's Body. A cancelled or timed-out context is a Runtime
-// failure whatever the code of the error it cut short.
+// BodyOf is err's Body, its message Public. A cancelled or timed-out
+// context is a Runtime failure whatever the code of the error it cut
+// short.
 func BodyOf(err error) Body {
 	code := CodeOf(err)
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		code = Runtime
 	}
-	return Body{Error: Detail{Code: code, Message: err.Error()}}
+	return Body{Error: Detail{Code: code, Message: Public(err)}}
+}
+
+// hidden is the test HideText registered.
+var hidden atomic.Pointer[func(error) bool]
+
+// HideText registers the test for errors whose text is a component's own
+// and means nothing to a user (the index database's: retrieval/store
+// registers it when linked), so that Public never shows it.
+func HideText(f func(error) bool) { hidden.Store(&f) }
+
+// Internal is what a user or an agent reads of an error whose text is
+// hidden: what to do, the detail going to the log.
+const Internal = "internal error in the index database (the detail is logged: run the command with -v, or see the server's log)"
+
+// Public is err's message as a user or an agent may read it: its text,
+// unless that carries a component's own text (HideText), in which case the
+// message of the outermost Error in its chain, if any, followed by
+// Internal, else Internal alone. Front ends print Public(err), and log
+// err itself.
+func Public(err error) string {
+	if f := hidden.Load(); f == nil || !(*f)(err) {
+		return err.Error()
+	}
+	var e *Error
+	if errors.As(err, &e) && e.Msg != "" {
+		return e.Msg + " (" + Internal + ")"
+	}
+	return Internal
 }

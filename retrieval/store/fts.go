@@ -25,8 +25,12 @@ type ChunkHit struct {
 const bm25Weights = "2.0, 1.5, 1.0"
 
 // SearchFTS returns the best chunk of each of the top documents matching q
-// under f, ordered by BM25.
+// under f, ordered by BM25, all its passes in one snapshot.
 func (s *Store) SearchFTS(ctx context.Context, q query.Keywords, f Filter, limit int) ([]ChunkHit, error) {
+	return readIn(ctx, s, func(ctx context.Context) ([]ChunkHit, error) { return s.searchFTS(ctx, q, f, limit) })
+}
+
+func (s *Store) searchFTS(ctx context.Context, q query.Keywords, f Filter, limit int) ([]ChunkHit, error) {
 	var hits []ChunkHit
 	where, args := f.where()
 	// The segmented index holds every word of the chunks with unspaced

@@ -82,6 +82,10 @@ func (s *Store) LinkVersion(ctx context.Context) (string, error) {
 // linkIndex returns the resolved links of the committed index, rebuilt
 // when a write has committed since the last call.
 func (s *Store) linkIndex(ctx context.Context) (*linkIndex, error) {
+	return readIn(ctx, s, s.cachedLinks)
+}
+
+func (s *Store) cachedLinks(ctx context.Context) (*linkIndex, error) {
 	writes, err := s.LinkVersion(ctx)
 	if err != nil {
 		return nil, err

@@ -130,8 +130,13 @@ func scanPkgVersion(sc interface{ Scan(...any) error }, extra ...any) (*PkgVersi
 	return v, nil
 }
 
-// PkgVersions returns the stored versions among keys, by key.
+// PkgVersions returns the stored versions among keys, by key, in one
+// snapshot.
 func (s *Store) PkgVersions(ctx context.Context, keys []string) (map[string]*PkgVersion, error) {
+	return readIn(ctx, s, func(ctx context.Context) (map[string]*PkgVersion, error) { return s.pkgVersions(ctx, keys) })
+}
+
+func (s *Store) pkgVersions(ctx context.Context, keys []string) (map[string]*PkgVersion, error) {
 	out := map[string]*PkgVersion{}
 	for len(keys) > 0 {
 		n := min(len(keys), 500)

@@ -34,12 +34,9 @@ import (
 // any other term completes it (each document keeps its best chunk of the
 // two passes). A search that cannot be proven so (fewer than k documents)
 // runs in full. TestPrunedSearchExact compares every outcome with the full
-// search. The counts and the passes are separate statements, so a sync
-// committing between them is seen by some and not others, and that one
-// answer may mix the states before and after it (every score still the
-// one FTS5 gave); the next search sees one state. A transaction across
-// them is not used because the store's BEGIN is IMMEDIATE (Open's
-// _txlock): it would take the write lock and hold up syncs.
+// search. The counts and the passes are separate statements; SearchFTS
+// runs them in one read snapshot (Read, a deferred BEGIN that holds up no
+// sync), so a sync committing meanwhile is seen by none of them.
 
 // bm25K1 is FTS5's k1 (fts5_aux.c); a phrase adds at most idf·(k1+1).
 const bm25K1 = 1.2

@@ -152,8 +152,13 @@ func scanMeta(sc interface{ Scan(...any) error }) (*DocMeta, error) {
 	return m, err
 }
 
-// Docs reads the metadata of documents by id.
+// Docs reads the metadata of documents by id, with their tags, in one
+// snapshot.
 func (s *Store) Docs(ctx context.Context, ids []int64) (map[int64]*DocMeta, error) {
+	return readIn(ctx, s, func(ctx context.Context) (map[int64]*DocMeta, error) { return s.docs(ctx, ids) })
+}
+
+func (s *Store) docs(ctx context.Context, ids []int64) (map[int64]*DocMeta, error) {
 	out := map[int64]*DocMeta{}
 	if len(ids) == 0 {
 		return out, nil
@@ -209,6 +214,10 @@ var ErrNotFound = errors.New("document not found")
 
 // DocByPath finds a document by collection and relative path.
 func (s *Store) DocByPath(ctx context.Context, collection, rel string) (*DocMeta, error) {
+	return readIn(ctx, s, func(ctx context.Context) (*DocMeta, error) { return s.docByPath(ctx, collection, rel) })
+}
+
+func (s *Store) docByPath(ctx context.Context, collection, rel string) (*DocMeta, error) {
 	m, err := scanMeta(s.db.QueryRowContext(ctx, "SELECT "+metaCols+" FROM documents WHERE collection = ? AND rel_path = ?", collection, rel))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, ErrNotFound
@@ -221,6 +230,10 @@ func (s *Store) DocByPath(ctx context.Context, collection, rel string) (*DocMeta
 
 // DocByHashPrefix finds a document whose content hash starts with prefix.
 func (s *Store) DocByHashPrefix(ctx context.Context, prefix string) (*DocMeta, error) {
+	return readIn(ctx, s, func(ctx context.Context) (*DocMeta, error) { return s.docByHashPrefix(ctx, prefix) })
+}
+
+func (s *Store) docByHashPrefix(ctx context.Context, prefix string) (*DocMeta, error) {
 	m, err := scanMeta(s.db.QueryRowContext(ctx, "SELECT "+metaCols+" FROM documents WHERE hash >= ? AND hash < ? ORDER BY collection, rel_path LIMIT 1", prefix, prefix+"g"))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, ErrNotFound
@@ -231,10 +244,15 @@ func (s *Store) DocByHashPrefix(ctx context.Context, prefix string) (*DocMeta, e
 	return m, s.fillTags(ctx, map[int64]*DocMeta{m.ID: m})
 }
 
-// Content reads a document's normalised text.
+// Content reads a document's normalised text; ErrNotFound when it is
+// gone.
 func (s *Store) Content(ctx context.Context, id int64) (string, error) {
 	var c string
-	if err := s.db.QueryRowContext(ctx, "SELECT content FROM contents WHERE doc_id = ?", id).Scan(&c); err != nil {
+	err := s.db.QueryRowContext(ctx, "SELECT content FROM contents WHERE doc_id = ?", id).Scan(&c)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", ErrNotFound
+	}
+	if err != nil {
 		return "", fmt.Errorf("read document %d: %w", id, err)
 	}
 	return c, nil

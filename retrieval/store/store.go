@@ -30,7 +30,7 @@ const schemaVersion = 5
 
 // Store is an open index database. It is safe for concurrent use.
 type Store struct {
-	db    *sql.DB
+	db    *pool
 	path  string
 	links linkCache
 	prune pruneStats
@@ -121,15 +121,27 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		q.Add("_pragma", p)
 	}
 	q.Set("_txlock", "immediate")
-	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+	dsn := "file:" + path + "?" + q.Encode()
+	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("open index %s: %w", path, err)
 	}
 	db.SetMaxOpenConns(4)
 	db.SetMaxIdleConns(4)
-	s := &Store{db: db, path: path}
-	if err := s.migrate(ctx); err != nil {
+	// Read snapshots take their connections from a pool of their own,
+	// unbounded: a snapshot holds its connection while its reader waits
+	// (for a model loading, a cache's lock), and the one it waits for may
+	// need a connection of the bounded pool; sharing that pool, four such
+	// readers would deadlock a loaded daemon (snapshot.go).
+	snaps, err := sql.Open("sqlite", dsn)
+	if err != nil {
 		db.Close()
+		return nil, fmt.Errorf("open index %s: %w", path, err)
+	}
+	snaps.SetMaxIdleConns(4)
+	s := &Store{db: &pool{DB: db, snaps: snaps}, path: path}
+	if err := s.migrate(ctx); err != nil {
+		s.db.Close()
 		return nil, fmt.Errorf("open index %s: %w", path, err)
 	}
 	return s, nil

@@ -101,6 +101,9 @@ func (b *Batch) exec(ctx context.Context, query string, args ...any) (sql.Result
 
 // Begin starts a write batch for sync generation gen.
 func (s *Store) Begin(ctx context.Context, gen int64) (*Batch, error) {
+	if s.db.tx(ctx) != nil {
+		return nil, errWriteInRead
+	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, fmt.Errorf("begin write: %w", err)

@@ -197,7 +197,7 @@ func (w *worker) sync(ctx context.Context, changes []watch.Change) {
 		w.lastSync = time.Now()
 		w.lastWhat, w.lastErr = summary(res), ""
 		if err != nil && ctx.Err() == nil {
-			w.lastErr = err.Error()
+			w.lastErr = gnoerr.Public(err)
 		}
 		if changed(res) {
 			w.needWarm = true

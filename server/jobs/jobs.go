@@ -177,7 +177,7 @@ func (j *Runner) finish(e *Entry, res any, err error) {
 		e.job.Error = &gnoerr.Detail{Code: gnoerr.Runtime, Message: "cancelled: the server is shutting down"}
 	default:
 		e.job.Status = Failed
-		e.job.Error = &gnoerr.Detail{Code: gnoerr.CodeOf(err), Message: err.Error()}
+		e.job.Error = &gnoerr.Detail{Code: gnoerr.CodeOf(err), Message: gnoerr.Public(err)}
 	}
 	if j.active == e.job.ID {
 		j.active = ""

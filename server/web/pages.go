@@ -101,7 +101,10 @@ func (a *App) render(w http.ResponseWriter, r *http.Request, name string, status
 }
 
 func (a *App) fail(w http.ResponseWriter, r *http.Request, name string, p page, err error) {
-	p.Err = err.Error()
+	p.Err = gnoerr.Public(err)
+	if p.Err != err.Error() {
+		a.log.Error("page failed", "page", name, "err", err)
+	}
 	a.render(w, r, name, statusOf(err), p)
 }
 
@@ -172,7 +175,7 @@ func (a *App) searchPage(w http.ResponseWriter, r *http.Request) {
 	if f.Q == "" {
 		if f.Tags != "" {
 			if err := a.tagged(r.Context(), f, view); err != nil {
-				p.Err = err.Error()
+				p.Err = gnoerr.Public(err)
 				show(statusOf(err))
 				return
 			}
@@ -185,7 +188,7 @@ func (a *App) searchPage(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	res, err := a.search(r.Context(), f)
 	if err != nil {
-		p.Err = err.Error()
+		p.Err = gnoerr.Public(err)
 		show(statusOf(err))
 		return
 	}
@@ -340,7 +343,7 @@ func (a *App) docPage(w http.ResponseWriter, r *http.Request) {
 		view.Graph = true
 		out, in, err := a.opts.Links.Links(r.Context(), d.DocID)
 		if err != nil {
-			view.GraphErr = err.Error()
+			view.GraphErr = gnoerr.Public(err)
 		}
 		view.Outgoing, view.Incoming = out, in
 	}

@@ -1,0 +1,57 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	"github.com/gnosearch/gno/retrieval/gnoerr"
+)
+
+func TestDatabaseErrorsHidden(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(ctx, filepath.Join(t.TempDir(), "index.sqlite"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var x int
+	driverErr := s.db.QueryRowContext(ctx, "SELECT nope FROM nowhere").Scan(&x)
+	noRows := s.db.QueryRowContext(ctx, "SELECT 1 WHERE 0").Scan(&x)
+	scanErr := s.db.QueryRowContext(ctx, "SELECT 'text'").Scan(&x)
+	if driverErr == nil || noRows == nil || scanErr == nil {
+		t.Fatalf("want three errors: %v, %v, %v", driverErr, noRows, scanErr)
+	}
+	for _, tc := range []struct {
+		err    error
+		hidden bool
+	}{
+		{fmt.Errorf("read document 4: %w", driverErr), true},
+		{fmt.Errorf("read document 4: %w", noRows), true},
+		{fmt.Errorf("read: %w", scanErr), true},
+		{gnoerr.Wrap(gnoerr.Unavailable, driverErr, "index x is damaged; rebuild it"), true},
+		{errors.New("sql: database is closed"), true},
+		{gnoerr.New(gnoerr.InvalidInput, "bad query \"mysql: tuning\""), false},
+		{errors.New("open /notes/a.md: permission denied"), false},
+	} {
+		if got := IsDatabaseError(tc.err); got != tc.hidden {
+			t.Errorf("IsDatabaseError(%v) = %v", tc.err, got)
+		}
+		pub := gnoerr.Public(tc.err)
+		if tc.hidden && (pub == tc.err.Error() || dbText.MatchString(pub)) {
+			t.Errorf("Public(%v) = %q shows the database's text", tc.err, pub)
+		}
+		if !tc.hidden && pub != tc.err.Error() {
+			t.Errorf("Public(%v) = %q, want the error's own text", tc.err, pub)
+		}
+	}
+	if got := gnoerr.Public(gnoerr.Wrap(gnoerr.Unavailable, driverErr, "index x is damaged; rebuild it")); got != "index x is damaged; rebuild it ("+gnoerr.Internal+")" {
+		t.Errorf("a wrapped database error keeps the wrapper's message: %q", got)
+	}
+	if errors.Is(noRows, sql.ErrNoRows) && gnoerr.BodyOf(noRows).Error.Message != gnoerr.Internal {
+		t.Errorf("BodyOf shows %q", gnoerr.BodyOf(noRows).Error.Message)
+	}
+}
