@@ -125,7 +125,7 @@ func TestExactSymbolLookup(t *testing.T) {
 		"requiredOption":                           "Command.requiredOption",
 		"program.requiredOption()":                 "Command.requiredOption",
 		"anyhow::Context":                          "Context",
-		"click.pass_context":                       "click.decorators.pass_context",
+		"click.pass_context":                       "click.pass_context",
 	} {
 		for _, mode := range []string{ModeSearch, ModeFast} {
 			res, err := x.Search(ctx, SearchRequest{Query: q, Projects: []string{dir}, Mode: mode, Limit: 5})

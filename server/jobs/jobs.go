@@ -131,9 +131,6 @@ func (j *Runner) Start(kind string, cols []string, w *retrieval.Writer, fn func(
 	j.mu.Unlock()
 	j.log.Info("job started", "job", e.job.ID, "type", kind, "collections", cols)
 	j.wg.Go(func() {
-		if w != nil { // nil: fn takes the lock itself (embed)
-			defer w.Close()
-		}
 		var res any
 		var err error
 		func() {
@@ -144,6 +141,12 @@ func (j *Runner) Start(kind string, cols []string, w *retrieval.Writer, fn func(
 			}()
 			res, err = fn(j.ctx, func(p ingest.Progress) { j.progress(e, p) })
 		}()
+		// The lock goes before the job is reported finished: a client
+		// that sees "completed" and starts the next write at once must
+		// find the index free (TestJobs lost that race under load).
+		if w != nil { // nil: fn takes the lock itself (embed)
+			w.Close()
+		}
 		j.finish(e, res, err)
 	})
 	return e
