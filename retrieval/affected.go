@@ -74,6 +74,10 @@ type Affected struct {
 // globs, the explicit form) or links to one (the implicit form), with why
 // and, within the budget, its content.
 func (n *Notes) Affected(ctx context.Context, req AffectedRequest) (*Affected, error) {
+	return readAs(ctx, n.e, func(ctx context.Context) (*Affected, error) { return n.affected(ctx, req) })
+}
+
+func (n *Notes) affected(ctx context.Context, req AffectedRequest) (*Affected, error) {
 	cs, err := n.changed(ctx, req.Base, req.Since, req.Collection)
 	if err != nil {
 		return nil, err

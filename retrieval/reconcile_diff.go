@@ -92,6 +92,10 @@ type DiffResult struct {
 // governing notes in full (SpecChanges) and the parent note. For a
 // document that governs nothing, it is the document's own diff.
 func (n *Notes) Diff(ctx context.Context, req DiffRequest) (*DiffResult, error) {
+	return readAs(ctx, n.e, func(ctx context.Context) (*DiffResult, error) { return n.diff(ctx, req) })
+}
+
+func (n *Notes) diff(ctx context.Context, req DiffRequest) (*DiffResult, error) {
 	cursor, err := checkCursor(req.Cursor)
 	if err != nil {
 		return nil, err

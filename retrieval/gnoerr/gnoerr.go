@@ -122,9 +122,24 @@ func Public(err error) string {
 	if f := hidden.Load(); f == nil || !(*f)(err) {
 		return err.Error()
 	}
+	why := Internal
+	if f := explained.Load(); f != nil {
+		if x := (*f)(err); x != "" {
+			why = x
+		}
+	}
 	var e *Error
 	if errors.As(err, &e) && e.Msg != "" {
-		return e.Msg + " (" + Internal + ")"
+		return e.Msg + " (" + why + ")"
 	}
-	return Internal
+	return why
 }
+
+// explained is the function ExplainText registered.
+var explained atomic.Pointer[func(error) string]
+
+// ExplainText registers what a hidden error means in a user's words when
+// its cause is one a user can act on (a full disk, a read-only folder, a
+// damaged file): Public says that instead of Internal. It returns "" for
+// any other error.
+func ExplainText(f func(error) string) { explained.Store(&f) }

@@ -12,12 +12,70 @@ import (
 
 // No database text reaches a user or an agent: the front ends print
 // gnoerr.Public, which hides the errors IsDatabaseError recognises.
-func init() { gnoerr.HideText(IsDatabaseError) }
+func init() {
+	gnoerr.HideText(IsDatabaseError)
+	gnoerr.ExplainText(Explain)
+}
+
+// SQLite's primary result codes a user can act on (sqlite3.h).
+const (
+	sqliteBusy     = 5
+	sqliteLocked   = 6
+	sqliteReadOnly = 8
+	sqliteIOErr    = 10
+	sqliteCorrupt  = 11
+	sqliteFull     = 13
+	sqliteCantOpen = 14
+	sqliteNotADB   = 26
+)
+
+// Explain says in a user's words what a database error means when its
+// cause is the disk, the folder's permissions, a damaged file or another
+// process: the user can act on those. Other database errors give "" (the
+// front ends then say only that it is internal, and log the detail).
+func Explain(err error) string {
+	code := 0
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		code = se.Code() & 0xff
+	} else if err != nil {
+		for c, re := range explainText {
+			if re.MatchString(err.Error()) {
+				code = c
+				break
+			}
+		}
+	}
+	switch code {
+	case sqliteFull:
+		return "the disk holding the index is full: nothing was written; free some space and run it again"
+	case sqliteReadOnly:
+		return "the index is read-only: its folder or database file cannot be written"
+	case sqliteCantOpen:
+		return "the index database cannot be opened: check that its folder exists and can be read and written"
+	case sqliteCorrupt, sqliteNotADB:
+		return "the index database is damaged: run gno doctor"
+	case sqliteBusy, sqliteLocked:
+		return "the index is busy in another process: try again"
+	case sqliteIOErr:
+		return "a disk error while reading or writing the index"
+	}
+	return ""
+}
+
+// explainText recognises the same causes by the driver's text, for errors
+// that reach here as text only.
+var explainText = map[int]*regexp.Regexp{
+	sqliteFull:     regexp.MustCompile(`database or disk is full|SQLITE_FULL`),
+	sqliteReadOnly: regexp.MustCompile(`readonly database|SQLITE_READONLY`),
+	sqliteCorrupt:  regexp.MustCompile(`database disk image is malformed|file is not a database|SQLITE_CORRUPT|SQLITE_NOTADB`),
+	sqliteBusy:     regexp.MustCompile(`database is locked|SQLITE_BUSY|SQLITE_LOCKED`),
+}
 
 // dbText matches the messages database/sql and the SQLite driver make
 // without a type to recognise them by ("sql: Scan error ...", "SQL logic
 // error", "database is locked (5) (SQLITE_BUSY)").
-var dbText = regexp.MustCompile(`(^|[^A-Za-z])sql: |SQL logic error|SQLITE_|database is locked|database disk image is malformed|no such (table|column)`)
+var dbText = regexp.MustCompile(`(^|[^A-Za-z])sql: |SQL logic error|SQLITE_|database is locked|database disk image is malformed|database or disk is full|readonly database|file is not a database|no such (table|column)`)
 
 // IsDatabaseError reports whether err carries the database's own text:
 // an error of database/sql or of the SQLite driver, however wrapped.

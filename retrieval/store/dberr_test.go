@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/gnosearch/gno/retrieval/gnoerr"
@@ -53,5 +54,28 @@ func TestDatabaseErrorsHidden(t *testing.T) {
 	}
 	if errors.Is(noRows, sql.ErrNoRows) && gnoerr.BodyOf(noRows).Error.Message != gnoerr.Internal {
 		t.Errorf("BodyOf shows %q", gnoerr.BodyOf(noRows).Error.Message)
+	}
+}
+
+// TestExplain: the causes a user can act on are said in a user's words,
+// whether the driver's error is typed or only text; others stay internal.
+func TestExplain(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want string
+	}{
+		{errors.New("commit: database or disk is full (13)"), "disk holding the index is full"},
+		{errors.New("attempt to write a readonly database (8)"), "read-only"},
+		{errors.New("database disk image is malformed (11)"), "damaged"},
+		{errors.New("database is locked (5) (SQLITE_BUSY)"), "busy"},
+		{errors.New("sql: no rows in result set"), ""},
+	} {
+		got := Explain(tc.err)
+		if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
+			t.Errorf("Explain(%q) = %q, want it to say %q", tc.err, got, tc.want)
+		}
+		if pub := gnoerr.Public(fmt.Errorf("write batch: %w", tc.err)); strings.Contains(pub, "(13)") || strings.Contains(pub, "SQLITE") {
+			t.Errorf("Public(%q) = %q shows the driver's text", tc.err, pub)
+		}
 	}
 }
