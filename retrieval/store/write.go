@@ -24,21 +24,49 @@ type DocState struct {
 // DocStates returns the indexed state of every document of a collection,
 // keyed by relative path.
 func (s *Store) DocStates(ctx context.Context, collection string) (map[string]DocState, error) {
-	rows, err := s.db.QueryContext(ctx, "SELECT id, rel_path, hash, size, mtime_ns FROM documents WHERE collection = ?", collection)
+	out := map[string]DocState{}
+	err := s.docStates(ctx, out, "SELECT id, rel_path, hash, size, mtime_ns FROM documents WHERE collection = ?", collection)
+	return out, err
+}
+
+// DocStatesOf is DocStates limited to the documents at rels: a sync of a
+// few named files (the watcher's) reads their rows by the (collection,
+// rel_path) index instead of the whole collection's.
+func (s *Store) DocStatesOf(ctx context.Context, collection string, rels []string) (map[string]DocState, error) {
+	out := map[string]DocState{}
+	for len(rels) > 0 {
+		part := rels[:min(len(rels), 500)]
+		rels = rels[len(part):]
+		args := []any{collection}
+		for _, r := range part {
+			args = append(args, r)
+		}
+		q := "SELECT id, rel_path, hash, size, mtime_ns FROM documents WHERE collection = ? AND rel_path IN (" + placeholders(len(part)) + ")"
+		if err := s.docStates(ctx, out, q, args...); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func (s *Store) docStates(ctx context.Context, out map[string]DocState, q string, args ...any) error {
+	rows, err := s.db.QueryContext(ctx, q, args...)
 	if err != nil {
-		return nil, fmt.Errorf("read documents of %s: %w", collection, err)
+		return fmt.Errorf("read documents of %s: %w", args[0], err)
 	}
 	defer rows.Close()
-	out := map[string]DocState{}
 	for rows.Next() {
 		var st DocState
 		var rel string
 		if err := rows.Scan(&st.ID, &rel, &st.Hash, &st.Size, &st.MtimeNS); err != nil {
-			return nil, err
+			return fmt.Errorf("read documents of %s: %w", args[0], err)
 		}
 		out[rel] = st
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("read documents of %s: %w", args[0], err)
+	}
+	return nil
 }
 
 // Document is a converted source file ready to index.
