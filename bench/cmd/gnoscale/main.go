@@ -65,8 +65,12 @@ type Size struct {
 	MCP          latency.Summary `json:"mcpSearchWarm"`
 	DaemonRSS    int64           `json:"daemonRss"`
 	DaemonHWM    int64           `json:"daemonPeakRss"`
+	GraphRSS     int64           `json:"daemonRssAfterGraph"`
 	StatusMS     float64         `json:"statusMs"`
+	StatusCPU    float64         `json:"statusCpuMs"`
 	LsMS         float64         `json:"lsMs"`
+	LsCPU        float64         `json:"lsCpuMs"`
+	CleanupCPU   float64         `json:"cleanupCpuMs"`
 	GraphMS      float64         `json:"graphSceneMs"`
 	GraphBytes   int64           `json:"graphSceneBytes"`
 	CleanupMS    float64         `json:"cleanupMs"`
@@ -260,12 +264,12 @@ func runSize(ctx context.Context, bin, data string, n int, voc *corpus.Vocab, nq
 	if r, err := g.Run(ctx, "status", "--json"); err != nil {
 		na("status", err)
 	} else {
-		s.StatusMS = ms(r.Wall)
+		s.StatusMS, s.StatusCPU = ms(r.Wall), ms(r.CPU)
 	}
 	if r, err := g.Run(ctx, "ls"); err != nil {
 		na("ls", err)
 	} else {
-		s.LsMS = ms(r.Wall)
+		s.LsMS, s.LsCPU = ms(r.Wall), ms(r.CPU)
 	}
 	log.Printf("%d: daemon", n)
 	if _, err := g.Run(ctx, "daemon", "--detach"); err != nil {
@@ -279,10 +283,11 @@ func runSize(ctx context.Context, bin, data string, n int, voc *corpus.Vocab, nq
 		if s.DFast, _, err = oneShot("query", "--fast", "-n", "10", "--json"); err != nil {
 			na("query --fast through the daemon", err)
 		}
+		s.DaemonRSS, _ = daemonRSS(home)
 		if err := graphScene(ctx, home, s); err != nil {
 			na("graph scene", err)
 		}
-		s.DaemonRSS, s.DaemonHWM = daemonRSS(home)
+		s.GraphRSS, s.DaemonHWM = daemonRSS(home)
 		if _, err := g.Run(ctx, "daemon", "stop"); err != nil {
 			na("daemon stop", err)
 		}
@@ -309,7 +314,7 @@ func runSize(ctx context.Context, bin, data string, n int, voc *corpus.Vocab, nq
 	if r, err := g.Run(ctx, "cleanup"); err != nil {
 		na("cleanup", err)
 	} else {
-		s.CleanupMS = ms(r.Wall)
+		s.CleanupMS, s.CleanupCPU = ms(r.Wall), ms(r.CPU)
 		s.IndexAfterCl = g.DataBytes()
 	}
 	s.LoadEnd = loadAverage()
@@ -486,17 +491,18 @@ func section(all []*Size, png, out string) string {
 	fmt.Fprintf(&b, "\n## Scale curve (`make bench-scale`), %s\n\n", time.Now().UTC().Format("2006-01-02 15:04 UTC"))
 	fmt.Fprintf(&b, "Machine: %s, %d cores, %s. Command: `%s`. BM25 only (no vectors). ", cpuName(), runtime.NumCPU(), runtime.Version(), strings.Join(os.Args, " "))
 	b.WriteString("Whole-process wall times in ms unless marked; CPU = user+system of the process, the figure to compare on a busy machine; load = 1-minute load average at the start and end of each size (the machine is shared).\n\n")
-	b.WriteString("| docs | text MB | load | first update wall s / CPU s / peak RSS MB | index MB (× text) | unchanged update wall / CPU | one changed file wall / CPU | search one-shot p50 / p95 (CPU p50) | query --fast one-shot p50 / p95 | search daemon p50 / p95 | query --fast daemon p50 / p95 | MCP gno_search warm p50 / p95 | daemon RSS MB (peak) | status | ls | graph scene (KB) | cleanup s |\n")
+	b.WriteString("| docs | text MB | load | first update wall s / CPU s / peak RSS MB | index MB (× text) | unchanged update wall / CPU | one changed file wall / CPU | search one-shot p50 / p95 (CPU p50) | query --fast one-shot p50 / p95 | search daemon p50 / p95 | query --fast daemon p50 / p95 | MCP gno_search warm p50 / p95 | daemon RSS MB after searches / after graph (peak) | status wall / CPU | ls wall / CPU | graph scene (KB) | cleanup wall s / CPU s |\n")
 	b.WriteString("|" + strings.Repeat(" --- |", 18) + "\n")
 	for _, s := range all {
-		fmt.Fprintf(&b, "| %d | %.0f | %.1f–%.1f | %.1f / %.1f / %.0f | %.0f (%.2f×) | %.0f / %.0f | %.0f / %.0f | %.1f / %.1f (%.0f) | %.1f / %.1f | %.1f / %.1f | %.1f / %.1f | %.1f / %.1f | %.0f (%.0f) | %.0f | %.0f | %.0f (%.0f) | %.1f |\n",
+		fmt.Fprintf(&b, "| %d | %.0f | %.1f–%.1f | %.1f / %.1f / %.0f | %.0f (%.2f×) | %.0f / %.0f | %.0f / %.0f | %.1f / %.1f (%.0f) | %.1f / %.1f | %.1f / %.1f | %.1f / %.1f | %.1f / %.1f | %.0f / %.0f (%.0f) | %.0f / %.0f | %.0f / %.0f | %.0f (%.0f) | %.1f / %.1f |\n",
 			s.Docs, float64(s.TextBytes)/1e6, s.LoadStart, s.LoadEnd,
 			s.FirstWallMS/1000, s.FirstCPUMS/1000, float64(s.FirstRSS)/1e6,
 			float64(s.IndexBytes)/1e6, float64(s.IndexBytes)/float64(max(s.TextBytes, 1)),
 			s.UnchangedMS, s.UnchangedCPU, s.OneMS, s.OneCPU,
 			s.Search.P50, s.Search.P95, s.SearchCPU, s.Fast.P50, s.Fast.P95,
 			s.DSearch.P50, s.DSearch.P95, s.DFast.P50, s.DFast.P95, s.MCP.P50, s.MCP.P95,
-			float64(s.DaemonRSS)/1e6, float64(s.DaemonHWM)/1e6, s.StatusMS, s.LsMS, s.GraphMS, float64(s.GraphBytes)/1e3, s.CleanupMS/1000)
+			float64(s.DaemonRSS)/1e6, float64(s.GraphRSS)/1e6, float64(s.DaemonHWM)/1e6, s.StatusMS, s.StatusCPU, s.LsMS, s.LsCPU,
+			s.GraphMS, float64(s.GraphBytes)/1e3, s.CleanupMS/1000, s.CleanupCPU/1000)
 	}
 	for _, s := range all {
 		for _, na := range s.NA {
