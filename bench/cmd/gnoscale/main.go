@@ -89,6 +89,7 @@ func main() {
 	png := flag.String("plot", "bench/results/scale.png", "log-log plot")
 	reuse := flag.Bool("reuse", false, "keep an index of an earlier run and skip its first update")
 	genOnly := flag.Bool("gen-only", false, "generate the corpora and stop")
+	printQueries := flag.Bool("print-queries", false, "print each size's timed queries, one a line, and stop")
 	flag.Parse()
 	ctx := context.Background()
 	log.SetFlags(log.Ltime)
@@ -105,6 +106,14 @@ func main() {
 			log.Fatal(err)
 		}
 		ns = append(ns, n)
+	}
+	if *printQueries {
+		for _, n := range ns {
+			for _, q := range corpus.Queries(options(n, voc), *nq) {
+				fmt.Println(q.Text)
+			}
+		}
+		return
 	}
 	if *genOnly {
 		for _, n := range ns {
