@@ -89,6 +89,7 @@ func main() {
 	png := flag.String("plot", "bench/results/scale.png", "log-log plot")
 	reuse := flag.Bool("reuse", false, "keep an index of an earlier run and skip its first update")
 	genOnly := flag.Bool("gen-only", false, "generate the corpora and stop")
+	reportOnly := flag.Bool("report-only", false, "write the table and plot of -json's figures without running anything")
 	printQueries := flag.Bool("print-queries", false, "print each size's timed queries, one a line, and stop")
 	flag.Parse()
 	ctx := context.Background()
@@ -124,7 +125,9 @@ func main() {
 		return
 	}
 	bin := *gno
-	if bin == "" {
+	if *reportOnly {
+		ns = nil
+	} else if bin == "" {
 		bin = filepath.Join(*data, "gno")
 		log.Printf("build %s", bin)
 		if b, err := exec.Command("go", "build", "-o", bin, "./cmd/gno").CombinedOutput(); err != nil {
