@@ -10,27 +10,28 @@ import (
 )
 
 // plotScale draws each cost against the number of documents, log-log, so a
-// linear cost is a line of slope 1 and a flat one a horizontal line.
+// linear cost is a line of slope 1 and a flat one a horizontal line. A
+// whole process is drawn by its CPU time, which a shared machine's load
+// barely moves; round trips to the daemon and MCP by their wall time.
 func plotScale(path string, all []*Size) error {
 	series := []struct {
 		name string
 		get  func(*Size) float64
 	}{
-		{"first update (s)", func(s *Size) float64 { return s.FirstWallMS / 1000 }},
-		{"unchanged update (ms)", func(s *Size) float64 { return s.UnchangedMS }},
-		{"one changed file (ms)", func(s *Size) float64 { return s.OneMS }},
-		{"search one-shot p50 (ms)", func(s *Size) float64 { return s.Search.P50 }},
-		{"search daemon p50 (ms)", func(s *Size) float64 { return s.DSearch.P50 }},
-		{"query --fast daemon p50 (ms)", func(s *Size) float64 { return s.DFast.P50 }},
-		{"MCP gno_search p50 (ms)", func(s *Size) float64 { return s.MCP.P50 }},
+		{"first update CPU (s)", func(s *Size) float64 { return s.FirstCPUMS / 1000 }},
+		{"unchanged update CPU (ms)", func(s *Size) float64 { return s.UnchangedCPU }},
+		{"one changed file CPU (ms)", func(s *Size) float64 { return s.OneCPU }},
+		{"search one-shot CPU p50 (ms)", func(s *Size) float64 { return s.SearchCPU }},
+		{"search daemon wall p50 (ms)", func(s *Size) float64 { return s.DSearch.P50 }},
+		{"MCP gno_search wall p50 (ms)", func(s *Size) float64 { return s.MCP.P50 }},
 		{"daemon RSS (MB)", func(s *Size) float64 { return float64(s.DaemonRSS) / 1e6 }},
 		{"index (MB)", func(s *Size) float64 { return float64(s.IndexBytes) / 1e6 }},
-		{"status (ms)", func(s *Size) float64 { return s.StatusMS }},
-		{"ls (ms)", func(s *Size) float64 { return s.LsMS }},
-		{"graph scene (ms)", func(s *Size) float64 { return s.GraphMS }},
+		{"status CPU (ms)", func(s *Size) float64 { return s.StatusCPU }},
+		{"ls CPU (ms)", func(s *Size) float64 { return s.LsCPU }},
+		{"graph scene wall (ms)", func(s *Size) float64 { return s.GraphMS }},
 	}
 	p := plot.New()
-	p.Title.Text = "gno cost against corpus size (log-log)"
+	p.Title.Text = "gno cost against corpus size (log-log; CPU where the process is timed, wall for daemon and MCP round trips)"
 	p.X.Label.Text = "documents"
 	p.Y.Label.Text = "cost (unit in legend)"
 	p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
