@@ -290,13 +290,34 @@ func (s *Store) Cleanup(ctx context.Context, keep []string) (int, error) {
 		"INSERT INTO chunks_fts(chunks_fts) VALUES('optimize')",
 		"INSERT INTO chunks_tri(chunks_tri) VALUES('optimize')",
 		"INSERT INTO chunks_seg(chunks_seg) VALUES('optimize')",
-		"VACUUM",
 	} {
 		if _, err := s.db.ExecContext(ctx, stmt); err != nil {
 			return int(n), fmt.Errorf("cleanup (%s): %w", stmt, err)
 		}
 	}
+	if err := s.vacuum(ctx); err != nil {
+		return int(n), fmt.Errorf("cleanup (VACUUM): %w", err)
+	}
 	return int(n), nil
+}
+
+// vacuum rebuilds the database file on a connection whose temporary
+// storage is a file: VACUUM builds the new copy in temporary storage, and
+// with the store's temp_store(MEMORY) a 6 GB index (a million notes) held
+// 11.7 GB of RAM for it.
+func (s *Store) vacuum(ctx context.Context) error {
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "PRAGMA temp_store = FILE"); err != nil {
+		return err
+	}
+	// The connection goes back to the pool: restore the store's setting.
+	defer conn.ExecContext(context.WithoutCancel(ctx), "PRAGMA temp_store = MEMORY")
+	_, err = conn.ExecContext(ctx, "VACUUM")
+	return err
 }
 
 // BeginBulk stops FTS5's incremental segment merging for a large sync,
