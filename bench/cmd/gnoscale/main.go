@@ -10,7 +10,7 @@
 // RSS. It appends a section with a table to bench/RESULTS.md and writes
 // bench/results/scale.json and the log-log plot bench/results/scale.png.
 //
-//	go run ./bench/cmd/gnoscale -sizes 10k,100k,1m -data /work/scale-data
+//	go run ./bench/cmd/gnoscale -sizes 10k,100k,1m -data /tmp/gno-scale
 //
 // Corpora and indexes live under -data (never in the repo); -reuse keeps
 // an index built by an earlier run of the same size and times only what
@@ -79,7 +79,7 @@ type Size struct {
 
 func main() {
 	sizes := flag.String("sizes", "10k,100k,1m", "corpus sizes, comma-separated (k and m suffixes)")
-	data := flag.String("data", "/work/scale-data", "folder for corpora and indexes (not the repo)")
+	data := flag.String("data", filepath.Join(os.TempDir(), "gno-scale"), "folder for corpora and indexes (not the repo)")
 	evalDir := flag.String("eval", "../shared/eval", "real corpora the vocabulary is taken from")
 	gno := flag.String("gno", "", "gno binary (default: build ./cmd/gno into -data)")
 	nq := flag.Int("queries", 40, "timed queries per mode")
