@@ -127,6 +127,9 @@ func main() {
 	if *reportOnly {
 		ns = nil
 	} else if bin == "" {
+		if err := os.MkdirAll(*data, 0o755); err != nil {
+			log.Fatal(err)
+		}
 		bin = filepath.Join(*data, "gno")
 		log.Printf("build %s", bin)
 		if b, err := exec.Command("go", "build", "-o", bin, "./cmd/gno").CombinedOutput(); err != nil {
