@@ -7,10 +7,12 @@ import (
 	"encoding/hex"
 	"hash"
 	"path"
+	"sort"
 	"strings"
 	"sync"
 
 	"github.com/gnosearch/gno/retrieval/graph/layout"
+	"github.com/gnosearch/gno/retrieval/store"
 )
 
 // WholeGraph is the whole link graph of the index as a graph view draws
@@ -25,7 +27,19 @@ type WholeGraph struct {
 	// Input's document IDs are collection/path references, which every
 	// REF parameter accepts (unlike a docid, unique per document).
 	Input *layout.Input
+	// Total is the number of documents in the index; above
+	// maxWholeDocs, Input holds only the maxWholeDocs of highest
+	// PageRank and the links among them.
+	Total int
 }
+
+// maxWholeDocs bounds the documents of the whole graph: a drawing of a
+// million notes shows nothing a person can read, and laying it out held
+// gigabytes in the daemon (which keeps the scene warm) for every sync.
+// Above it the graph view draws the most central notes, by PageRank over
+// the whole graph; a note's own neighbourhood (?focus=) is never sampled.
+// (A variable so that a test can lower it.)
+var maxWholeDocs = 25000
 
 // wholeCache is the latest WholeGraph and the committed state it was
 // read at.
@@ -90,6 +104,23 @@ func (gr *Graph) readWhole(ctx context.Context) (*WholeGraph, error) {
 		return nil, err
 	}
 	pr := gr.pageRank(g)
+	total := len(names)
+	if len(names) > maxWholeDocs {
+		// The most central notes, in their original (name) order so the
+		// layout sees them as it would unsampled.
+		idx := make([]int, len(names))
+		for i := range idx {
+			idx[i] = i
+		}
+		sort.SliceStable(idx, func(a, b int) bool { return pr[names[idx[a]].ID] > pr[names[idx[b]].ID] })
+		idx = idx[:maxWholeDocs]
+		sort.Ints(idx)
+		kept := make([]store.NoteName, len(idx))
+		for i, j := range idx {
+			kept[i] = names[j]
+		}
+		names = kept
+	}
 	in := &layout.Input{Docs: make([]layout.Doc, len(names)), Rank: make([]float64, len(names))}
 	at := make(map[int64]int32, len(names))
 	for i, n := range names {
@@ -116,7 +147,7 @@ func (gr *Graph) readWhole(ctx context.Context) (*WholeGraph, error) {
 			in.Unresolved = append(in.Unresolved, layout.Unresolved{Src: a, Target: unresolvedName(target)})
 		}
 	}
-	c.g, c.state = &WholeGraph{Version: digest(in), Input: in}, state
+	c.g, c.state = &WholeGraph{Version: digest(in), Input: in, Total: total}, state
 	return c.g, nil
 }
 

@@ -83,3 +83,47 @@ func TestWhole(t *testing.T) {
 		t.Errorf("Gamma's tags: %v", d.Tags)
 	}
 }
+
+// TestWholeSampled: above maxWholeDocs the whole graph keeps the notes of
+// highest PageRank and only the links among them, and says how many the
+// index holds.
+func TestWholeSampled(t *testing.T) {
+	e, _ := newEngine(t, vault)
+	update(t, e)
+	ctx := context.Background()
+	full, err := e.Graph().Whole(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := maxWholeDocs
+	maxWholeDocs = 4
+	defer func() { maxWholeDocs = old }()
+	e.Graph().whole.g = nil // forget the cached full graph
+	w, err := e.Graph().Whole(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(w.Input.Docs) != 4 || w.Total != len(full.Input.Docs) {
+		t.Fatalf("%d documents of %d, want 4 of %d", len(w.Input.Docs), w.Total, len(full.Input.Docs))
+	}
+	rank := map[string]float64{}
+	for i, d := range full.Input.Docs {
+		rank[d.ID] = full.Input.Rank[i]
+	}
+	kept := map[string]bool{}
+	least := rank[w.Input.Docs[0].ID]
+	for _, d := range w.Input.Docs {
+		kept[d.ID] = true
+		least = min(least, rank[d.ID])
+	}
+	for id, r := range rank {
+		if !kept[id] && r > least {
+			t.Errorf("%s (PageRank %v) left out, %v kept", id, r, least)
+		}
+	}
+	for _, l := range w.Input.Links {
+		if int(l.Src) >= len(w.Input.Docs) || int(l.Dst) >= len(w.Input.Docs) {
+			t.Errorf("link %v points outside the sample", l)
+		}
+	}
+}

@@ -29,15 +29,30 @@ type Options struct {
 	Docs int
 	// Seed picks the corpus; the benchmark uses a fixed seed.
 	Seed uint64
-	// MeanBytes is the mean document size (log-normal); 0 means 5,000.
+	// MeanBytes is the mean document size (log-normal); 0 means 5,000,
+	// or the real corpora's mean with Vocab.
 	MeanBytes int
+	// Vocab, when set, replaces the fixed synthetic vocabulary and size
+	// spread with statistics of real corpora (LoadVocab), and gives a
+	// share of documents a paragraph of Chinese.
+	Vocab *Vocab
 }
 
 func (o Options) mean() float64 {
-	if o.MeanBytes <= 0 {
-		return 5000
+	switch {
+	case o.MeanBytes > 0:
+		return float64(o.MeanBytes)
+	case o.Vocab != nil:
+		return o.Vocab.MeanBytes
 	}
-	return float64(o.MeanBytes)
+	return 5000
+}
+
+func (o Options) sigma() float64 {
+	if o.Vocab != nil {
+		return o.Vocab.Sigma
+	}
+	return 0.8
 }
 
 // Stats describe a written corpus.
@@ -185,9 +200,16 @@ func newGen(o Options, i int) *gen {
 // word draws a word with a Zipf distribution over the vocabulary, so term
 // statistics look like natural text (few very common words, a long tail).
 func (g *gen) word() string {
-	k := int(g.zipf.Uint64())
-	w := vocab[k]
-	if k > len(vocab)/3 && len(g.rareList) < 12 && !g.rare[w] {
+	words := vocab
+	var k int
+	if v := g.o.Vocab; v != nil {
+		words = v.Words
+		k = v.draw(g.r.Float64())
+	} else {
+		k = int(g.zipf.Uint64())
+	}
+	w := words[k]
+	if k > len(words)/3 && len(g.rareList) < 12 && !g.rare[w] {
 		g.rare[w] = true
 		g.rareList = append(g.rareList, w)
 	}
@@ -211,9 +233,13 @@ func capitalize(s string) string {
 
 func (g *gen) title() string {
 	ws := make([]string, 3+g.r.IntN(5))
+	words, skip := vocab, len(commonWords)
+	if g.o.Vocab != nil {
+		words, skip = g.o.Vocab.Words, 150
+	}
 	for j := range ws {
 		// Titles use mid-frequency words, like real titles do.
-		ws[j] = vocab[len(commonWords)+g.r.IntN(len(vocab)/4)]
+		ws[j] = words[skip+g.r.IntN(len(words)/4)]
 	}
 	for j := range ws {
 		ws[j] = capitalize(ws[j])
@@ -339,10 +365,11 @@ func (g *gen) quote() {
 	g.b.WriteString("\n\n")
 }
 
-// size draws a target length from a log-normal distribution (σ = 0.8):
-// most notes are short, a few are long, the mean is MeanBytes.
+// size draws a target length from a log-normal distribution (σ = 0.8, or
+// the real corpora's): most notes are short, a few are long, the mean is
+// MeanBytes.
 func (g *gen) size() int {
-	const sigma = 0.8
+	sigma := g.o.sigma()
 	mu := math.Log(g.o.mean()) - sigma*sigma/2
 	s := math.Exp(mu + sigma*g.r.NormFloat64())
 	return int(min(max(s, 300), 20*g.o.mean()))
@@ -369,6 +396,15 @@ func (g *gen) doc() Doc {
 	g.b.WriteString("---\n\n")
 	fmt.Fprintf(&g.b, "# %s\n\n", title)
 	g.paragraph()
+	if v := g.o.Vocab; v != nil && g.r.Float64() < v.CJKShare {
+		for j := range 2 + g.r.IntN(4) {
+			if j > 0 {
+				g.b.WriteByte(' ')
+			}
+			g.b.WriteString(v.CJK[g.r.IntN(len(v.CJK))])
+		}
+		g.b.WriteString("\n\n")
+	}
 	for g.b.Len() < target {
 		level := "##"
 		if g.r.IntN(3) == 0 {

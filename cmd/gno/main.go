@@ -136,8 +136,10 @@ func main() {
 	a := &app{stdout: os.Stdout, stderr: os.Stderr, term: detectTerm()}
 	a.cwd, _ = os.Getwd()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	stopProfile := startProfile()
 	err := execute(ctx, a, os.Args[1:], nil)
 	stop()
+	stopProfile()
 	if a.eng != nil {
 		a.eng.Close()
 	}

@@ -131,19 +131,39 @@ func Sync(ctx context.Context, st *store.Store, col config.Collection, gen int64
 			res.Errors = append(res.Errors, "update command: "+err.Error())
 		}
 	}
+	// The index's view of the collection is read while the folder is
+	// walked: the two are independent, and on an unchanged collection they
+	// are the whole sync.
+	var (
+		states      map[string]store.DocState
+		skips       map[string]store.SkipState
+		stateErr    error
+		statesReady = make(chan struct{})
+	)
+	go func() {
+		defer close(statesReady)
+		if opt.Only != nil {
+			// Only the named files are looked at: their rows are enough.
+			states, stateErr = st.DocStatesOf(ctx, col.Name, cleanPaths(opt.Only))
+		} else {
+			states, stateErr = st.DocStates(ctx, col.Name)
+		}
+		if stateErr == nil {
+			skips, stateErr = st.SkipStates(ctx, col.Name)
+		}
+	}()
 	var cands []candidate
 	if opt.Only != nil {
 		cands = only(col, opt, res)
-	} else if cands, err = walk(ctx, col, opt, res); err != nil {
-		return nil, err
+	} else {
+		cands, err = walk(ctx, col, opt, res)
 	}
-	states, err := st.DocStates(ctx, col.Name)
+	<-statesReady
 	if err != nil {
 		return nil, err
 	}
-	skips, err := st.SkipStates(ctx, col.Name)
-	if err != nil {
-		return nil, err
+	if stateErr != nil {
+		return nil, stateErr
 	}
 	if opt.Only != nil {
 		// Files outside Only are neither gone nor failed: leave them be.
@@ -232,6 +252,15 @@ func Sync(ctx context.Context, st *store.Store, col config.Collection, gen int64
 		return nil, err
 	}
 	return res, nil
+}
+
+// cleanPaths cleans the slash-separated paths of Options.Only.
+func cleanPaths(rels []string) []string {
+	out := make([]string, len(rels))
+	for i, r := range rels {
+		out[i] = path.Clean(r)
+	}
+	return out
 }
 
 // maxBytes is the size cap of files of format f.

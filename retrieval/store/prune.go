@@ -60,7 +60,7 @@ const pruneRestrict = " AND +chunks_fts.rowid IN (SELECT rowid FROM chunks_fts W
 // expression is expr) scoring as few rows as it can prove enough, and
 // ok=false when the full search must run (the caller runs it).
 func (s *Store) searchPruned(ctx context.Context, q query.Keywords, expr, rank, where string, fargs []any, limit int) (hits []ChunkHit, ok bool, err error) {
-	if q.All || len(q.Phrases) > 0 || len(q.Terms) < 3 {
+	if q.All || len(q.Phrases) > 0 || len(q.Terms) < 2 {
 		return nil, false, nil
 	}
 	nRow, nHit, err := s.termHits(ctx, q.Terms)
@@ -109,10 +109,7 @@ func (s *Store) searchPruned(ctx context.Context, q query.Keywords, expr, rank, 
 		}
 		return n
 	}
-	common := 0
-	for common < len(terms) && float64(terms[common].hits) > pruneCommon*float64(nRow) {
-		common++
-	}
+	common := commonTerms(len(terms), func(i int) int64 { return terms[i].hits }, nRow)
 	if common == 0 || common == len(terms) {
 		return nil, false, nil
 	}
@@ -138,6 +135,42 @@ func (s *Store) searchPruned(ctx context.Context, q query.Keywords, expr, rank, 
 	s.prune.second.Add(1)
 	return mergeHits(hits, more, limit), true, nil
 }
+
+// commonTerms chooses how many of the n terms (ordered by hits, most
+// first) the first pass leaves out: those in more than pruneCommon of the
+// rows, and, when none is, the fewest most frequent ones that match at
+// least pruneSkew times the rows the remaining terms match together (at a
+// million chunks, a question's words are all below 7 % yet one may match
+// fifty times the rows of another, and every such row is scored). The
+// choice only moves work between the passes: every outcome is proven or
+// falls back to the full search.
+func commonTerms(n int, hits func(int) int64, nRow int64) int {
+	common := 0
+	for common < n && float64(hits(common)) > pruneCommon*float64(nRow) {
+		common++
+	}
+	if common > 0 {
+		return common
+	}
+	for c := 1; c < n; c++ {
+		var head, rest int64
+		for i := range n {
+			if i < c {
+				head += hits(i)
+			} else {
+				rest += hits(i)
+			}
+		}
+		if head >= pruneSkew*rest {
+			return c
+		}
+	}
+	return 0
+}
+
+// pruneSkew is how many times more rows the left-out terms must match
+// than the others for a first pass without them to pay.
+const pruneSkew = 4
 
 // termHits returns the word index's row count as FTS5's bm25() sees it
 // (the total in its averages record) and the number of rows matching each
