@@ -393,7 +393,7 @@ func (e *Engine) rerank(ctx context.Context, doc query.Doc, fused []fusion.Fused
 	}
 	st, err := e.store(ctx)
 	if err != nil {
-		return nil, "not reranked: " + err.Error()
+		return nil, "not reranked: " + gnoerr.Public(err)
 	}
 	ids := make([]int64, n)
 	for i := range ids {
@@ -401,7 +401,7 @@ func (e *Engine) rerank(ctx context.Context, doc query.Doc, fused []fusion.Fused
 	}
 	chunks, err := st.Chunks(ctx, ids)
 	if err != nil {
-		return nil, "not reranked: " + err.Error()
+		return nil, "not reranked: " + gnoerr.Public(err)
 	}
 	texts := make([]string, n)
 	for i, id := range ids {

@@ -62,7 +62,10 @@ func (e *Engine) vectorIndex(ctx context.Context, model string) (*vector.Index, 
 	// The version, the counts and the rows below are one state of the
 	// index: an embed committing meanwhile is in the graph and its
 	// version, or in neither.
-	ctx, end, err := st.Snapshot(ctx)
+	// Detached first: the cache is shared, so it loads the newest state,
+	// never the caller's older snapshot (which would drag it backwards
+	// and drop vectors an embed had just added).
+	ctx, end, err := st.Snapshot(st.Detach(ctx))
 	if err != nil {
 		return nil, err
 	}

@@ -117,7 +117,7 @@ func newPackagesAddCmd(a *app) *cobra.Command {
 					out["embed"] = emb
 				}
 				if embErr != nil {
-					out["embedError"] = embErr.Error()
+					out["embedError"] = gnoerr.Public(embErr)
 				}
 				return a.printJSON(out)
 			}

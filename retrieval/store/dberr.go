@@ -39,9 +39,9 @@ func Explain(err error) string {
 	if errors.As(err, &se) {
 		code = se.Code() & 0xff
 	} else if err != nil {
-		for c, re := range explainText {
-			if re.MatchString(err.Error()) {
-				code = c
+		for _, x := range explainText {
+			if x.re.MatchString(err.Error()) {
+				code = x.code
 				break
 			}
 		}
@@ -65,17 +65,22 @@ func Explain(err error) string {
 
 // explainText recognises the same causes by the driver's text, for errors
 // that reach here as text only.
-var explainText = map[int]*regexp.Regexp{
-	sqliteFull:     regexp.MustCompile(`database or disk is full|SQLITE_FULL`),
-	sqliteReadOnly: regexp.MustCompile(`readonly database|SQLITE_READONLY`),
-	sqliteCorrupt:  regexp.MustCompile(`database disk image is malformed|file is not a database|SQLITE_CORRUPT|SQLITE_NOTADB`),
-	sqliteBusy:     regexp.MustCompile(`database is locked|SQLITE_BUSY|SQLITE_LOCKED`),
+// The order is the order of the checks, so a text naming two causes is
+// always explained the same way.
+var explainText = []struct {
+	code int
+	re   *regexp.Regexp
+}{
+	{sqliteFull, regexp.MustCompile(`database or disk is full|SQLITE_FULL`)},
+	{sqliteReadOnly, regexp.MustCompile(`readonly database|SQLITE_READONLY`)},
+	{sqliteCorrupt, regexp.MustCompile(`database disk image is malformed|file is not a database|SQLITE_CORRUPT|SQLITE_NOTADB`)},
+	{sqliteBusy, regexp.MustCompile(`database is locked|SQLITE_BUSY|SQLITE_LOCKED`)},
 }
 
 // dbText matches the messages database/sql and the SQLite driver make
 // without a type to recognise them by ("sql: Scan error ...", "SQL logic
 // error", "database is locked (5) (SQLITE_BUSY)").
-var dbText = regexp.MustCompile(`(^|[^A-Za-z])sql: |SQL logic error|SQLITE_|database is locked|database disk image is malformed|database or disk is full|readonly database|file is not a database|no such (table|column)`)
+var dbText = regexp.MustCompile(`(^|: )sql: |SQL logic error|SQLITE_|database is locked|database disk image is malformed|database or disk is full|readonly database|file is not a database|no such (table|column)`)
 
 // IsDatabaseError reports whether err carries the database's own text:
 // an error of database/sql or of the SQLite driver, however wrapped.

@@ -294,7 +294,7 @@ func (w *worker) embed(ctx context.Context) {
 	default:
 		// No model, a broken one: stop until the config or the model
 		// cache changes.
-		w.needEmbed, w.embedOff = false, err.Error()
+		w.needEmbed, w.embedOff = false, gnoerr.Public(err)
 		w.d.log.Warn("embedding off", "err", err)
 	}
 }
