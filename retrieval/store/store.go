@@ -117,7 +117,10 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		return nil, fmt.Errorf("create index dir: %w", err)
 	}
 	q := url.Values{}
-	for _, p := range []string{"busy_timeout(15000)", "journal_mode(WAL)", "foreign_keys(1)", "synchronous(NORMAL)", "temp_store(MEMORY)", "cache_size(-32000)"} {
+	// journal_size_limit: a WAL that grew while a long read snapshot held
+	// its start (a large sync beside it) shrinks back to 64 MiB at the
+	// next reset instead of keeping its peak size on disk.
+	for _, p := range []string{"busy_timeout(15000)", "journal_mode(WAL)", "foreign_keys(1)", "synchronous(NORMAL)", "temp_store(MEMORY)", "cache_size(-32000)", "journal_size_limit(67108864)"} {
 		q.Add("_pragma", p)
 	}
 	q.Set("_txlock", "immediate")
