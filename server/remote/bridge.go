@@ -136,8 +136,9 @@ func Run(ctx context.Context, in io.Reader, out io.Writer, o Options) error {
 		o.Retry = DefaultRetry
 	}
 	tr, err := transport.NewStreamableHTTP(o.URL,
-		transport.WithHTTPBasicClient(httpClient(o.Pin)),
-		transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + o.Token}),
+		// The client's transport sets the token on every request, the
+		// DELETE at Close included (WithHTTPHeaders misses that one).
+		transport.WithHTTPBasicClient(httpClient(o.Pin, o.Token)),
 		// The GET stream carries the server's notifications outside a
 		// request on the protocol versions clients speak today; on
 		// 2026-07-28 and later the transport skips it, and the client's
@@ -399,8 +400,9 @@ func (b *bridge) writeError(rawID json.RawMessage, code int, msg string) {
 // idKey normalises a JSON-RPC id so 7 and 7.0 compare equal.
 func idKey(raw json.RawMessage) string { return jsonl.IDKey(raw) }
 
-// httpClient trusts the pinned certificate alone, or the system's CAs.
-func httpClient(pin *Pin) *http.Client {
+// httpClient trusts the pinned certificate alone, or the system's CAs,
+// and sends token on every request.
+func httpClient(pin *Pin, token string) *http.Client {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.TLSClientConfig = &tls.Config{MinVersion: tls.VersionTLS12}
 	if pin != nil {
@@ -409,5 +411,5 @@ func httpClient(pin *Pin) *http.Client {
 	}
 	// No redirects: a team server never sends one, and the token must
 	// not follow one anywhere.
-	return &http.Client{Transport: capture{tr}, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	return &http.Client{Transport: capture{base: tr, token: token}, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 }
