@@ -86,7 +86,9 @@ const (
 func Endpoint(raw string) (string, error) {
 	u, err := url.Parse(strings.TrimSpace(raw))
 	if err != nil || u.Host == "" {
-		return "", gnoerr.New(gnoerr.InvalidInput, "--remote %q is not a URL: want https://HOST:PORT (the address gno serve --listen-any printed)", raw)
+		// The value is not repeated: a mistyped one may hold a token
+		// (https//user:TOKEN@host), and this goes to stderr and the client.
+		return "", gnoerr.New(gnoerr.InvalidInput, "--remote is not a URL: want https://HOST:PORT (the address gno serve --listen-any printed)")
 	}
 	if u.Scheme != "https" {
 		return "", gnoerr.New(gnoerr.InvalidInput, "--remote must be https://HOST:PORT: a team server speaks HTTPS only (got %s://)", u.Scheme)

@@ -88,6 +88,12 @@ func TestEndpoint(t *testing.T) {
 			t.Errorf("%q accepted", bad)
 		}
 	}
+	// A malformed value is not echoed: it may hold a token.
+	for _, bad := range []string{"https//user:SECRET@team.example:7777", "team.example/mcp?token=SECRET", "https://user:SECRET@[::1", "SECRET"} {
+		if _, err := Endpoint(bad); err == nil || strings.Contains(err.Error(), "SECRET") {
+			t.Errorf("%q: %v", bad, err)
+		}
+	}
 }
 
 func TestLoadToken(t *testing.T) {
