@@ -46,7 +46,8 @@ type Options struct {
 	// URL is the team server's MCP endpoint (Endpoint's result).
 	URL string
 	// Pin, if not nil, is the one certificate to trust (a self-signed
-	// one); nil trusts the system's certificate authorities.
+	// one), and the bridge connects directly, ignoring HTTPS_PROXY; nil
+	// trusts the system's certificate authorities.
 	Pin *Pin
 	// Token is the access token, sent as Authorization: Bearer.
 	Token string
@@ -402,14 +403,18 @@ func (b *bridge) writeError(rawID json.RawMessage, code int, msg string) {
 // idKey normalises a JSON-RPC id so 7 and 7.0 compare equal.
 func idKey(raw json.RawMessage) string { return jsonl.IDKey(raw) }
 
-// httpClient trusts the pinned certificate alone, or the system's CAs,
-// and sends token on every request.
+// httpClient trusts the pinned certificate alone, connecting directly,
+// or the system's CAs through the environment's proxy; it sends token on
+// every request.
 func httpClient(pin *Pin, token string) *http.Client {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.TLSClientConfig = &tls.Config{MinVersion: tls.VersionTLS12}
 	if pin != nil {
 		tr.TLSClientConfig.InsecureSkipVerify = true // the pin replaces chain and name checks
 		tr.TLSClientConfig.VerifyConnection = pin.verify
+		// Connect directly: through an https proxy (HTTPS_PROXY) the
+		// pin would be checked against the proxy's certificate.
+		tr.Proxy = nil
 	}
 	// No redirects: a team server never sends one, and the token must
 	// not follow one anywhere.
