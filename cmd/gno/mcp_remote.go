@@ -24,7 +24,7 @@ type remoteFlags struct {
 func addRemoteFlags(cmd *cobra.Command, r *remoteFlags) {
 	f := cmd.Flags()
 	f.StringVar(&r.url, "remote", "", "bridge stdio to the team server at `URL` (https://HOST:PORT from gno serve --listen-any)")
-	f.StringVar(&r.fingerprint, "fingerprint", "", "with --remote: trust the server certificate with this SHA-256 `FINGERPRINT` (as gno serve printed it)")
+	f.StringVar(&r.fingerprint, "fingerprint", "", "with --remote: trust the server certificate with this SHA-256 `FINGERPRINT` (as gno serve printed it); connects directly, ignoring HTTPS_PROXY")
 	f.StringVar(&r.tokenFile, "token-file", "", "with --remote: read the access token from `FILE` (default: the environment variable GNO_TOKEN)")
 	f.StringVar(&r.tokenEnv, "token-env", remote.TokenEnv, "with --remote: the environment variable holding the access token (its `NAME`)")
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -99,8 +100,25 @@ func (s *Store) cachedLinks(ctx context.Context) (*linkIndex, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.links.idx = idx
+	// A reader whose snapshot began before a sync committed builds the
+	// older index; it keeps it for itself rather than replace the newer
+	// one every later reader would then build again.
+	if cur := s.links.idx; cur == nil || !olderWrites(idx.writes, cur.writes) {
+		s.links.idx = idx
+	}
 	return idx, nil
+}
+
+// olderWrites reports whether writes value a comes before b. The counter
+// is a decimal integer that every write batch increments (empty before the
+// first); a value that is not one is never called older.
+func olderWrites(a, b string) bool {
+	if a == "" {
+		return b != ""
+	}
+	x, errA := strconv.ParseInt(a, 10, 64)
+	y, errB := strconv.ParseInt(b, 10, 64)
+	return errA == nil && errB == nil && x < y
 }
 
 // loadLinks reads documents and links in one statement (one snapshot) and

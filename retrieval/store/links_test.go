@@ -67,3 +67,39 @@ func FuzzDecodeLinks(f *testing.F) {
 		}
 	})
 }
+
+// A reader whose snapshot began before a sync builds the older link index
+// for itself and leaves the newer one in the cache for the readers after it.
+func TestLinkCacheKeepsNewest(t *testing.T) {
+	ctx := context.Background()
+	s := snapStore(t)
+	rctx, end, err := s.Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer end()
+	old, err := s.LinkVersion(rctx) // the snapshot starts here
+	if err != nil {
+		t.Fatal(err)
+	}
+	snapChange(t, s)
+	newer, err := s.linkIndex(ctx)
+	if err != nil || newer.writes == old {
+		t.Fatalf("index after the sync: %v %v", newer, err)
+	}
+	mine, err := s.linkIndex(rctx)
+	if err != nil || mine.writes != old {
+		t.Fatalf("the old snapshot's index: %v %v", mine, err)
+	}
+	if s.links.idx != newer {
+		t.Fatalf("the cache holds writes %q, want the newest %q", s.links.idx.writes, newer.writes)
+	}
+	for _, c := range []struct {
+		a, b  string
+		older bool
+	}{{"", "1", true}, {"", "", false}, {"9", "10", true}, {"10", "9", false}, {"5", "5", false}, {"x", "5", false}, {"5", "", false}} {
+		if got := olderWrites(c.a, c.b); got != c.older {
+			t.Errorf("olderWrites(%q, %q) = %v", c.a, c.b, got)
+		}
+	}
+}

@@ -46,7 +46,8 @@ type Options struct {
 	// URL is the team server's MCP endpoint (Endpoint's result).
 	URL string
 	// Pin, if not nil, is the one certificate to trust (a self-signed
-	// one); nil trusts the system's certificate authorities.
+	// one), and the bridge connects directly, ignoring HTTPS_PROXY; nil
+	// trusts the system's certificate authorities.
 	Pin *Pin
 	// Token is the access token, sent as Authorization: Bearer.
 	Token string
@@ -86,7 +87,9 @@ const (
 func Endpoint(raw string) (string, error) {
 	u, err := url.Parse(strings.TrimSpace(raw))
 	if err != nil || u.Host == "" {
-		return "", gnoerr.New(gnoerr.InvalidInput, "--remote %q is not a URL: want https://HOST:PORT (the address gno serve --listen-any printed)", raw)
+		// The value is not repeated: a mistyped one may hold a token
+		// (https//user:TOKEN@host), and this goes to stderr and the client.
+		return "", gnoerr.New(gnoerr.InvalidInput, "--remote is not a URL: want https://HOST:PORT (the address gno serve --listen-any printed)")
 	}
 	if u.Scheme != "https" {
 		return "", gnoerr.New(gnoerr.InvalidInput, "--remote must be https://HOST:PORT: a team server speaks HTTPS only (got %s://)", u.Scheme)
@@ -136,8 +139,9 @@ func Run(ctx context.Context, in io.Reader, out io.Writer, o Options) error {
 		o.Retry = DefaultRetry
 	}
 	tr, err := transport.NewStreamableHTTP(o.URL,
-		transport.WithHTTPBasicClient(httpClient(o.Pin)),
-		transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + o.Token}),
+		// The client's transport sets the token on every request, the
+		// DELETE at Close included (WithHTTPHeaders misses that one).
+		transport.WithHTTPBasicClient(httpClient(o.Pin, o.Token)),
 		// The GET stream carries the server's notifications outside a
 		// request on the protocol versions clients speak today; on
 		// 2026-07-28 and later the transport skips it, and the client's
@@ -399,15 +403,20 @@ func (b *bridge) writeError(rawID json.RawMessage, code int, msg string) {
 // idKey normalises a JSON-RPC id so 7 and 7.0 compare equal.
 func idKey(raw json.RawMessage) string { return jsonl.IDKey(raw) }
 
-// httpClient trusts the pinned certificate alone, or the system's CAs.
-func httpClient(pin *Pin) *http.Client {
+// httpClient trusts the pinned certificate alone, connecting directly,
+// or the system's CAs through the environment's proxy; it sends token on
+// every request.
+func httpClient(pin *Pin, token string) *http.Client {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.TLSClientConfig = &tls.Config{MinVersion: tls.VersionTLS12}
 	if pin != nil {
 		tr.TLSClientConfig.InsecureSkipVerify = true // the pin replaces chain and name checks
 		tr.TLSClientConfig.VerifyConnection = pin.verify
+		// Connect directly: through an https proxy (HTTPS_PROXY) the
+		// pin would be checked against the proxy's certificate.
+		tr.Proxy = nil
 	}
 	// No redirects: a team server never sends one, and the token must
 	// not follow one anywhere.
-	return &http.Client{Transport: capture{tr}, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	return &http.Client{Transport: capture{base: tr, token: token}, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 }

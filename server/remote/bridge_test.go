@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -35,6 +36,7 @@ type team struct {
 	stop    func(context.Context) error
 	waitCh  chan struct{} // closed by the wait tool when its request is cancelled
 	waiting chan struct{} // closed by the wait tool when it starts
+	deletes atomic.Int32  // session DELETEs that passed the guard
 }
 
 func newTeam(t testing.TB) *team {
@@ -92,7 +94,12 @@ func (tm *team) start() {
 		t.Fatal(err)
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", sh)
+	mux.Handle("/mcp", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodDelete {
+			tm.deletes.Add(1)
+		}
+		sh.ServeHTTP(w, r)
+	}))
 	ln, err := net.Listen("tcp", tm.addr)
 	if err != nil {
 		t.Fatal(err)
@@ -249,6 +256,10 @@ func TestBridgeRelays(t *testing.T) {
 	if err := <-s.done; err != nil {
 		t.Fatalf("bridge ended with %v", err)
 	}
+	// The session ends with the bridge: its DELETE carries the token.
+	if n := tm.deletes.Load(); n != 1 {
+		t.Fatalf("%d authenticated session DELETEs at exit, want 1", n)
+	}
 	if strings.Contains(s.log.String(), tm.token) {
 		t.Fatal("the token reached the log")
 	}
@@ -355,8 +366,7 @@ func BenchmarkCall(b *testing.B) {
 	})
 	b.Run("direct", func(b *testing.B) {
 		p := tm.pin
-		c, err := client.NewStreamableHttpClient(tm.url, transport.WithHTTPBasicClient(httpClient(&p)),
-			transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + tm.token}))
+		c, err := client.NewStreamableHttpClient(tm.url, transport.WithHTTPBasicClient(httpClient(&p, tm.token)))
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -52,10 +52,20 @@ func (f *failure) get() (int, string, string) {
 }
 
 // capture is the HTTP transport that records refusals in the request's
-// failure, leaving the body for mcp-go to read too.
-type capture struct{ base http.RoundTripper }
+// failure, leaving the body for mcp-go to read too. It also adds the
+// token to every request that lacks it: mcp-go builds some requests (the
+// session's DELETE at Close) without the headers it was given, and a
+// DELETE the guard refuses leaves the session alive on the server.
+type capture struct {
+	base  http.RoundTripper
+	token string
+}
 
 func (c capture) RoundTrip(r *http.Request) (*http.Response, error) {
+	if c.token != "" && r.Header.Get("Authorization") == "" {
+		r = r.Clone(r.Context()) // a RoundTripper must not modify its request
+		r.Header.Set("Authorization", "Bearer "+c.token)
+	}
 	resp, err := c.base.RoundTrip(r)
 	if err != nil || resp.StatusCode < 400 {
 		return resp, err

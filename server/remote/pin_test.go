@@ -6,6 +6,7 @@ import (
 	"crypto/x509"
 	"encoding/base64"
 	"errors"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -88,6 +89,12 @@ func TestEndpoint(t *testing.T) {
 			t.Errorf("%q accepted", bad)
 		}
 	}
+	// A malformed value is not echoed: it may hold a token.
+	for _, bad := range []string{"https//user:SECRET@team.example:7777", "team.example/mcp?token=SECRET", "https://user:SECRET@[::1", "SECRET"} {
+		if _, err := Endpoint(bad); err == nil || strings.Contains(err.Error(), "SECRET") {
+			t.Errorf("%q: %v", bad, err)
+		}
+	}
 }
 
 func TestLoadToken(t *testing.T) {
@@ -120,5 +127,20 @@ func TestLoadToken(t *testing.T) {
 	}
 	if _, _, err := LoadToken("", filepath.Join(dir, "missing"), getenv); err == nil || !strings.Contains(err.Error(), "does not exist") {
 		t.Errorf("a missing file: %v", err)
+	}
+}
+
+// TestPinNoProxy: with a pin the bridge connects directly, so the pin is
+// checked against the server's certificate, never a proxy's.
+func TestPinNoProxy(t *testing.T) {
+	p, err := ParsePin(strings.Repeat("AB", 32))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr := httpClient(&p, "").Transport.(capture).base.(*http.Transport); tr.Proxy != nil {
+		t.Error("a pinned client uses a proxy")
+	}
+	if tr := httpClient(nil, "").Transport.(capture).base.(*http.Transport); tr.Proxy == nil {
+		t.Error("an unpinned client ignores the environment's proxy")
 	}
 }
