@@ -3,6 +3,8 @@ package retrieval
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"sort"
@@ -108,17 +110,47 @@ func sortChanged(files []ChangedFile) {
 	sort.Slice(files, func(i, j int) bool { return files[i].URI < files[j].URI })
 }
 
+// maxGitOutput bounds what gno reads of one git command's output: past
+// it the command is stopped and an error says so, so a huge change set
+// cannot exhaust memory.
+const maxGitOutput = 64 << 20
+
 // runGit runs git in dir and returns its standard output; a failure says
-// what git said.
+// what git said. File names come unquoted (core.quotePath=false) so
+// non-ASCII names read as they are.
 func runGit(ctx context.Context, dir string, args ...string) ([]byte, error) {
+	return runGitLimit(ctx, maxGitOutput, dir, args...)
+}
+
+func runGitLimit(ctx context.Context, limit int64, dir string, args ...string) ([]byte, error) {
 	if _, err := exec.LookPath("git"); err != nil {
 		return nil, gnoerr.New(gnoerr.Unavailable, "git is not installed: --base needs the git command; use --since instead")
 	}
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "git", append([]string{"-c", "core.quotePath=false", "-C", dir}, args...)...)
 	cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0", "LC_ALL=C", "GIT_PAGER=cat")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	pipe, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, fmt.Errorf("run git %s: %w", args[0], err)
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, gnoerr.New(gnoerr.Runtime, "git %s in %s: %v", args[0], dir, err)
+	}
+	out, rerr := io.ReadAll(io.LimitReader(pipe, limit+1))
+	over := int64(len(out)) > limit
+	if over {
+		cancel() // stop git rather than read the rest
+	}
+	err = cmd.Wait()
+	switch {
+	case over:
+		return nil, gnoerr.New(gnoerr.Runtime, "git %s in %s: its output is larger than %d MiB: narrow the change (exclude, or a closer base)", args[0], dir, limit>>20)
+	case rerr != nil && err == nil:
+		err = rerr
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()

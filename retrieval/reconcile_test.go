@@ -12,6 +12,7 @@ import (
 
 	"github.com/gnosearch/gno/retrieval/config"
 	"github.com/gnosearch/gno/retrieval/gnoerr"
+	"github.com/gnosearch/gno/retrieval/ref"
 )
 
 // gitRun runs git in dir for a test, failing it on error.
@@ -288,5 +289,56 @@ func TestReconcileSince(t *testing.T) {
 	own, err = e.Notes().Diff(ctx, DiffRequest{Ref: "notes/a.txt", Since: &g2})
 	if err != nil || own.Diff != "" || len(own.Whole) != 1 || own.Whole[0].Content != "three\n" || !strings.Contains(own.Message, "no longer kept") {
 		t.Fatalf("own diff after cleanup %+v %v", own, err)
+	}
+	// Whole texts and changed specs count against the budget: within a
+	// tiny one they are named in Omitted, their contents left out.
+	write(t, root, "spec.md", "---\ngoverns: [\"*.txt\"]\n---\n# Spec\n\nMore.\n")
+	update(t, e)
+	full, err := e.Notes().Diff(ctx, DiffRequest{Ref: "notes/spec.md", Since: &g1, BypassCache: true})
+	if err != nil || len(full.Whole) != 2 || full.Whole[0].Content == "" || len(full.SpecChanges) != 1 || full.SpecChanges[0].Content == "" || len(full.Omitted) != 0 {
+		t.Fatalf("whole texts within the default budget %+v %v", full, err)
+	}
+	tiny, err := e.Notes().Diff(ctx, DiffRequest{Ref: "notes/spec.md", Since: &g1, BypassCache: true, MaxTokens: 1})
+	for _, w := range tiny.Whole {
+		if w.Content != "" {
+			t.Fatalf("whole text over the budget given: %+v", tiny)
+		}
+	}
+	if err != nil || len(tiny.SpecChanges) != 1 || tiny.SpecChanges[0].Content != "" || len(tiny.Omitted) != 3 {
+		t.Fatalf("whole texts within 1 token %+v %v", tiny, err)
+	}
+}
+
+// Non-ASCII file names come back as they are (not quoted by git), so
+// their URIs are not empty; and git output past the cap is an error.
+func TestReconcileGitNames(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed:", err)
+	}
+	t.Setenv("GIT_CONFIG_GLOBAL", os.DevNull)
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	root := t.TempDir()
+	gitRun(t, root, "init", "-q", "-b", "main")
+	write(t, root, "a.md", "# A\n")
+	gitRun(t, root, "add", "-A")
+	gitRun(t, root, "commit", "-q", "-m", "base")
+	gitRun(t, root, "checkout", "-q", "-b", "feature")
+	write(t, root, "café.md", "# Café\n")
+	gitRun(t, root, "add", "-A")
+	gitRun(t, root, "commit", "-q", "-m", "feature")
+	ctx := context.Background()
+	cs, err := gitChanges(ctx, "main", []*config.Collection{{Name: "n", Path: root}}, true)
+	if err != nil || len(cs.files) != 1 || cs.files[0].rel != "café.md" || cs.files[0].URI != ref.URI("n", "café.md") {
+		t.Fatalf("changes %+v %v", cs, err)
+	}
+	out, err := runGit(ctx, root, "diff", "--no-color", "main...HEAD", "--")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if parts := splitGitDiff(string(out), "n"); len(parts) != 1 || parts[0].uri != ref.URI("n", "café.md") {
+		t.Fatalf("parts %+v", parts)
+	}
+	if _, err := runGitLimit(ctx, 8, root, "diff", "--no-color", "main...HEAD", "--"); err == nil || !strings.Contains(err.Error(), "larger than") {
+		t.Fatalf("over the cap: %v", err)
 	}
 }
