@@ -12,6 +12,7 @@ import (
 
 	"github.com/gnosearch/gno/retrieval/config"
 	"github.com/gnosearch/gno/retrieval/gnoerr"
+	"github.com/gnosearch/gno/retrieval/ingest"
 	"github.com/gnosearch/gno/retrieval/links"
 	"github.com/gnosearch/gno/retrieval/ref"
 	"github.com/gnosearch/gno/retrieval/store"
@@ -193,7 +194,7 @@ func verifyBase(ctx context.Context, dir, base string) error {
 // gitChanges is the change set of each collection inside a git work tree:
 // the files changed on its current branch since it left base (git diff
 // base...HEAD, committed changes only), limited to the collection's
-// folder. explicit makes a collection outside git an error (it was asked
+// folder and to the files it indexes (ingest.Indexes). explicit makes a collection outside git an error (it was asked
 // for by name); otherwise such collections are left out, and it is an
 // error only when none is in git.
 func gitChanges(ctx context.Context, base string, cols []*config.Collection, explicit bool) (*changeSet, error) {
@@ -229,6 +230,9 @@ func gitChanges(ctx context.Context, base string, cols []*config.Collection, exp
 			rel, err := ref.CleanRel(f[i+1])
 			if err != nil {
 				continue // a name gno could not address
+			}
+			if !ingest.Indexes(*c, rel) {
+				continue // a file the collection does not index
 			}
 			cs.files = append(cs.files, ChangedFile{URI: ref.URI(c.Name, rel), Status: status, collection: c.Name, rel: rel})
 		}

@@ -30,7 +30,8 @@ func gitRun(t *testing.T, dir string, args ...string) string {
 // gitRepo builds the test repository: a governing note over src/auth/**
 // (with a parent), a note linking to an ungoverned file, and a branch
 // "feature" that edits, adds, renames and deletes governed and
-// ungoverned files, with a binary and a 50 MB governed file.
+// ungoverned files, with a binary and a 50 MB governed file, and a file
+// the collection does not index.
 func gitRepo(t *testing.T) (*Engine, string) {
 	t.Helper()
 	if _, err := exec.LookPath("git"); err != nil {
@@ -57,7 +58,8 @@ func gitRepo(t *testing.T) (*Engine, string) {
 	for name, body := range files {
 		write(t, root, name, body)
 	}
-	write(t, root, "src/auth/logo.bin", "\x00\x01\x02")
+	write(t, root, "src/auth/logo.go", "\x00\x01\x02")
+	write(t, root, "src/auth/skip.bin", "\x00\x01\x02")
 	gitRun(t, root, "add", "-A")
 	gitRun(t, root, "commit", "-q", "-m", "base")
 	gitRun(t, root, "checkout", "-q", "-b", "feature")
@@ -69,9 +71,10 @@ func gitRepo(t *testing.T) (*Engine, string) {
 	write(t, root, "src/util/helper.go", "package util\n\nfunc Help() int { return 1 }\n")
 	write(t, root, "src/util/extra.go", "package util\n")
 	write(t, root, "docs/guide.md", "# Guide\n\nHow to, better.\n")
-	write(t, root, "src/auth/logo.bin", "\x00\x01\x02\x03")
+	write(t, root, "src/auth/logo.go", "\x00\x01\x02\x03")
+	write(t, root, "src/auth/skip.bin", "\x00\x01\x02\x03")
 	big := strings.Repeat("0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcde\n", 50<<20/64)
-	write(t, root, "src/auth/big.txt", big)
+	write(t, root, "src/auth/big.go", big)
 	gitRun(t, root, "add", "-A")
 	gitRun(t, root, "commit", "-q", "-m", "feature")
 	ctx := context.Background()
@@ -101,7 +104,8 @@ func TestReconcileGit(t *testing.T) {
 	for _, f := range aff.Changed {
 		changed = append(changed, strings.TrimPrefix(f.URI, "gno://repo/")+":"+f.Status)
 	}
-	want := []string{"docs/guide.md:modified", "src/auth/big.txt:added", "src/auth/gone.go:deleted", "src/auth/login.go:modified", "src/auth/logo.bin:modified", "src/auth/new.go:added",
+	// skip.bin changed too, but the collection does not index it.
+	want := []string{"docs/guide.md:modified", "src/auth/big.go:added", "src/auth/gone.go:deleted", "src/auth/login.go:modified", "src/auth/logo.go:modified", "src/auth/new.go:added",
 		"src/auth/old.go:deleted", "src/auth/renamed.go:added", "src/auth/token.go:modified", "src/util/extra.go:added", "src/util/helper.go:modified"}
 	if !reflect.DeepEqual(changed, want) {
 		t.Fatalf("changed\n got %v\nwant %v", changed, want)
@@ -134,7 +138,7 @@ func TestReconcileGit(t *testing.T) {
 	if gitDiff := gitRun(t, root, append([]string{"diff", "main...", "--"}, files...)...); d.Diff != gitDiff {
 		t.Fatalf("diff differs from git diff main...:\n%s\n----\n%s", d.Diff, gitDiff)
 	}
-	if len(d.Files) != 5 || len(d.Skipped) != 0 || !reflect.DeepEqual(d.NotDiffed, []NotDiffed{{"gno://repo/src/auth/big.txt", "larger than 1048576 bytes"}, {"gno://repo/src/auth/logo.bin", "binary"}}) {
+	if len(d.Files) != 5 || len(d.Skipped) != 0 || !reflect.DeepEqual(d.NotDiffed, []NotDiffed{{"gno://repo/src/auth/big.go", "larger than 1048576 bytes"}, {"gno://repo/src/auth/logo.go", "binary"}}) {
 		t.Fatalf("files %v skipped %v not diffed %v", d.Files, d.Skipped, d.NotDiffed)
 	}
 	if !strings.Contains(d.Diff, "rename from src/auth/old.go") {
