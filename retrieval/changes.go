@@ -2,6 +2,7 @@ package retrieval
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"github.com/gnosearch/gno/retrieval/chunk"
@@ -100,11 +101,13 @@ func addDiffs(ctx context.Context, st *store.Store, since int64, budget int, lis
 			if err != nil {
 				return err
 			}
-			d, whole, err := textDiff(ctx, st, r.Collection, r.Path, since)
+			d, whole, large, err := textDiff(ctx, st, r.Collection, r.Path, since)
 			if err != nil {
 				return err
 			}
 			switch t := chunk.EstimateTokens(d); {
+			case large:
+				c.DiffNote = fmt.Sprintf("larger than %d bytes: not diffed; read the document", MaxDiffFile)
 			case whole != nil:
 				c.DiffNote = "earlier text no longer kept (gno cleanup or the store's limit): read the whole document"
 			case used+t > budget:

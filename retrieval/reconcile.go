@@ -199,7 +199,7 @@ func (h *fileHasher) resolve(dir string) (string, error) {
 }
 
 // open opens collection file rel for reading, refusing one a symlink
-// leads out of the collection's folder.
+// leads out of the collection's folder and anything not a regular file.
 func (h *fileHasher) open(col *config.Collection, rel string) (*os.File, error) {
 	root, err := h.resolve(col.Path)
 	if err != nil {
@@ -220,6 +220,13 @@ func (h *fileHasher) open(col *config.Collection, rel string) (*os.File, error) 
 	}
 	if r, err := filepath.Rel(root, real); err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
 		return nil, gnoerr.New(gnoerr.InvalidPath, "%s leads out of collection %s", rel, col.Name)
+	}
+	// A FIFO or device would block the read (or never end): only
+	// regular files are hashed.
+	if fi, err := os.Stat(real); err != nil {
+		return nil, err
+	} else if !fi.Mode().IsRegular() {
+		return nil, gnoerr.New(gnoerr.InvalidPath, "%s in collection %s is not a regular file", rel, col.Name)
 	}
 	return os.Open(real)
 }

@@ -3,6 +3,8 @@ package retrieval
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"sort"
@@ -10,6 +12,7 @@ import (
 
 	"github.com/gnosearch/gno/retrieval/config"
 	"github.com/gnosearch/gno/retrieval/gnoerr"
+	"github.com/gnosearch/gno/retrieval/ingest"
 	"github.com/gnosearch/gno/retrieval/links"
 	"github.com/gnosearch/gno/retrieval/ref"
 	"github.com/gnosearch/gno/retrieval/store"
@@ -108,17 +111,47 @@ func sortChanged(files []ChangedFile) {
 	sort.Slice(files, func(i, j int) bool { return files[i].URI < files[j].URI })
 }
 
+// maxGitOutput bounds what gno reads of one git command's output: past
+// it the command is stopped and an error says so, so a huge change set
+// cannot exhaust memory.
+const maxGitOutput = 64 << 20
+
 // runGit runs git in dir and returns its standard output; a failure says
-// what git said.
+// what git said. File names come unquoted (core.quotePath=false) so
+// non-ASCII names read as they are.
 func runGit(ctx context.Context, dir string, args ...string) ([]byte, error) {
+	return runGitLimit(ctx, maxGitOutput, dir, args...)
+}
+
+func runGitLimit(ctx context.Context, limit int64, dir string, args ...string) ([]byte, error) {
 	if _, err := exec.LookPath("git"); err != nil {
 		return nil, gnoerr.New(gnoerr.Unavailable, "git is not installed: --base needs the git command; use --since instead")
 	}
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "git", append([]string{"-c", "core.quotePath=false", "-C", dir}, args...)...)
 	cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0", "LC_ALL=C", "GIT_PAGER=cat")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	pipe, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, fmt.Errorf("run git %s: %w", args[0], err)
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, gnoerr.New(gnoerr.Runtime, "git %s in %s: %v", args[0], dir, err)
+	}
+	out, rerr := io.ReadAll(io.LimitReader(pipe, limit+1))
+	over := int64(len(out)) > limit
+	if over {
+		cancel() // stop git rather than read the rest
+	}
+	err = cmd.Wait()
+	switch {
+	case over:
+		return nil, gnoerr.New(gnoerr.Runtime, "git %s in %s: its output is larger than %d MiB: narrow the change (exclude, or a closer base)", args[0], dir, limit>>20)
+	case rerr != nil && err == nil:
+		err = rerr
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -161,7 +194,7 @@ func verifyBase(ctx context.Context, dir, base string) error {
 // gitChanges is the change set of each collection inside a git work tree:
 // the files changed on its current branch since it left base (git diff
 // base...HEAD, committed changes only), limited to the collection's
-// folder. explicit makes a collection outside git an error (it was asked
+// folder and to the files it indexes (ingest.Indexes). explicit makes a collection outside git an error (it was asked
 // for by name); otherwise such collections are left out, and it is an
 // error only when none is in git.
 func gitChanges(ctx context.Context, base string, cols []*config.Collection, explicit bool) (*changeSet, error) {
@@ -197,6 +230,9 @@ func gitChanges(ctx context.Context, base string, cols []*config.Collection, exp
 			rel, err := ref.CleanRel(f[i+1])
 			if err != nil {
 				continue // a name gno could not address
+			}
+			if !ingest.Indexes(*c, rel) {
+				continue // a file the collection does not index
 			}
 			cs.files = append(cs.files, ChangedFile{URI: ref.URI(c.Name, rel), Status: status, collection: c.Name, rel: rel})
 		}

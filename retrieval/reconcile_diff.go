@@ -210,23 +210,18 @@ func (n *Notes) diff(ctx context.Context, req DiffRequest) (*DiffResult, error) 
 		}
 		todo = append(todo, f)
 	}
-	var parts []filePart
-	if cs.base != "" {
-		parts, err = n.gitDiffs(ctx, cs.base, todo, out)
-	} else {
-		parts, err = n.indexDiffs(ctx, st, *req.Since, todo, out)
-	}
-	if err != nil {
-		return nil, err
-	}
-	used := chunk.EstimateTokens(strings.Join(out.Skipped, " ")+strings.Join(out.Excluded, " ")) + 64
+	bud := &tokenBudget{max: budget, used: chunk.EstimateTokens(strings.Join(out.Skipped, " ")+strings.Join(out.Excluded, " ")) + 64}
 	for _, g := range specs {
 		text, err := st.Content(ctx, g.ID)
 		if err != nil {
 			return nil, err
 		}
-		used += chunk.EstimateTokens(text)
-		out.SpecChanges = append(out.SpecChanges, NoteText{URI: ref.URI(g.Collection, g.RelPath), Title: g.Title, Content: text})
+		uri := ref.URI(g.Collection, g.RelPath)
+		if !bud.take(text) {
+			text = ""
+			out.Omitted = append(out.Omitted, uri)
+		}
+		out.SpecChanges = append(out.SpecChanges, NoteText{URI: uri, Title: g.Title, Content: text})
 	}
 	if len(out.SpecChanges) > 0 {
 		if p := n.parentOf(ctx, st, self, notes); p != nil {
@@ -239,24 +234,33 @@ func (n *Notes) diff(ctx context.Context, req DiffRequest) (*DiffResult, error) 
 				if out.System.Content, err = st.Content(ctx, p.ID); err != nil {
 					return nil, err
 				}
-				used += chunk.EstimateTokens(out.System.Content)
+				if !bud.take(out.System.Content) {
+					out.System.Content = ""
+				}
 			}
 		}
 	}
+	var parts []filePart
+	if cs.base != "" {
+		parts, err = n.gitDiffs(ctx, cs.base, todo, out)
+	} else {
+		parts, err = n.indexDiffs(ctx, st, *req.Since, todo, out, bud)
+	}
+	if err != nil {
+		return nil, err
+	}
 	var b strings.Builder
 	for _, p := range parts {
-		t := chunk.EstimateTokens(p.diff)
-		if used+t > budget {
+		if !bud.take(p.diff) {
 			out.Omitted = append(out.Omitted, p.uri)
 			continue
 		}
-		used += t
 		b.WriteString(p.diff)
 		out.Files = append(out.Files, p.uri)
 	}
 	out.Diff = b.String()
 	if len(out.Omitted) > 0 {
-		out.Message = fmt.Sprintf("%d diffs did not fit the budget of %d tokens: ask for them with exclude, or mark what you reconciled", len(out.Omitted), budget)
+		out.Message = fmt.Sprintf("%d files did not fit the budget of %d tokens: ask for them with exclude, or mark what you reconciled", len(out.Omitted), budget)
 	}
 	return out, nil
 }
@@ -265,6 +269,24 @@ func (n *Notes) diff(ctx context.Context, req DiffRequest) (*DiffResult, error) 
 type filePart struct {
 	uri, diff string
 }
+
+// tokenBudget is what an answer has spent of its token budget.
+type tokenBudget struct {
+	used, max int
+}
+
+// take spends text's tokens when they fit, and says whether they did.
+func (b *tokenBudget) take(text string) bool {
+	t := chunk.EstimateTokens(text)
+	if b.used+t > b.max {
+		return false
+	}
+	b.used += t
+	return true
+}
+
+// spent reports that nothing more fits.
+func (b *tokenBudget) spent() bool { return b.used >= b.max }
 
 func excluded(globs []string, rel string) bool {
 	for _, x := range globs {
@@ -280,46 +302,63 @@ func excluded(globs []string, rel string) bool {
 
 // indexDiffs diffs each file's indexed text against its text at
 // generation since (kept by the store); a file whose earlier text is gone
-// is given whole.
-func (n *Notes) indexDiffs(ctx context.Context, st *store.Store, since int64, files []ChangedFile, out *DiffResult) ([]filePart, error) {
+// is given whole, within the budget. A file larger than MaxDiffFile is
+// named in NotDiffed; once the budget is spent the rest are not diffed
+// but Omitted.
+func (n *Notes) indexDiffs(ctx context.Context, st *store.Store, since int64, files []ChangedFile, out *DiffResult, bud *tokenBudget) ([]filePart, error) {
 	var parts []filePart
 	for _, f := range files {
-		d, whole, err := textDiff(ctx, st, f.collection, f.rel, since)
+		if bud.spent() {
+			out.Omitted = append(out.Omitted, f.URI)
+			continue
+		}
+		d, whole, large, err := textDiff(ctx, st, f.collection, f.rel, since)
 		if err != nil {
 			return nil, err
 		}
-		if whole != nil {
+		switch {
+		case large:
+			out.NotDiffed = append(out.NotDiffed, NotDiffed{URI: f.URI, Reason: fmt.Sprintf("larger than %d bytes", MaxDiffFile)})
+		case whole != nil:
+			if !bud.take(whole.Content) {
+				whole.Content = ""
+				out.Omitted = append(out.Omitted, f.URI)
+			}
 			out.Whole = append(out.Whole, *whole)
 			out.NotDiffed = append(out.NotDiffed, NotDiffed{URI: f.URI, Reason: "earlier text no longer kept: given whole"})
-			continue
+		default:
+			parts = append(parts, filePart{uri: f.URI, diff: d})
 		}
-		parts = append(parts, filePart{uri: f.URI, diff: d})
 	}
 	return parts, nil
 }
 
 // textDiff is the unified diff of a document since generation since; when
-// its earlier text is gone it returns the whole current text instead.
-func textDiff(ctx context.Context, st *store.Store, collection, rel string, since int64) (string, *NoteText, error) {
+// its earlier text is gone it returns the whole current text instead, and
+// when either text is larger than MaxDiffFile it reports large (no diff).
+func textDiff(ctx context.Context, st *store.Store, collection, rel string, since int64) (string, *NoteText, bool, error) {
 	old, state, err := st.TextAt(ctx, collection, rel, since)
 	if err != nil {
-		return "", nil, err
+		return "", nil, false, err
 	}
 	cur, title := "", ""
 	m, err := st.DocByPath(ctx, collection, rel)
 	switch {
 	case err == nil:
 		if cur, err = st.Content(ctx, m.ID); err != nil {
-			return "", nil, err
+			return "", nil, false, err
 		}
 		title = m.Title
 	case err != store.ErrNotFound:
-		return "", nil, err
+		return "", nil, false, err
 	}
 	if state == store.TextDropped {
-		return "", &NoteText{URI: ref.URI(collection, rel), Title: title, Content: cur}, nil
+		return "", &NoteText{URI: ref.URI(collection, rel), Title: title, Content: cur}, false, nil
 	}
-	return unified(rel, old, cur, state == store.TextAbsent, m == nil), nil, nil
+	if len(old) > MaxDiffFile || len(cur) > MaxDiffFile {
+		return "", nil, true, nil
+	}
+	return unified(rel, old, cur, state == store.TextAbsent, m == nil), nil, false, nil
 }
 
 // unified formats a file's diff as git does its header: diff --git, then
@@ -357,9 +396,12 @@ func (n *Notes) ownDiff(ctx context.Context, st *store.Store, m *store.DocMeta, 
 		if req.Since == nil {
 			return nil, gnoerr.New(gnoerr.InvalidInput, "%s governs nothing: give --since GEN (or --base BRANCH) for its own diff", out.URI)
 		}
-		d, whole, err := textDiff(ctx, st, m.Collection, m.RelPath, *req.Since)
+		d, whole, large, err := textDiff(ctx, st, m.Collection, m.RelPath, *req.Since)
 		if err != nil {
 			return nil, err
+		}
+		if large {
+			out.NotDiffed = append(out.NotDiffed, NotDiffed{URI: out.URI, Reason: fmt.Sprintf("larger than %d bytes", MaxDiffFile)})
 		}
 		if whole != nil {
 			out.Whole = append(out.Whole, *whole)

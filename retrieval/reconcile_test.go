@@ -12,6 +12,7 @@ import (
 
 	"github.com/gnosearch/gno/retrieval/config"
 	"github.com/gnosearch/gno/retrieval/gnoerr"
+	"github.com/gnosearch/gno/retrieval/ref"
 )
 
 // gitRun runs git in dir for a test, failing it on error.
@@ -29,7 +30,8 @@ func gitRun(t *testing.T, dir string, args ...string) string {
 // gitRepo builds the test repository: a governing note over src/auth/**
 // (with a parent), a note linking to an ungoverned file, and a branch
 // "feature" that edits, adds, renames and deletes governed and
-// ungoverned files, with a binary and a 50 MB governed file.
+// ungoverned files, with a binary and a 50 MB governed file, and a file
+// the collection does not index.
 func gitRepo(t *testing.T) (*Engine, string) {
 	t.Helper()
 	if _, err := exec.LookPath("git"); err != nil {
@@ -56,7 +58,8 @@ func gitRepo(t *testing.T) (*Engine, string) {
 	for name, body := range files {
 		write(t, root, name, body)
 	}
-	write(t, root, "src/auth/logo.bin", "\x00\x01\x02")
+	write(t, root, "src/auth/logo.go", "\x00\x01\x02")
+	write(t, root, "src/auth/skip.bin", "\x00\x01\x02")
 	gitRun(t, root, "add", "-A")
 	gitRun(t, root, "commit", "-q", "-m", "base")
 	gitRun(t, root, "checkout", "-q", "-b", "feature")
@@ -68,9 +71,10 @@ func gitRepo(t *testing.T) (*Engine, string) {
 	write(t, root, "src/util/helper.go", "package util\n\nfunc Help() int { return 1 }\n")
 	write(t, root, "src/util/extra.go", "package util\n")
 	write(t, root, "docs/guide.md", "# Guide\n\nHow to, better.\n")
-	write(t, root, "src/auth/logo.bin", "\x00\x01\x02\x03")
+	write(t, root, "src/auth/logo.go", "\x00\x01\x02\x03")
+	write(t, root, "src/auth/skip.bin", "\x00\x01\x02\x03")
 	big := strings.Repeat("0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcde\n", 50<<20/64)
-	write(t, root, "src/auth/big.txt", big)
+	write(t, root, "src/auth/big.go", big)
 	gitRun(t, root, "add", "-A")
 	gitRun(t, root, "commit", "-q", "-m", "feature")
 	ctx := context.Background()
@@ -100,7 +104,8 @@ func TestReconcileGit(t *testing.T) {
 	for _, f := range aff.Changed {
 		changed = append(changed, strings.TrimPrefix(f.URI, "gno://repo/")+":"+f.Status)
 	}
-	want := []string{"docs/guide.md:modified", "src/auth/big.txt:added", "src/auth/gone.go:deleted", "src/auth/login.go:modified", "src/auth/logo.bin:modified", "src/auth/new.go:added",
+	// skip.bin changed too, but the collection does not index it.
+	want := []string{"docs/guide.md:modified", "src/auth/big.go:added", "src/auth/gone.go:deleted", "src/auth/login.go:modified", "src/auth/logo.go:modified", "src/auth/new.go:added",
 		"src/auth/old.go:deleted", "src/auth/renamed.go:added", "src/auth/token.go:modified", "src/util/extra.go:added", "src/util/helper.go:modified"}
 	if !reflect.DeepEqual(changed, want) {
 		t.Fatalf("changed\n got %v\nwant %v", changed, want)
@@ -133,7 +138,7 @@ func TestReconcileGit(t *testing.T) {
 	if gitDiff := gitRun(t, root, append([]string{"diff", "main...", "--"}, files...)...); d.Diff != gitDiff {
 		t.Fatalf("diff differs from git diff main...:\n%s\n----\n%s", d.Diff, gitDiff)
 	}
-	if len(d.Files) != 5 || len(d.Skipped) != 0 || !reflect.DeepEqual(d.NotDiffed, []NotDiffed{{"gno://repo/src/auth/big.txt", "larger than 1048576 bytes"}, {"gno://repo/src/auth/logo.bin", "binary"}}) {
+	if len(d.Files) != 5 || len(d.Skipped) != 0 || !reflect.DeepEqual(d.NotDiffed, []NotDiffed{{"gno://repo/src/auth/big.go", "larger than 1048576 bytes"}, {"gno://repo/src/auth/logo.go", "binary"}}) {
 		t.Fatalf("files %v skipped %v not diffed %v", d.Files, d.Skipped, d.NotDiffed)
 	}
 	if !strings.Contains(d.Diff, "rename from src/auth/old.go") {
@@ -288,5 +293,56 @@ func TestReconcileSince(t *testing.T) {
 	own, err = e.Notes().Diff(ctx, DiffRequest{Ref: "notes/a.txt", Since: &g2})
 	if err != nil || own.Diff != "" || len(own.Whole) != 1 || own.Whole[0].Content != "three\n" || !strings.Contains(own.Message, "no longer kept") {
 		t.Fatalf("own diff after cleanup %+v %v", own, err)
+	}
+	// Whole texts and changed specs count against the budget: within a
+	// tiny one they are named in Omitted, their contents left out.
+	write(t, root, "spec.md", "---\ngoverns: [\"*.txt\"]\n---\n# Spec\n\nMore.\n")
+	update(t, e)
+	full, err := e.Notes().Diff(ctx, DiffRequest{Ref: "notes/spec.md", Since: &g1, BypassCache: true})
+	if err != nil || len(full.Whole) != 2 || full.Whole[0].Content == "" || len(full.SpecChanges) != 1 || full.SpecChanges[0].Content == "" || len(full.Omitted) != 0 {
+		t.Fatalf("whole texts within the default budget %+v %v", full, err)
+	}
+	tiny, err := e.Notes().Diff(ctx, DiffRequest{Ref: "notes/spec.md", Since: &g1, BypassCache: true, MaxTokens: 1})
+	for _, w := range tiny.Whole {
+		if w.Content != "" {
+			t.Fatalf("whole text over the budget given: %+v", tiny)
+		}
+	}
+	if err != nil || len(tiny.SpecChanges) != 1 || tiny.SpecChanges[0].Content != "" || len(tiny.Omitted) != 3 {
+		t.Fatalf("whole texts within 1 token %+v %v", tiny, err)
+	}
+}
+
+// Non-ASCII file names come back as they are (not quoted by git), so
+// their URIs are not empty; and git output past the cap is an error.
+func TestReconcileGitNames(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed:", err)
+	}
+	t.Setenv("GIT_CONFIG_GLOBAL", os.DevNull)
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	root := t.TempDir()
+	gitRun(t, root, "init", "-q", "-b", "main")
+	write(t, root, "a.md", "# A\n")
+	gitRun(t, root, "add", "-A")
+	gitRun(t, root, "commit", "-q", "-m", "base")
+	gitRun(t, root, "checkout", "-q", "-b", "feature")
+	write(t, root, "café.md", "# Café\n")
+	gitRun(t, root, "add", "-A")
+	gitRun(t, root, "commit", "-q", "-m", "feature")
+	ctx := context.Background()
+	cs, err := gitChanges(ctx, "main", []*config.Collection{{Name: "n", Path: root}}, true)
+	if err != nil || len(cs.files) != 1 || cs.files[0].rel != "café.md" || cs.files[0].URI != ref.URI("n", "café.md") {
+		t.Fatalf("changes %+v %v", cs, err)
+	}
+	out, err := runGit(ctx, root, "diff", "--no-color", "main...HEAD", "--")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if parts := splitGitDiff(string(out), "n"); len(parts) != 1 || parts[0].uri != ref.URI("n", "café.md") {
+		t.Fatalf("parts %+v", parts)
+	}
+	if _, err := runGitLimit(ctx, 8, root, "diff", "--no-color", "main...HEAD", "--"); err == nil || !strings.Contains(err.Error(), "larger than") {
+		t.Fatalf("over the cap: %v", err)
 	}
 }

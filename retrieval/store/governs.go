@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strconv"
 
 	"github.com/gnosearch/gno/retrieval/links"
 )
@@ -115,38 +116,41 @@ func (s *Store) GoverningNotes(ctx context.Context) ([]*GoverningNote, error) {
 }
 
 // backfillGoverns reads the declarations of every Markdown document
-// already in an index from an older schema.
+// already in an index from an older schema. Only documents that open with
+// front matter are read, and only their first frontMatterPrefix
+// characters: declarations past ingest's front-matter limit are not read
+// anyway, so a large corpus is not loaded whole.
 func backfillGoverns(ctx context.Context, tx *sql.Tx) error {
-	return eachMarkdown(ctx, tx, func(b *Batch, id int64, collection, content string) error {
+	return eachMarkdown(ctx, tx, true, func(b *Batch, id int64, collection, content string) error {
 		d := Document{Collection: collection, Declares: links.Declared(content)}
 		return b.putGoverns(ctx, id, &d, false)
 	})
 }
 
+// frontMatterPrefix is how many characters of a document hold all the
+// front matter links.Declared reads (64 KiB, with room for its closing
+// line).
+const frontMatterPrefix = 65600
+
+// markdownPage is how many documents an upgrade's backfill reads at once
+// (a variable so a test can page through a few).
+var markdownPage = 500
+
 // eachMarkdown calls fn for every Markdown document of the index with a
-// batch over tx (an upgrade's backfill). The rows are read first: a
-// statement must not run while a query over the same tables is open.
-func eachMarkdown(ctx context.Context, tx *sql.Tx, fn func(b *Batch, id int64, collection, content string) error) error {
-	rows, err := tx.QueryContext(ctx, "SELECT d.id, d.collection, c.content FROM documents d JOIN contents c ON c.doc_id = d.id WHERE d.mime = 'text/markdown'")
-	if err != nil {
-		return err
+// batch over tx (an upgrade's backfill), reading them a page at a time
+// in id order; frontMatter reads only documents opening with "---", and
+// only their first frontMatterPrefix characters. Each page's rows are
+// read first: a statement must not run while a query over the same
+// tables is open.
+func eachMarkdown(ctx context.Context, tx *sql.Tx, frontMatter bool, fn func(b *Batch, id int64, collection, content string) error) error {
+	q := "SELECT d.id, d.collection, c.content FROM documents d JOIN contents c ON c.doc_id = d.id WHERE d.mime = 'text/markdown' AND d.id > ? ORDER BY d.id LIMIT ?"
+	if frontMatter {
+		q = "SELECT d.id, d.collection, substr(c.content, 1, " + strconv.Itoa(frontMatterPrefix) + ") FROM documents d JOIN contents c ON c.doc_id = d.id" +
+			" WHERE d.mime = 'text/markdown' AND substr(c.content, 1, 3) = '---' AND d.id > ? ORDER BY d.id LIMIT ?"
 	}
 	type row struct {
 		id           int64
 		col, content string
-	}
-	var docs []row
-	for rows.Next() {
-		var r row
-		if err := rows.Scan(&r.id, &r.col, &r.content); err != nil {
-			rows.Close()
-			return err
-		}
-		docs = append(docs, r)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return err
 	}
 	b := &Batch{tx: tx}
 	defer func() {
@@ -154,10 +158,33 @@ func eachMarkdown(ctx context.Context, tx *sql.Tx, fn func(b *Batch, id int64, c
 			st.Close()
 		}
 	}()
-	for _, r := range docs {
-		if err := fn(b, r.id, r.col, r.content); err != nil {
+	var after int64
+	for {
+		rows, err := tx.QueryContext(ctx, q, after, markdownPage)
+		if err != nil {
 			return err
 		}
+		var docs []row
+		for rows.Next() {
+			var r row
+			if err := rows.Scan(&r.id, &r.col, &r.content); err != nil {
+				rows.Close()
+				return err
+			}
+			docs = append(docs, r)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		for _, r := range docs {
+			if err := fn(b, r.id, r.col, r.content); err != nil {
+				return err
+			}
+		}
+		if len(docs) < markdownPage {
+			return nil
+		}
+		after = docs[len(docs)-1].id
 	}
-	return nil
 }

@@ -138,7 +138,7 @@ func bumpWrites(ctx context.Context, tx *sql.Tx) error {
 // backfillLinks extracts the links and aliases of every Markdown document
 // already in an index from an older schema.
 func backfillLinks(ctx context.Context, tx *sql.Tx) error {
-	return eachMarkdown(ctx, tx, func(b *Batch, id int64, _, content string) error {
+	return eachMarkdown(ctx, tx, false, func(b *Batch, id int64, _, content string) error {
 		d := Document{Links: links.Extract(content), Aliases: links.Aliases(content)}
 		return b.putLinks(ctx, id, &d, false)
 	})

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -136,7 +137,9 @@ func TestReconciledCursors(t *testing.T) {
 }
 
 // An index of schema 4 gains the tables, its notes' declarations read
-// from their stored text, and earlier texts only from the upgrade on.
+// from their stored text (a page at a time, front matter only), and
+// earlier texts only from the upgrade on; two processes opening it at
+// once upgrade it once.
 func TestUpgradeToSchema5(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "i.sqlite")
@@ -144,20 +147,42 @@ func TestUpgradeToSchema5(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := doc("auth.md", "---\ngoverns: [src/**]\n---\n# Auth\n")
-	d.Mime = "text/markdown"
-	putGen(t, st, 1, []*Document{d, doc("a.txt", "one\n")})
+	var docs []*Document
+	for i, text := range []string{"---\ngoverns: [src/**]\n---\n# Auth\n", "# Plain\n\ngoverns: [x/**]\n", "---\ntitle: t\n---\n# T\n",
+		"---\ngoverns: [lib/**]\n---\n# Lib\n" + strings.Repeat("long body\n", 10000)} {
+		d := doc("n"+strconv.Itoa(i)+".md", text)
+		d.Mime = "text/markdown"
+		docs = append(docs, d)
+	}
+	putGen(t, st, 1, append(docs, doc("a.txt", "one\n")))
 	putGen(t, st, 2, []*Document{doc("a.txt", "two\n")})
 	if _, err := st.db.Exec("DROP TABLE governs; DROP TABLE reconciled; DROP TABLE versions; PRAGMA user_version = 4"); err != nil {
 		t.Fatal(err)
 	}
 	st.Close()
-	if st, err = Open(ctx, path); err != nil {
-		t.Fatal(err)
+	defer func(n int) { markdownPage = n }(markdownPage)
+	markdownPage = 1
+	var wg sync.WaitGroup
+	stores := make([]*Store, 2)
+	errs := make([]error, 2)
+	for i := range stores {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			stores[i], errs[i] = Open(ctx, path)
+		}()
 	}
-	defer st.Close()
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("open %d: %v", i, err)
+		}
+		defer stores[i].Close()
+	}
+	st = stores[0]
 	notes, err := st.GoverningNotes(ctx)
-	if err != nil || len(notes) != 1 || notes[0].Declares.Governs[0].Glob != "src/**" {
+	if err != nil || len(notes) != 2 || notes[0].Declares.Governs[0].Glob != "src/**" || notes[1].Declares.Governs[0].Glob != "lib/**" ||
+		len(notes[0].Declares.Governs) != 1 || len(notes[1].Declares.Governs) != 1 {
 		t.Fatalf("backfilled declarations %+v %v", notes, err)
 	}
 	if _, state, _ := st.TextAt(ctx, "c", "a.txt", 1); state != TextDropped {

@@ -150,22 +150,35 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	return s, nil
 }
 
-func (s *Store) migrate(ctx context.Context) error {
-	var v int
-	if err := s.db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
-		return err
-	}
-	if v == schemaVersion {
-		return nil
+// schemaOf reads the index's schema version; current says it needs no
+// upgrade, and a version newer than this gno's is an error.
+func schemaOf(ctx context.Context, q interface {
+	QueryRowContext(context.Context, string, ...any) *sql.Row
+}) (v int, current bool, err error) {
+	if err := q.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
+		return 0, false, err
 	}
 	if v > schemaVersion {
-		return fmt.Errorf("index schema %d is newer than this gno (%d): upgrade gno", v, schemaVersion)
+		return v, false, fmt.Errorf("index schema %d is newer than this gno (%d): upgrade gno", v, schemaVersion)
+	}
+	return v, v == schemaVersion, nil
+}
+
+func (s *Store) migrate(ctx context.Context) error {
+	if _, current, err := schemaOf(ctx, s.db); current || err != nil {
+		return err
 	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
+	// Read again under the write lock (the transaction is IMMEDIATE):
+	// another process may have upgraded the index while this one waited.
+	v, current, err := schemaOf(ctx, tx)
+	if current || err != nil {
+		return err
+	}
 	if v == 1 {
 		// Schema 2 searches the segmented index instead of the trigram
 		// one: drop the old rows (the schema recreates the table empty,
