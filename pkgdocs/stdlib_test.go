@@ -114,6 +114,9 @@ func TestStdlibShared(t *testing.T) {
 	if !found {
 		t.Errorf("search WithTimeout: no context.WithTimeout among %d results", len(sr.Results))
 	}
+	if sr.Meta.TotalResults != len(sr.Results) {
+		t.Errorf("search WithTimeout: total %d for %d results", sr.Meta.TotalResults, len(sr.Results))
+	}
 	ps, err := x.List(ctx, []string{a})
 	if err != nil {
 		t.Fatal(err)

@@ -227,3 +227,13 @@ func TestDemoteOverviews(t *testing.T) {
 		t.Errorf("order %s %s %s", got[0].URI, got[1].URI, got[2].URI)
 	}
 }
+
+func TestAboveMinScore(t *testing.T) {
+	rs := []retrieval.Result{{URI: "a", Score: 0.9}, {URI: "b", Score: 0.45}, {URI: "c", Score: 0.5}}
+	if got := aboveMinScore(append([]retrieval.Result(nil), rs...), 0); len(got) != 3 {
+		t.Errorf("no minimum: %d results", len(got))
+	}
+	if got := aboveMinScore(rs, 0.5); len(got) != 2 || got[0].URI != "a" || got[1].URI != "c" {
+		t.Errorf("minimum 0.5: %+v", got)
+	}
+}
