@@ -208,6 +208,11 @@ func TestStdlibNode(t *testing.T) {
 	if got := stdKeys(res); len(got) != 1 || got[0] != "npm:node-types-22.10.2" {
 		t.Fatalf("indexed %v", res.Indexed)
 	}
+	for _, r := range res.Indexed {
+		if r.Name == "@types/node" {
+			t.Errorf("indexed %v: want Node's API once, as the stdlib", res.Indexed)
+		}
+	}
 	d, err := x.Describe(context.Background(), DescribeRequest{Package: "stdlib", Ecosystem: "npm", Symbol: "fs/promises.readFile", Projects: []string{dir}})
 	if err != nil {
 		t.Fatal(err)

@@ -158,6 +158,25 @@ func (d *discovery) nodeStdlib(p *Package) error {
 	return stdlibDir(p, dir, "")
 }
 
+// withoutStdlibSource drops the package a found standard library s was
+// read from (npm's @types/node), as pairTypes drops a paired @types
+// package: Node's API is stored once, as the stdlib.
+func withoutStdlibSource(pkgs []Package, s *Package) []Package {
+	if s.Ecosystem != NPM || s.Dir == "" {
+		return pkgs
+	}
+	out := pkgs[:0]
+	for _, p := range pkgs {
+		if p.Name != nodeTypes {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// nodeTypes is the package Node's standard library is read from.
+const nodeTypes = "@types/node"
+
 // rustStdlib: the std crate of the rust-src component of the toolchain
 // rustup picks for the project (rust-toolchain.toml, overrides, the
 // default).

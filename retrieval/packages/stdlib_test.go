@@ -141,7 +141,7 @@ func needRustc() string {
 
 func TestStdlibNodeMissing(t *testing.T) {
 	dir := t.TempDir()
-	write(t, filepath.Join(dir, "package.json"), `{"name": "p", "version": "1.0.0"}`)
+	write(t, filepath.Join(dir, "package.json"), `{"name": "p", "version": "1.0.0", "devDependencies": {"@types/node": "^22.1.0"}}`)
 	p := discover(t, dir, Options{Stdlib: true, Ecosystems: []Ecosystem{NPM}})
 	s := stdlibOf(t, p, NPM)
 	if s.Dir != "" || !strings.Contains(s.Missing, "@types/node") {
@@ -151,6 +151,12 @@ func TestStdlibNodeMissing(t *testing.T) {
 	p = discover(t, dir, Options{Stdlib: true, Ecosystems: []Ecosystem{NPM}})
 	if s := stdlibOf(t, p, NPM); s.Version != "node-types-22.1.0" || s.Dir == "" {
 		t.Fatalf("node stdlib = %+v", s)
+	}
+	// Node's API is stored once, as the stdlib, not also as @types/node.
+	for _, pk := range p.Packages {
+		if pk.Name == "@types/node" {
+			t.Errorf("@types/node listed besides the stdlib read from it: %+v", pk)
+		}
 	}
 }
 
