@@ -185,7 +185,9 @@ func (d *discovery) rustStdlib(ctx context.Context, p *Package) error {
 	if err != nil {
 		return fmt.Errorf("standard library not indexed: %w", err)
 	}
-	c := &client{bin: bin, dir: d.dir, env: d.env.list, timeout: stdlibTimeout}
+	// rustup's proxy would download a toolchain the project names but
+	// that is not installed: a missing one is said, never fetched.
+	c := &client{bin: bin, dir: d.dir, env: d.env.with("RUSTUP_AUTO_INSTALL=0"), timeout: stdlibTimeout}
 	out, err := c.run(ctx, "--version")
 	if err != nil {
 		return fmt.Errorf("rustc --version: %w", err)

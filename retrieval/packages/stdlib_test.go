@@ -99,7 +99,9 @@ func TestStdlibPythonCannotStart(t *testing.T) {
 func TestStdlibRustMissing(t *testing.T) {
 	sysroot := t.TempDir() // a toolchain without rust-src
 	bin := fakeBin(t, map[string]string{
-		"rustc": `case "$1" in --version) echo "rustc 1.85.0 (4d91de4e4 2025-02-17)";; --print) echo "` + sysroot + `";; *) exit 1;; esac`,
+		// as rustup's proxy: without RUSTUP_AUTO_INSTALL=0 it would install
+		"rustc": `[ "$RUSTUP_AUTO_INSTALL" = 0 ] || { echo "would install a toolchain" >&2; exit 1; }
+case "$1" in --version) echo "rustc 1.85.0 (4d91de4e4 2025-02-17)";; --print) echo "` + sysroot + `";; *) exit 1;; esac`,
 	})
 	dir := t.TempDir()
 	write(t, filepath.Join(dir, "Cargo.toml"), "[package]\nname = \"p\"\nversion = \"0.1.0\"\n")
