@@ -234,21 +234,27 @@ func runPyIntrospect(ctx context.Context, python string) ([]byte, error) {
 }
 
 // limitedBuffer keeps the first max bytes written and notes the rest.
+//
+// The buffer is a named field, not embedded: an embedded bytes.Buffer's
+// ReadFrom would be promoted, and os/exec copies through it, past Write.
 type limitedBuffer struct {
-	bytes.Buffer
+	buf  bytes.Buffer
 	max  int
 	over bool
 }
 
+func (b *limitedBuffer) Bytes() []byte  { return b.buf.Bytes() }
+func (b *limitedBuffer) String() string { return b.buf.String() }
+
 func (b *limitedBuffer) Write(p []byte) (int, error) {
-	if room := b.max - b.Len(); room < len(p) {
+	if room := b.max - b.buf.Len(); room < len(p) {
 		b.over = true
 		if room > 0 {
-			b.Buffer.Write(p[:room])
+			b.buf.Write(p[:room])
 		}
 		return len(p), nil
 	}
-	return b.Buffer.Write(p)
+	return b.buf.Write(p)
 }
 
 // pyBuiltinSig is the item's signature as Python spells a definition

@@ -2,6 +2,7 @@ package packages
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -92,6 +93,44 @@ type client struct {
 	dir     string
 	env     []string
 	timeout time.Duration
+	// maxOut bounds the stdout kept (defaultMaxOut when 0): a toolchain
+	// query's answer is a line or two, and a broken or hostile binary
+	// must not fill memory.
+	maxOut int
+}
+
+// Bounds of a client's output: stdout as a whole (go mod download -json
+// and npm pack --json answer per package, so a few MB at most), a
+// toolchain query's one-line answer, and stderr, read only for its last
+// words and a few telltale strings.
+const (
+	defaultMaxOut = 64 << 20
+	queryMaxOut   = 1 << 20
+	maxErrOut     = 1 << 20
+)
+
+// boundedBuffer keeps the first max bytes written and notes the rest.
+//
+// The buffer is a named field, not embedded: an embedded bytes.Buffer's
+// ReadFrom would be promoted, and os/exec copies through it, past Write.
+type boundedBuffer struct {
+	buf  bytes.Buffer
+	max  int
+	over bool
+}
+
+func (b *boundedBuffer) Bytes() []byte  { return b.buf.Bytes() }
+func (b *boundedBuffer) String() string { return b.buf.String() }
+
+func (b *boundedBuffer) Write(p []byte) (int, error) {
+	if room := b.max - b.buf.Len(); room < len(p) {
+		b.over = true
+		if room > 0 {
+			b.buf.Write(p[:room])
+		}
+		return len(p), nil
+	}
+	return b.buf.Write(p)
 }
 
 // run returns the command's stdout; a failure is an error whose message
@@ -102,11 +141,14 @@ func (c *client) run(ctx context.Context, args ...string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, c.bin, args...)
 	cmd.Dir = c.dir
 	cmd.Env = c.env
-	var stdout, stderr bytes.Buffer
+	stdout, stderr := boundedBuffer{max: cmp.Or(c.maxOut, defaultMaxOut)}, boundedBuffer{max: maxErrOut}
 	cmd.Stdout = &stdout
 	cmd.Stderr = &stderr
 	cmd.WaitDelay = 5 * time.Second
 	err := cmd.Run()
+	if err == nil && stdout.over {
+		return nil, fmt.Errorf("%s: answer larger than %d bytes", filepath.Base(c.bin), stdout.max)
+	}
 	if err == nil {
 		return stdout.Bytes(), nil
 	}

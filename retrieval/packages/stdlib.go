@@ -66,7 +66,7 @@ func (d *discovery) goStdlib(ctx context.Context, p *Package) error {
 	if !d.opt.Fetch || d.opt.Offline {
 		env = append(env, "GOPROXY=off")
 	}
-	c := &client{bin: bin, dir: d.dir, env: d.env.with(env...), timeout: stdlibTimeout}
+	c := &client{bin: bin, dir: d.dir, env: d.env.with(env...), timeout: stdlibTimeout, maxOut: queryMaxOut}
 	out, err := c.run(ctx, "env", "GOROOT", "GOVERSION")
 	if err != nil {
 		// The toolchain go.mod asks for is not here: the local one
@@ -111,7 +111,7 @@ func (d *discovery) pyStdlib(ctx context.Context, p *Package) error {
 	if bin == "" {
 		return fmt.Errorf("standard library not indexed: no Python interpreter (no virtual environment, no python3 on PATH)")
 	}
-	c := &client{bin: bin, dir: d.dir, env: d.env.list, timeout: stdlibTimeout}
+	c := &client{bin: bin, dir: d.dir, env: d.env.list, timeout: stdlibTimeout, maxOut: queryMaxOut}
 	out, err := c.run(ctx, "-I", "-S", "-c", pyStdlibQuery)
 	if err != nil {
 		return fmt.Errorf("the Python interpreter %s cannot start: %w", bin, err)
@@ -187,7 +187,7 @@ func (d *discovery) rustStdlib(ctx context.Context, p *Package) error {
 	}
 	// rustup's proxy would download a toolchain the project names but
 	// that is not installed: a missing one is said, never fetched.
-	c := &client{bin: bin, dir: d.dir, env: d.env.with("RUSTUP_AUTO_INSTALL=0"), timeout: stdlibTimeout}
+	c := &client{bin: bin, dir: d.dir, env: d.env.with("RUSTUP_AUTO_INSTALL=0"), timeout: stdlibTimeout, maxOut: queryMaxOut}
 	out, err := c.run(ctx, "--version")
 	if err != nil {
 		return fmt.Errorf("rustc --version: %w", err)

@@ -184,3 +184,17 @@ func TestStdlibFingerprint(t *testing.T) {
 		t.Fatal("installing @types/node does not change the fingerprint")
 	}
 }
+
+// A toolchain that answers without end is cut off, not read into memory.
+func TestStdlibQueryBounded(t *testing.T) {
+	bin := fakeBin(t, map[string]string{
+		// 10 MB from shell builtins alone: PATH holds only this folder
+		"rustc": `s=xxxxxxxxxx; for i in 1 2 3 4 5 6; do s=$s$s$s$s$s$s$s$s$s$s; done; echo "$s"`,
+	})
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "Cargo.toml"), "[package]\nname = \"p\"\nversion = \"0.1.0\"\n")
+	p := discover(t, dir, Options{Stdlib: true, Ecosystems: []Ecosystem{Rust}, Env: env("PATH=" + bin)})
+	if s := stdlibOf(t, p, Rust); s.Dir != "" || !strings.Contains(s.Missing, "answer larger than") || len(s.Missing) > 200 {
+		t.Fatalf("rust stdlib = %.300q, want missing: answer too large", s.Missing)
+	}
+}
