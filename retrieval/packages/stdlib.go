@@ -99,6 +99,13 @@ func (d *discovery) pyStdlib(ctx context.Context, p *Package) error {
 				break
 			}
 		}
+		// A venv's python is normally a link to an installed interpreter;
+		// one whose file lies in the project is the project's own
+		// (committed, or copied there) and is not run on discovery.
+		if bin != "" && d.insideProject(bin) {
+			d.warn(bin, "the virtual environment's interpreter is a file inside the project: not run; the standard library is read with python3 on PATH")
+			bin = ""
+		}
 	}
 	if bin == "" {
 		for _, n := range []string{"python3", "python"} {
@@ -133,6 +140,20 @@ func (d *discovery) pyStdlib(ctx context.Context, p *Package) error {
 		p.Interpreter = ans.Executable
 	}
 	return stdlibDir(p, ans.Stdlib, "the interpreter's stdlib folder is missing")
+}
+
+// insideProject reports whether file's real path lies in the project's
+// real folder (an unreadable path counts as inside).
+func (d *discovery) insideProject(file string) bool {
+	real, err := filepath.EvalSymlinks(file)
+	if err != nil {
+		return true
+	}
+	dir, err := filepath.EvalSymlinks(d.dir)
+	if err != nil {
+		dir = d.dir
+	}
+	return within(dir, real)
 }
 
 // pyStdlibQuery prints the interpreter's stdlib folder and version as

@@ -3,6 +3,7 @@ package packages
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -196,5 +197,55 @@ func TestStdlibQueryBounded(t *testing.T) {
 	p := discover(t, dir, Options{Stdlib: true, Ecosystems: []Ecosystem{Rust}, Env: env("PATH=" + bin)})
 	if s := stdlibOf(t, p, Rust); s.Dir != "" || !strings.Contains(s.Missing, "answer larger than") || len(s.Missing) > 200 {
 		t.Fatalf("rust stdlib = %.300q, want missing: answer too large", s.Missing)
+	}
+}
+
+// A venv whose python is a file inside the project (committed with it)
+// is not run: python3 on PATH answers instead, with a warning.
+func TestStdlibPythonProjectInterpreter(t *testing.T) {
+	need(t, "python3")
+	real, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip(err)
+	}
+	dir := t.TempDir()
+	marker := filepath.Join(t.TempDir(), "ran")
+	write(t, filepath.Join(dir, "requirements.txt"), "")
+	write(t, filepath.Join(dir, ".venv", "pyvenv.cfg"), "home = /usr/bin\nversion = 3.11.0\n")
+	write(t, filepath.Join(dir, ".venv", "bin", "python"), "#!/bin/sh\ntouch "+marker+"\nexit 1\n")
+	if err := os.Chmod(filepath.Join(dir, ".venv", "bin", "python"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p := discover(t, dir, Options{Stdlib: true, Ecosystems: []Ecosystem{Python}, Env: env("VIRTUAL_ENV=")})
+	s := stdlibOf(t, p, Python)
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("the project's own interpreter ran")
+	}
+	if s.Missing != "" || s.Dir == "" {
+		t.Fatalf("python stdlib = %+v, want python3 on PATH's", s)
+	}
+	warnedInside := false
+	for _, w := range p.Warnings {
+		warnedInside = warnedInside || strings.Contains(w.Message, "inside the project: not run")
+	}
+	if !warnedInside {
+		t.Errorf("no warning about the project's interpreter: %v", p.Warnings)
+	}
+
+	// The usual venv: bin/python links to an installed interpreter.
+	if err := os.Remove(filepath.Join(dir, ".venv", "bin", "python")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(real, filepath.Join(dir, ".venv", "bin", "python")); err != nil {
+		t.Fatal(err)
+	}
+	p = discover(t, dir, Options{Stdlib: true, Ecosystems: []Ecosystem{Python}, Env: env("VIRTUAL_ENV=")})
+	if s := stdlibOf(t, p, Python); s.Missing != "" {
+		t.Fatalf("linked venv interpreter: %+v", s)
+	}
+	for _, w := range p.Warnings {
+		if strings.Contains(w.Message, "inside the project") {
+			t.Errorf("linked venv interpreter warned: %v", w)
+		}
 	}
 }
