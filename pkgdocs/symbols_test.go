@@ -182,6 +182,10 @@ func TestExactSymbolLookup(t *testing.T) {
 			t.Errorf("describe --symbol %q: %v %+v", form, err, d)
 		}
 	}
+	// A module path no longer stored: the item of the same case.
+	if d, err := x.Describe(ctx, DescribeRequest{Package: "click", Symbol: "click.decorators.command", Projects: []string{dir}}); err != nil || d.Symbol == nil || d.Symbol.Name != "click.command" {
+		t.Errorf("describe click.decorators.command: %v %+v", err, d)
+	}
 }
 
 func TestSectionAt(t *testing.T) {
