@@ -1,7 +1,6 @@
 package packages
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -12,6 +11,8 @@ import (
 	"runtime"
 	"strings"
 	"time"
+
+	"github.com/gnosearch/gno/retrieval/internal/capbuf"
 )
 
 // environ is the environment discovery reads and the clients get.
@@ -109,30 +110,6 @@ const (
 	maxErrOut     = 1 << 20
 )
 
-// boundedBuffer keeps the first max bytes written and notes the rest.
-//
-// The buffer is a named field, not embedded: an embedded bytes.Buffer's
-// ReadFrom would be promoted, and os/exec copies through it, past Write.
-type boundedBuffer struct {
-	buf  bytes.Buffer
-	max  int
-	over bool
-}
-
-func (b *boundedBuffer) Bytes() []byte  { return b.buf.Bytes() }
-func (b *boundedBuffer) String() string { return b.buf.String() }
-
-func (b *boundedBuffer) Write(p []byte) (int, error) {
-	if room := b.max - b.buf.Len(); room < len(p) {
-		b.over = true
-		if room > 0 {
-			b.buf.Write(p[:room])
-		}
-		return len(p), nil
-	}
-	return b.buf.Write(p)
-}
-
 // run returns the command's stdout; a failure is an error whose message
 // is short: the client's own last words on stderr, not a wall of text.
 func (c *client) run(ctx context.Context, args ...string) ([]byte, error) {
@@ -141,13 +118,13 @@ func (c *client) run(ctx context.Context, args ...string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, c.bin, args...)
 	cmd.Dir = c.dir
 	cmd.Env = c.env
-	stdout, stderr := boundedBuffer{max: cmp.Or(c.maxOut, defaultMaxOut)}, boundedBuffer{max: maxErrOut}
-	cmd.Stdout = &stdout
-	cmd.Stderr = &stderr
+	stdout, stderr := capbuf.New(cmp.Or(c.maxOut, defaultMaxOut)), capbuf.New(maxErrOut)
+	cmd.Stdout = stdout
+	cmd.Stderr = stderr
 	cmd.WaitDelay = 5 * time.Second
 	err := cmd.Run()
-	if err == nil && stdout.over {
-		return nil, fmt.Errorf("%s: answer larger than %d bytes", filepath.Base(c.bin), stdout.max)
+	if err == nil && stdout.Over() {
+		return nil, fmt.Errorf("%s: answer larger than %d bytes", filepath.Base(c.bin), stdout.Max())
 	}
 	if err == nil {
 		return stdout.Bytes(), nil
