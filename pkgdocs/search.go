@@ -108,7 +108,6 @@ func (x *Index) Search(ctx context.Context, req SearchRequest) (*SearchResults, 
 	}
 	if weigh {
 		res.Results = weighStdlib(req.Query, res.Results, want)
-		res.Meta.TotalResults = len(res.Results)
 	}
 	exact, err := x.exactSymbols(ctx, s, req.Query)
 	if err != nil {
@@ -121,10 +120,11 @@ func (x *Index) Search(ctx context.Context, req SearchRequest) (*SearchResults, 
 	if res.Results, err = x.foldDunders(ctx, s, res.Results); err != nil {
 		return nil, err
 	}
-	res.Results = demoteOverviews(res.Results)
+	res.Results = aboveMinScore(demoteOverviews(res.Results), req.MinScore)
 	if res.Results, err = x.withExact(ctx, exact, res.Results, limit); err != nil {
 		return nil, err
 	}
+	res.Meta.TotalResults = len(res.Results)
 	out := &SearchResults{Results: res.Results, Meta: res.Meta, Scope: s.Scope}
 	if out.Results == nil {
 		out.Results = []retrieval.Result{}
@@ -143,6 +143,23 @@ func (x *Index) Search(ctx context.Context, req SearchRequest) (*SearchResults, 
 		out.fit(req.MaxTokens)
 	}
 	return out, nil
+}
+
+// aboveMinScore drops the results that the standard-library weighting or
+// the overview demotion took below the request's minimum score (the
+// engine applied it to the scores before them). Exact symbol hits are
+// added after this, at score 1.
+func aboveMinScore(rs []retrieval.Result, minScore float64) []retrieval.Result {
+	if minScore <= 0 {
+		return rs
+	}
+	out := rs[:0]
+	for _, r := range rs {
+		if r.Score >= minScore {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // fit drops results from the end until the answer's JSON fits the

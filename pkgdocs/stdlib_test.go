@@ -114,6 +114,9 @@ func TestStdlibShared(t *testing.T) {
 	if !found {
 		t.Errorf("search WithTimeout: no context.WithTimeout among %d results", len(sr.Results))
 	}
+	if sr.Meta.TotalResults != len(sr.Results) {
+		t.Errorf("search WithTimeout: total %d for %d results", sr.Meta.TotalResults, len(sr.Results))
+	}
 	ps, err := x.List(ctx, []string{a})
 	if err != nil {
 		t.Fatal(err)
@@ -204,6 +207,11 @@ func TestStdlibNode(t *testing.T) {
 	res := add(t, x, dir, AddOptions{NoFetch: true, All: true})
 	if got := stdKeys(res); len(got) != 1 || got[0] != "npm:node-types-22.10.2" {
 		t.Fatalf("indexed %v", res.Indexed)
+	}
+	for _, r := range res.Indexed {
+		if r.Name == "@types/node" {
+			t.Errorf("indexed %v: want Node's API once, as the stdlib", res.Indexed)
+		}
 	}
 	d, err := x.Describe(context.Background(), DescribeRequest{Package: "stdlib", Ecosystem: "npm", Symbol: "fs/promises.readFile", Projects: []string{dir}})
 	if err != nil {

@@ -182,6 +182,10 @@ func TestExactSymbolLookup(t *testing.T) {
 			t.Errorf("describe --symbol %q: %v %+v", form, err, d)
 		}
 	}
+	// A module path no longer stored: the item of the same case.
+	if d, err := x.Describe(ctx, DescribeRequest{Package: "click", Symbol: "click.decorators.command", Projects: []string{dir}}); err != nil || d.Symbol == nil || d.Symbol.Name != "click.command" {
+		t.Errorf("describe click.decorators.command: %v %+v", err, d)
+	}
 }
 
 func TestSectionAt(t *testing.T) {
@@ -225,5 +229,15 @@ func TestDemoteOverviews(t *testing.T) {
 	got := demoteOverviews(rs)
 	if got[0].URI != "item" || got[1].URI != "pkg" || got[2].URI != "far" {
 		t.Errorf("order %s %s %s", got[0].URI, got[1].URI, got[2].URI)
+	}
+}
+
+func TestAboveMinScore(t *testing.T) {
+	rs := []retrieval.Result{{URI: "a", Score: 0.9}, {URI: "b", Score: 0.45}, {URI: "c", Score: 0.5}}
+	if got := aboveMinScore(append([]retrieval.Result(nil), rs...), 0); len(got) != 3 {
+		t.Errorf("no minimum: %d results", len(got))
+	}
+	if got := aboveMinScore(rs, 0.5); len(got) != 2 || got[0].URI != "a" || got[1].URI != "c" {
+		t.Errorf("minimum 0.5: %+v", got)
 	}
 }

@@ -3,6 +3,7 @@ package apidoc
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"path"
 	"strings"
 
@@ -282,6 +283,10 @@ func (r *jsReader) module(name string, depth int) *jsMod {
 		return nil
 	}
 	m, err := parseJSMod(name, src)
+	if errors.Is(err, errJSTooDeep) {
+		r.x.warn(name, "%v: not parsed", err)
+		return nil
+	}
 	if err != nil {
 		r.x.warn(name, "%v: not read", err)
 		return nil

@@ -360,3 +360,43 @@ func TestNPMUUIDDefaultReexports(t *testing.T) {
 	unit(t, d, "api/Version4Options")
 	unit(t, d, "api/UUIDTypes")
 }
+
+// TestJSDeepNesting: a file of a million open brackets would overflow the
+// parser's stack (a fatal error); it is refused with a warning instead,
+// and the package's other files are still read.
+func TestJSDeepNesting(t *testing.T) {
+	const n = 1 << 20
+	dir := writeTree(t, map[string]string{
+		"package.json": `{"name":"deep","main":"index.js"}`,
+		"index.js":     "/** Kept. */\nexports.kept = function kept() {};\nexports.a = require('./a');\nexports.p = require('./p');\nexports.t = require('./t');\n",
+		"a.js":         "module.exports = " + strings.Repeat("[", n) + "\n",
+		"p.js":         "module.exports = " + strings.Repeat("(", n) + "\n",
+		"t.js":         "module.exports = `" + strings.Repeat("${`", n) + "\n",
+	})
+	d := extract(t, NPM, "deep", "1.0.0", dir)
+	for _, f := range []string{"a.js", "p.js", "t.js"} {
+		if !warned(d, f, "nesting deeper than 1000: not parsed") {
+			t.Errorf("%s: warnings %v", f, d.Warnings)
+		}
+	}
+	if !hasUnit(d, func(u Unit) bool { return u.File == "index.js" && strings.Contains(u.Text, "Kept.") }) {
+		t.Errorf("index.js not read: %v", d.Warnings)
+	}
+}
+
+func TestJSTooDeep(t *testing.T) {
+	for src, want := range map[string]bool{
+		strings.Repeat("(", 1001):                               true,
+		strings.Repeat("({[", 300) + strings.Repeat("]})", 300): false,
+		"'" + strings.Repeat("(", 2000) + "'":                   false,
+		"// " + strings.Repeat("[", 2000):                       false,
+		"/* " + strings.Repeat("{", 2000) + " */":               false,
+		"`" + strings.Repeat("{", 2000) + "`":                   false,
+		"`${" + strings.Repeat("`${", 1000) + "`":               true,
+		strings.Repeat("(x)", 5000):                             false,
+	} {
+		if got := jsTooDeep([]byte(src), maxJSNesting); got != want {
+			t.Errorf("jsTooDeep(%.20q…) = %v", src, got)
+		}
+	}
+}

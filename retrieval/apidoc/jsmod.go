@@ -55,12 +55,18 @@ type jsAssign struct {
 
 type jsImport struct{ spec, name string } // name "" for the whole module
 
+// errJSTooDeep is parseJSMod's answer for a file nested too deep to parse.
+var errJSTooDeep = fmt.Errorf("nesting deeper than %d", maxJSNesting)
+
 func parseJSMod(name string, src []byte) (m *jsMod, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			m, err = nil, fmt.Errorf("parser failure: %v", p)
 		}
 	}()
+	if jsTooDeep(src, maxJSNesting) {
+		return nil, errJSTooDeep
+	}
 	buf := make([]byte, len(src), len(src)+1)
 	copy(buf, src)
 	ast, err := js.Parse(parse.NewInputBytes(buf), js.Options{})

@@ -10,6 +10,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/gnosearch/gno/retrieval/internal/capbuf"
 )
 
 // Python's built-in types and functions (dict.items, str.split, open,
@@ -210,9 +212,8 @@ func runPyIntrospect(ctx context.Context, python string) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, pyIntrospectTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, python, "-I", "-S", "-c", pyIntrospect)
-	var stdout, stderr limitedBuffer
-	stdout.max, stderr.max = pyIntrospectMax, 4096
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	stdout, stderr := capbuf.New(pyIntrospectMax), capbuf.New(4096)
+	cmd.Stdout, cmd.Stderr = stdout, stderr
 	cmd.WaitDelay = 5 * time.Second
 	err := cmd.Run()
 	switch {
@@ -227,28 +228,10 @@ func runPyIntrospect(ctx context.Context, python string) ([]byte, error) {
 			return nil, fmt.Errorf("the Python interpreter %s: %v: %s", python, err, msg)
 		}
 		return nil, fmt.Errorf("the Python interpreter %s: %v", python, err)
-	case stdout.over:
+	case stdout.Over():
 		return nil, fmt.Errorf("the Python interpreter %s: answer larger than %d bytes", python, pyIntrospectMax)
 	}
 	return stdout.Bytes(), nil
-}
-
-// limitedBuffer keeps the first max bytes written and notes the rest.
-type limitedBuffer struct {
-	bytes.Buffer
-	max  int
-	over bool
-}
-
-func (b *limitedBuffer) Write(p []byte) (int, error) {
-	if room := b.max - b.Len(); room < len(p) {
-		b.over = true
-		if room > 0 {
-			b.Buffer.Write(p[:room])
-		}
-		return len(p), nil
-	}
-	return b.Buffer.Write(p)
 }
 
 // pyBuiltinSig is the item's signature as Python spells a definition

@@ -1,7 +1,7 @@
 package packages
 
 import (
-	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -11,6 +11,8 @@ import (
 	"runtime"
 	"strings"
 	"time"
+
+	"github.com/gnosearch/gno/retrieval/internal/capbuf"
 )
 
 // environ is the environment discovery reads and the clients get.
@@ -92,7 +94,21 @@ type client struct {
 	dir     string
 	env     []string
 	timeout time.Duration
+	// maxOut bounds the stdout kept (defaultMaxOut when 0): a toolchain
+	// query's answer is a line or two, and a broken or hostile binary
+	// must not fill memory.
+	maxOut int
 }
+
+// Bounds of a client's output: stdout as a whole (go mod download -json
+// and npm pack --json answer per package, so a few MB at most), a
+// toolchain query's one-line answer, and stderr, read only for its last
+// words and a few telltale strings.
+const (
+	defaultMaxOut = 64 << 20
+	queryMaxOut   = 1 << 20
+	maxErrOut     = 1 << 20
+)
 
 // run returns the command's stdout; a failure is an error whose message
 // is short: the client's own last words on stderr, not a wall of text.
@@ -102,11 +118,14 @@ func (c *client) run(ctx context.Context, args ...string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, c.bin, args...)
 	cmd.Dir = c.dir
 	cmd.Env = c.env
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout = &stdout
-	cmd.Stderr = &stderr
+	stdout, stderr := capbuf.New(cmp.Or(c.maxOut, defaultMaxOut)), capbuf.New(maxErrOut)
+	cmd.Stdout = stdout
+	cmd.Stderr = stderr
 	cmd.WaitDelay = 5 * time.Second
 	err := cmd.Run()
+	if err == nil && stdout.Over() {
+		return nil, fmt.Errorf("%s: answer larger than %d bytes", filepath.Base(c.bin), stdout.Max())
+	}
 	if err == nil {
 		return stdout.Bytes(), nil
 	}

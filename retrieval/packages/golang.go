@@ -222,7 +222,7 @@ func (d *discovery) goModCache(ctx context.Context) string {
 	}
 	v := ""
 	if bin, err := d.env.lookPath("go"); err == nil {
-		c := &client{bin: bin, dir: d.dir, env: d.env.with("GOWORK=off", "GOTOOLCHAIN=local"), timeout: d.fetchTimeout()}
+		c := &client{bin: bin, dir: d.dir, env: d.env.with("GOWORK=off", "GOTOOLCHAIN=local"), timeout: d.fetchTimeout(), maxOut: queryMaxOut}
 		if out, err := c.run(ctx, "env", "GOMODCACHE"); err == nil {
 			v = strings.TrimSpace(string(out))
 		}

@@ -200,7 +200,7 @@ func Discover(ctx context.Context, projectDir string, opt Options) (*Project, er
 			p.seen, p.pkgs = p.run(ctx, e)
 			if p.seen && opt.Stdlib {
 				if s := e.stdlib(ctx, p.eco); s != nil {
-					p.pkgs = append(p.pkgs, *s)
+					p.pkgs = append(withoutStdlibSource(p.pkgs, s), *s)
 				}
 			}
 			p.warn = e.warnings

@@ -66,7 +66,7 @@ func (d *discovery) goStdlib(ctx context.Context, p *Package) error {
 	if !d.opt.Fetch || d.opt.Offline {
 		env = append(env, "GOPROXY=off")
 	}
-	c := &client{bin: bin, dir: d.dir, env: d.env.with(env...), timeout: stdlibTimeout}
+	c := &client{bin: bin, dir: d.dir, env: d.env.with(env...), timeout: stdlibTimeout, maxOut: queryMaxOut}
 	out, err := c.run(ctx, "env", "GOROOT", "GOVERSION")
 	if err != nil {
 		// The toolchain go.mod asks for is not here: the local one
@@ -99,6 +99,13 @@ func (d *discovery) pyStdlib(ctx context.Context, p *Package) error {
 				break
 			}
 		}
+		// A venv's python is normally a link to an installed interpreter;
+		// one whose file lies in the project is the project's own
+		// (committed, or copied there) and is not run on discovery.
+		if bin != "" && d.insideProject(bin) {
+			d.warn(bin, "the virtual environment's interpreter is a file inside the project: not run; the standard library is read with python3 on PATH")
+			bin = ""
+		}
 	}
 	if bin == "" {
 		for _, n := range []string{"python3", "python"} {
@@ -111,7 +118,7 @@ func (d *discovery) pyStdlib(ctx context.Context, p *Package) error {
 	if bin == "" {
 		return fmt.Errorf("standard library not indexed: no Python interpreter (no virtual environment, no python3 on PATH)")
 	}
-	c := &client{bin: bin, dir: d.dir, env: d.env.list, timeout: stdlibTimeout}
+	c := &client{bin: bin, dir: d.dir, env: d.env.list, timeout: stdlibTimeout, maxOut: queryMaxOut}
 	out, err := c.run(ctx, "-I", "-S", "-c", pyStdlibQuery)
 	if err != nil {
 		return fmt.Errorf("the Python interpreter %s cannot start: %w", bin, err)
@@ -133,6 +140,20 @@ func (d *discovery) pyStdlib(ctx context.Context, p *Package) error {
 		p.Interpreter = ans.Executable
 	}
 	return stdlibDir(p, ans.Stdlib, "the interpreter's stdlib folder is missing")
+}
+
+// insideProject reports whether file's real path lies in the project's
+// real folder (an unreadable path counts as inside).
+func (d *discovery) insideProject(file string) bool {
+	real, err := filepath.EvalSymlinks(file)
+	if err != nil {
+		return true
+	}
+	dir, err := filepath.EvalSymlinks(d.dir)
+	if err != nil {
+		dir = d.dir
+	}
+	return within(dir, real)
 }
 
 // pyStdlibQuery prints the interpreter's stdlib folder and version as
@@ -158,6 +179,25 @@ func (d *discovery) nodeStdlib(p *Package) error {
 	return stdlibDir(p, dir, "")
 }
 
+// withoutStdlibSource drops the package a found standard library s was
+// read from (npm's @types/node), as pairTypes drops a paired @types
+// package: Node's API is stored once, as the stdlib.
+func withoutStdlibSource(pkgs []Package, s *Package) []Package {
+	if s.Ecosystem != NPM || s.Dir == "" {
+		return pkgs
+	}
+	out := pkgs[:0]
+	for _, p := range pkgs {
+		if p.Name != nodeTypes {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// nodeTypes is the package Node's standard library is read from.
+const nodeTypes = "@types/node"
+
 // rustStdlib: the std crate of the rust-src component of the toolchain
 // rustup picks for the project (rust-toolchain.toml, overrides, the
 // default).
@@ -166,7 +206,9 @@ func (d *discovery) rustStdlib(ctx context.Context, p *Package) error {
 	if err != nil {
 		return fmt.Errorf("standard library not indexed: %w", err)
 	}
-	c := &client{bin: bin, dir: d.dir, env: d.env.list, timeout: stdlibTimeout}
+	// rustup's proxy would download a toolchain the project names but
+	// that is not installed: a missing one is said, never fetched.
+	c := &client{bin: bin, dir: d.dir, env: d.env.with("RUSTUP_AUTO_INSTALL=0"), timeout: stdlibTimeout, maxOut: queryMaxOut}
 	out, err := c.run(ctx, "--version")
 	if err != nil {
 		return fmt.Errorf("rustc --version: %w", err)

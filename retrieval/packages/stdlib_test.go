@@ -3,6 +3,7 @@ package packages
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -99,7 +100,9 @@ func TestStdlibPythonCannotStart(t *testing.T) {
 func TestStdlibRustMissing(t *testing.T) {
 	sysroot := t.TempDir() // a toolchain without rust-src
 	bin := fakeBin(t, map[string]string{
-		"rustc": `case "$1" in --version) echo "rustc 1.85.0 (4d91de4e4 2025-02-17)";; --print) echo "` + sysroot + `";; *) exit 1;; esac`,
+		// as rustup's proxy: without RUSTUP_AUTO_INSTALL=0 it would install
+		"rustc": `[ "$RUSTUP_AUTO_INSTALL" = 0 ] || { echo "would install a toolchain" >&2; exit 1; }
+case "$1" in --version) echo "rustc 1.85.0 (4d91de4e4 2025-02-17)";; --print) echo "` + sysroot + `";; *) exit 1;; esac`,
 	})
 	dir := t.TempDir()
 	write(t, filepath.Join(dir, "Cargo.toml"), "[package]\nname = \"p\"\nversion = \"0.1.0\"\n")
@@ -141,7 +144,7 @@ func needRustc() string {
 
 func TestStdlibNodeMissing(t *testing.T) {
 	dir := t.TempDir()
-	write(t, filepath.Join(dir, "package.json"), `{"name": "p", "version": "1.0.0"}`)
+	write(t, filepath.Join(dir, "package.json"), `{"name": "p", "version": "1.0.0", "devDependencies": {"@types/node": "^22.1.0"}}`)
 	p := discover(t, dir, Options{Stdlib: true, Ecosystems: []Ecosystem{NPM}})
 	s := stdlibOf(t, p, NPM)
 	if s.Dir != "" || !strings.Contains(s.Missing, "@types/node") {
@@ -151,6 +154,12 @@ func TestStdlibNodeMissing(t *testing.T) {
 	p = discover(t, dir, Options{Stdlib: true, Ecosystems: []Ecosystem{NPM}})
 	if s := stdlibOf(t, p, NPM); s.Version != "node-types-22.1.0" || s.Dir == "" {
 		t.Fatalf("node stdlib = %+v", s)
+	}
+	// Node's API is stored once, as the stdlib, not also as @types/node.
+	for _, pk := range p.Packages {
+		if pk.Name == "@types/node" {
+			t.Errorf("@types/node listed besides the stdlib read from it: %+v", pk)
+		}
 	}
 }
 
@@ -174,5 +183,69 @@ func TestStdlibFingerprint(t *testing.T) {
 	write(t, filepath.Join(dir, "node_modules", "@types", "node", "package.json"), `{"name": "@types/node", "version": "22.1.0"}`)
 	if fp(Options{Stdlib: true}) == on {
 		t.Fatal("installing @types/node does not change the fingerprint")
+	}
+}
+
+// A toolchain that answers without end is cut off, not read into memory.
+func TestStdlibQueryBounded(t *testing.T) {
+	bin := fakeBin(t, map[string]string{
+		// 10 MB from shell builtins alone: PATH holds only this folder
+		"rustc": `s=xxxxxxxxxx; for i in 1 2 3 4 5 6; do s=$s$s$s$s$s$s$s$s$s$s; done; echo "$s"`,
+	})
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "Cargo.toml"), "[package]\nname = \"p\"\nversion = \"0.1.0\"\n")
+	p := discover(t, dir, Options{Stdlib: true, Ecosystems: []Ecosystem{Rust}, Env: env("PATH=" + bin)})
+	if s := stdlibOf(t, p, Rust); s.Dir != "" || !strings.Contains(s.Missing, "answer larger than") || len(s.Missing) > 200 {
+		t.Fatalf("rust stdlib = %.300q, want missing: answer too large", s.Missing)
+	}
+}
+
+// A venv whose python is a file inside the project (committed with it)
+// is not run: python3 on PATH answers instead, with a warning.
+func TestStdlibPythonProjectInterpreter(t *testing.T) {
+	need(t, "python3")
+	real, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip(err)
+	}
+	dir := t.TempDir()
+	marker := filepath.Join(t.TempDir(), "ran")
+	write(t, filepath.Join(dir, "requirements.txt"), "")
+	write(t, filepath.Join(dir, ".venv", "pyvenv.cfg"), "home = /usr/bin\nversion = 3.11.0\n")
+	write(t, filepath.Join(dir, ".venv", "bin", "python"), "#!/bin/sh\ntouch "+marker+"\nexit 1\n")
+	if err := os.Chmod(filepath.Join(dir, ".venv", "bin", "python"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p := discover(t, dir, Options{Stdlib: true, Ecosystems: []Ecosystem{Python}, Env: env("VIRTUAL_ENV=")})
+	s := stdlibOf(t, p, Python)
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("the project's own interpreter ran")
+	}
+	if s.Missing != "" || s.Dir == "" {
+		t.Fatalf("python stdlib = %+v, want python3 on PATH's", s)
+	}
+	warnedInside := false
+	for _, w := range p.Warnings {
+		warnedInside = warnedInside || strings.Contains(w.Message, "inside the project: not run")
+	}
+	if !warnedInside {
+		t.Errorf("no warning about the project's interpreter: %v", p.Warnings)
+	}
+
+	// The usual venv: bin/python links to an installed interpreter.
+	if err := os.Remove(filepath.Join(dir, ".venv", "bin", "python")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(real, filepath.Join(dir, ".venv", "bin", "python")); err != nil {
+		t.Fatal(err)
+	}
+	p = discover(t, dir, Options{Stdlib: true, Ecosystems: []Ecosystem{Python}, Env: env("VIRTUAL_ENV=")})
+	if s := stdlibOf(t, p, Python); s.Missing != "" {
+		t.Fatalf("linked venv interpreter: %+v", s)
+	}
+	for _, w := range p.Warnings {
+		if strings.Contains(w.Message, "inside the project") {
+			t.Errorf("linked venv interpreter warned: %v", w)
+		}
 	}
 }

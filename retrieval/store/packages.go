@@ -195,11 +195,14 @@ func (s *Store) PkgVersionsNamed(ctx context.Context, name, ecosystem string) ([
 
 // symbolLeaf is the last part of a qualified name, lowercased:
 // "Command.PersistentFlags", "de::Deserializer", "a.b.c.get".
-func symbolLeaf(name string) string {
+func symbolLeaf(name string) string { return strings.ToLower(symbolLast(name)) }
+
+// symbolLast is a symbol's last name part, as written.
+func symbolLast(name string) string {
 	if i := strings.LastIndexAny(name, ".:#/"); i >= 0 {
 		name = name[i+1:]
 	}
-	return strings.ToLower(name)
+	return name
 }
 
 const pkgProjectCols = "id, dir, fingerprint, options, state, updated_ns"
@@ -418,13 +421,18 @@ func (s *Store) PkgUnitCount(ctx context.Context, versionID int64, kind string) 
 
 // PkgSymbol finds a version's API items named name: the qualified name
 // (case-insensitive, the exact case first), else those whose last name
-// part is name's.
+// part is name's, any case: those whose last part has name's exact case
+// first ("click.decorators.command" is the function click.command, not
+// the class click.Command), then the shortest.
 func (s *Store) PkgSymbol(ctx context.Context, versionID int64, name string) ([]PkgUnit, error) {
 	us, err := s.pkgUnits(ctx, "u.version_id = ? AND u.kind = 'api' AND u.symbol = ? COLLATE NOCASE ORDER BY u.symbol != ?, d.rel_path", versionID, name, name)
 	if err != nil || len(us) > 0 {
 		return us, err
 	}
-	return s.pkgUnits(ctx, "u.version_id = ? AND u.kind = 'api' AND u.leaf = ? ORDER BY length(u.symbol), d.rel_path", versionID, symbolLeaf(name))
+	// leaf is the symbol's last part lowercased, so the symbol ends with
+	// that part: its last length(last) characters.
+	last := symbolLast(name)
+	return s.pkgUnits(ctx, "u.version_id = ? AND u.kind = 'api' AND u.leaf = ? ORDER BY substr(u.symbol, -length(?)) != ?, length(u.symbol), d.rel_path", versionID, strings.ToLower(last), last, last)
 }
 
 // DropUnusedPkgVersions forgets the versions no project uses and returns

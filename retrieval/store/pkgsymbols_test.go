@@ -70,3 +70,32 @@ func TestPkgSymbolsByLeaf(t *testing.T) {
 		t.Fatalf("first chunks %v %v (want %d)", first, err, ChunkID(us[0].DocID, 0))
 	}
 }
+
+// TestPkgSymbolLeafCase: a name not stored as written falls back to its
+// last part; the item whose last part has the written case comes first
+// (the function click.command, not the class click.Command).
+func TestPkgSymbolLeafCase(t *testing.T) {
+	ctx := context.Background()
+	st, err := Open(ctx, filepath.Join(t.TempDir(), "p.sqlite"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	var docs []*Document
+	var units []PkgUnit
+	for _, u := range []struct{ path, sym, kind string }{{"click/core.py", "click.Command", "class"}, {"click/decorators.py", "click.command", "function"}} {
+		docs = append(docs, &Document{Collection: "python:click@8", RelPath: u.path, Hash: u.path, Title: u.sym, Mime: "text/markdown", Content: "# " + u.sym + "\n",
+			Chunks: []chunk.Chunk{{Text: "# " + u.sym, StartLine: 1, EndLine: 1}}})
+		units = append(units, PkgUnit{Kind: "api", Symbol: u.sym, SymbolKind: u.kind})
+	}
+	id, err := st.PutPkgVersion(ctx, &PkgVersion{Key: "python:click@8", Ecosystem: "python", Name: "click", Version: "8"}, docs, units)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{"click.decorators.command": "click.command", "click.core.Command": "click.Command", "decorators.COMMAND": "click.Command"} {
+		us, err := st.PkgSymbol(ctx, id, name)
+		if err != nil || len(us) != 2 || us[0].Symbol != want {
+			t.Errorf("PkgSymbol(%q) = %+v, %v: want %s first", name, us, err, want)
+		}
+	}
+}
