@@ -142,10 +142,10 @@ test('tools/list: every tool has schemas and explicit annotations', async () => 
     cursor = page.nextCursor;
   } while (cursor);
   const names = tools.map((t) => t.name).sort();
-  assert.deepEqual(names, ['gno_add_collection', 'gno_ask', 'gno_capture', 'gno_changes', 'gno_delete', 'gno_describe_package', 'gno_find_path',
-    'gno_get', 'gno_get_package_doc', 'gno_hubs', 'gno_job_status', 'gno_links', 'gno_list_jobs', 'gno_list_tags', 'gno_multi_get', 'gno_query',
-    'gno_related', 'gno_remove_collection', 'gno_rename', 'gno_resolve', 'gno_search', 'gno_search_package_docs', 'gno_status', 'gno_sync',
-    'gno_tag', 'gno_update', 'gno_vsearch']);
+  assert.deepEqual(names, ['gno_add_collection', 'gno_affected', 'gno_ask', 'gno_capture', 'gno_changes', 'gno_clear_reconciled', 'gno_delete',
+    'gno_describe_package', 'gno_diff', 'gno_find_path', 'gno_get', 'gno_get_package_doc', 'gno_hubs', 'gno_job_status', 'gno_links',
+    'gno_list_jobs', 'gno_list_tags', 'gno_mark_reconciled', 'gno_multi_get', 'gno_query', 'gno_related', 'gno_remove_collection', 'gno_rename',
+    'gno_resolve', 'gno_search', 'gno_search_package_docs', 'gno_status', 'gno_sync', 'gno_tag', 'gno_update', 'gno_vsearch']);
   for (const t of tools) {
     assert.equal(t.inputSchema.type, 'object', t.name);
     assert.equal(t.outputSchema?.type, 'object', t.name);
@@ -188,6 +188,16 @@ test('read tools with valid arguments', async () => {
   assert.deepEqual(sc.tags, [{ tag: 'project/api', count: 13 }]);
   sc = await ok('gno_changes', { since: 0 });
   assert.equal(sc.added.length, DOCS + 1);
+  // The reconcile loop: affected notes, a document's own diff, and a
+  // cursor's cache (gno's own, so no --enable-write is needed).
+  sc = await ok('gno_affected', { since: 0 });
+  assert.ok(Array.isArray(sc.changed) && Array.isArray(sc.notes));
+  await ok('gno_diff', { ref: uri, since: 0 });
+  await ok('gno_changes', { since: 0, diff: true });
+  sc = await ok('gno_mark_reconciled', { files: [uri], cursor: 'e2e' });
+  assert.equal(sc.cursor, 'e2e');
+  sc = await ok('gno_clear_reconciled', { cursor: 'e2e' });
+  assert.equal(sc.cleared, true);
   sc = await ok('gno_links', { ref: uri, includeContent: true });
   assert.equal(sc.uri, uri);
   await ok('gno_hubs', { metric: 'pagerank', limit: 3, includeContent: true });
