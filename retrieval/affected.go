@@ -136,7 +136,13 @@ func (n *Notes) affected(ctx context.Context, req AffectedRequest) (*Affected, e
 		if err != nil {
 			return nil, err
 		}
-		for _, l := range in {
+		// A note linking to a code file or another attachment gno indexes
+		// is affected too (the graph keeps no edge for those).
+		att, err := st.AttachmentsTo(ctx, m.ID)
+		if err != nil {
+			return nil, err
+		}
+		for _, l := range append(in, att...) {
 			if l.Other == nil || l.Src == m.ID {
 				continue
 			}

@@ -346,3 +346,49 @@ func TestReconcileGitNames(t *testing.T) {
 		t.Fatalf("over the cap: %v", err)
 	}
 }
+
+// TestAffectedByAttachmentLink: a note that links to a code file the
+// collection indexes (a Markdown link relative to the note, or a wikilink
+// by name) is affected when the file changes, by "links"; a note linking
+// to another file is not.
+func TestAffectedByAttachmentLink(t *testing.T) {
+	t.Setenv("GNO_HOME", t.TempDir())
+	root := t.TempDir()
+	write(t, root, "notes/rel.md", "# Rel\n\nSee [the code](../src/x.go).\n")
+	write(t, root, "notes/wiki.md", "# Wiki\n\nSee [[x.go]].\n")
+	write(t, root, "notes/other.md", "# Other\n\nSee [[y.go]].\n")
+	write(t, root, "src/x.go", "package src\n\nfunc X() {}\n")
+	write(t, root, "src/y.go", "package src\n\nfunc Y() {}\n")
+	ctx := context.Background()
+	e, err := Open(ctx, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	if err := e.UpdateConfig(ctx, func(c *config.Config) error {
+		_, err := c.AddCollection(config.Collection{Name: "repo", Path: root, Code: true, Include: []string{"**/*.go"}})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	update(t, e)
+	st, _ := e.store(ctx)
+	g1, _ := st.Generation(ctx)
+	write(t, root, "src/x.go", "package src\n\nfunc X() int { return 1 }\n")
+	update(t, e)
+	aff, err := e.Notes().Affected(ctx, AffectedRequest{Since: &g1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, n := range aff.Notes {
+		for _, w := range n.Why {
+			got = append(got, n.URI+" "+w.By+" "+w.File)
+		}
+	}
+	sort.Strings(got)
+	want := []string{"gno://repo/notes/rel.md links gno://repo/src/x.go", "gno://repo/notes/wiki.md links gno://repo/src/x.go"}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("affected notes\n got %q\nwant %q", got, want)
+	}
+}

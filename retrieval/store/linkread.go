@@ -245,6 +245,38 @@ func (s *Store) LinksTo(ctx context.Context, id int64) ([]LinkRow, error) {
 	return out, nil
 }
 
+// AttachmentsTo returns the links written as attachments (to a file not
+// read as a note, links.IsAttachment: a .go or .pdf file) that name
+// document id by the rules of links.Resolve, each with its source as
+// Other, by source path. The graph keeps no edge for them; the reconcile
+// loop asks, since a note that links to a code file is affected when the
+// file changes.
+func (s *Store) AttachmentsTo(ctx context.Context, id int64) ([]LinkRow, error) {
+	idx, err := s.linkIndex(ctx)
+	if err != nil {
+		return nil, err
+	}
+	m := idx.docs[id]
+	if m == nil {
+		return nil, nil
+	}
+	key := links.Key(m.RelPath)
+	cand := []links.Candidate{{ID: id, Collection: m.Collection, RelPath: m.RelPath}}
+	var out []LinkRow
+	for _, src := range idx.order {
+		sm := idx.docs[src]
+		if src == id || sm.Collection != m.Collection {
+			continue // Resolve reads wiki and Markdown links within their collection
+		}
+		for i, l := range idx.out[src] {
+			if l.attach && links.Key(l.Target) == key && links.Resolve(l.Kind, l.Target, sm.Collection, sm.RelPath, cand) == id {
+				out = append(out, idx.row(src, i, src))
+			}
+		}
+	}
+	return out, nil
+}
+
 // Unresolved returns links that name no indexed document (attachments
 // excepted), with their source as Other, by source path; limit 0 means
 // all.
