@@ -77,6 +77,13 @@ func gitRepo(t *testing.T) (*Engine, string) {
 	write(t, root, "src/auth/big.go", big)
 	gitRun(t, root, "add", "-A")
 	gitRun(t, root, "commit", "-q", "-m", "feature")
+	return codeEngine(t, root), root
+}
+
+// codeEngine opens an index (GNO_HOME set by the caller) with one code
+// collection "repo" over root (Markdown and Go files) and syncs it.
+func codeEngine(t *testing.T, root string) *Engine {
+	t.Helper()
 	ctx := context.Background()
 	e, err := Open(ctx, Options{})
 	if err != nil {
@@ -90,7 +97,7 @@ func gitRepo(t *testing.T) (*Engine, string) {
 		t.Fatal(err)
 	}
 	update(t, e)
-	return e, root
+	return e
 }
 
 func TestReconcileGit(t *testing.T) {
@@ -360,18 +367,7 @@ func TestAffectedByAttachmentLink(t *testing.T) {
 	write(t, root, "src/x.go", "package src\n\nfunc X() {}\n")
 	write(t, root, "src/y.go", "package src\n\nfunc Y() {}\n")
 	ctx := context.Background()
-	e, err := Open(ctx, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { e.Close() })
-	if err := e.UpdateConfig(ctx, func(c *config.Config) error {
-		_, err := c.AddCollection(config.Collection{Name: "repo", Path: root, Code: true, Include: []string{"**/*.go"}})
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
-	update(t, e)
+	e := codeEngine(t, root)
 	st, _ := e.store(ctx)
 	g1, _ := st.Generation(ctx)
 	write(t, root, "src/x.go", "package src\n\nfunc X() int { return 1 }\n")
