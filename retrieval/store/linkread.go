@@ -41,6 +41,9 @@ type linkIndex struct {
 	out     map[int64][]resolvedLink
 	// in lists, per target, the links naming it by source path and order.
 	in map[int64][]linkAt
+	// attached lists, per links.Key of the target, the attachment links
+	// (no graph edge), by source path and order, for AttachmentsTo.
+	attached map[string][]linkAt
 	// order is every document with links, by collection and path.
 	order []int64
 	// noteNames is the lowercased name list NoteNames builds once per
@@ -132,7 +135,7 @@ func (s *Store) loadLinks(ctx context.Context) (*linkIndex, error) {
 	}
 	defer rows.Close()
 	idx := &linkIndex{docs: map[int64]*DocMeta{}, names: map[string][]links.Candidate{},
-		aliases: map[int64][]string{}, out: map[int64][]resolvedLink{}, in: map[int64][]linkAt{}}
+		aliases: map[int64][]string{}, out: map[int64][]resolvedLink{}, in: map[int64][]linkAt{}, attached: map[string][]linkAt{}}
 	written := map[int64][]links.Link{}
 	for rows.Next() {
 		m := &DocMeta{}
@@ -177,6 +180,8 @@ func (s *Store) loadLinks(ctx context.Context) (*linkIndex, error) {
 				r.dst = src // a heading of the same note
 			case links.IsAttachment(l.Target):
 				r.attach = true
+				k := links.Key(l.Target)
+				idx.attached[k] = append(idx.attached[k], linkAt{src, i})
 			default:
 				r.dst = links.Resolve(l.Kind, l.Target, m.Collection, m.RelPath, idx.names[links.Key(l.Target)])
 			}
@@ -260,18 +265,15 @@ func (s *Store) AttachmentsTo(ctx context.Context, id int64) ([]LinkRow, error) 
 	if m == nil {
 		return nil, nil
 	}
-	key := links.Key(m.RelPath)
 	cand := []links.Candidate{{ID: id, Collection: m.Collection, RelPath: m.RelPath}}
 	var out []LinkRow
-	for _, src := range idx.order {
-		sm := idx.docs[src]
-		if src == id || sm.Collection != m.Collection {
+	for _, a := range idx.attached[links.Key(m.RelPath)] {
+		sm, l := idx.docs[a.src], idx.out[a.src][a.seq]
+		if a.src == id || sm.Collection != m.Collection {
 			continue // Resolve reads wiki and Markdown links within their collection
 		}
-		for i, l := range idx.out[src] {
-			if l.attach && links.Key(l.Target) == key && links.Resolve(l.Kind, l.Target, sm.Collection, sm.RelPath, cand) == id {
-				out = append(out, idx.row(src, i, src))
-			}
+		if links.Resolve(l.Kind, l.Target, sm.Collection, sm.RelPath, cand) == id {
+			out = append(out, idx.row(a.src, a.seq, a.src))
 		}
 	}
 	return out, nil
