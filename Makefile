@@ -77,22 +77,22 @@ FUZZ_TARGETS := \
 	./retrieval/query:FuzzParseDoc \
 	./retrieval/config:FuzzParse \
 	./server:FuzzToolArgs \
-	./retrieval/apidoc:FuzzPyBuiltins \
-	./retrieval/packages:FuzzMetadata \
-	./retrieval/packages:FuzzRequirement \
-	./retrieval/packages:FuzzPnpmDepPath \
-	./retrieval/packages:FuzzNPMLock \
-	./retrieval/packages:FuzzPackageResolved \
-	./retrieval/packages:FuzzArchiveName \
-	./retrieval/apidoc:FuzzTypeScript \
-	./retrieval/apidoc:FuzzJavaScript \
-	./retrieval/apidoc:FuzzJSDoc \
-	./retrieval/apidoc:FuzzRust \
-	./retrieval/apidoc:FuzzRustMacros \
-	./retrieval/apidoc:FuzzSwift \
-	./retrieval/apidoc:FuzzPython \
-	./retrieval/apidoc:FuzzPyExports \
-	./retrieval/apidoc:FuzzReadme \
+	./pkgdocs/apidoc:FuzzPyBuiltins \
+	./pkgdocs/packages:FuzzMetadata \
+	./pkgdocs/packages:FuzzRequirement \
+	./pkgdocs/packages:FuzzPnpmDepPath \
+	./pkgdocs/packages:FuzzNPMLock \
+	./pkgdocs/packages:FuzzPackageResolved \
+	./pkgdocs/packages:FuzzArchiveName \
+	./pkgdocs/apidoc:FuzzTypeScript \
+	./pkgdocs/apidoc:FuzzJavaScript \
+	./pkgdocs/apidoc:FuzzJSDoc \
+	./pkgdocs/apidoc:FuzzRust \
+	./pkgdocs/apidoc:FuzzRustMacros \
+	./pkgdocs/apidoc:FuzzSwift \
+	./pkgdocs/apidoc:FuzzPython \
+	./pkgdocs/apidoc:FuzzPyExports \
+	./pkgdocs/apidoc:FuzzReadme \
 	./retrieval/ref:FuzzParsePackageURI \
 	./pkgdocs:FuzzSections \
 	./pkgdocs:FuzzSymbolRefs \

@@ -128,7 +128,7 @@ func layer(pkg string) float64 {
 	default:
 		return -1
 	}
-	if sub != "" && (top == "server" || top == "retrieval") {
+	if sub != "" && (top == "server" || top == "retrieval" || top == "pkgdocs") {
 		l -= 0.5
 	}
 	return l

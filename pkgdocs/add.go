@@ -12,10 +12,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gnosearch/gno/pkgdocs/apidoc"
+	"github.com/gnosearch/gno/pkgdocs/packages"
 	"github.com/gnosearch/gno/retrieval"
-	"github.com/gnosearch/gno/retrieval/apidoc"
 	"github.com/gnosearch/gno/retrieval/gnoerr"
-	"github.com/gnosearch/gno/retrieval/packages"
 )
 
 // AddOptions tune Add.

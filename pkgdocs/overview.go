@@ -3,8 +3,8 @@ package pkgdocs
 import (
 	"sort"
 
+	"github.com/gnosearch/gno/pkgdocs/apidoc"
 	"github.com/gnosearch/gno/retrieval"
-	"github.com/gnosearch/gno/retrieval/apidoc"
 )
 
 // overviewWeight scales the score of a package's overview (a Go package

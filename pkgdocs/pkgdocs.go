@@ -1,10 +1,27 @@
 // Package pkgdocs makes the docs of a project's dependencies, at the
 // versions the project really uses, searchable through gno's engine: the
-// flow discover (retrieval/packages) → extract (retrieval/apidoc) → store
+// flow discover (pkgdocs/packages) → extract (pkgdocs/apidoc) → store
 // (retrieval.Packages) → embed, and the reads the front ends share —
 // search, describe, get — with their token budgets. The CLI (`gno
 // packages`) and the MCP tools (gno_search_package_docs,
 // gno_describe_package, gno_get_package_doc) are thin over it.
+//
+// # The room
+//
+// Everything of package docs is found from here:
+//   - pkgdocs: Add, Search, Describe, GetDoc, List, the scope of a read
+//     (scope.go), exact symbol lookup (symbols.go), whole-unit hits
+//     (hits.go), sections (sections.go), the standard library's policy
+//     (stdlib.go), token budgets;
+//   - pkgdocs/packages: which dependencies a project has, at which
+//     versions, in which folders; fetching a missing one through its
+//     ecosystem's client; fingerprints; each toolchain's standard library;
+//   - pkgdocs/apidoc: one installed version → units (README, docs,
+//     examples, one unit per public API item) for Go, npm, Python, Rust,
+//     Swift and the standard libraries;
+//   - retrieval/pkgindex*.go: the index they fill (retrieval.Packages, an
+//     Engine over a database of its own), its writer and symbol reads;
+//   - retrieval/store/pkg*.go: its tables and SQL (SQL lives in the store).
 //
 // # Where the docs live, and why
 //
@@ -64,8 +81,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/gnosearch/gno/pkgdocs/apidoc"
 	"github.com/gnosearch/gno/retrieval"
-	"github.com/gnosearch/gno/retrieval/apidoc"
 )
 
 // extractorVersion is stored with each version; raising it makes the

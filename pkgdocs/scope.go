@@ -9,9 +9,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gnosearch/gno/pkgdocs/packages"
 	"github.com/gnosearch/gno/retrieval"
 	"github.com/gnosearch/gno/retrieval/gnoerr"
-	"github.com/gnosearch/gno/retrieval/packages"
 )
 
 // Scope says which projects a read looked at and what it did to them.

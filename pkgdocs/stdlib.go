@@ -6,8 +6,8 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/gnosearch/gno/pkgdocs/packages"
 	"github.com/gnosearch/gno/retrieval"
-	"github.com/gnosearch/gno/retrieval/packages"
 )
 
 // The standard library of each ecosystem a project uses (Go's GOROOT,

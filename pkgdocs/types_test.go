@@ -3,9 +3,9 @@ package pkgdocs
 import (
 	"testing"
 
+	"github.com/gnosearch/gno/pkgdocs/apidoc"
+	"github.com/gnosearch/gno/pkgdocs/packages"
 	"github.com/gnosearch/gno/retrieval"
-	"github.com/gnosearch/gno/retrieval/apidoc"
-	"github.com/gnosearch/gno/retrieval/packages"
 )
 
 // TestTypesCurrent: a stored npm version is reused only while the

@@ -5,9 +5,9 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/gnosearch/gno/pkgdocs/apidoc"
+	"github.com/gnosearch/gno/pkgdocs/packages"
 	"github.com/gnosearch/gno/retrieval"
-	"github.com/gnosearch/gno/retrieval/apidoc"
-	"github.com/gnosearch/gno/retrieval/packages"
 )
 
 // versionDocs turns one extracted version into what the index stores:

@@ -23,7 +23,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/gnosearch/gno/retrieval/apidoc"
+	"github.com/gnosearch/gno/pkgdocs/apidoc"
 )
 
 // pyPackages are distribution, import name: chosen for their layouts

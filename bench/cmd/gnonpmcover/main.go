@@ -24,8 +24,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gnosearch/gno/retrieval/apidoc"
-	"github.com/gnosearch/gno/retrieval/packages"
+	"github.com/gnosearch/gno/pkgdocs/apidoc"
+	"github.com/gnosearch/gno/pkgdocs/packages"
 )
 
 // layout is one install folder: the packages tsc and gno both read.

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gnosearch/gno/retrieval/internal/capbuf"
+	"github.com/gnosearch/gno/pkgdocs/internal/capbuf"
 )
 
 // Python's built-in types and functions (dict.items, str.split, open,

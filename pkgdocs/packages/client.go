@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gnosearch/gno/retrieval/internal/capbuf"
+	"github.com/gnosearch/gno/pkgdocs/internal/capbuf"
 )
 
 // environ is the environment discovery reads and the clients get.

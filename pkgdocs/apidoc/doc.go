@@ -8,7 +8,7 @@
 // It owns the reading of package files for the package docs index:
 // which files count (README, doc and example folders, the API sources of
 // each ecosystem), how each is parsed, and the limits and warnings of
-// that reading. It does not find packages (retrieval/packages does), does
+// that reading. It does not find packages (pkgdocs/packages does), does
 // not store or search (the index layer keys Docs by ecosystem, name and
 // version), and imports nothing of gno.
 //
