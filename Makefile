@@ -93,6 +93,7 @@ FUZZ_TARGETS := \
 	./pkgdocs/apidoc:FuzzPython \
 	./pkgdocs/apidoc:FuzzPyExports \
 	./pkgdocs/apidoc:FuzzReadme \
+	./pkgdocs/apidoc:FuzzChangelog \
 	./retrieval/ref:FuzzParsePackageURI \
 	./pkgdocs:FuzzSections \
 	./pkgdocs:FuzzSymbolRefs \
