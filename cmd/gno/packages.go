@@ -71,7 +71,7 @@ the README (filtered), docs/ and examples/ files, and the public API with signat
 one searchable unit per item. Docs of a version are stored once and shared by every project using it.
 Units are gno://pkg/ECOSYSTEM/NAME@VERSION/UNIT; read one with gno get.`,
 	}
-	cmd.AddCommand(newPackagesAddCmd(a), newPackagesListCmd(a), newPackagesSearchCmd(a), newPackagesDescribeCmd(a), newPackagesRmCmd(a))
+	cmd.AddCommand(newPackagesAddCmd(a), newPackagesListCmd(a), newPackagesSearchCmd(a), newPackagesDescribeCmd(a), newPackagesDiffCmd(a), newPackagesRmCmd(a))
 	return cmd
 }
 

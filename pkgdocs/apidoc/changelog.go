@@ -65,6 +65,11 @@ func ReadChangelog(p Package) (*Changelog, error) {
 	if p.Dir == "" || p.Stdlib {
 		return nil, nil
 	}
+	if p.Ecosystem == "python" {
+		// A wheel's folder is site-packages (or gno's copy of one): only
+		// the dist's own METADATA belongs to it.
+		return pythonChangelog(p.Dir, p.Name, p.Version), nil
+	}
 	for _, dir := range []string{"", "docs", "doc"} {
 		ents, err := os.ReadDir(filepath.Join(p.Dir, dir))
 		if err != nil {
@@ -80,9 +85,6 @@ func ReadChangelog(p Package) (*Changelog, error) {
 			c.File = rel
 			return c, nil
 		}
-	}
-	if p.Ecosystem == "python" {
-		return pythonChangelog(p.Dir), nil
 	}
 	return nil, nil
 }
@@ -133,9 +135,15 @@ func readCapped(path string, max int64) (string, error) {
 
 // pythonChangelog looks for a changelog section in a wheel's METADATA
 // description (many projects append their HISTORY to the README there).
-func pythonChangelog(dir string) *Changelog {
-	metas, _ := filepath.Glob(filepath.Join(dir, "*.dist-info", "METADATA"))
-	for _, m := range metas {
+func pythonChangelog(dir, name, version string) *Changelog {
+	ents, _ := os.ReadDir(dir)
+	norm := func(s string) string { return strings.ToLower(strings.NewReplacer("-", "_", ".", "_").Replace(s)) }
+	want := norm(name + "-" + version + ".dist-info")
+	for _, e := range ents {
+		if !e.IsDir() || norm(e.Name()) != want {
+			continue
+		}
+		m := filepath.Join(dir, e.Name(), "METADATA")
 		text, err := readCapped(m, maxChangelogBytes)
 		if err != nil {
 			continue

@@ -1,0 +1,180 @@
+package pkgdocs
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gnosearch/gno/pkgdocs/pkgtest"
+	"github.com/gnosearch/gno/retrieval/gnoerr"
+)
+
+// needClient skips a test when its ecosystem's client cannot run here,
+// or under -short (it fetches over the network).
+func needClient(t *testing.T, client string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("fetches packages over the network; skipped with -short")
+	}
+	if err := pkgtest.Usable(client); err != nil {
+		t.Skipf("%v: this test fetches real packages with it", err)
+	}
+}
+
+func names(cs []APIChange) []string {
+	out := make([]string, len(cs))
+	for i, c := range cs {
+		out[i] = c.Name
+	}
+	return out
+}
+
+// sourceHas reports whether any file under dir with one of exts holds s.
+func sourceHas(t *testing.T, dir, s string, exts ...string) bool {
+	t.Helper()
+	found := false
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || found || d.IsDir() || !slices.Contains(exts, filepath.Ext(p)) {
+			return nil
+		}
+		if b, err := os.ReadFile(p); err == nil && strings.Contains(string(b), s) {
+			found = true
+		}
+		return nil
+	})
+	return found
+}
+
+// TestDiffEcosystems: per ecosystem, a project installs one version of a
+// real package through its client; the diff against another version
+// (fetched by the diff through the same client) lists an item known to
+// be added between them, checked in the two versions' sources.
+func TestDiffEcosystems(t *testing.T) {
+	modcache := filepath.Join(shared, "modcache")
+	cases := []struct {
+		eco, client, pkg, to string
+		proj                 pkgtest.Project
+		added                string                    // an item added in to
+		old, new             func(t *testing.T) string // the versions' folders
+		decl                 string                    // how the added item is declared in source
+		exts                 []string
+		changelog            bool
+	}{
+		{eco: "go", client: "go", pkg: "cobra", to: "v1.8.0", proj: pkgtest.Project{Go: []string{"github.com/spf13/cobra@v1.7.0"}},
+			added: "Command.SetErrPrefix", decl: "func (c *Command) SetErrPrefix(", exts: []string{".go"},
+			old: func(*testing.T) string { return filepath.Join(modcache, "github.com/spf13/cobra@v1.7.0") },
+			new: func(*testing.T) string { return filepath.Join(modcache, "github.com/spf13/cobra@v1.8.0") }},
+		{eco: "npm", client: "npm", pkg: "commander", to: "14.0.0", proj: pkgtest.Project{NPM: []string{"commander@13.1.0"}},
+			added: "Command.optionsGroup", decl: "optionsGroup(", exts: []string{".ts"},
+			old: func(*testing.T) string { return filepath.Join(shared, "fetched", "npm", "commander@13.1.0") },
+			new: func(*testing.T) string { return filepath.Join(shared, "fetched", "npm", "commander@14.0.0") }},
+		// uuid ships its CHANGELOG.md, and 9.0.1 no declarations (its API
+		// is read from the JavaScript).
+		{eco: "npm-js", client: "npm", pkg: "uuid", to: "10.0.0", proj: pkgtest.Project{NPM: []string{"uuid@9.0.1"}},
+			added: "v7", decl: "default as v7", exts: []string{".js"}, changelog: true,
+			old: func(*testing.T) string { return filepath.Join(shared, "fetched", "npm", "uuid@9.0.1") },
+			new: func(*testing.T) string { return filepath.Join(shared, "fetched", "npm", "uuid@10.0.0") }},
+		{eco: "python", client: "pip3", pkg: "more-itertools", to: "10.3.0", proj: pkgtest.Project{Python: []string{"more-itertools==10.2.0"}},
+			added: "powerset_of_sets", decl: "def powerset_of_sets(", exts: []string{".py"},
+			old: func(*testing.T) string { return filepath.Join(shared, "fetched", "pypi", "more-itertools-10.2.0") },
+			new: func(*testing.T) string { return filepath.Join(shared, "fetched", "pypi", "more-itertools-10.3.0") }},
+		{eco: "rust", client: "cargo", pkg: "itertools", to: "0.14.0", proj: pkgtest.Project{Rust: []string{"itertools@0.13.0"}},
+			added: "collect_array", decl: "fn collect_array<", exts: []string{".rs"}, changelog: true,
+			old: func(*testing.T) string { return cargoSrc(t, "itertools-0.13.0") },
+			new: func(*testing.T) string { return cargoSrc(t, "itertools-0.14.0") }},
+	}
+	for _, c := range cases {
+		t.Run(c.eco, func(t *testing.T) {
+			needClient(t, c.client)
+			ctx := context.Background()
+			x := newIndex(t)
+			dir := project(t, c.proj)
+			add(t, x, dir, AddOptions{})
+			d, err := x.Diff(ctx, DiffRequest{Package: c.pkg, To: c.to, Projects: []string{dir}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%s", d.Text())
+			if !d.From.Installed || d.To.Version != normVersion(d.Ecosystem, c.to) || !d.To.Fetched {
+				t.Errorf("versions: from %+v to %+v", d.From, d.To)
+			}
+			if !slices.ContainsFunc(names(d.Added), func(n string) bool {
+				return n == c.added || strings.HasSuffix(n, "."+c.added) || strings.HasSuffix(n, "::"+c.added)
+			}) {
+				t.Errorf("%s not among the added: %v", c.added, names(d.Added))
+			}
+			if !sourceHas(t, c.new(t), c.decl, c.exts...) || sourceHas(t, c.old(t), c.decl, c.exts...) {
+				t.Errorf("the sources disagree: %q should be in %s only", c.decl, c.new(t))
+			}
+			if c.changelog && (d.Changelog == nil || !d.Changelog.Known || len(d.Changelog.Entries) == 0) {
+				t.Errorf("changelog: %+v", d.Changelog)
+			}
+			// The fetched version is stored: the same diff again fetches
+			// nothing, and the default compares the two stored versions.
+			n := x.Extracted()
+			d2, err := x.Diff(ctx, DiffRequest{Package: c.pkg, Projects: []string{dir}})
+			if err != nil || d2.To.Version != d.To.Version || d2.From.Version != d.From.Version || x.Extracted() != n {
+				t.Fatalf("default diff: %+v %v (extracted %d → %d)", d2, err, n, x.Extracted())
+			}
+			// A version that does not exist: a clear message naming the
+			// versions that do.
+			_, err = x.Diff(ctx, DiffRequest{Package: c.pkg, To: "99.99.99", Projects: []string{dir}})
+			if !gnoerr.Is(err, gnoerr.NotFound) || !strings.Contains(err.Error(), "99.99.99") || !strings.Contains(err.Error(), "versions available:") ||
+				!strings.Contains(err.Error(), strings.TrimPrefix(c.to, "v")) {
+				t.Errorf("missing version: %v", err)
+			}
+		})
+	}
+}
+
+// TestDiffBadInput: a package the project does not use, the same version
+// twice, and a budget too small for the whole answer.
+func TestDiffBadInput(t *testing.T) {
+	needClient(t, "go")
+	ctx := context.Background()
+	x := newIndex(t)
+	dir := project(t, pkgtest.Project{Go: []string{"github.com/spf13/cobra@v1.7.0"}})
+	add(t, x, dir, AddOptions{})
+	if _, err := x.Diff(ctx, DiffRequest{Package: "left-pad", Projects: []string{dir}}); !gnoerr.Is(err, gnoerr.NotFound) || !strings.Contains(err.Error(), "left-pad") {
+		t.Errorf("not a dependency: %v", err)
+	}
+	if _, err := x.Diff(ctx, DiffRequest{Package: "cobra", Projects: []string{dir}}); !gnoerr.Is(err, gnoerr.NotFound) || !strings.Contains(err.Error(), "--to") {
+		t.Errorf("only one version stored: %v", err)
+	}
+	if _, err := x.Diff(ctx, DiffRequest{Package: "cobra", From: "v1.7.0", To: "v1.7.0", Projects: []string{dir}}); !gnoerr.Is(err, gnoerr.InvalidInput) {
+		t.Errorf("same version: %v", err)
+	}
+	if _, err := x.Diff(ctx, DiffRequest{Package: "cobra", To: "v1.7.0", Projects: []string{dir}}); !gnoerr.Is(err, gnoerr.InvalidInput) {
+		t.Errorf("to the installed version: %v", err)
+	}
+	full, err := x.Diff(ctx, DiffRequest{Package: "cobra", From: "v1.2.1", Projects: []string{dir}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	small, err := x.Diff(ctx, DiffRequest{Package: "cobra", From: "v1.2.1", Projects: []string{dir}, MaxTokens: 300})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !small.Truncated || len(small.Cut) == 0 || tokensOf(small) > 300 || small.From.Version != "v1.2.1" || small.To.Version != "v1.7.0" {
+		t.Errorf("budget: truncated %v, cut %v, %d tokens", small.Truncated, small.Cut, tokensOf(small))
+	}
+	// Added items go before removed ones.
+	if len(full.Removed) > 0 && len(small.Added) > 0 && len(small.Removed) < len(full.Removed) {
+		t.Errorf("removed cut while added kept: %v", small.Cut)
+	}
+	if small.Counts != full.Counts {
+		t.Errorf("counts changed by the cut: %+v vs %+v", small.Counts, full.Counts)
+	}
+}
+
+// cargoSrc is a crate's folder in the run's CARGO_HOME.
+func cargoSrc(t *testing.T, dir string) string {
+	m, _ := filepath.Glob(filepath.Join(shared, "cargo", "registry", "src", "*", dir))
+	if len(m) == 0 {
+		t.Fatalf("%s not in CARGO_HOME", dir)
+	}
+	return m[0]
+}
