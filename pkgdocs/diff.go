@@ -228,7 +228,18 @@ func (x *Index) diffVersion(ctx context.Context, s *scoped, installed retrieval.
 	p, err := packages.FetchVersion(ctx, diffProject(s), opt, packages.Ecosystem(installed.Ecosystem), installed.Name, version)
 	if err != nil {
 		if errors.Is(err, packages.ErrNoVersion) {
-			return side{}, gnoerr.New(gnoerr.NotFound, "%s", strings.TrimPrefix(err.Error(), packages.ErrNoVersion.Error()+": "))
+			msg := strings.TrimPrefix(err.Error(), packages.ErrNoVersion.Error()+": ")
+			if vs, _ := x.pk.VersionsNamed(ctx, installed.Name, installed.Ecosystem); len(vs) > 0 {
+				var have []string
+				for _, v := range vs {
+					if v.Name == installed.Name {
+						have = append(have, v.Version)
+					}
+				}
+				slices.SortFunc(have, apidoc.CompareVersions)
+				msg += "; versions stored here: " + strings.Join(have, ", ")
+			}
+			return side{}, gnoerr.New(gnoerr.NotFound, "%s", msg)
 		}
 		return side{}, err
 	}

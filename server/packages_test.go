@@ -61,15 +61,15 @@ func TestPackageToolsListed(t *testing.T) {
 	for _, x := range tools {
 		tool := x.(map[string]any)
 		switch tool["name"] {
-		case "gno_search_package_docs", "gno_describe_package", "gno_get_package_doc":
+		case "gno_search_package_docs", "gno_describe_package", "gno_get_package_doc", "gno_package_changes":
 			found++
 			if tool["annotations"].(map[string]any)["readOnlyHint"] != true || tool["outputSchema"].(map[string]any)["type"] != "object" {
 				t.Errorf("%s: %v", tool["name"], tool)
 			}
 		}
 	}
-	if found != 3 {
-		t.Errorf("package tools listed: %d of 3", found)
+	if found != 4 {
+		t.Errorf("package tools listed: %d of 4", found)
 	}
 }
 

@@ -97,7 +97,7 @@ How to search well:
 - Results give a URI (gno://collection/path) and a docid (#abc12345). Read a document with gno_get (fromLine/lineCount for long ones), several with gno_multi_get, or as the resource gno://collection/path.
 - gno_status shows collections and index health; gno_list_tags the tags in use.
 
-For the project's dependencies (Go, npm, Python, Rust, Swift) at the versions it really uses: gno_search_package_docs finds the API item, README or doc section that answers a question; gno_describe_package gives a package's summary, install, usage and API (with symbol: one item's signature, doc and examples); gno_get_package_doc reads its README, a section, or what matches a query. The project is the client's roots unless you pass project.`
+For the project's dependencies (Go, npm, Python, Rust, Swift) at the versions it really uses: gno_search_package_docs finds the API item, README or doc section that answers a question; gno_describe_package gives a package's summary, install, usage and API (with symbol: one item's signature, doc and examples); gno_get_package_doc reads its README, a section, or what matches a query; gno_package_changes says what changed between two versions (API and changelog) before an upgrade. The project is the client's roots unless you pass project.`
 
 // New builds a server. Nothing is opened until a request needs it.
 func New(opts Options) *Server {

@@ -31,6 +31,11 @@ func packageTools() []toolDef {
 			desc: "Read a dependency's docs within a token budget: its README (filtered to install, usage, API and examples), one section (a heading, a doc file, an API item), or the units best matching a query. " +
 				"Lists the sections one can ask for; says when the content was truncated.",
 			readOnly: true, idempotent: true, run: (*Server).getPackageDoc},
+		{name: "gno_package_changes", title: "What changed in a dependency", input: packageChangesInput, output: packageChangesOutput,
+			desc: "What changed in a dependency between two versions, for an upgrade: API items removed, with changed signatures, newly deprecated and added, and the package's changelog entries for that range. " +
+				"Compares the installed version with `to` (or `from`), default the newest other version stored; a version not stored is fetched through the ecosystem's client (go, npm, pip, cargo) and stored. " +
+				"Both versions are always named; what the budget cuts goes removed last, changelog first, and is listed in cut.",
+			readOnly: true, idempotent: true, run: (*Server).packageChanges},
 	}
 }
 
@@ -98,6 +103,21 @@ func (s *Server) getPackageDoc(ctx context.Context, a args, _ mcp.CallToolReques
 		return nil, "", err
 	}
 	return p, p.Text(), nil
+}
+
+func (s *Server) packageChanges(ctx context.Context, a args, _ mcp.CallToolRequest) (any, string, error) {
+	x, err := s.packages(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	req := pkgdocs.DiffRequest{Package: a.str("package"), Ecosystem: a.str("ecosystem"), From: a.str("from"), To: a.str("to"),
+		MaxTokens: a.int("maxTokens", pkgdocs.DefaultMaxTokens), Auto: true}
+	req.Projects, req.Notes = s.projectDirs(ctx, a)
+	d, err := x.Diff(ctx, req)
+	if err != nil {
+		return nil, "", err
+	}
+	return d, d.Text(), nil
 }
 
 // getPackageUnit serves gno_get and resources/read for a gno://pkg/ URI.

@@ -64,7 +64,7 @@ func FetchVersion(ctx context.Context, projectDir string, opt Options, eco Ecosy
 			d.cargoFetch(ctx, home, []cargoWant{{p: p, req: "=" + version}})
 		}
 	default:
-		return nil, fmt.Errorf("%w: %s packages cannot be fetched (no client)", ErrNoVersion, eco)
+		return nil, fmt.Errorf("%w: %s %s@%s: %s packages cannot be fetched (no client runs for them)", ErrNoVersion, eco, name, version, eco)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err

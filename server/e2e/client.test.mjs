@@ -144,7 +144,7 @@ test('tools/list: every tool has schemas and explicit annotations', async () => 
   const names = tools.map((t) => t.name).sort();
   assert.deepEqual(names, ['gno_add_collection', 'gno_affected', 'gno_ask', 'gno_capture', 'gno_changes', 'gno_clear_reconciled', 'gno_delete',
     'gno_describe_package', 'gno_diff', 'gno_find_path', 'gno_get', 'gno_get_package_doc', 'gno_hubs', 'gno_job_status', 'gno_links',
-    'gno_list_jobs', 'gno_list_tags', 'gno_mark_reconciled', 'gno_multi_get', 'gno_query', 'gno_related', 'gno_remove_collection', 'gno_rename',
+    'gno_list_jobs', 'gno_list_tags', 'gno_mark_reconciled', 'gno_multi_get', 'gno_package_changes', 'gno_query', 'gno_related', 'gno_remove_collection', 'gno_rename',
     'gno_resolve', 'gno_search', 'gno_search_package_docs', 'gno_status', 'gno_sync', 'gno_tag', 'gno_update', 'gno_vsearch']);
   for (const t of tools) {
     assert.equal(t.inputSchema.type, 'object', t.name);

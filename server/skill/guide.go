@@ -35,6 +35,7 @@ var toolGuide = map[string]string{
 	"gno_search_package_docs": "How to do something with a dependency of the project, at its installed version.",
 	"gno_describe_package":    "A dependency's summary, install, usage and API signatures; symbol for one item.",
 	"gno_get_package_doc":     "Read a dependency's README, docs or one API item within a token budget.",
+	"gno_package_changes":     "What changed in a dependency between two versions (API and changelog), before an upgrade.",
 	"gno_affected":            "Which notes (governing specs, linking notes) a branch or recent change touches.",
 	"gno_diff":                "What changed in the files a note governs, minus what you already reconciled.",
 	"gno_mark_reconciled":     "After bringing a note in line with its files, record them so the next diff skips them.",
@@ -72,6 +73,7 @@ var toolCLI = map[string]string{
 	"gno_search_package_docs": "gno packages search",
 	"gno_describe_package":    "gno packages describe",
 	"gno_get_package_doc":     "gno get",
+	"gno_package_changes":     "gno packages diff",
 	"gno_affected":            "gno affected",
 	"gno_diff":                "gno diff",
 	"gno_mark_reconciled":     "gno reconcile mark",
@@ -191,5 +193,7 @@ remember: ` + "`gno_search_package_docs`" + ` (CLI ` + "`gno packages search`" +
 item or doc section, each hit naming its package version and symbol;
 ` + "`gno_describe_package`" + ` with ` + "`symbol`" + ` gives one item's signature, doc and
 examples; ` + "`gno_get_package_doc`" + ` reads the README or a section within
-` + "`maxTokens`" + `. The project is the client's roots unless you pass ` + "`project`" + `.
+` + "`maxTokens`" + `. Before upgrading one, ` + "`gno_package_changes`" + ` (CLI ` + "`gno packages diff`" + `)
+with ` + "`to`" + ` lists the API items removed, changed, deprecated and added, and the
+changelog entries in between. The project is the client's roots unless you pass ` + "`project`" + `.
 `

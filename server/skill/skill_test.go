@@ -23,7 +23,7 @@ func testInput(version string) Input {
 		cmds = append(cmds, Command{Path: "gno " + name, Use: name + " [flags]", Short: "Does " + name,
 			Flags: []Flag{{Name: "limit", Shorthand: "n", Type: "int", Default: "10", Usage: "number of results"}}})
 	}
-	for _, sub := range []string{"collection add", "collection remove", "note update", "note rm", "note mv", "packages search", "packages describe", "reconcile mark", "reconcile clear"} {
+	for _, sub := range []string{"collection add", "collection remove", "note update", "note rm", "note mv", "packages search", "packages describe", "packages diff", "reconcile mark", "reconcile clear"} {
 		cmds = append(cmds, Command{Path: "gno " + sub, Use: strings.Fields(sub)[1], Short: "sub"})
 	}
 	return Input{Version: version, Commands: cmds, Tools: registry(),

@@ -46,8 +46,9 @@ func IsRead(cmd, sub string) bool {
 		return true
 	case "packages":
 		// add and rm write; these read the package-docs index (a project
-		// whose lockfile changed is re-indexed by the daemon's own writer).
-		return sub == "search" || sub == "describe" || sub == "list"
+		// whose lockfile changed is re-indexed by the daemon's own writer,
+		// and a version diff fetches is stored by it too).
+		return sub == "search" || sub == "describe" || sub == "list" || sub == "diff"
 	}
 	return false
 }

@@ -69,7 +69,7 @@ func TestParse(t *testing.T) {
 			t.Errorf("%s %s is not a read command", cmd[0], cmd[1])
 		}
 	}
-	for _, sub := range []string{"search", "describe", "list"} {
+	for _, sub := range []string{"search", "describe", "list", "diff"} {
 		if !IsRead("packages", sub) {
 			t.Errorf("packages %s reads", sub)
 		}
