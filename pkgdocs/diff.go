@@ -413,7 +413,7 @@ func delta(a, b []string) []string {
 // @deprecated, Sphinx's ".. deprecated::", a @deprecated or
 // @typing_extensions.deprecated decorator, DeprecationWarning raised in
 // a docstring's example, Rust's #[deprecated] where kept.
-var deprecatedDoc = regexp.MustCompile(`(?im)(^\s*(?://\s*)?Deprecated:)|@deprecated\b|\.\. deprecated::|#\[deprecated\b|\bDeprecationWarning\b|^\s*\**deprecated\**\s*[:.!-]|\[deprecated\]`)
+var deprecatedDoc = regexp.MustCompile(`(?im)(^\s*(?://\s*)?Deprecated:\s*[^"\s])|@deprecated\b|\.\. deprecated::|#\[deprecated\b|\bDeprecationWarning\b|^\s*\**deprecated\**\s*[:.!-]|\[deprecated\]`)
 
 // deprecatedIn returns the symbols whose docs mark them deprecated.
 func (x *Index) deprecatedIn(ctx context.Context, v retrieval.ProjectVersion, api map[string]*apiItem) (map[string]bool, error) {

@@ -118,11 +118,22 @@ func (r *PackageChanges) fit(maxTokens int) {
 			break
 		}
 		all := *l.list
+		if len(all) == 0 {
+			continue
+		}
 		k := keepFitting(len(all), func(k int) bool { *l.list = all[:k]; return tokensOf(r) <= maxTokens })
 		*l.list = all[:k]
 		r.Cut = append(r.Cut, fmt.Sprintf("%s: %d of %d items shown", l.name, k, len(all)))
 	}
+	if r.Changelog != nil && tokensOf(r) > maxTokens {
+		r.Changelog = nil
+		r.Cut = append(r.Cut, "changelog left out")
+	}
 	r.Notes = append(r.Notes, "truncated to the token budget: raise maxTokens (--max-tokens) for the rest, or narrow with --from/--to")
+	// Last, the other notes (the truncation note stays).
+	for len(r.Notes) > 1 && tokensOf(r) > maxTokens+60 {
+		r.Notes = r.Notes[1:]
+	}
 }
 
 // Text is the human form of a diff.

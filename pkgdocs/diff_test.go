@@ -161,6 +161,16 @@ func TestDiffBadInput(t *testing.T) {
 	if !small.Truncated || len(small.Cut) == 0 || tokensOf(small) > 300 || small.From.Version != "v1.2.1" || small.To.Version != "v1.7.0" {
 		t.Errorf("budget: truncated %v, cut %v, %d tokens", small.Truncated, small.Cut, tokensOf(small))
 	}
+	// ExactValidArgs was deprecated in between (a Go "Deprecated:"
+	// paragraph), as the two sources say.
+	if !slices.Contains(names(full.Deprecated), "ExactValidArgs") {
+		t.Errorf("newly deprecated: %v", names(full.Deprecated))
+	}
+	mod := filepath.Join(shared, "modcache", "github.com", "spf13")
+	if mark := "// Deprecated: use MatchAll(ExactArgs(n), OnlyValidArgs) instead"; !sourceHas(t, filepath.Join(mod, "cobra@v1.7.0"), mark, ".go") ||
+		sourceHas(t, filepath.Join(mod, "cobra@v1.2.1"), mark, ".go") {
+		t.Errorf("the sources disagree on ExactValidArgs's deprecation")
+	}
 	// Added items go before removed ones.
 	if len(full.Removed) > 0 && len(small.Added) > 0 && len(small.Removed) < len(full.Removed) {
 		t.Errorf("removed cut while added kept: %v", small.Cut)

@@ -38,6 +38,11 @@ func TestPackageChanges(t *testing.T) {
 	if err := os.WriteFile(resolved, []byte(strings.Replace(string(data), `"1.2.0"`, `"1.1.0"`, 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// The installed version's changelog is in no format gno knows.
+	changes := filepath.Join(p.work, ".build", "checkouts", "swift-retry", "CHANGELOG.md")
+	if err := os.WriteFile(changes, []byte("Changes\n\n* 2024-03-01 faster retries\n* 2024-01-10 first release\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	c := startClient(t, p.srv)
 	// The other project stores 1.1.0 (its first read indexes it).
 	c.toolOK("gno_describe_package", map[string]any{"package": "swift-retry", "project": p.other})
@@ -53,6 +58,10 @@ func TestPackageChanges(t *testing.T) {
 	if !strings.Contains(strings.Join(added, " "), "withTimeout") {
 		t.Errorf("added: %v", added)
 	}
+	if cl, _ := sc["changelog"].(map[string]any); cl == nil || cl["known"] != false || cl["file"] != "CHANGELOG.md" ||
+		!strings.Contains(strings.Join(strings.Fields(toString(sc["notes"])), " "), "format not recognised") {
+		t.Errorf("unknown changelog format: %v, notes %v", sc["changelog"], sc["notes"])
+	}
 	small := c.toolOK("gno_package_changes", map[string]any{"package": "swift-retry", "maxTokens": 200})
 	b, _ := json.Marshal(small)
 	if n := chunk.EstimateTokens(string(b)); n > 200 || small["truncated"] != true || small["from"].(map[string]any)["version"] != "1.1.0" {
@@ -66,4 +75,9 @@ func TestPackageChanges(t *testing.T) {
 	if msg := c.toolErr("gno_package_changes", map[string]any{"package": "swift-retry", "to": "9.9.9"}, "NOT_FOUND"); !strings.Contains(msg, "9.9.9") {
 		t.Errorf("unknown version: %s", msg)
 	}
+}
+
+func toString(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
 }

@@ -89,3 +89,33 @@ func TestReadChangelogFinds(t *testing.T) {
 		t.Fatalf("symlink followed: %+v, %v", c, err)
 	}
 }
+
+// A wheel carries no changelog file: its METADATA description may hold
+// one (many projects append their HISTORY); only the dist's own
+// METADATA is read, never a neighbour's in site-packages.
+func TestReadChangelogPythonMetadata(t *testing.T) {
+	site := t.TempDir()
+	write := func(dist, body string) {
+		os.MkdirAll(filepath.Join(site, dist), 0o755)
+		os.WriteFile(filepath.Join(site, dist, "METADATA"), []byte("Metadata-Version: 2.1\nName: x\n\n"+body), 0o644)
+	}
+	write("my_pkg-2.0.0.dist-info", "# my-pkg\n\nIntro.\n\n## Changelog\n\n### 2.0.0\n\n- new\n\n### 1.0.0\n\n- first\n")
+	write("other-1.0.dist-info", "## Changelog\n\n### 9.0.0\n\n- not mine\n")
+	c, err := ReadChangelog(Package{Ecosystem: "python", Name: "my-pkg", Version: "2.0.0", Dir: site})
+	if err != nil || c == nil || !c.Known || versions(c) != "2.0.0 1.0.0" || !strings.HasSuffix(c.File, "METADATA") {
+		t.Fatalf("got %+v, %v", c, err)
+	}
+	if c, _ := ReadChangelog(Package{Ecosystem: "python", Name: "absent", Version: "1.0", Dir: site}); c != nil {
+		t.Fatalf("read a neighbour's: %+v", c)
+	}
+}
+
+// An unknown format read from a file is Known false with no entries.
+func TestReadChangelogUnknownFormat(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "NEWS"), []byte("Changes\n\n* 2024-03-01 faster\n* 2024-01-10 first\n"), 0o644)
+	c, err := ReadChangelog(Package{Ecosystem: "rust", Dir: dir})
+	if err != nil || c == nil || c.Known || len(c.Entries) != 0 || c.File != "NEWS" {
+		t.Fatalf("got %+v, %v", c, err)
+	}
+}
