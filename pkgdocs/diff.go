@@ -322,11 +322,28 @@ func sigLines(sig string) []string {
 	inBlock := false
 	for _, l := range strings.Split(sig, "\n") {
 		l, inBlock = stripComments(l, inBlock)
-		if l = strings.Join(strings.Fields(l), " "); l != "" {
+		l = strings.Join(strings.Fields(l), " ")
+		switch {
+		case l == "":
+		case len(out) > 0 && continuesLine(l):
+			// A wrapped union or return type ("| None", "-> T") belongs to
+			// the line above: a re-wrap is no change.
+			out[len(out)-1] += " " + l
+		default:
 			out = append(out, l)
 		}
 	}
 	return out
+}
+
+// continuesLine reports a line that reads as the tail of the one above.
+func continuesLine(l string) bool {
+	for _, p := range []string{"| ", "& ", "-> ", "=> ", "+ ", "? ", ": "} {
+		if strings.HasPrefix(l, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // stripComments drops // and /* */ comments (and a Python or Rust

@@ -188,3 +188,21 @@ func cargoSrc(t *testing.T, dir string) string {
 	}
 	return m[0]
 }
+
+// TestSigLines: comments, whitespace and a re-wrapped union are no
+// change; a parameter's type is.
+func TestSigLines(t *testing.T) {
+	a := sigLines("type T struct {\n\t// Use is the usage.\n\tUse string // the \"use\" line\n\tURL string `json:\"u//x\"`\n}")
+	b := sigLines("type T struct {\n\t// Use is the one-line usage.\n\tUse    string\n\tURL string `json:\"u//x\"`\n}")
+	if !slices.Equal(a, b) {
+		t.Errorf("comments and spacing count: %q vs %q", a, b)
+	}
+	c := sigLines("def f(\n    hooks: None\n    | Mapping = None,\n) -> int")
+	d := sigLines("def f(\n    hooks: None | Mapping = None,\n) -> int")
+	if !slices.Equal(c, d) {
+		t.Errorf("re-wrap counts: %q vs %q", c, d)
+	}
+	if got := delta(sigLines("def f(\n  x: int,\n)"), sigLines("def f(\n  x: str,\n)")); strings.Join(got, ";") != "- x: int,;+ x: str," {
+		t.Errorf("delta %q", got)
+	}
+}

@@ -4,12 +4,14 @@
 // (retrieval.Packages) → embed, and the reads the front ends share —
 // search, describe, get — with their token budgets. The CLI (`gno
 // packages`) and the MCP tools (gno_search_package_docs,
-// gno_describe_package, gno_get_package_doc) are thin over it.
+// gno_describe_package, gno_get_package_doc, gno_package_changes) are
+// thin over it.
 //
 // # The room
 //
 // Everything of package docs is found from here:
-//   - pkgdocs: Add, Search, Describe, GetDoc, List, the scope of a read
+//   - pkgdocs: Add, Search, Describe, GetDoc, List, Diff (what changed
+//     between two versions: diff.go, diff_out.go), the scope of a read
 //     (scope.go), exact symbol lookup (symbols.go), whole-unit hits
 //     (hits.go), sections (sections.go), the standard library's policy
 //     (stdlib.go), token budgets;

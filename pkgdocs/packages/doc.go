@@ -38,6 +38,12 @@
 // listed with Missing set to the client's short reason: never a failed
 // run.
 //
+// FetchVersion (version.go) does the same for one version the project
+// need not use (`gno packages diff`): the caches first, then the client;
+// a version that does not exist is an error naming the versions the
+// client lists (`go list -m -versions`, `npm view NAME versions`, `pip
+// index versions`, cargo's candidate list).
+//
 // With Options.Stdlib each ecosystem found also gets its standard
 // library, a Package named StdlibName at the toolchain's version, found
 // by asking the project's own toolchain (stdlib.go): `go env GOROOT
