@@ -319,8 +319,9 @@ func (x *Index) apiOf(ctx context.Context, v retrieval.ProjectVersion) (map[stri
 // ecosystem writes it: Go's "Deprecated:" paragraph, JSDoc's
 // @deprecated, Sphinx's ".. deprecated::", a @deprecated or
 // @typing_extensions.deprecated decorator, DeprecationWarning raised in
-// a docstring's example, Rust's #[deprecated] where kept.
-var deprecatedDoc = regexp.MustCompile(`(?im)(^\s*(?://\s*)?Deprecated:\s*[^"\s])|@deprecated\b|\.\. deprecated::|#\[deprecated\b|\bDeprecationWarning\b|^\s*\**deprecated\**\s*[:.!-]|\[deprecated\]`)
+// a docstring's example, Rust's #[deprecated] (which extraction writes
+// into the doc as rustdoc shows it: "Deprecated since 1.2: …").
+var deprecatedDoc = regexp.MustCompile(`(?im)(^\s*(?://\s*)?Deprecated:\s*[^"\s])|^Deprecated since\b|@(?:\w+\.)*deprecated\b|\.\. deprecated::|#\[deprecated\b|\bDeprecationWarning\b|^\s*\*{1,2}deprecated\*{0,2}\s*[:.!-]|^deprecated\.\s*$|\[deprecated\]`)
 
 // deprecatedIn returns the symbols whose docs mark them deprecated.
 func (x *Index) deprecatedIn(ctx context.Context, v retrieval.ProjectVersion, api map[string]*apiItem) (map[string]bool, error) {

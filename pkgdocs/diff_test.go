@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -62,6 +63,11 @@ func TestDiffEcosystems(t *testing.T) {
 		decl                 string                    // how the added item is declared in source
 		exts                 []string
 		changelog            bool
+		// deprecated is an item newly deprecated between depFrom and the
+		// installed version, depMark how its source says so.
+		deprecated, depFrom string
+		depMark             *regexp.Regexp
+		depDir              func(t *testing.T) string
 	}{
 		{eco: "go", client: "go", pkg: "cobra", to: "v1.8.0", proj: pkgtest.Project{Go: []string{"github.com/spf13/cobra@v1.7.0"}},
 			added: "Command.SetErrPrefix", decl: "func (c *Command) SetErrPrefix(", exts: []string{".go"},
@@ -83,8 +89,10 @@ func TestDiffEcosystems(t *testing.T) {
 			new: func(*testing.T) string { return filepath.Join(shared, "fetched", "pypi", "more-itertools-10.3.0") }},
 		{eco: "rust", client: "cargo", pkg: "itertools", to: "0.14.0", proj: pkgtest.Project{Rust: []string{"itertools@0.13.0"}},
 			added: "collect_array", decl: "fn collect_array<", exts: []string{".rs"}, changelog: true,
-			old: func(*testing.T) string { return cargoSrc(t, "itertools-0.13.0") },
-			new: func(*testing.T) string { return cargoSrc(t, "itertools-0.14.0") }},
+			deprecated: "Itertools::group_by", depFrom: "0.12.1", depMark: regexp.MustCompile(`#\[deprecated[^\]]*\]\s*(#\[[^\]]*\]\s*)*fn group_by`),
+			depDir: func(*testing.T) string { return cargoSrc(t, "itertools-0.12.1") },
+			old:    func(*testing.T) string { return cargoSrc(t, "itertools-0.13.0") },
+			new:    func(*testing.T) string { return cargoSrc(t, "itertools-0.14.0") }},
 	}
 	for _, c := range cases {
 		t.Run(c.eco, func(t *testing.T) {
@@ -111,6 +119,18 @@ func TestDiffEcosystems(t *testing.T) {
 			}
 			if c.changelog && (d.Changelog == nil || !d.Changelog.Known || len(d.Changelog.Entries) == 0) {
 				t.Errorf("changelog: %+v", d.Changelog)
+			}
+			if c.deprecated != "" {
+				dd, err := x.Diff(ctx, DiffRequest{Package: c.pkg, From: c.depFrom, Projects: []string{dir}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Contains(names(dd.Deprecated), c.deprecated) {
+					t.Errorf("%s not newly deprecated since %s: %v", c.deprecated, c.depFrom, names(dd.Deprecated))
+				}
+				if !sourceMatches(c.old(t), c.depMark) || sourceMatches(c.depDir(t), c.depMark) {
+					t.Errorf("the sources disagree on %s's deprecation", c.deprecated)
+				}
 			}
 			// The fetched version is stored: the same diff again fetches
 			// nothing, and the default compares the two stored versions.
@@ -180,6 +200,20 @@ func TestDiffBadInput(t *testing.T) {
 	}
 }
 
+// sourceMatches reports whether a .rs file under dir matches re.
+func sourceMatches(dir string, re *regexp.Regexp) bool {
+	found := false
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !found && !d.IsDir() && filepath.Ext(p) == ".rs" {
+			if b, err := os.ReadFile(p); err == nil && re.Match(b) {
+				found = true
+			}
+		}
+		return nil
+	})
+	return found
+}
+
 // cargoSrc is a crate's folder in the run's CARGO_HOME.
 func cargoSrc(t *testing.T, dir string) string {
 	m, _ := filepath.Glob(filepath.Join(shared, "cargo", "registry", "src", "*", dir))
@@ -204,5 +238,32 @@ func TestSigLines(t *testing.T) {
 	}
 	if got := delta(sigLines("def f(\n  x: int,\n)"), sigLines("def f(\n  x: str,\n)")); strings.Join(got, ";") != "- x: int,;+ x: str," {
 		t.Errorf("delta %q", got)
+	}
+}
+
+// TestDeprecatedDoc: each ecosystem's way of saying an item is
+// deprecated, and prose that only mentions the word.
+func TestDeprecatedDoc(t *testing.T) {
+	for _, s := range []string{
+		"ExactValidArgs returns an error.\n\nDeprecated: use MatchAll(ExactArgs(n), OnlyValidArgs) instead",
+		"Parse a string.\n@deprecated Use parse() instead.",
+		"```ts\n@deprecated\nfoo(): void\n```",
+		"Old API.\n\n.. deprecated:: 2.0\n   Use new_api.",
+		"```python\n@typing_extensions.deprecated(\"use g\")\ndef f(): ...\n```",
+		"Groups items.\n\nDeprecated since 0.13.0: Use .chunk_by() instead",
+		"**Deprecated**: use y",
+	} {
+		if !deprecatedDoc.MatchString(s) {
+			t.Errorf("not seen as deprecated: %q", s)
+		}
+	}
+	for _, s := range []string{
+		"Deprecated defines, if this command is deprecated and should print this string when used.",
+		"cmd := &Command{\n\tDeprecated: \"use other\",\n}",
+		"Returns true unless the flag is deprecated.",
+	} {
+		if deprecatedDoc.MatchString(s) {
+			t.Errorf("seen as deprecated: %q", s)
+		}
 	}
 }

@@ -119,3 +119,19 @@ func TestReadChangelogUnknownFormat(t *testing.T) {
 		t.Fatalf("got %+v, %v", c, err)
 	}
 }
+
+func TestDeprecatedAttr(t *testing.T) {
+	for a, want := range map[string]string{
+		`#[deprecated]`:                                    "Deprecated.",
+		`#[deprecated = "use bar"]`:                        "Deprecated: use bar",
+		`#[deprecated(since = "1.2.0", note = "use bar")]`: "Deprecated since 1.2.0: use bar",
+		`#[ deprecated ( note = "x" ) ]`:                   "Deprecated: x",
+		`#[deprecated_safe]`:                               "",
+		`#[doc = "deprecated"]`:                            "",
+	} {
+		got, ok := deprecatedAttr(a)
+		if got != want || ok != (want != "") {
+			t.Errorf("%s: %q %v, want %q", a, got, ok, want)
+		}
+	}
+}

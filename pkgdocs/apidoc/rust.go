@@ -223,6 +223,8 @@ func (r *rustReader) scope(f *rustFile, i, end int, mods []string, priv, childDi
 				docs = append(docs, d)
 			} else if d, ok := r.includeDoc(f, a); ok {
 				docs = append(docs, d)
+			} else if d, ok := deprecatedAttr(a); ok {
+				docs = append(docs, "", d)
 			} else {
 				attrs = append(attrs, a)
 			}

@@ -24,6 +24,45 @@ func docAttr(a string) (string, bool) {
 	return "", false
 }
 
+// deprecatedAttr turns #[deprecated], #[deprecated = "why"] and
+// #[deprecated(since = "1.2", note = "why")] into the doc line rustdoc
+// shows for them ("Deprecated since 1.2: why"), so the item's doc says
+// it (and `gno packages diff` finds it newly deprecated).
+func deprecatedAttr(a string) (string, bool) {
+	compact := strings.Join(strings.Fields(a), "")
+	if !strings.HasPrefix(compact, "#[deprecated") {
+		return "", false
+	}
+	rest := strings.TrimPrefix(compact, "#[deprecated")
+	if rest != "]" && !strings.HasPrefix(rest, "=") && !strings.HasPrefix(rest, "(") {
+		return "", false // #[deprecated_something]
+	}
+	field := func(key string) string {
+		_, v, ok := strings.Cut(a, key)
+		if !ok {
+			return ""
+		}
+		v = strings.TrimLeft(v, " \t=")
+		if !strings.HasPrefix(v, `"`) {
+			return ""
+		}
+		v, _, _ = strings.Cut(v[1:], `"`)
+		return v
+	}
+	line := "Deprecated"
+	if since := field("since"); since != "" {
+		line += " since " + since
+	}
+	note := field("note")
+	if note == "" && strings.HasPrefix(rest, "=") {
+		note = field("deprecated")
+	}
+	if note != "" {
+		return line + ": " + note, true
+	}
+	return line + ".", true
+}
+
 func hasAttr(attrs []string, words ...string) bool {
 	for _, a := range attrs {
 		compact := strings.Join(strings.Fields(a), "")
@@ -364,6 +403,8 @@ func (r *rustReader) members(f *rustFile, i, end int, owner, typ string, trait b
 			a := f.span(i, c+1)
 			if d, ok := docAttr(a); ok {
 				docs = append(docs, d)
+			} else if d, ok := deprecatedAttr(a); ok {
+				docs = append(docs, "", d)
 			} else {
 				attrs = append(attrs, a)
 			}
