@@ -243,6 +243,11 @@ func (x *Index) diffVersion(ctx context.Context, s *scoped, installed retrieval.
 		}
 		return side{}, err
 	}
+	if p.Version != version { // "latest", or a version the client wrote otherwise
+		if v := x.storedVersion(ctx, key(*p)); v != nil {
+			return side{ProjectVersion: retrieval.ProjectVersion{PkgVersion: *v}, pkg: p}, nil
+		}
+	}
 	d, err := apidoc.Extract(ctx, apiPackage(*p), x.opt.Limits)
 	if err != nil {
 		return side{}, gnoerr.Wrap(gnoerr.Internal, err, "%s %s %s: not readable", p.Ecosystem, p.Name, p.Version)
@@ -259,6 +264,16 @@ func (x *Index) diffVersion(ctx context.Context, s *scoped, installed retrieval.
 	}
 	res.Notes = append(res.Notes, fmt.Sprintf("%s %s stored for this diff (not used by any project: `gno cleanup` drops it)", p.Name, p.Version))
 	return side{ProjectVersion: retrieval.ProjectVersion{PkgVersion: *v}, fetched: true, pkg: p}, nil
+}
+
+// storedVersion is the stored version of key, nil when none (or
+// unreadable: the caller then stores it again).
+func (x *Index) storedVersion(ctx context.Context, k string) *retrieval.PackageVersion {
+	vs, err := x.pk.Versions(ctx, []string{k})
+	if err != nil {
+		return nil
+	}
+	return vs[k]
 }
 
 // diffProject is the project folder whose client settings a fetch uses.

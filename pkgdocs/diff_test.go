@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gnosearch/gno/pkgdocs/apidoc"
 	"github.com/gnosearch/gno/pkgdocs/pkgtest"
 	"github.com/gnosearch/gno/retrieval/gnoerr"
 )
@@ -169,6 +170,11 @@ func TestDiffBadInput(t *testing.T) {
 	}
 	if _, err := x.Diff(ctx, DiffRequest{Package: "cobra", To: "v1.7.0", Projects: []string{dir}}); !gnoerr.Is(err, gnoerr.InvalidInput) {
 		t.Errorf("to the installed version: %v", err)
+	}
+	// "latest" is the newest release the client lists.
+	latest, err := x.Diff(ctx, DiffRequest{Package: "cobra", To: "latest", Projects: []string{dir}})
+	if err != nil || apidoc.CompareVersions(latest.To.Version, "v1.8.1") < 0 || !strings.HasPrefix(latest.To.Version, "v1.") {
+		t.Fatalf("latest: %+v %v", latest, err)
 	}
 	full, err := x.Diff(ctx, DiffRequest{Package: "cobra", From: "v1.2.1", Projects: []string{dir}})
 	if err != nil {

@@ -8,7 +8,7 @@ const packageChangesInput = `{
   "properties": {
     "package": {"type": "string", "description": "Package name or short name (cobra, commander, httpx, tokio)"},
     "from": {"type": "string", "description": "The older version (default: the installed one, or the newest other stored one)"},
-    "to": {"type": "string", "description": "The newer version, e.g. the one you consider upgrading to (default: the installed one, or the newest other stored one)"},` + pkgCommonInput + `
+    "to": {"type": "string", "description": "The newer version, e.g. the one you consider upgrading to, or \"latest\" (default: the installed one, or the newest other stored one)"},` + pkgCommonInput + `
   },
   "required": ["package"]
 }`

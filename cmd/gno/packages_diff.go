@@ -41,7 +41,7 @@ A version not stored is found in the package caches or fetched through the ecosy
 	f.StringVar(&project, "project", ".", "project folder")
 	f.StringVar(&req.Ecosystem, "ecosystem", "", "the package's ecosystem, when a name is in several")
 	f.StringVar(&req.From, "from", "", "the older version (default: the installed one, or the other one stored)")
-	f.StringVar(&req.To, "to", "", "the newer version (default: the installed one, or the other one stored)")
+	f.StringVar(&req.To, "to", "", "the newer version, or latest (default: the installed one, or the other one stored)")
 	f.BoolVar(&req.NoFetch, "no-fetch", false, "never run the ecosystem's client: only versions stored or in the package caches")
 	f.BoolVar(&req.Offline, "offline", false, "run the client offline (its local cache only)")
 	f.IntVar(&req.MaxTokens, "max-tokens", 0, "bound the answer to about this many tokens (0: all)")

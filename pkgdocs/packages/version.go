@@ -19,7 +19,8 @@ import (
 var ErrNoVersion = errors.New("version not available")
 
 // FetchVersion finds one version of a package that the project need not
-// use (`gno packages diff` compares the installed version with another):
+// use ("latest": the newest release the client lists)
+// (`gno packages diff` compares the installed version with another):
 // from the package caches first (gno's fetch cache, the Go module cache,
 // CARGO_HOME), else, with opt.Fetch, through the ecosystem's own client
 // exactly as Discover fetches a missing dependency, so the user's
@@ -41,6 +42,14 @@ func FetchVersion(ctx context.Context, projectDir string, opt Options, eco Ecosy
 		return nil, err
 	}
 	d = d.forEcosystem(eco)
+	if version == "latest" {
+		if !opt.Fetch || opt.Offline {
+			return nil, fmt.Errorf("%w: %s %s@latest: finding the latest version needs the client online", ErrNoVersion, eco, name)
+		}
+		if version = latestRelease(d.listVersions(ctx, name)); version == "" {
+			return nil, fmt.Errorf("%w: %s %s@latest: the client lists no release", ErrNoVersion, eco, name)
+		}
+	}
 	p := &Package{Ecosystem: eco, Name: name, Version: version}
 	switch eco {
 	case Go:
@@ -206,4 +215,17 @@ func shortList(vs []string, n int) string {
 		return strings.Join(vs, ", ")
 	}
 	return fmt.Sprintf("… %d earlier, %s", len(vs)-n, strings.Join(vs[len(vs)-n:], ", "))
+}
+
+// latestRelease is the last of versions (the clients list them oldest
+// first, as listVersions returns them) that is no pre-release: digits and
+// dots only, after Go's "v".
+func latestRelease(vs []string) string {
+	for i := len(vs) - 1; i >= 0; i-- {
+		v := strings.TrimPrefix(vs[i], "v")
+		if v != "" && strings.Trim(v, "0123456789.") == "" {
+			return vs[i]
+		}
+	}
+	return ""
 }
