@@ -204,6 +204,14 @@ func TestDiffBadInput(t *testing.T) {
 	if small.Counts != full.Counts {
 		t.Errorf("counts changed by the cut: %+v vs %+v", small.Counts, full.Counts)
 	}
+	// The versions fetched for the diffs are used by no project: cleanup
+	// drops them (v1.2.1 and the latest) and keeps the installed one.
+	if n, err := x.Cleanup(ctx); err != nil || n != 2 {
+		t.Errorf("cleanup dropped %d (%v), want the 2 fetched versions", n, err)
+	}
+	if d, err := x.Describe(ctx, DescribeRequest{Package: "cobra", Projects: []string{dir}}); err != nil || d.Package.Version != "v1.7.0" {
+		t.Errorf("installed version after cleanup: %+v %v", d, err)
+	}
 }
 
 // sourceMatches reports whether a .rs file under dir matches re.
