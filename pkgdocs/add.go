@@ -239,10 +239,17 @@ func (x *Index) unchanged(ctx context.Context, prev *retrieval.PackageProject, o
 	return true, nil
 }
 
-// typesCurrent says whether a stored version was read from the @types
-// package now paired with it, or from none when none is: apidoc notes
-// the one it read in the version's warnings, and a changed or removed
-// @types package re-extracts the version it documents.
+// typesCurrent says whether a stored version's docs are as good as the
+// @types package now paired with it would make them: apidoc notes the
+// one it read in the version's warnings. A version is shared by every
+// project resolving to it, and projects may pair it with different
+// @types versions or none; re-extracting whenever they differ made two
+// such projects re-read it in turn at each add, each leaving the other
+// with its reading. So the reading only improves: a version read
+// without types is re-read when types are paired, one read from @types
+// is re-read when a newer @types is, and is kept otherwise (types
+// removed or older: the stored docs of the same version say where their
+// types came from).
 func typesCurrent(v *retrieval.PackageVersion, p packages.Package) bool {
 	from := ""
 	for _, w := range v.Warnings {
@@ -250,7 +257,14 @@ func typesCurrent(v *retrieval.PackageVersion, p packages.Package) bool {
 			from, _, _ = strings.Cut(f, ":")
 		}
 	}
-	return from == p.TypesFrom
+	switch {
+	case from == p.TypesFrom || p.TypesFrom == "":
+		return true
+	case from == "":
+		return false
+	}
+	at := func(s string) string { return s[strings.LastIndexByte(s, '@')+1:] }
+	return apidoc.CompareVersions(at(from), at(p.TypesFrom)) >= 0
 }
 
 // extracted is one package version read by a worker.

@@ -8,8 +8,10 @@ import (
 	"github.com/gnosearch/gno/retrieval"
 )
 
-// TestTypesCurrent: a stored npm version is reused only while the
-// @types package it was read from is still the one paired with it.
+// TestTypesCurrent: a stored npm version is re-read only when the
+// @types package paired with it now would read it better (types where
+// there were none, newer types): two projects pairing one version with
+// different @types never re-read it in turn.
 func TestTypesCurrent(t *testing.T) {
 	read := &retrieval.PackageVersion{Warnings: []string{"lib/x.js: minified", apidoc.TypesNote + "@types/express@4.17.21: the package ships no declarations"}}
 	plain := &retrieval.PackageVersion{Warnings: []string{"lib/x.js: minified"}}
@@ -20,7 +22,9 @@ func TestTypesCurrent(t *testing.T) {
 	}{
 		{read, "@types/express@4.17.21", true},
 		{read, "@types/express@4.17.22", false},  // @types upgraded
-		{read, "", false},                        // @types removed
+		{read, "@types/express@4.17.20", true},   // an older @types elsewhere
+		{read, "", true},                         // @types removed, or a project without
+		{read, "@types/express@4.17.9", true},    // numerically older
 		{plain, "@types/express@4.17.21", false}, // @types installed since
 		{plain, "", true},
 	} {
