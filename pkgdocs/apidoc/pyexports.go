@@ -46,6 +46,12 @@ type pyResolver struct {
 	// done keeps each name's resolution: star imports form diamonds, and
 	// a name that fails would otherwise be retried down every path
 	done map[string]pyDone
+	// cuts counts the cycle and depth cut-offs met; a failure that met
+	// one depends on the path it was reached by (the name may resolve
+	// from another start), so it is kept in cutFails, only for the
+	// top-level resolution under way, not in done.
+	cuts     int
+	cutFails map[string]bool
 }
 
 type pyDone struct {
@@ -114,9 +120,21 @@ func (r *pyResolver) resolve(m *pySrc, name string, hops int) (pyRef, bool) {
 	if d, ok := r.done[key]; ok {
 		return d.ref, d.ok
 	}
+	if len(r.visited) == 0 {
+		r.cutFails = nil // a new top-level resolution
+	} else if r.cutFails[key] {
+		return pyRef{}, false
+	}
+	before := r.cuts
 	ref, ok := r.follow(m, name, key, hops)
-	if !r.visited[key] {
+	switch {
+	case ok || r.cuts == before:
 		r.done[key] = pyDone{ref, ok}
+	default:
+		if r.cutFails == nil {
+			r.cutFails = map[string]bool{}
+		}
+		r.cutFails[key] = true
 	}
 	return ref, ok
 }
@@ -124,6 +142,7 @@ func (r *pyResolver) resolve(m *pySrc, name string, hops int) (pyRef, bool) {
 // follow is resolve's work for one module and name.
 func (r *pyResolver) follow(m *pySrc, name, key string, hops int) (pyRef, bool) {
 	if hops > maxPyHops || r.visited[key] {
+		r.cuts++
 		if !r.cycles[m.name] {
 			r.cycles[m.name] = true
 			r.x.warn(m.file, "circular or too long re-export of %s: left out", name)

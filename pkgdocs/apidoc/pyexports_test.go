@@ -114,3 +114,22 @@ func TestPythonStarDiamond(t *testing.T) {
 		t.Error("ghost listed")
 	}
 }
+
+// TestPythonCycleNotMemoised: _a.x and _b.x import each other, and _b's
+// stub defines x. Resolving _b.x first cuts the loop at _b.x inside _a.x;
+// that failure of _a.x depended on the path, so _a.x resolved next on
+// its own still finds the stub's x through _b.
+func TestPythonCycleNotMemoised(t *testing.T) {
+	dir := writePkg(t, map[string]string{
+		"cyc/__init__.py": "from ._b import x as y\nfrom ._a import x\n",
+		"cyc/_a.py":       "from ._b import x\n",
+		"cyc/_b.py":       "from ._a import x\n",
+		"cyc/_b.pyi":      "def x(n: int) -> int:\n    \"\"\"X.\"\"\"\n",
+	})
+	d := extract(t, Python, "cyc", "1.0", dir)
+	for _, path := range []string{"api/cyc.y", "api/cyc.x"} {
+		if u := unit(t, d, path); u.Symbol.Signature != "def x(n: int) -> int" {
+			t.Errorf("%s = %+v", path, u)
+		}
+	}
+}
