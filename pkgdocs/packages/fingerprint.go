@@ -151,19 +151,25 @@ func fpPython(f *fpHasher) {
 	for _, p := range files {
 		f.file(p)
 	}
-	name := ""
-	if p := d.path("pyproject.toml"); exists(p) {
-		pd := &pyDecls{locked: map[string]string{}}
-		d.readPyproject(p, pd)
-		name = pd.name
-	}
-	if env := d.findPyEnv(name); env != nil {
+	if env := d.findPyEnv(d.pyProjectName()); env != nil {
 		fmt.Fprintf(f.h, "V %s\n", env.root)
 		f.stat(filepath.Join(env.root, "pyvenv.cfg"))
 		for _, s := range env.site {
 			f.stat(s)
 		}
 	}
+}
+
+// pyProjectName is the project's name in pyproject.toml ("" when none):
+// Poetry names its central environments after it.
+func (d *discovery) pyProjectName() string {
+	p := d.path("pyproject.toml")
+	if !exists(p) {
+		return ""
+	}
+	pd := &pyDecls{locked: map[string]string{}}
+	d.forEcosystem(d.eco).readPyproject(p, pd) // a throwaway copy: no warnings twice
+	return pd.name
 }
 
 func fpRust(f *fpHasher) {

@@ -91,8 +91,9 @@ func (d *discovery) goStdlib(ctx context.Context, p *Package) error {
 // isolated mode: no site-packages, no user code, no PYTHON* variables.
 func (d *discovery) pyStdlib(ctx context.Context, p *Package) error {
 	bin := ""
-	// A throwaway copy: discoverPython warns about the environment.
-	if env := d.forEcosystem(d.eco).findPyEnv(""); env != nil {
+	// A throwaway copy: discoverPython warns about the environment. The
+	// project's name finds a Poetry environment kept outside the project.
+	if env := d.forEcosystem(d.eco).findPyEnv(d.pyProjectName()); env != nil {
 		for _, c := range []string{filepath.Join(env.root, "bin", "python"), filepath.Join(env.root, "bin", "python3"), filepath.Join(env.root, "Scripts", "python.exe")} {
 			if _, err := os.Stat(c); err == nil {
 				bin = c
@@ -283,6 +284,7 @@ func fpStdlib(f *fpHasher) {
 			f.stat(b)
 		}
 	}
+	fpPyenv(f)
 	f.file(d.path("node_modules", "@types", "node", "package.json"))
 	f.file(d.path("rust-toolchain.toml"))
 	f.file(d.path("rust-toolchain"))
@@ -298,5 +300,41 @@ func fpStdlib(f *fpHasher) {
 		for _, c := range comps {
 			f.stat(c)
 		}
+	}
+}
+
+// fpPyenv adds what decides the interpreter a pyenv shim runs (python3 on
+// PATH is one under pyenv, and the stat of the shim never changes):
+// PYENV_VERSION, else the nearest .python-version in the project or a
+// folder above it, else pyenv's global version file; and Poetry's record
+// of the environment `poetry env use` chose. A project without either
+// reads a few absent files.
+func fpPyenv(f *fpHasher) {
+	d := f.d
+	for _, k := range []string{"PYENV_VERSION", "PYENV_ROOT"} {
+		fmt.Fprintf(f.h, "E %s=%s\n", k, d.env.get(k))
+	}
+	for dir := d.dir; ; {
+		p := filepath.Join(dir, ".python-version")
+		f.stat(p)
+		if exists(p) {
+			break
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			break
+		}
+		dir = parent
+	}
+	// `poetry env use` records the environment it switched to here.
+	if dir := d.poetryVenvsDir(); dir != "" {
+		f.stat(filepath.Join(dir, "envs.toml"))
+	}
+	root := d.env.get("PYENV_ROOT")
+	if root == "" && d.env.home() != "" {
+		root = filepath.Join(d.env.home(), ".pyenv")
+	}
+	if root != "" {
+		f.stat(filepath.Join(root, "version"))
 	}
 }
