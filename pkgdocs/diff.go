@@ -119,7 +119,10 @@ func (x *Index) Diff(ctx context.Context, req DiffRequest) (*PackageChanges, err
 		return nil, err
 	}
 	installed := s.one(req.Package)
-	if installed.ProjectID == 0 || installed.Name == packages.StdlibName {
+	if installed.Name == packages.StdlibName {
+		return nil, gnoerr.New(gnoerr.InvalidInput, "the standard library is indexed at the toolchain's one version: there is no other to compare it with")
+	}
+	if installed.ProjectID == 0 {
 		return nil, gnoerr.New(gnoerr.NotFound, "package %s is not a dependency of %s: see `gno packages list`", req.Package, strings.Join(s.Projects, ", "))
 	}
 	res := &PackageChanges{Ecosystem: installed.Ecosystem, Name: installed.Name, Notes: slices.Clone(req.Notes)}
