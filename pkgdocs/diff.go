@@ -136,15 +136,17 @@ func (x *Index) Diff(ctx context.Context, req DiffRequest) (*PackageChanges, err
 	}
 	res.From = DiffVersion{Version: from.Version, Installed: from.Key == installed.Key, Fetched: from.fetched, URI: unitURI(from.ProjectVersion, "")}
 	res.To = DiffVersion{Version: to.Version, Installed: to.Key == installed.Key, Fetched: to.fetched, URI: unitURI(to.ProjectVersion, "")}
-	ctx, end, err := x.pk.Snapshot(ctx)
+	// The changelog is read from files (found again by discovery when
+	// needed): outside the read snapshot, which only the API reads need.
+	x.changelog(ctx, s, from, to, res)
+	sctx, end, err := x.pk.Snapshot(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer end()
-	if err := x.apiChanges(ctx, from.ProjectVersion, to.ProjectVersion, res); err != nil {
+	if err := x.apiChanges(sctx, from.ProjectVersion, to.ProjectVersion, res); err != nil {
 		return nil, err
 	}
-	x.changelog(ctx, s, from, to, req, res)
 	res.Counts = ChangeCounts{Removed: len(res.Removed), Changed: len(res.Changed), Deprecated: len(res.Deprecated), Added: len(res.Added)}
 	if res.Changelog != nil {
 		res.Counts.Changelog = len(res.Changelog.Entries)

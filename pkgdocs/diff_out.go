@@ -16,7 +16,7 @@ import (
 // version's files (its changelog holds the older entries too), else the
 // older's. Reading is best effort: a version whose files are gone or
 // unreadable is a note.
-func (x *Index) changelog(ctx context.Context, s *scoped, from, to side, req DiffRequest, res *PackageChanges) {
+func (x *Index) changelog(ctx context.Context, s *scoped, from, to side, res *PackageChanges) {
 	lo, hi := from, to
 	if apidoc.CompareVersions(lo.Version, hi.Version) > 0 {
 		lo, hi = hi, lo
