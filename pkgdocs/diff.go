@@ -343,6 +343,34 @@ func (x *Index) apiOf(ctx context.Context, v retrieval.ProjectVersion) (map[stri
 // into the doc as rustdoc shows it: "Deprecated since 1.2: …").
 var deprecatedDoc = regexp.MustCompile(`(?im)(^\s*(?://\s*)?Deprecated:\s*[^"\s])|^Deprecated since\b|@(?:\w+\.)*deprecated\b|\.\. deprecated::|#\[deprecated\b|\bDeprecationWarning\b|^\s*\*{1,2}deprecated\*{0,2}\s*[:.!-]|^deprecated\.\s*$|\[deprecated\]`)
 
+// deprecatedCode is a deprecation written in the declaration itself: a
+// decorator or attribute line. Inside code blocks only these count: a
+// JSDoc @deprecated there sits on one parameter (zod's custom(…, fatal)),
+// not on the item.
+var deprecatedCode = regexp.MustCompile(`(?i)^\s*(?:@(?:\w+\.)*deprecated\b|#\[deprecated\b)`)
+
+// isDeprecated reads an item's unit text: its prose by deprecatedDoc,
+// its code blocks (the signature, examples) by deprecatedCode.
+func isDeprecated(text string) bool {
+	var prose strings.Builder
+	fenced := false
+	for _, l := range strings.Split(text, "\n") {
+		if t := strings.TrimSpace(l); strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
+			fenced = !fenced
+			continue
+		}
+		if fenced {
+			if deprecatedCode.MatchString(l) {
+				return true
+			}
+			continue
+		}
+		prose.WriteString(l)
+		prose.WriteByte('\n')
+	}
+	return deprecatedDoc.MatchString(prose.String())
+}
+
 // deprecatedIn returns the symbols whose docs mark them deprecated.
 func (x *Index) deprecatedIn(ctx context.Context, v retrieval.ProjectVersion, api map[string]*apiItem) (map[string]bool, error) {
 	texts, err := x.pk.UnitTexts(ctx, v.ID, apidoc.KindAPI, "deprecat")
@@ -355,7 +383,7 @@ func (x *Index) deprecatedIn(ctx context.Context, v retrieval.ProjectVersion, ap
 	}
 	for sym, it := range api {
 		for _, id := range it.docIDs {
-			if t, ok := texts[id]; ok && deprecatedDoc.MatchString(t) {
+			if t, ok := texts[id]; ok && isDeprecated(t) {
 				out[sym] = true
 			}
 		}
