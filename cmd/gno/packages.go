@@ -294,22 +294,8 @@ func newPackagesDescribeCmd(a *app) *cobra.Command {
 		Short: "A package's summary, install and usage, and top-level API; with --symbol one item's signature, doc and examples",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			x, err := a.packageIndex(cmd.Context())
-			if err != nil {
-				return err
-			}
-			req.Package = args[0]
-			req.Projects = []string{a.abs(project)}
-			req.Auto = true
-			d, err := x.Describe(cmd.Context(), req)
-			if err != nil {
-				return err
-			}
-			if a.json {
-				return a.printJSON(d)
-			}
-			fmt.Fprintln(a.stdout, d.Text())
-			return nil
+			req.Package, req.Projects, req.Auto = args[0], []string{a.abs(project)}, true
+			return a.printPackageRead(cmd, func(x *pkgdocs.Index) (texter, error) { return x.Describe(cmd.Context(), req) })
 		},
 	}
 	f := cmd.Flags()

@@ -19,22 +19,8 @@ A version not stored is found in the package caches or fetched through the ecosy
 (go, npm, pip, cargo), then stored like any version (gno cleanup drops it when no project uses it).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			x, err := a.packageIndex(cmd.Context())
-			if err != nil {
-				return err
-			}
-			req.Package = args[0]
-			req.Projects = []string{a.abs(project)}
-			req.Auto = true
-			d, err := x.Diff(cmd.Context(), req)
-			if err != nil {
-				return err
-			}
-			if a.json {
-				return a.printJSON(d)
-			}
-			fmt.Fprintln(a.stdout, d.Text())
-			return nil
+			req.Package, req.Projects, req.Auto = args[0], []string{a.abs(project)}, true
+			return a.printPackageRead(cmd, func(x *pkgdocs.Index) (texter, error) { return x.Diff(cmd.Context(), req) })
 		},
 	}
 	f := cmd.Flags()
@@ -46,4 +32,25 @@ A version not stored is found in the package caches or fetched through the ecosy
 	f.BoolVar(&req.Offline, "offline", false, "run the client offline (its local cache only)")
 	f.IntVar(&req.MaxTokens, "max-tokens", 0, "bound the answer to about this many tokens (0: all)")
 	return cmd
+}
+
+// texter is an answer with a human form.
+type texter interface{ Text() string }
+
+// printPackageRead runs one read of the package index and prints its
+// answer, as JSON with --json.
+func (a *app) printPackageRead(cmd *cobra.Command, read func(*pkgdocs.Index) (texter, error)) error {
+	x, err := a.packageIndex(cmd.Context())
+	if err != nil {
+		return err
+	}
+	ans, err := read(x)
+	if err != nil {
+		return err
+	}
+	if a.json {
+		return a.printJSON(ans)
+	}
+	fmt.Fprintln(a.stdout, ans.Text())
+	return nil
 }
