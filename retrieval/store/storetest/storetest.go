@@ -345,8 +345,8 @@ func testBM25Score(t *testing.T, st store.Backend) {
 	ctx := context.Background()
 	// Rows (title words + body words): "T" is one word of title.
 	put(t, st, 1,
-		doc("c", "1.md", "T", "kiwi apple apple"),  // kiwi ×1 body, 4 words
-		doc("c", "2.md", "kiwi", "pear plum"),      // kiwi ×1 title, 3 words
+		doc("c", "1.md", "T", "kiwi apple apple"),   // kiwi ×1 body, 4 words
+		doc("c", "2.md", "kiwi", "pear plum"),       // kiwi ×1 title, 3 words
 		doc("c", "3.md", "T", "plum plum plum fig"), // no kiwi, 5 words
 	)
 	const k1, b = 1.2, 0.75
