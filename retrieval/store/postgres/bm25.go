@@ -1,0 +1,571 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gnosearch/gno/retrieval/query"
+	"github.com/gnosearch/gno/retrieval/store"
+	"github.com/jackc/pgx/v5"
+)
+
+// BM25 as SQLite's FTS5 computes it (fts5_aux.c), so a search ranks the
+// same on both backends.
+//
+// The query package renders a search as FTS5 match expressions
+// (query.Keywords.MatchExpr, SegmentExpr); this file parses them back, cuts
+// each quoted string with the index's tokenizer (tokens.go) and turns the
+// expression into a tsquery, which the chunks' GIN-indexed tsvector
+// answers: the candidate rows. Each row's score is FTS5's
+//
+//	Σ over the expression's phrases p:  idf(p) · f(p)·(k1+1) / (f(p) + k1·(1 − b + b·len/avglen))
+//
+// where f(p) is p's frequency in the row, each occurrence weighted by its
+// column (title 2, headings 1.5, body 1: the tsvector's weights A, B, D),
+// len the row's tokens, idf(p) = ln((N − n(p) + 0.5)/(n(p) + 0.5)) (at
+// least 1e-6), N and avglen the index's rows and mean length (fts_stats)
+// and n(p) the rows holding p (fts_terms for a word; counted for a prefix
+// or a phrase of several words). All of them are read in the search's
+// snapshot, so they agree with the rows scored.
+//
+// Two approximations, both for rare queries: a phrase of several words
+// counts, in a row, the frequency of its least frequent word (FTS5 counts
+// the phrase's occurrences), and a prefix (a one-character CJK gram) the
+// frequency of all the words it begins.
+
+const (
+	bm25K1 = 1.2
+	bm25B  = 0.75
+)
+
+// SearchFTS returns the best chunk of each of the top documents matching
+// q under f, ordered by BM25, all its passes in one snapshot.
+func (s *Store) SearchFTS(ctx context.Context, q query.Keywords, f store.Filter, limit int) ([]store.ChunkHit, error) {
+	return readIn(ctx, s, func(ctx context.Context) ([]store.ChunkHit, error) {
+		var hits []store.ChunkHit
+		if expr := q.MatchExpr(); expr != "" && !q.NeedsSegmented() {
+			h, err := s.search(ctx, ixWords, expr, f, limit)
+			if err != nil {
+				return nil, err
+			}
+			if ex := q.SegExcludeExpr(); ex != "" && len(h) > 0 {
+				if h, err = s.dropMatching(ctx, h, ex); err != nil {
+					return nil, err
+				}
+			}
+			hits = h
+		}
+		if expr := q.SegmentExpr(); expr != "" {
+			h, err := s.search(ctx, ixSeg, expr, f, limit)
+			if err != nil {
+				return nil, err
+			}
+			hits = mergeHits(hits, h, limit)
+		}
+		return hits, nil
+	})
+}
+
+// column names index ix's tsvector and length columns.
+func column(ix int) (tsv, length string) {
+	if ix == ixSeg {
+		return "seg", "seg_len"
+	}
+	return "tsv", "len"
+}
+
+// search runs one FTS5 expression over index ix.
+func (s *Store) search(ctx context.Context, ix int, expr string, f store.Filter, limit int) ([]store.ChunkHit, error) {
+	e, err := parseExpr(expr)
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	if err := s.tokenizeExpr(ctx, ix, e); err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	tsq, ok := e.tsquery()
+	if !ok {
+		return nil, nil
+	}
+	phrases := e.phrases(nil)
+	tsvCol, lenCol := column(ix)
+	var nRows, nTokens int64
+	if err := s.one(ctx, "SELECT rows, tokens FROM fts_stats WHERE ix = $1", []any{ix}, &nRows, &nTokens); err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	if nRows == 0 {
+		return nil, nil
+	}
+	avg := float64(nTokens) / float64(nRows)
+	idf, err := s.idfs(ctx, ix, phrases, nRows)
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	var words, prefixes []string
+	for _, p := range phrases {
+		for i, t := range p.tokens {
+			if p.prefix && i == len(p.tokens)-1 {
+				prefixes = append(prefixes, t)
+			} else {
+				words = append(words, t)
+			}
+		}
+	}
+	w, fargs := where(f, 4)
+	from := "chunks c"
+	if w != "" {
+		from = "chunks c JOIN documents d ON d.id = c.doc_id"
+	}
+	lexCond := "(u.lexeme = ANY($2) OR cardinality($3::text[]) > 0 AND EXISTS (SELECT 1 FROM unnest($3::text[]) p WHERE starts_with(u.lexeme, p)))"
+	if prefixes == nil {
+		prefixes = []string{}
+	}
+	if words == nil {
+		words = []string{}
+	}
+	// Each candidate row with the weighted frequency of each query word it
+	// holds: the row's score is summed here from those.
+	q := `SELECT c.id, c.` + lenCol + `, u.lexeme,
+		(SELECT sum(CASE w WHEN 'A' THEN 2.0 WHEN 'B' THEN 1.5 ELSE 1.0 END) FROM unnest(u.weights) w)::float8
+		FROM ` + from + ` CROSS JOIN LATERAL unnest(c.` + tsvCol + `) u
+		WHERE c.` + tsvCol + ` @@ $1::tsquery AND ` + lexCond + w
+	type rowFreq struct {
+		length int
+		freq   map[string]float64
+	}
+	rows := map[int64]*rowFreq{}
+	err = s.each(ctx, q, append([]any{tsq, words, prefixes}, fargs...), func(r pgx.Rows) error {
+		var id int64
+		var n int
+		var lex string
+		var wf float64
+		if err := r.Scan(&id, &n, &lex, &wf); err != nil {
+			return err
+		}
+		rf := rows[id]
+		if rf == nil {
+			rf = &rowFreq{length: n, freq: map[string]float64{}}
+			rows[id] = rf
+		}
+		rf.freq[lex] = wf
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	best := map[int64]store.ChunkHit{}
+	for id, rf := range rows {
+		score := 0.0
+		for i, p := range phrases {
+			fr := p.freq(rf.freq)
+			if fr == 0 {
+				continue
+			}
+			score += idf[i] * fr * (bm25K1 + 1) / (fr + bm25K1*(1-bm25B+bm25B*float64(rf.length)/avg))
+		}
+		doc := store.DocOfChunk(id)
+		if cur, ok := best[doc]; !ok || score > cur.Score || score == cur.Score && id < cur.ChunkID {
+			best[doc] = store.ChunkHit{ChunkID: id, DocID: doc, Score: score}
+		}
+	}
+	out := make([]store.ChunkHit, 0, len(best))
+	for _, h := range best {
+		out = append(out, h)
+	}
+	sortHits(out)
+	if len(out) > limit {
+		out = out[:limit]
+	}
+	return out, nil
+}
+
+// idfs returns each phrase's IDF: FTS5's, from the rows holding it.
+func (s *Store) idfs(ctx context.Context, ix int, phrases []*phrase, nRows int64) ([]float64, error) {
+	var words []string
+	for _, p := range phrases {
+		if p.single() {
+			words = append(words, p.tokens[0])
+		}
+	}
+	df := map[string]int64{}
+	if len(words) > 0 {
+		err := s.each(ctx, "SELECT term, df FROM fts_terms WHERE ix = $1 AND term = ANY($2)", []any{ix, words}, func(r pgx.Rows) error {
+			var t string
+			var n int64
+			err := r.Scan(&t, &n)
+			df[t] = n
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	tsvCol, _ := column(ix)
+	out := make([]float64, len(phrases))
+	for i, p := range phrases {
+		var n int64
+		if p.single() {
+			n = df[p.tokens[0]]
+		} else if len(p.tokens) > 0 {
+			if err := s.one(ctx, "SELECT count(*) FROM chunks WHERE "+tsvCol+" @@ $1::tsquery", []any{p.tsquery()}, &n); err != nil {
+				return nil, err
+			}
+		}
+		idf := math.Log((float64(nRows) - float64(n) + 0.5) / (float64(n) + 0.5))
+		if idf <= 0 {
+			idf = 1e-6
+		}
+		out[i] = idf
+	}
+	return out, nil
+}
+
+// dropMatching removes the hits whose chunk matches expr in the segmented
+// index (an exclusion the word index cannot evaluate).
+func (s *Store) dropMatching(ctx context.Context, hits []store.ChunkHit, expr string) ([]store.ChunkHit, error) {
+	e, err := parseExpr(expr)
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	if err := s.tokenizeExpr(ctx, ixSeg, e); err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	tsq, ok := e.tsquery()
+	if !ok {
+		return hits, nil
+	}
+	ids := make([]int64, len(hits))
+	for i, h := range hits {
+		ids[i] = h.ChunkID
+	}
+	drop, err := s.ids(ctx, "SELECT id FROM chunks WHERE id = ANY($1) AND seg @@ $2::tsquery", ids, tsq)
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	out := hits[:0]
+	for _, h := range hits {
+		if !drop[h.ChunkID] {
+			out = append(out, h)
+		}
+	}
+	return out, nil
+}
+
+// tokenizeExpr cuts every phrase of e with index ix's tokenizer, in one
+// call.
+func (s *Store) tokenizeExpr(ctx context.Context, ix int, e *node) error {
+	ps := e.phrases(nil)
+	rows := make([]row, len(ps))
+	for i, p := range ps {
+		rows[i] = row{"", "", p.text}
+	}
+	toks, err := s.tok.tokenize(ctx, ix, rows)
+	if err != nil {
+		return err
+	}
+	for i, p := range ps {
+		p.tokens = p.tokens[:0]
+		for _, t := range toks[i] {
+			p.tokens = append(p.tokens, t.term)
+		}
+	}
+	return nil
+}
+
+// mergeHits joins word and segmented-index hits, keeping each document's
+// better hit (as the SQLite store does: both are BM25 over the same words
+// with the same weights).
+func mergeHits(a, b []store.ChunkHit, limit int) []store.ChunkHit {
+	if len(a) == 0 {
+		return b
+	}
+	if len(b) == 0 {
+		return a
+	}
+	best := map[int64]store.ChunkHit{}
+	for _, h := range a {
+		best[h.DocID] = h
+	}
+	for _, h := range b {
+		if cur, ok := best[h.DocID]; !ok || h.Score > cur.Score {
+			best[h.DocID] = h
+		}
+	}
+	out := make([]store.ChunkHit, 0, len(best))
+	for _, h := range best {
+		out = append(out, h)
+	}
+	sortHits(out)
+	if len(out) > limit {
+		out = out[:limit]
+	}
+	return out
+}
+
+func sortHits(h []store.ChunkHit) {
+	sort.Slice(h, func(i, j int) bool {
+		if h[i].Score != h[j].Score {
+			return h[i].Score > h[j].Score
+		}
+		return h[i].DocID < h[j].DocID
+	})
+}
+
+// The FTS5 expressions of package query: quoted strings (a trailing *
+// makes a prefix), AND, OR, NOT and parentheses; NOT binds tighter than
+// AND, AND than OR.
+
+// node is an expression: a phrase, or an operator over its kids.
+type node struct {
+	op   string // "", "AND", "OR", "NOT"
+	kids []*node
+	p    *phrase
+}
+
+// phrase is one quoted string and its tokens.
+type phrase struct {
+	text   string
+	prefix bool
+	tokens []string
+}
+
+func (p *phrase) single() bool { return len(p.tokens) == 1 && !p.prefix }
+
+// tsquery renders the phrase: its tokens adjacent, the last a prefix
+// when p is one.
+func (p *phrase) tsquery() string {
+	parts := make([]string, len(p.tokens))
+	for i, t := range p.tokens {
+		parts[i] = quoteLexeme(t)
+		if p.prefix && i == len(p.tokens)-1 {
+			parts[i] += ":*"
+		}
+	}
+	if len(parts) == 1 {
+		return parts[0]
+	}
+	return "(" + strings.Join(parts, " <-> ") + ")"
+}
+
+// freq is the phrase's weighted frequency in a row whose query words
+// have the frequencies f (see the approximations above).
+func (p *phrase) freq(f map[string]float64) float64 {
+	if len(p.tokens) == 0 {
+		return 0
+	}
+	least := math.Inf(1)
+	for i, t := range p.tokens {
+		v := f[t]
+		if p.prefix && i == len(p.tokens)-1 {
+			v = 0
+			for lex, x := range f {
+				if strings.HasPrefix(lex, t) {
+					v += x
+				}
+			}
+		}
+		least = min(least, v)
+	}
+	return least
+}
+
+// phrases lists e's phrases in order, each occurrence once: FTS5's BM25
+// sums over them all.
+func (e *node) phrases(out []*phrase) []*phrase {
+	if e.p != nil {
+		return append(out, e.p)
+	}
+	for _, k := range e.kids {
+		out = k.phrases(out)
+	}
+	return out
+}
+
+// tsquery renders e; ok is false when e can match nothing (a phrase with
+// no tokens matches no row in FTS5).
+func (e *node) tsquery() (string, bool) {
+	if e.p != nil {
+		return e.p.tsquery(), len(e.p.tokens) > 0
+	}
+	switch e.op {
+	case "NOT":
+		l, ok := e.kids[0].tsquery()
+		if !ok {
+			return "", false
+		}
+		r, ok := e.kids[1].tsquery()
+		if !ok {
+			return l, true
+		}
+		return "(" + l + " & !" + r + ")", true
+	case "AND":
+		var parts []string
+		for _, k := range e.kids {
+			s, ok := k.tsquery()
+			if !ok {
+				return "", false
+			}
+			parts = append(parts, s)
+		}
+		return "(" + strings.Join(parts, " & ") + ")", true
+	default: // OR
+		var parts []string
+		for _, k := range e.kids {
+			if s, ok := k.tsquery(); ok {
+				parts = append(parts, s)
+			}
+		}
+		if len(parts) == 0 {
+			return "", false
+		}
+		return "(" + strings.Join(parts, " | ") + ")", true
+	}
+}
+
+// parseExpr parses an FTS5 expression of package query.
+func parseExpr(s string) (*node, error) {
+	p := &exprParser{s: s}
+	e, err := p.or()
+	if err != nil {
+		return nil, err
+	}
+	if p.skip(); p.i < len(p.s) {
+		return nil, fmt.Errorf("expression %q: unexpected %q at %d", s, p.s[p.i:], p.i)
+	}
+	return e, nil
+}
+
+type exprParser struct {
+	s string
+	i int
+}
+
+func (p *exprParser) skip() {
+	for p.i < len(p.s) && p.s[p.i] == ' ' {
+		p.i++
+	}
+}
+
+// keyword consumes the operator kw when it comes next.
+func (p *exprParser) keyword(kw string) bool {
+	p.skip()
+	if strings.HasPrefix(p.s[p.i:], kw) {
+		end := p.i + len(kw)
+		if end == len(p.s) || p.s[end] == ' ' || p.s[end] == '(' || p.s[end] == '"' {
+			p.i = end
+			return true
+		}
+	}
+	return false
+}
+
+func (p *exprParser) binary(op string, next func() (*node, error)) (*node, error) {
+	l, err := next()
+	if err != nil {
+		return nil, err
+	}
+	kids := []*node{l}
+	for p.keyword(op) {
+		r, err := next()
+		if err != nil {
+			return nil, err
+		}
+		if op == "NOT" {
+			// NOT is binary and left-associative: a NOT b NOT c.
+			kids = []*node{{op: "NOT", kids: []*node{kids[0], r}}}
+			continue
+		}
+		kids = append(kids, r)
+	}
+	if len(kids) == 1 {
+		return kids[0], nil
+	}
+	return &node{op: op, kids: kids}, nil
+}
+
+func (p *exprParser) or() (*node, error)  { return p.binary("OR", p.and) }
+func (p *exprParser) and() (*node, error) { return p.binary("AND", p.not) }
+func (p *exprParser) not() (*node, error) { return p.binary("NOT", p.primary) }
+
+func (p *exprParser) primary() (*node, error) {
+	p.skip()
+	if p.i >= len(p.s) {
+		return nil, fmt.Errorf("expression %q ends early", p.s)
+	}
+	switch p.s[p.i] {
+	case '(':
+		p.i++
+		e, err := p.or()
+		if err != nil {
+			return nil, err
+		}
+		if p.skip(); p.i >= len(p.s) || p.s[p.i] != ')' {
+			return nil, fmt.Errorf("expression %q: a ( is not closed", p.s)
+		}
+		p.i++
+		return e, nil
+	case '"':
+		var b strings.Builder
+		p.i++
+		for {
+			j := strings.IndexByte(p.s[p.i:], '"')
+			if j < 0 {
+				return nil, fmt.Errorf("expression %q: a string is not closed", p.s)
+			}
+			b.WriteString(p.s[p.i : p.i+j])
+			p.i += j + 1
+			if p.i < len(p.s) && p.s[p.i] == '"' {
+				b.WriteByte('"')
+				p.i++
+				continue
+			}
+			break
+		}
+		ph := &phrase{text: b.String()}
+		if p.i < len(p.s) && p.s[p.i] == '*' {
+			ph.prefix = true
+			p.i++
+		}
+		return &node{p: ph}, nil
+	}
+	return nil, fmt.Errorf("expression %q: unexpected %q at %d", p.s, p.s[p.i:], p.i)
+}
+
+// Check checks that the BM25 statistics agree with the rows (what the
+// SQLite store's integrity checks are to its FTS index). It returns the
+// problems found.
+func (s *Store) Check(ctx context.Context) ([]string, error) {
+	return readIn(ctx, s, func(ctx context.Context) ([]string, error) {
+		var problems []string
+		for ix := range 2 {
+			tsvCol, lenCol := column(ix)
+			var rows, tokens, haveRows, haveTokens int64
+			if err := s.one(ctx, "SELECT rows, tokens FROM fts_stats WHERE ix = $1", []any{ix}, &rows, &tokens); err != nil {
+				return nil, fmt.Errorf("check index: %w", err)
+			}
+			if err := s.one(ctx, "SELECT count(*), coalesce(sum("+lenCol+"), 0) FROM chunks WHERE "+tsvCol+" IS NOT NULL", nil, &haveRows, &haveTokens); err != nil {
+				return nil, fmt.Errorf("check index: %w", err)
+			}
+			if rows != haveRows || tokens != haveTokens {
+				problems = append(problems, "index "+strconv.Itoa(ix)+": statistics count "+strconv.FormatInt(rows, 10)+" rows of "+strconv.FormatInt(tokens, 10)+
+					" tokens, the chunks hold "+strconv.FormatInt(haveRows, 10)+" of "+strconv.FormatInt(haveTokens, 10)+": run gno update --rebuild")
+			}
+		}
+		return problems, nil
+	})
+}
+
+// QuickCheck is the bounded check `gno status` runs: the server answers.
+func (s *Store) QuickCheck(ctx context.Context, budget time.Duration) string {
+	ctx, cancel := context.WithTimeout(ctx, budget)
+	defer cancel()
+	if err := s.pool.Ping(ctx); err != nil {
+		return "the index store " + s.Path() + " does not answer"
+	}
+	return ""
+}
