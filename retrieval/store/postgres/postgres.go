@@ -286,6 +286,13 @@ func (s *Store) Generation(ctx context.Context) (int64, error) {
 	return strconv.ParseInt(v, 10, 64)
 }
 
+// LinkVersion names the committed state of the document set (the
+// "writes" counter every write batch bumps), the key of the engine's
+// caches of link and vector answers.
+func (s *Store) LinkVersion(ctx context.Context) (string, error) {
+	return s.Meta(ctx, "writes")
+}
+
 // isPgError recognises the errors that carry the server's or the
 // driver's text.
 func isPgError(err error) bool {

@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/gnosearch/gno/retrieval/gnoerr"
 	"github.com/gnosearch/gno/retrieval/links"
@@ -17,10 +16,26 @@ import (
 // Writes of documents store no links, governs or earlier texts.
 type unsupported struct{ name string }
 
-// no is the error of an unsupported method.
+// no is the error of an unsupported method: store.ErrUnsupported to
+// errors.Is, gnoerr.Unavailable to errors.As, one sentence to a user.
 func (u unsupported) no(method string) error {
-	return gnoerr.Wrap(gnoerr.Unavailable, fmt.Errorf("%s: %w", method, store.ErrUnsupported),
-		"%s is not supported on PostgreSQL yet (index %s)", method, u.name)
+	return &unsupportedError{method: method, index: u.name}
+}
+
+type unsupportedError struct{ method, index string }
+
+func (e *unsupportedError) Error() string {
+	return e.method + " is not supported on PostgreSQL yet (index " + e.index + ")"
+}
+
+func (e *unsupportedError) Is(target error) bool { return target == store.ErrUnsupported }
+
+func (e *unsupportedError) As(target any) bool {
+	if p, ok := target.(**gnoerr.Error); ok {
+		*p = gnoerr.New(gnoerr.Unavailable, "%s", e.Error())
+		return true
+	}
+	return false
 }
 
 func (u unsupported) AttachmentsTo(ctx context.Context, id int64) ([]store.LinkRow, error) {
@@ -57,10 +72,6 @@ func (u unsupported) LinkGraph(ctx context.Context, collections []string) ([]int
 
 func (u unsupported) LinkStats(ctx context.Context) (map[string]*store.LinkStats, error) {
 	return *new(map[string]*store.LinkStats), u.no("LinkStats")
-}
-
-func (u unsupported) LinkVersion(ctx context.Context) (string, error) {
-	return "", u.no("LinkVersion")
 }
 
 func (u unsupported) LinksFrom(ctx context.Context, id int64) ([]store.LinkRow, error) {
