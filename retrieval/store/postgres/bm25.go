@@ -93,7 +93,10 @@ func (s *Store) search(ctx context.Context, ix int, expr string, f store.Filter,
 		return nil, nil
 	}
 	phrases := e.phrases(nil)
-	tsvCol, lenCol := column(ix)
+	tsvCol, _ := column(ix)
+	if e.words() {
+		return s.searchWords(ctx, ix, e, tsq, f, limit)
+	}
 	var nRows, nTokens int64
 	if err := s.one(ctx, "SELECT rows, tokens FROM fts_stats WHERE ix = $1", []any{ix}, &nRows, &nTokens); err != nil {
 		return nil, fmt.Errorf("search: %w", err)
@@ -106,40 +109,46 @@ func (s *Store) search(ctx context.Context, ix int, expr string, f store.Filter,
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)
 	}
-	var words, prefixes []string
+	var words []string
+	args := []any{ix, nil}
+	termCond := "p.term = ANY($2)"
 	for _, p := range phrases {
 		for i, t := range p.tokens {
 			if p.prefix && i == len(p.tokens)-1 {
-				prefixes = append(prefixes, t)
+				// A prefix is a range of the postings' "C"-ordered terms.
+				args = append(args, t, t+"\U0010FFFF")
+				termCond += " OR p.term >= $" + strconv.Itoa(len(args)-1) + " AND p.term < $" + strconv.Itoa(len(args))
 			} else {
 				words = append(words, t)
 			}
 		}
 	}
-	w, fargs := where(f, 4)
-	from := "chunks c"
-	if w != "" {
-		from = "chunks c JOIN documents d ON d.id = c.doc_id"
-	}
-	lexCond := "(u.lexeme = ANY($2) OR cardinality($3::text[]) > 0 AND EXISTS (SELECT 1 FROM unnest($3::text[]) p WHERE starts_with(u.lexeme, p)))"
-	if prefixes == nil {
-		prefixes = []string{}
-	}
 	if words == nil {
 		words = []string{}
 	}
-	// Each candidate row with the weighted frequency of each query word it
-	// holds: the row's score is summed here from those.
-	q := `SELECT c.id, c.` + lenCol + `, u.lexeme,
-		(SELECT sum(CASE w WHEN 'A' THEN 2.0 WHEN 'B' THEN 1.5 ELSE 1.0 END) FROM unnest(u.weights) w)::float8
-		FROM ` + from + ` CROSS JOIN LATERAL unnest(c.` + tsvCol + `) u
-		WHERE c.` + tsvCol + ` @@ $1::tsquery AND ` + lexCond + w
+	args[1] = words
+	// The candidates' postings of the query's words. An expression of
+	// ORed words over the whole index matches exactly the chunks that
+	// have postings; anything else (a phrase, AND, NOT, a filter) also
+	// asks the chunk's tsvector (and its document).
+	q := "SELECT p.chunk_id, p.len, p.term, p.wf FROM fts_postings p WHERE p.ix = $1 AND (" + termCond + ")"
+	if w, _ := where(f, 1); w != "" || !e.plainOr() {
+		args = append(args, tsq)
+		q = "SELECT p.chunk_id, p.len, p.term, p.wf FROM fts_postings p JOIN chunks c ON c.id = p.chunk_id"
+		if w != "" {
+			q += " JOIN documents d ON d.id = c.doc_id"
+		}
+		q += " WHERE p.ix = $1 AND (" + termCond + ") AND c." + tsvCol + " @@ $" + strconv.Itoa(len(args)) + "::tsquery"
+		w, fargs := where(f, len(args)+1)
+		q += w
+		args = append(args, fargs...)
+	}
 	type rowFreq struct {
 		length int
 		freq   map[string]float64
 	}
 	rows := map[int64]*rowFreq{}
-	err = s.each(ctx, q, append([]any{tsq, words, prefixes}, fargs...), func(r pgx.Rows) error {
+	err = s.each(ctx, q, args, func(r pgx.Rows) error {
 		var id int64
 		var n int
 		var lex string
@@ -180,6 +189,64 @@ func (s *Store) search(ctx context.Context, ix int, expr string, f store.Filter,
 	sortHits(out)
 	if len(out) > limit {
 		out = out[:limit]
+	}
+	return out, nil
+}
+
+// searchWords is search for an expression of single words (no phrase of
+// several, no prefix): the score of each phrase is its word's posting,
+// so the server scores and ranks in one statement and returns only the
+// best chunk of each of the top documents.
+func (s *Store) searchWords(ctx context.Context, ix int, e *node, tsq string, f store.Filter, limit int) ([]store.ChunkHit, error) {
+	ps := e.phrases(nil)
+	words := make([]string, len(ps))
+	for i, p := range ps {
+		words[i] = p.tokens[0]
+	}
+	args := []any{ix, words}
+	from := "fts_postings p JOIN q ON q.term = p.term"
+	cond := ""
+	w, _ := where(f, 1)
+	if w != "" || !e.plainOr() {
+		// A phrase, AND, NOT or a filter: the chunk's tsvector (and its
+		// document) decide; ORed words over everything need neither.
+		tsvCol, _ := column(ix)
+		from += " JOIN chunks c ON c.id = p.chunk_id"
+		if w != "" {
+			from += " JOIN documents d ON d.id = c.doc_id"
+		}
+		args = append(args, tsq)
+		cond = " AND c." + tsvCol + " @@ $" + strconv.Itoa(len(args)) + "::tsquery"
+		var fargs []any
+		w, fargs = where(f, len(args)+1)
+		cond += w
+		args = append(args, fargs...)
+	}
+	args = append(args, limit)
+	// q holds one row per phrase (a word twice in the expression counts
+	// twice, as in FTS5) with its IDF; st the index's rows and mean length.
+	k1, b := strconv.FormatFloat(bm25K1, 'g', -1, 64), strconv.FormatFloat(bm25B, 'g', -1, 64)
+	sql := `WITH st AS (SELECT rows::float8 AS n, tokens::float8 / greatest(rows, 1) AS avg FROM fts_stats WHERE ix = $1),
+	q AS (SELECT u.term, CASE WHEN x.idf <= 0 THEN 1e-6 ELSE x.idf END AS idf
+		FROM unnest($2::text[]) AS u(term) CROSS JOIN st
+		LEFT JOIN fts_terms t ON t.ix = $1 AND t.term = u.term
+		CROSS JOIN LATERAL (SELECT ln((st.n - coalesce(t.df, 0) + 0.5) / (coalesce(t.df, 0) + 0.5)) AS idf) x),
+	s AS (SELECT p.chunk_id AS id, sum(q.idf * p.wf * (` + k1 + ` + 1) / (p.wf + ` + k1 + ` * (1 - ` + b + ` + ` + b + ` * p.len / (SELECT avg FROM st)))) AS score
+		FROM ` + from + ` WHERE p.ix = $1` + cond + ` GROUP BY p.chunk_id)
+	SELECT id, score FROM (SELECT DISTINCT ON (id >> 16) id, score FROM s ORDER BY id >> 16, score DESC, id) best
+	ORDER BY score DESC, id LIMIT $` + strconv.Itoa(len(args))
+	var out []store.ChunkHit
+	err := s.each(ctx, sql, args, func(r pgx.Rows) error {
+		var h store.ChunkHit
+		if err := r.Scan(&h.ChunkID, &h.Score); err != nil {
+			return err
+		}
+		h.DocID = store.DocOfChunk(h.ChunkID)
+		out = append(out, h)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
 	}
 	return out, nil
 }
@@ -372,6 +439,33 @@ func (p *phrase) freq(f map[string]float64) float64 {
 		least = min(least, v)
 	}
 	return least
+}
+
+// words reports whether every phrase of e is a single word.
+func (e *node) words() bool {
+	for _, p := range e.phrases(nil) {
+		if !p.single() {
+			return false
+		}
+	}
+	return true
+}
+
+// plainOr reports whether e is single words ORed (no phrase of several
+// words, no prefix, no AND or NOT).
+func (e *node) plainOr() bool {
+	if e.p != nil {
+		return e.p.single()
+	}
+	if e.op != "OR" {
+		return false
+	}
+	for _, k := range e.kids {
+		if !k.plainOr() {
+			return false
+		}
+	}
+	return true
 }
 
 // phrases lists e's phrases in order, each occurrence once: FTS5's BM25

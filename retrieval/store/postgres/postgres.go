@@ -96,7 +96,15 @@ CREATE INDEX IF NOT EXISTS chunks_seg ON chunks USING GIN(seg) WHERE seg IS NOT 
 -- their tokens; per index and term, the rows holding it.
 CREATE TABLE IF NOT EXISTS fts_stats(ix SMALLINT PRIMARY KEY, rows BIGINT NOT NULL, tokens BIGINT NOT NULL);
 INSERT INTO fts_stats VALUES (0, 0, 0), (1, 0, 0) ON CONFLICT DO NOTHING;
-CREATE TABLE IF NOT EXISTS fts_terms(ix SMALLINT NOT NULL, term TEXT NOT NULL, df BIGINT NOT NULL, PRIMARY KEY(ix, term));
+CREATE TABLE IF NOT EXISTS fts_terms(ix SMALLINT NOT NULL, term TEXT COLLATE "C" NOT NULL, df BIGINT NOT NULL, PRIMARY KEY(ix, term));
+-- The inverted index BM25 reads: per index, term and chunk, the term's
+-- frequency weighted by column (wf) and the chunk's length (len), so a
+-- search reads only its words' rows (the tsvector's GIN index answers
+-- the rest of an expression: phrases, AND, NOT).
+CREATE TABLE IF NOT EXISTS fts_postings(
+	ix SMALLINT NOT NULL, term TEXT COLLATE "C" NOT NULL, chunk_id BIGINT NOT NULL,
+	wf DOUBLE PRECISION NOT NULL, len INTEGER NOT NULL,
+	PRIMARY KEY(ix, term, chunk_id) INCLUDE (wf, len));
 CREATE TABLE IF NOT EXISTS vectors(
 	chunk_id BIGINT PRIMARY KEY REFERENCES chunks(id) ON DELETE CASCADE,
 	model TEXT NOT NULL,

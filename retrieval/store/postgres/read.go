@@ -65,37 +65,27 @@ func (s *Store) Chunks(ctx context.Context, ids []int64) (map[int64]*store.Chunk
 
 const metaCols = "id, collection, rel_path, hash, title, lang, mime, size, mtime_ns, line_count, changed_gen"
 
-func scanMeta(r interface{ Scan(...any) error }) (*store.DocMeta, error) {
-	m := &store.DocMeta{}
-	err := r.Scan(&m.ID, &m.Collection, &m.RelPath, &m.Hash, &m.Title, &m.Lang, &m.Mime, &m.Size, &m.MtimeNS, &m.LineCount, &m.ChangedGen)
-	return m, err
-}
+// metaTags reads a document's tags beside its metadata, in the same
+// statement (one round trip to the server, not two).
+const metaTags = `, coalesce((SELECT array_agg(t.tag ORDER BY t.tag COLLATE "C") FROM tags t WHERE t.doc_id = documents.id), '{}')`
 
-// metas reads documents' metadata with their tags.
-func (s *Store) metas(ctx context.Context, q string, args ...any) ([]*store.DocMeta, error) {
+// metas reads documents' metadata (q selects metaCols, then metaTags
+// when tags is set).
+func (s *Store) metas(ctx context.Context, tags bool, q string, args ...any) ([]*store.DocMeta, error) {
 	var out []*store.DocMeta
 	err := s.each(ctx, q, args, func(r pgx.Rows) error {
-		m, err := scanMeta(r)
-		if err == nil {
-			out = append(out, m)
+		m := &store.DocMeta{}
+		dest := []any{&m.ID, &m.Collection, &m.RelPath, &m.Hash, &m.Title, &m.Lang, &m.Mime, &m.Size, &m.MtimeNS, &m.LineCount, &m.ChangedGen}
+		if tags {
+			dest = append(dest, &m.Tags)
 		}
-		return err
-	})
-	if err != nil || len(out) == 0 {
-		return out, err
-	}
-	byID := make(map[int64]*store.DocMeta, len(out))
-	ids := make([]int64, len(out))
-	for i, m := range out {
-		byID[m.ID], ids[i] = m, m.ID
-	}
-	err = s.each(ctx, "SELECT doc_id, tag FROM tags WHERE doc_id = ANY($1) ORDER BY tag COLLATE \"C\"", []any{ids}, func(r pgx.Rows) error {
-		var id int64
-		var tag string
-		if err := r.Scan(&id, &tag); err != nil {
+		if err := r.Scan(dest...); err != nil {
 			return err
 		}
-		byID[id].Tags = append(byID[id].Tags, tag)
+		if len(m.Tags) == 0 {
+			m.Tags = nil
+		}
+		out = append(out, m)
 		return nil
 	})
 	return out, err
@@ -107,9 +97,7 @@ func (s *Store) Docs(ctx context.Context, ids []int64) (map[int64]*store.DocMeta
 	if len(ids) == 0 {
 		return out, nil
 	}
-	ms, err := readIn(ctx, s, func(ctx context.Context) ([]*store.DocMeta, error) {
-		return s.metas(ctx, "SELECT "+metaCols+" FROM documents WHERE id = ANY($1)", ids)
-	})
+	ms, err := s.metas(ctx, true, "SELECT "+metaCols+metaTags+" FROM documents WHERE id = ANY($1)", ids)
 	if err != nil {
 		return nil, fmt.Errorf("read documents: %w", err)
 	}
@@ -119,9 +107,10 @@ func (s *Store) Docs(ctx context.Context, ids []int64) (map[int64]*store.DocMeta
 	return out, nil
 }
 
-// metaOne is metas of one document; store.ErrNotFound without one.
+// metaOne is metas of one document, with its tags; store.ErrNotFound
+// without one.
 func (s *Store) metaOne(ctx context.Context, what, q string, args ...any) (*store.DocMeta, error) {
-	ms, err := readIn(ctx, s, func(ctx context.Context) ([]*store.DocMeta, error) { return s.metas(ctx, q, args...) })
+	ms, err := s.metas(ctx, true, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("find %s: %w", what, err)
 	}
@@ -133,12 +122,12 @@ func (s *Store) metaOne(ctx context.Context, what, q string, args ...any) (*stor
 
 // DocByPath finds a document by collection and relative path.
 func (s *Store) DocByPath(ctx context.Context, collection, rel string) (*store.DocMeta, error) {
-	return s.metaOne(ctx, collection+"/"+rel, "SELECT "+metaCols+" FROM documents WHERE collection = $1 AND rel_path = $2", collection, rel)
+	return s.metaOne(ctx, collection+"/"+rel, "SELECT "+metaCols+metaTags+" FROM documents WHERE collection = $1 AND rel_path = $2", collection, rel)
 }
 
 // DocByHashPrefix finds a document whose content hash starts with prefix.
 func (s *Store) DocByHashPrefix(ctx context.Context, prefix string) (*store.DocMeta, error) {
-	return s.metaOne(ctx, "#"+prefix, "SELECT "+metaCols+" FROM documents WHERE hash >= $1 AND hash < $2 ORDER BY collection, rel_path LIMIT 1", prefix, prefix+"g")
+	return s.metaOne(ctx, "#"+prefix, "SELECT "+metaCols+metaTags+" FROM documents WHERE hash >= $1 AND hash < $2 ORDER BY collection, rel_path LIMIT 1", prefix, prefix+"g")
 }
 
 // Content reads a document's normalised text; store.ErrNotFound when it
@@ -174,13 +163,10 @@ func (s *Store) List(ctx context.Context, collections []string, prefix string, l
 		args = append(args, limit, offset)
 		q += " LIMIT $" + strconv.Itoa(len(args)-1) + " OFFSET $" + strconv.Itoa(len(args))
 	}
-	out, err := readIn(ctx, s, func(ctx context.Context) ([]*store.DocMeta, error) { return s.metas(ctx, q, args...) })
+	// SQLite's List leaves tags out; so does this one.
+	out, err := s.metas(ctx, false, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("list documents: %w", err)
-	}
-	for _, m := range out {
-		// SQLite's List leaves tags out; so does this one.
-		m.Tags = nil
 	}
 	return out, nil
 }

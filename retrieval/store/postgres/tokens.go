@@ -39,6 +39,9 @@ var colBase = [3]int{1, 1001, 2001}
 
 const colWeights = "ABD"
 
+// colWeight is each column's BM25 weight (SQLite's bm25Weights).
+var colWeight = [3]float64{2, 1.5, 1}
+
 // maxPos is the largest tsvector position.
 const maxPos = 16383
 
@@ -176,13 +179,16 @@ func (t *tokenizer) terms(ctx context.Context, ix int, s string) ([]string, erro
 // tsvector renders tokens as a tsvector literal: each term with its
 // positions (the column's base plus the offset), weighted by column. It
 // also returns the row's length (its number of tokens, as FTS5 counts
-// them for BM25) and its distinct terms.
-func tsvector(toks []token) (lit string, length int, terms []string) {
+// them for BM25), its distinct terms and each one's frequency weighted by
+// column (BM25's f, the postings' wf).
+func tsvector(toks []token) (lit string, length int, terms []string, wf []float64) {
 	if len(toks) == 0 {
-		return "", 0, nil
+		return "", 0, nil, nil
 	}
 	byTerm := map[string][]string{}
+	freq := map[string]float64{}
 	for _, tk := range toks {
+		freq[tk.term] += colWeight[tk.col]
 		pos := min(colBase[tk.col]+tk.off, maxPos)
 		if tk.col < 2 {
 			pos = min(pos, colBase[tk.col+1]-1)
@@ -198,6 +204,10 @@ func tsvector(toks []token) (lit string, length int, terms []string) {
 		terms = append(terms, term)
 	}
 	sort.Strings(terms)
+	wf = make([]float64, len(terms))
+	for i, t := range terms {
+		wf[i] = freq[t]
+	}
 	var b strings.Builder
 	for i, term := range terms {
 		if i > 0 {
@@ -207,7 +217,7 @@ func tsvector(toks []token) (lit string, length int, terms []string) {
 		b.WriteByte(':')
 		b.WriteString(strings.Join(byTerm[term], ","))
 	}
-	return b.String(), len(toks), terms
+	return b.String(), len(toks), terms, wf
 }
 
 // quoteLexeme quotes a term for a tsvector or tsquery literal.

@@ -159,44 +159,43 @@ func (b *batch) Put(ctx context.Context, d *store.Document) error {
 		return fmt.Errorf("index %s/%s: %d chunks, more than %d", d.Collection, d.RelPath, len(d.Chunks), store.MaxChunks)
 	}
 	fail := func(err error) error { return fmt.Errorf("index %s/%s: %w", d.Collection, d.RelPath, err) }
+	// One statement inserts or updates the row (added_gen kept), one
+	// batch writes the rest: a sync's round trips to the server are most
+	// of its time.
 	var id int64
-	err := b.tx.QueryRow(ctx, "SELECT id FROM documents WHERE collection = $1 AND rel_path = $2", d.Collection, d.RelPath).Scan(&id)
-	switch {
-	case errors.Is(err, pgx.ErrNoRows):
-		if err := b.tx.QueryRow(ctx, `INSERT INTO documents(collection, rel_path, hash, title, lang, mime, size, mtime_ns, line_count, invalid_bytes, added_gen, changed_gen)
-			VALUES($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$11) RETURNING id`, d.Collection, d.RelPath, d.Hash, d.Title, d.Lang, d.Mime, d.Size, d.MtimeNS, d.LineCount, d.InvalidBytes, b.gen).Scan(&id); err != nil {
-			return fail(err)
-		}
-		if id >= store.MaxDocID {
-			return fmt.Errorf("index %s/%s: document id space exhausted; run `gno cleanup`", d.Collection, d.RelPath)
-		}
-	case err != nil:
+	var inserted bool
+	if err := b.tx.QueryRow(ctx, `INSERT INTO documents(collection, rel_path, hash, title, lang, mime, size, mtime_ns, line_count, invalid_bytes, added_gen, changed_gen)
+		VALUES($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$11)
+		ON CONFLICT(collection, rel_path) DO UPDATE SET hash = excluded.hash, title = excluded.title, lang = excluded.lang, mime = excluded.mime,
+			size = excluded.size, mtime_ns = excluded.mtime_ns, line_count = excluded.line_count, invalid_bytes = excluded.invalid_bytes, changed_gen = excluded.changed_gen
+		RETURNING id, xmax = 0`, d.Collection, d.RelPath, d.Hash, d.Title, d.Lang, d.Mime, d.Size, d.MtimeNS, d.LineCount, d.InvalidBytes, b.gen).Scan(&id, &inserted); err != nil {
 		return fail(err)
-	default:
+	}
+	if id >= store.MaxDocID {
+		return fmt.Errorf("index %s/%s: document id space exhausted; run `gno cleanup`", d.Collection, d.RelPath)
+	}
+	pb := &pgx.Batch{}
+	if !inserted {
 		if err := b.dropChunks(ctx, "doc_id = $1", id); err != nil {
 			return fail(err)
 		}
-		if _, err := b.tx.Exec(ctx, `DELETE FROM tags WHERE doc_id = $1 AND NOT "user"`, id); err != nil {
-			return fail(err)
-		}
-		if _, err := b.tx.Exec(ctx, `UPDATE documents SET hash=$1, title=$2, lang=$3, mime=$4, size=$5, mtime_ns=$6, line_count=$7, invalid_bytes=$8, changed_gen=$9 WHERE id=$10`,
-			d.Hash, d.Title, d.Lang, d.Mime, d.Size, d.MtimeNS, d.LineCount, d.InvalidBytes, b.gen, id); err != nil {
-			return fail(err)
-		}
+		pb.Queue(`DELETE FROM tags WHERE doc_id = $1 AND NOT "user"`, id)
 	}
-	if _, err := b.tx.Exec(ctx, "INSERT INTO contents(doc_id, content) VALUES($1, $2) ON CONFLICT(doc_id) DO UPDATE SET content = excluded.content", id, d.Content); err != nil {
+	pb.Queue("INSERT INTO contents(doc_id, content) VALUES($1, $2) ON CONFLICT(doc_id) DO UPDATE SET content = excluded.content", id, d.Content)
+	if len(d.Tags) > 0 {
+		pb.Queue("INSERT INTO tags(doc_id, tag) SELECT $1, t FROM unnest($2::text[]) AS t ON CONFLICT DO NOTHING", id, d.Tags)
+	}
+	if err := b.putChunks(ctx, pb, id, d); err != nil {
 		return fail(err)
 	}
-	if len(d.Tags) > 0 {
-		if _, err := b.tx.Exec(ctx, "INSERT INTO tags(doc_id, tag) SELECT $1, t FROM unnest($2::text[]) AS t ON CONFLICT DO NOTHING", id, d.Tags); err != nil {
-			return fail(err)
-		}
+	if err := b.tx.SendBatch(ctx, pb).Close(); err != nil {
+		return fail(err)
 	}
-	return b.putChunks(ctx, id, d)
+	return nil
 }
 
-// putChunks tokenizes and inserts a document's chunks.
-func (b *batch) putChunks(ctx context.Context, id int64, d *store.Document) error {
+// putChunks tokenizes a document's chunks and queues their rows in pb.
+func (b *batch) putChunks(ctx context.Context, pb *pgx.Batch, id int64, d *store.Document) error {
 	if len(d.Chunks) == 0 {
 		return nil
 	}
@@ -229,23 +228,29 @@ func (b *batch) putChunks(ctx context.Context, id int64, d *store.Document) erro
 	for j, i := range segOf {
 		segTok[i], hasSeg[i] = st[j], true
 	}
-	pb := &pgx.Batch{}
+	var post [2]postings
 	for i, c := range d.Chunks {
-		tsv, n, terms := tsvector(wt[i])
+		cid := store.ChunkID(id, i)
+		tsv, n, terms, wf := tsvector(wt[i])
 		b.count(ixWords, terms, n, 1)
+		post[ixWords].add(cid, n, terms, wf)
 		var seg *string
 		segLen := 0
 		if hasSeg[i] {
-			lit, n, terms := tsvector(segTok[i])
+			lit, n, terms, wf := tsvector(segTok[i])
 			seg, segLen = &lit, n
 			b.count(ixSeg, terms, n, 1)
+			post[ixSeg].add(cid, n, terms, wf)
 		}
 		pb.Queue(`INSERT INTO chunks(id, doc_id, seq, title, headings, body, start_line, end_line, start_byte, end_byte, tsv, len, seg, seg_len)
 			VALUES($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11::tsvector,$12,$13::tsvector,$14)`,
-			store.ChunkID(id, i), id, i, title, words[i][1], c.Text, c.StartLine, c.EndLine, c.StartByte, c.EndByte, tsv, n, seg, segLen)
+			cid, id, i, title, words[i][1], c.Text, c.StartLine, c.EndLine, c.StartByte, c.EndByte, tsv, n, seg, segLen)
 	}
-	if err := b.tx.SendBatch(ctx, pb).Close(); err != nil {
-		return fmt.Errorf("index chunks of %s/%s: %w", d.Collection, d.RelPath, err)
+	for ix, p := range post {
+		if len(p.terms) > 0 {
+			pb.Queue("INSERT INTO fts_postings(ix, term, chunk_id, wf, len) SELECT $1, * FROM unnest($2::text[], $3::bigint[], $4::float8[], $5::int[])",
+				ix, p.terms, p.ids, p.wf, p.lens)
+		}
 	}
 	return nil
 }
@@ -263,24 +268,62 @@ func (b *batch) count(ix int, terms []string, length int, sign int64) {
 // dropChunks deletes the chunks matching where (its argument arg),
 // taking their terms and lengths out of the statistics.
 func (b *batch) dropChunks(ctx context.Context, where string, arg any) error {
-	rows, err := b.tx.Query(ctx, "DELETE FROM chunks WHERE "+where+" RETURNING tsvector_to_array(tsv), len, seg IS NOT NULL, coalesce(tsvector_to_array(seg), '{}'), seg_len", arg)
+	rows, err := b.tx.Query(ctx, "DELETE FROM chunks WHERE "+where+" RETURNING id, tsvector_to_array(tsv), len, seg IS NOT NULL, coalesce(tsvector_to_array(seg), '{}'), seg_len", arg)
 	if err != nil {
 		return err
 	}
-	defer rows.Close()
+	var gone [2]postings
 	for rows.Next() {
+		var id int64
 		var terms, segTerms []string
 		var n, segLen int
 		var hasSeg bool
-		if err := rows.Scan(&terms, &n, &hasSeg, &segTerms, &segLen); err != nil {
+		if err := rows.Scan(&id, &terms, &n, &hasSeg, &segTerms, &segLen); err != nil {
+			rows.Close()
 			return err
 		}
 		b.count(ixWords, terms, n, -1)
+		gone[ixWords].add(id, n, terms, nil)
 		if hasSeg {
 			b.count(ixSeg, segTerms, segLen, -1)
+			gone[ixSeg].add(id, segLen, segTerms, nil)
 		}
 	}
-	return rows.Err()
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for ix, p := range gone {
+		if len(p.terms) == 0 {
+			continue
+		}
+		if _, err := b.tx.Exec(ctx, `DELETE FROM fts_postings p USING unnest($2::text[], $3::bigint[]) AS u(term, id)
+			WHERE p.ix = $1 AND p.term = u.term AND p.chunk_id = u.id`, ix, p.terms, p.ids); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// postings are rows of fts_postings, as columns.
+type postings struct {
+	terms []string
+	ids   []int64
+	wf    []float64
+	lens  []int32
+}
+
+// add appends chunk id's terms (with their weighted frequencies, when
+// known) and the chunk's length.
+func (p *postings) add(id int64, length int, terms []string, wf []float64) {
+	for i, t := range terms {
+		p.terms = append(p.terms, t)
+		p.ids = append(p.ids, id)
+		p.lens = append(p.lens, int32(length))
+		if wf != nil {
+			p.wf = append(p.wf, wf[i])
+		}
+	}
 }
 
 // Touch records a new size and mtime for an unchanged document.
@@ -359,5 +402,16 @@ func (s *Store) BeginBulk(ctx context.Context) error { return nil }
 // MergeSegmented merges SQLite's segmented index; nothing to do here.
 func (s *Store) MergeSegmented(ctx context.Context) error { return nil }
 
-// EndBulk ends BeginBulk; nothing to do here.
-func (s *Store) EndBulk(ctx context.Context) error { return nil }
+// EndBulk runs after a large sync: VACUUM marks the new postings' pages
+// all-visible, so a search reads its words' postings from the index alone
+// (an index-only scan) instead of a heap page per posting; ANALYZE gives
+// the planner the new sizes. Autovacuum would do both, later.
+func (s *Store) EndBulk(ctx context.Context) error {
+	if _, err := s.pool.Exec(ctx, "VACUUM (ANALYZE) fts_postings, fts_terms"); err != nil {
+		return fmt.Errorf("finish bulk index: %w", err)
+	}
+	if _, err := s.pool.Exec(ctx, "ANALYZE chunks, documents, tags"); err != nil {
+		return fmt.Errorf("finish bulk index: %w", err)
+	}
+	return nil
+}
