@@ -279,7 +279,14 @@ func (s *Store) idfs(ctx context.Context, ix int, phrases []*phrase, nRows int64
 		if p.single() {
 			n = df[p.tokens[0]]
 		} else if len(p.tokens) > 0 {
-			if err := s.one(ctx, "SELECT count(*) FROM chunks WHERE "+tsvCol+" @@ $1::tsquery", []any{p.tsquery()}, &n); err != nil {
+			// The rows holding the phrase are among those with a posting
+			// of its first word (or its prefix's range).
+			cond, args := "term = $2", []any{ix, p.tokens[0], p.tsquery()}
+			if p.prefix && len(p.tokens) == 1 {
+				cond, args = "term >= $2 AND term < $4", append(args, p.tokens[0]+"\U0010FFFF")
+			}
+			if err := s.one(ctx, `SELECT count(*) FROM chunks c WHERE c.id IN (SELECT chunk_id FROM fts_postings WHERE ix = $1 AND `+cond+`)
+				AND c.`+tsvCol+" @@ $3::tsquery", args, &n); err != nil {
 				return nil, err
 			}
 		}

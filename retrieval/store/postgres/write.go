@@ -58,6 +58,50 @@ type batch struct {
 	rows   [2]int64
 	tokens [2]int64
 	done   bool
+	// pending are statements queued for the next round trip: a document's
+	// rows go with the next document's first statement, so a sync of new
+	// files costs one round trip per file (the server's replies, not its
+	// work, were most of a sync's time).
+	pending *pgx.Batch
+}
+
+// queue adds a statement to the next round trip.
+func (b *batch) queue(q string, args ...any) {
+	if b.pending == nil {
+		b.pending = &pgx.Batch{}
+	}
+	b.pending.Queue(q, args...)
+}
+
+// send sends the queued statements, then last (when not "") whose one
+// row it scans into dest, in one round trip.
+func (b *batch) send(ctx context.Context, last string, args []any, dest ...any) error {
+	pb := b.pending
+	b.pending = nil
+	if pb == nil {
+		pb = &pgx.Batch{}
+	}
+	queued := pb.Len()
+	if last != "" {
+		pb.Queue(last, args...)
+	}
+	if pb.Len() == 0 {
+		return nil
+	}
+	br := b.tx.SendBatch(ctx, pb)
+	for range queued {
+		if _, err := br.Exec(); err != nil {
+			br.Close()
+			return err
+		}
+	}
+	if last != "" {
+		if err := br.QueryRow().Scan(dest...); err != nil {
+			br.Close()
+			return err
+		}
+	}
+	return br.Close()
 }
 
 // Begin starts a write batch for sync generation gen.
@@ -100,6 +144,10 @@ func bumpWrites(ctx context.Context, tx pgx.Tx) error {
 // Commit writes the statistics and makes the batch durable.
 func (b *batch) Commit() error {
 	ctx := context.Background()
+	if err := b.send(ctx, "", nil); err != nil {
+		b.Rollback()
+		return fmt.Errorf("commit: %w", err)
+	}
 	if err := b.flushStats(ctx); err != nil {
 		b.Rollback()
 		return fmt.Errorf("commit: %w", err)
@@ -153,49 +201,66 @@ func (b *batch) flushStats(ctx context.Context) error {
 	return nil
 }
 
-// Put inserts or replaces a document and its chunks.
+// Put inserts or replaces a document and its chunks. Its statements are
+// queued, not sent: each names the document by its path (the server finds
+// its id, new or kept), so a whole run of documents goes to the server in
+// one round trip (send, every flushEvery statements and at Commit).
 func (b *batch) Put(ctx context.Context, d *store.Document) error {
 	if len(d.Chunks) > store.MaxChunks {
 		return fmt.Errorf("index %s/%s: %d chunks, more than %d", d.Collection, d.RelPath, len(d.Chunks), store.MaxChunks)
 	}
-	fail := func(err error) error { return fmt.Errorf("index %s/%s: %w", d.Collection, d.RelPath, err) }
-	// One statement inserts or updates the row (added_gen kept), one
-	// batch writes the rest: a sync's round trips to the server are most
-	// of its time.
-	var id int64
-	var inserted bool
-	if err := b.tx.QueryRow(ctx, `INSERT INTO documents(collection, rel_path, hash, title, lang, mime, size, mtime_ns, line_count, invalid_bytes, added_gen, changed_gen)
+	// The old chunks (none for a new document) leave the statistics.
+	b.queue(dropChunks(byPath), d.Collection, d.RelPath)
+	b.queue(`DELETE FROM tags WHERE doc_id = (`+byPath+`) AND NOT "user"`, d.Collection, d.RelPath)
+	b.queue(`INSERT INTO documents(collection, rel_path, hash, title, lang, mime, size, mtime_ns, line_count, invalid_bytes, added_gen, changed_gen)
 		VALUES($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$11)
 		ON CONFLICT(collection, rel_path) DO UPDATE SET hash = excluded.hash, title = excluded.title, lang = excluded.lang, mime = excluded.mime,
-			size = excluded.size, mtime_ns = excluded.mtime_ns, line_count = excluded.line_count, invalid_bytes = excluded.invalid_bytes, changed_gen = excluded.changed_gen
-		RETURNING id, xmax = 0`, d.Collection, d.RelPath, d.Hash, d.Title, d.Lang, d.Mime, d.Size, d.MtimeNS, d.LineCount, d.InvalidBytes, b.gen).Scan(&id, &inserted); err != nil {
-		return fail(err)
-	}
-	if id >= store.MaxDocID {
-		return fmt.Errorf("index %s/%s: document id space exhausted; run `gno cleanup`", d.Collection, d.RelPath)
-	}
-	pb := &pgx.Batch{}
-	if !inserted {
-		if err := b.dropChunks(ctx, "doc_id = $1", id); err != nil {
-			return fail(err)
-		}
-		pb.Queue(`DELETE FROM tags WHERE doc_id = $1 AND NOT "user"`, id)
-	}
-	pb.Queue("INSERT INTO contents(doc_id, content) VALUES($1, $2) ON CONFLICT(doc_id) DO UPDATE SET content = excluded.content", id, d.Content)
+			size = excluded.size, mtime_ns = excluded.mtime_ns, line_count = excluded.line_count, invalid_bytes = excluded.invalid_bytes, changed_gen = excluded.changed_gen`,
+		d.Collection, d.RelPath, d.Hash, d.Title, d.Lang, d.Mime, d.Size, d.MtimeNS, d.LineCount, d.InvalidBytes, b.gen)
+	b.queue(`INSERT INTO contents(doc_id, content) SELECT id, $3 FROM documents WHERE collection = $1 AND rel_path = $2
+		ON CONFLICT(doc_id) DO UPDATE SET content = excluded.content`, d.Collection, d.RelPath, d.Content)
 	if len(d.Tags) > 0 {
-		pb.Queue("INSERT INTO tags(doc_id, tag) SELECT $1, t FROM unnest($2::text[]) AS t ON CONFLICT DO NOTHING", id, d.Tags)
+		b.queue(`INSERT INTO tags(doc_id, tag) SELECT d.id, t FROM documents d, unnest($3::text[]) AS t
+			WHERE d.collection = $1 AND d.rel_path = $2 ON CONFLICT DO NOTHING`, d.Collection, d.RelPath, d.Tags)
 	}
-	if err := b.putChunks(ctx, pb, id, d); err != nil {
-		return fail(err)
+	if err := b.putChunks(ctx, d); err != nil {
+		return fmt.Errorf("index %s/%s: %w", d.Collection, d.RelPath, err)
 	}
-	if err := b.tx.SendBatch(ctx, pb).Close(); err != nil {
-		return fail(err)
+	if b.pending.Len() >= flushEvery {
+		if err := b.send(ctx, "", nil); err != nil {
+			return fmt.Errorf("index %s/%s and the documents before it: %w", d.Collection, d.RelPath, err)
+		}
 	}
 	return nil
 }
 
-// putChunks tokenizes a document's chunks and queues their rows in pb.
-func (b *batch) putChunks(ctx context.Context, pb *pgx.Batch, id int64, d *store.Document) error {
+// flushEvery is the number of queued statements that makes a round trip.
+const flushEvery = 512
+
+// byPath selects the id of the document at ($1, $2).
+const byPath = "SELECT id FROM documents WHERE collection = $1 AND rel_path = $2"
+
+// dropChunks deletes the chunks of the documents whose ids doc selects,
+// with their postings, and takes them out of the BM25 statistics, in one
+// statement (data-modifying CTEs) that needs no answer.
+func dropChunks(doc string) string {
+	return `WITH g AS (DELETE FROM chunks WHERE doc_id IN (` + doc + `) RETURNING id, tsv, len, seg, seg_len),
+	w AS (SELECT g.id, t.term FROM g, unnest(tsvector_to_array(g.tsv)) AS t(term)),
+	sg AS (SELECT g.id, t.term FROM g, unnest(tsvector_to_array(g.seg)) AS t(term) WHERE g.seg IS NOT NULL),
+	pw AS (DELETE FROM fts_postings p USING w WHERE p.ix = 0 AND p.term = w.term AND p.chunk_id = w.id),
+	ps AS (DELETE FROM fts_postings p USING sg WHERE p.ix = 1 AND p.term = sg.term AND p.chunk_id = sg.id),
+	dw AS (UPDATE fts_terms f SET df = f.df - x.n FROM (SELECT term, count(*) AS n FROM w GROUP BY term) x WHERE f.ix = 0 AND f.term = x.term),
+	ds AS (UPDATE fts_terms f SET df = f.df - x.n FROM (SELECT term, count(*) AS n FROM sg GROUP BY term) x WHERE f.ix = 1 AND f.term = x.term)
+	UPDATE fts_stats st SET rows = st.rows - x.r, tokens = st.tokens - x.t
+	FROM (SELECT 0 AS ix, count(*) AS r, coalesce(sum(len), 0) AS t FROM g
+		UNION ALL SELECT 1, count(*), coalesce(sum(seg_len), 0) FROM g WHERE seg IS NOT NULL) x
+	WHERE st.ix = x.ix AND x.r > 0`
+}
+
+// putChunks tokenizes a document's chunks and queues their rows: one
+// statement for the chunks, one per index for their postings, each
+// chunk's id made by the server from its document's.
+func (b *batch) putChunks(ctx context.Context, d *store.Document) error {
 	if len(d.Chunks) == 0 {
 		return nil
 	}
@@ -228,28 +293,38 @@ func (b *batch) putChunks(ctx context.Context, pb *pgx.Batch, id int64, d *store
 	for j, i := range segOf {
 		segTok[i], hasSeg[i] = st[j], true
 	}
-	var post [2]postings
+	n := len(d.Chunks)
+	var (
+		seqs, starts, ends, startB, endB, lens, segLens = make([]int32, n), make([]int32, n), make([]int32, n), make([]int32, n), make([]int32, n), make([]int32, n), make([]int32, n)
+		heads, bodies, tsvs                             = make([]string, n), make([]string, n), make([]string, n)
+		segs                                            = make([]*string, n)
+		post                                            [2]postings
+	)
 	for i, c := range d.Chunks {
-		cid := store.ChunkID(id, i)
-		tsv, n, terms, wf := tsvector(wt[i])
-		b.count(ixWords, terms, n, 1)
-		post[ixWords].add(cid, n, terms, wf)
-		var seg *string
-		segLen := 0
+		seqs[i], starts[i], ends[i], startB[i], endB[i] = int32(i), int32(c.StartLine), int32(c.EndLine), int32(c.StartByte), int32(c.EndByte)
+		heads[i], bodies[i] = words[i][1], c.Text
+		tsv, l, terms, wf := tsvector(wt[i])
+		tsvs[i], lens[i] = tsv, int32(l)
+		b.count(ixWords, terms, l, 1)
+		post[ixWords].add(int64(i), l, terms, wf)
 		if hasSeg[i] {
-			lit, n, terms, wf := tsvector(segTok[i])
-			seg, segLen = &lit, n
-			b.count(ixSeg, terms, n, 1)
-			post[ixSeg].add(cid, n, terms, wf)
+			lit, l, terms, wf := tsvector(segTok[i])
+			segs[i], segLens[i] = &lit, int32(l)
+			b.count(ixSeg, terms, l, 1)
+			post[ixSeg].add(int64(i), l, terms, wf)
 		}
-		pb.Queue(`INSERT INTO chunks(id, doc_id, seq, title, headings, body, start_line, end_line, start_byte, end_byte, tsv, len, seg, seg_len)
-			VALUES($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11::tsvector,$12,$13::tsvector,$14)`,
-			cid, id, i, title, words[i][1], c.Text, c.StartLine, c.EndLine, c.StartByte, c.EndByte, tsv, n, seg, segLen)
 	}
+	b.queue(`INSERT INTO chunks(id, doc_id, seq, title, headings, body, start_line, end_line, start_byte, end_byte, tsv, len, seg, seg_len)
+		SELECT (d.id << 16) | u.seq, d.id, u.seq, $3, u.h, u.b, u.sl, u.el, u.sb, u.eb, u.tsv::tsvector, u.n, u.seg::tsvector, u.segn
+		FROM documents d, unnest($4::int[], $5::text[], $6::text[], $7::int[], $8::int[], $9::int[], $10::int[], $11::text[], $12::int[], $13::text[], $14::int[])
+			AS u(seq, h, b, sl, el, sb, eb, tsv, n, seg, segn)
+		WHERE d.collection = $1 AND d.rel_path = $2`,
+		d.Collection, d.RelPath, title, seqs, heads, bodies, starts, ends, startB, endB, tsvs, lens, segs, segLens)
 	for ix, p := range post {
 		if len(p.terms) > 0 {
-			pb.Queue("INSERT INTO fts_postings(ix, term, chunk_id, wf, len) SELECT $1, * FROM unnest($2::text[], $3::bigint[], $4::float8[], $5::int[])",
-				ix, p.terms, p.ids, p.wf, p.lens)
+			b.queue(`INSERT INTO fts_postings(ix, term, chunk_id, wf, len)
+				SELECT $3, u.term, (d.id << 16) | u.seq, u.wf, u.len FROM documents d, unnest($4::text[], $5::bigint[], $6::float8[], $7::int[]) AS u(term, seq, wf, len)
+				WHERE d.collection = $1 AND d.rel_path = $2`, d.Collection, d.RelPath, ix, p.terms, p.ids, p.wf, p.lens)
 		}
 	}
 	return nil
@@ -265,47 +340,7 @@ func (b *batch) count(ix int, terms []string, length int, sign int64) {
 	b.tokens[ix] += sign * int64(length)
 }
 
-// dropChunks deletes the chunks matching where (its argument arg),
-// taking their terms and lengths out of the statistics.
-func (b *batch) dropChunks(ctx context.Context, where string, arg any) error {
-	rows, err := b.tx.Query(ctx, "DELETE FROM chunks WHERE "+where+" RETURNING id, tsvector_to_array(tsv), len, seg IS NOT NULL, coalesce(tsvector_to_array(seg), '{}'), seg_len", arg)
-	if err != nil {
-		return err
-	}
-	var gone [2]postings
-	for rows.Next() {
-		var id int64
-		var terms, segTerms []string
-		var n, segLen int
-		var hasSeg bool
-		if err := rows.Scan(&id, &terms, &n, &hasSeg, &segTerms, &segLen); err != nil {
-			rows.Close()
-			return err
-		}
-		b.count(ixWords, terms, n, -1)
-		gone[ixWords].add(id, n, terms, nil)
-		if hasSeg {
-			b.count(ixSeg, segTerms, segLen, -1)
-			gone[ixSeg].add(id, segLen, segTerms, nil)
-		}
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	for ix, p := range gone {
-		if len(p.terms) == 0 {
-			continue
-		}
-		if _, err := b.tx.Exec(ctx, `DELETE FROM fts_postings p USING unnest($2::text[], $3::bigint[]) AS u(term, id)
-			WHERE p.ix = $1 AND p.term = u.term AND p.chunk_id = u.id`, ix, p.terms, p.ids); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// postings are rows of fts_postings, as columns.
+// postings are rows of fts_postings, as columns (ids: the chunks' seq).
 type postings struct {
 	terms []string
 	ids   []int64
@@ -313,57 +348,42 @@ type postings struct {
 	lens  []int32
 }
 
-// add appends chunk id's terms (with their weighted frequencies, when
-// known) and the chunk's length.
-func (p *postings) add(id int64, length int, terms []string, wf []float64) {
+// add appends the terms of chunk seq, their weighted frequencies and the
+// chunk's length.
+func (p *postings) add(seq int64, length int, terms []string, wf []float64) {
 	for i, t := range terms {
 		p.terms = append(p.terms, t)
-		p.ids = append(p.ids, id)
+		p.ids = append(p.ids, seq)
 		p.lens = append(p.lens, int32(length))
-		if wf != nil {
-			p.wf = append(p.wf, wf[i])
-		}
+		p.wf = append(p.wf, wf[i])
 	}
 }
 
 // Touch records a new size and mtime for an unchanged document.
 func (b *batch) Touch(ctx context.Context, id, size, mtimeNS int64) error {
-	if _, err := b.tx.Exec(ctx, "UPDATE documents SET size = $1, mtime_ns = $2 WHERE id = $3", size, mtimeNS, id); err != nil {
-		return fmt.Errorf("touch document %d: %w", id, err)
-	}
+	b.queue("UPDATE documents SET size = $1, mtime_ns = $2 WHERE id = $3", size, mtimeNS, id)
 	return nil
 }
 
 // Remove deletes a document, recording it in the change feed.
 func (b *batch) Remove(ctx context.Context, id int64) error {
-	if err := b.dropChunks(ctx, "doc_id = $1", id); err != nil {
-		return fmt.Errorf("remove document %d: %w", id, err)
-	}
-	if _, err := b.tx.Exec(ctx, "INSERT INTO removed(collection, rel_path, hash, gen) SELECT collection, rel_path, hash, $1 FROM documents WHERE id = $2", b.gen, id); err != nil {
-		return fmt.Errorf("remove document %d: %w", id, err)
-	}
-	if _, err := b.tx.Exec(ctx, "DELETE FROM documents WHERE id = $1", id); err != nil {
-		return fmt.Errorf("remove document %d: %w", id, err)
-	}
+	b.queue(dropChunks("SELECT $1::bigint"), id)
+	b.queue("INSERT INTO removed(collection, rel_path, hash, gen) SELECT collection, rel_path, hash, $1 FROM documents WHERE id = $2", b.gen, id)
+	b.queue("DELETE FROM documents WHERE id = $1", id)
 	return nil
 }
 
 // PutSkip records a file the sync could not convert.
 func (b *batch) PutSkip(ctx context.Context, collection, rel string, st store.SkipState) error {
-	_, err := b.tx.Exec(ctx, `INSERT INTO skipped(collection, rel_path, hash, size, mtime_ns, reason, detail) VALUES($1,$2,$3,$4,$5,$6,$7)
+	b.queue(`INSERT INTO skipped(collection, rel_path, hash, size, mtime_ns, reason, detail) VALUES($1,$2,$3,$4,$5,$6,$7)
 		ON CONFLICT(collection, rel_path) DO UPDATE SET hash = excluded.hash, size = excluded.size, mtime_ns = excluded.mtime_ns, reason = excluded.reason, detail = excluded.detail`,
 		collection, rel, st.Hash, st.Size, st.MtimeNS, st.Reason, st.Detail)
-	if err != nil {
-		return fmt.Errorf("record skipped %s/%s: %w", collection, rel, err)
-	}
 	return nil
 }
 
 // DeleteSkip forgets a recorded conversion failure.
 func (b *batch) DeleteSkip(ctx context.Context, collection, rel string) error {
-	if _, err := b.tx.Exec(ctx, "DELETE FROM skipped WHERE collection = $1 AND rel_path = $2", collection, rel); err != nil {
-		return fmt.Errorf("forget skipped %s/%s: %w", collection, rel, err)
-	}
+	b.queue("DELETE FROM skipped WHERE collection = $1 AND rel_path = $2", collection, rel)
 	return nil
 }
 
@@ -379,7 +399,8 @@ func (s *Store) Cleanup(ctx context.Context, keep []string) (int, error) {
 	if keep == nil {
 		keep = []string{}
 	}
-	if err := b.dropChunks(ctx, "doc_id IN (SELECT id FROM documents WHERE collection <> ALL($1))", keep); err != nil {
+	b.queue(dropChunks("SELECT id FROM documents WHERE collection <> ALL($1)"), keep)
+	if err := b.send(ctx, "", nil); err != nil {
 		return 0, fmt.Errorf("drop orphans: %w", err)
 	}
 	tag, err := b.tx.Exec(ctx, "DELETE FROM documents WHERE collection <> ALL($1)", keep)

@@ -265,6 +265,12 @@ func testReplaceAndRemove(t *testing.T, st store.Backend) {
 	if ch, _ := st.ChangedSince(ctx, "", 1); len(ch) != 0 {
 		t.Errorf("ChangedSince 1: %+v", ch)
 	}
+	// What the replace and the removal left is consistent.
+	problems, err := st.Check(ctx)
+	check(t, err)
+	if len(problems) > 0 {
+		t.Errorf("Check: %v", problems)
+	}
 }
 
 func testRollback(t *testing.T, st store.Backend) {
