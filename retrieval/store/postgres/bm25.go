@@ -46,8 +46,12 @@ const (
 func (s *Store) SearchFTS(ctx context.Context, q query.Keywords, f store.Filter, limit int) ([]store.ChunkHit, error) {
 	return readIn(ctx, s, func(ctx context.Context) ([]store.ChunkHit, error) {
 		var hits []store.ChunkHit
+		// segEmpty: the word search saw the segmented index empty (no
+		// chunk with unspaced script), so searching it finds nothing.
+		segEmpty := false
 		if expr := q.MatchExpr(); expr != "" && !q.NeedsSegmented() {
-			h, err := s.search(ctx, ixWords, expr, f, limit)
+			h, empty, err := s.search(ctx, ixWords, expr, f, limit)
+			segEmpty = empty
 			if err != nil {
 				return nil, err
 			}
@@ -58,8 +62,8 @@ func (s *Store) SearchFTS(ctx context.Context, q query.Keywords, f store.Filter,
 			}
 			hits = h
 		}
-		if expr := q.SegmentExpr(); expr != "" {
-			h, err := s.search(ctx, ixSeg, expr, f, limit)
+		if expr := q.SegmentExpr(); expr != "" && !segEmpty {
+			h, _, err := s.search(ctx, ixSeg, expr, f, limit)
 			if err != nil {
 				return nil, err
 			}
@@ -77,18 +81,21 @@ func column(ix int) (tsv, length string) {
 	return "tsv", "len"
 }
 
-// search runs one FTS5 expression over index ix.
-func (s *Store) search(ctx context.Context, ix int, expr string, f store.Filter, limit int) ([]store.ChunkHit, error) {
+// search runs one FTS5 expression over index ix. segEmpty reports that
+// the segmented index was seen empty in the same snapshot (only a search
+// of words that found something says so: a round trip saved per search
+// of a corpus without unspaced script).
+func (s *Store) search(ctx context.Context, ix int, expr string, f store.Filter, limit int) (hits []store.ChunkHit, segEmpty bool, err error) {
 	e, err := parseExpr(expr)
 	if err != nil {
-		return nil, fmt.Errorf("search: %w", err)
+		return nil, false, fmt.Errorf("search: %w", err)
 	}
 	if err := s.tokenizeExpr(ctx, ix, e); err != nil {
-		return nil, fmt.Errorf("search: %w", err)
+		return nil, false, fmt.Errorf("search: %w", err)
 	}
 	tsq, ok := e.tsquery()
 	if !ok {
-		return nil, nil
+		return nil, false, nil
 	}
 	phrases := e.phrases(nil)
 	tsvCol, _ := column(ix)
@@ -97,15 +104,15 @@ func (s *Store) search(ctx context.Context, ix int, expr string, f store.Filter,
 	}
 	var nRows, nTokens int64
 	if err := s.one(ctx, "SELECT rows, tokens FROM fts_stats WHERE ix = $1", []any{ix}, &nRows, &nTokens); err != nil {
-		return nil, fmt.Errorf("search: %w", err)
+		return nil, false, fmt.Errorf("search: %w", err)
 	}
 	if nRows == 0 {
-		return nil, nil
+		return nil, false, nil
 	}
 	avg := float64(nTokens) / float64(nRows)
 	idf, err := s.idfs(ctx, ix, phrases, nRows)
 	if err != nil {
-		return nil, fmt.Errorf("search: %w", err)
+		return nil, false, fmt.Errorf("search: %w", err)
 	}
 	var words []string
 	args := []any{ix, nil}
@@ -163,7 +170,7 @@ func (s *Store) search(ctx context.Context, ix int, expr string, f store.Filter,
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("search: %w", err)
+		return nil, false, fmt.Errorf("search: %w", err)
 	}
 	best := map[int64]store.ChunkHit{}
 	for id, rf := range rows {
@@ -188,14 +195,14 @@ func (s *Store) search(ctx context.Context, ix int, expr string, f store.Filter,
 	if len(out) > limit {
 		out = out[:limit]
 	}
-	return out, nil
+	return out, false, nil
 }
 
 // searchWords is search for an expression of single words (no phrase of
 // several, no prefix): the score of each phrase is its word's posting,
 // so the server scores and ranks in one statement and returns only the
 // best chunk of each of the top documents.
-func (s *Store) searchWords(ctx context.Context, ix int, e *node, tsq string, f store.Filter, limit int) ([]store.ChunkHit, error) {
+func (s *Store) searchWords(ctx context.Context, ix int, e *node, tsq string, f store.Filter, limit int) ([]store.ChunkHit, bool, error) {
 	ps := e.phrases(nil)
 	words := make([]string, len(ps))
 	for i, p := range ps {
@@ -231,12 +238,13 @@ func (s *Store) searchWords(ctx context.Context, ix int, e *node, tsq string, f 
 		CROSS JOIN LATERAL (SELECT ln((st.n - coalesce(t.df, 0) + 0.5) / (coalesce(t.df, 0) + 0.5)) AS idf) x),
 	s AS (SELECT p.chunk_id AS id, sum(q.idf * p.wf * (` + k1 + ` + 1) / (p.wf + ` + k1 + ` * (1 - ` + b + ` + ` + b + ` * p.len / (SELECT avg FROM st)))) AS score
 		FROM ` + from + ` WHERE p.ix = $1` + cond + ` GROUP BY p.chunk_id)
-	SELECT id, score FROM (SELECT DISTINCT ON (id >> 16) id, score FROM s ORDER BY id >> 16, score DESC, id) best
+	SELECT id, score, (SELECT rows = 0 FROM fts_stats WHERE ix = 1) FROM (SELECT DISTINCT ON (id >> 16) id, score FROM s ORDER BY id >> 16, score DESC, id) best
 	ORDER BY score DESC, id LIMIT $` + strconv.Itoa(len(args))
 	var out []store.ChunkHit
+	segEmpty := false
 	err := s.each(ctx, sql, args, func(r pgx.Rows) error {
 		var h store.ChunkHit
-		if err := r.Scan(&h.ChunkID, &h.Score); err != nil {
+		if err := r.Scan(&h.ChunkID, &h.Score, &segEmpty); err != nil {
 			return err
 		}
 		h.DocID = store.DocOfChunk(h.ChunkID)
@@ -244,9 +252,9 @@ func (s *Store) searchWords(ctx context.Context, ix int, e *node, tsq string, f 
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("search: %w", err)
+		return nil, false, fmt.Errorf("search: %w", err)
 	}
-	return out, nil
+	return out, segEmpty, nil
 }
 
 // idfs returns each phrase's IDF: FTS5's, from the rows holding it.
