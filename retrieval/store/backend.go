@@ -153,3 +153,18 @@ var (
 // not implement it yet; the error wrapping it names the method and the
 // backend, in words a user can read.
 var ErrUnsupported = errors.New("not supported by this index store yet")
+
+// MergeHits joins the hits of the word and the segmented index, keeping
+// each document's better hit, best first, at most limit: every backend
+// merges its two indexes' answers as SQLite's SearchFTS does.
+func MergeHits(a, b []ChunkHit, limit int) []ChunkHit { return mergeHits(a, b, limit) }
+
+// TopHits orders hits as SearchFTS returns them (score, then document)
+// and keeps the first limit.
+func TopHits(h []ChunkHit, limit int) []ChunkHit {
+	sortHits(h)
+	if len(h) > limit {
+		h = h[:limit]
+	}
+	return h
+}

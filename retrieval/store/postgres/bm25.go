@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"sort"
 	"strconv"
 
 	"github.com/gnosearch/gno/retrieval/query"
@@ -67,7 +66,7 @@ func (s *Store) SearchFTS(ctx context.Context, q query.Keywords, f store.Filter,
 			if err != nil {
 				return nil, err
 			}
-			hits = mergeHits(hits, h, limit)
+			hits = store.MergeHits(hits, h, limit)
 		}
 		return hits, nil
 	})
@@ -191,11 +190,7 @@ func (s *Store) search(ctx context.Context, ix int, expr string, f store.Filter,
 	for _, h := range best {
 		out = append(out, h)
 	}
-	sortHits(out)
-	if len(out) > limit {
-		out = out[:limit]
-	}
-	return out, false, nil
+	return store.TopHits(out, limit), false, nil
 }
 
 // searchWords is search for an expression of single words (no phrase of
@@ -355,43 +350,4 @@ func (s *Store) tokenizeExpr(ctx context.Context, ix int, e *node) error {
 		}
 	}
 	return nil
-}
-
-// mergeHits joins word and segmented-index hits, keeping each document's
-// better hit (as the SQLite store does: both are BM25 over the same words
-// with the same weights).
-func mergeHits(a, b []store.ChunkHit, limit int) []store.ChunkHit {
-	if len(a) == 0 {
-		return b
-	}
-	if len(b) == 0 {
-		return a
-	}
-	best := map[int64]store.ChunkHit{}
-	for _, h := range a {
-		best[h.DocID] = h
-	}
-	for _, h := range b {
-		if cur, ok := best[h.DocID]; !ok || h.Score > cur.Score {
-			best[h.DocID] = h
-		}
-	}
-	out := make([]store.ChunkHit, 0, len(best))
-	for _, h := range best {
-		out = append(out, h)
-	}
-	sortHits(out)
-	if len(out) > limit {
-		out = out[:limit]
-	}
-	return out
-}
-
-func sortHits(h []store.ChunkHit) {
-	sort.Slice(h, func(i, j int) bool {
-		if h[i].Score != h[j].Score {
-			return h[i].Score > h[j].Score
-		}
-		return h[i].DocID < h[j].DocID
-	})
 }
