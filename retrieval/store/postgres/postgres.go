@@ -122,6 +122,13 @@ CREATE TABLE IF NOT EXISTS skipped(
 	reason TEXT NOT NULL,
 	detail TEXT NOT NULL DEFAULT '',
 	PRIMARY KEY(collection, rel_path));
+CREATE TABLE IF NOT EXISTS reconciled(
+	cursor TEXT NOT NULL,
+	collection TEXT NOT NULL,
+	rel_path TEXT NOT NULL,
+	hash TEXT NOT NULL,
+	marked_at BIGINT NOT NULL,
+	PRIMARY KEY(cursor, collection, rel_path));
 `
 
 // Store is an index on a PostgreSQL server. It is safe for concurrent use.

@@ -9,7 +9,7 @@ import (
 )
 
 // What the Postgres store does not implement yet: the link graph and
-// governing notes, the reconcile cache, earlier texts and the package
+// governing notes, earlier texts and the package
 // docs (a package-docs index stays a SQLite file). Each method answers
 // store.ErrUnsupported, wrapped in words that name it and the server;
 // the Postgres store embeds unsupported and overrides what it has.
@@ -46,10 +46,6 @@ func (u unsupported) Candidates(ctx context.Context, keys []string) (map[string]
 	return *new(map[string][]links.Candidate), u.no("Candidates")
 }
 
-func (u unsupported) ClearReconciled(ctx context.Context, cursor string) (int, error) {
-	return *new(int), u.no("ClearReconciled")
-}
-
 func (u unsupported) DocNames(ctx context.Context, collections []string) ([]store.DocName, error) {
 	return *new([]store.DocName), u.no("DocNames")
 }
@@ -80,10 +76,6 @@ func (u unsupported) LinksFrom(ctx context.Context, id int64) ([]store.LinkRow, 
 
 func (u unsupported) LinksTo(ctx context.Context, id int64) ([]store.LinkRow, error) {
 	return *new([]store.LinkRow), u.no("LinksTo")
-}
-
-func (u unsupported) MarkReconciled(ctx context.Context, cursor string, files []store.Reconciled) (int, error) {
-	return *new(int), u.no("MarkReconciled")
 }
 
 func (u unsupported) NoteNames(ctx context.Context, collections []string) ([]store.NoteName, error) {
@@ -148,10 +140,6 @@ func (u unsupported) PkgVersionsNamed(ctx context.Context, name, ecosystem strin
 
 func (u unsupported) PutPkgVersion(ctx context.Context, v *store.PkgVersion, docs []*store.Document, units []store.PkgUnit) (int64, error) {
 	return *new(int64), u.no("PutPkgVersion")
-}
-
-func (u unsupported) ReconciledHashes(ctx context.Context, cursor, collection string) (map[string]string, error) {
-	return *new(map[string]string), u.no("ReconciledHashes")
 }
 
 func (u unsupported) RemovePkgProject(ctx context.Context, dir string) (bool, error) {

@@ -47,6 +47,7 @@ func Run(t *testing.T, open Open) {
 		{"Skips", testSkips},
 		{"Tags", testTags},
 		{"Cleanup", testCleanup},
+		{"Reconciled", testReconciled},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -450,5 +451,27 @@ func testCleanup(t *testing.T, st store.Backend) {
 	}
 	if names, _ := st.CollectionNames(ctx); !reflect.DeepEqual(names, []string{"keep"}) {
 		t.Errorf("collections: %v", names)
+	}
+}
+
+func testReconciled(t *testing.T, st store.Backend) {
+	ctx := context.Background()
+	n, err := st.MarkReconciled(ctx, "agent", []store.Reconciled{{Collection: "c", RelPath: "a.md", Hash: "h1"}, {Collection: "c", RelPath: "b.md", Hash: "h2"}, {Collection: "d", RelPath: "a.md", Hash: "h3"}})
+	check(t, err)
+	if n != 3 {
+		t.Errorf("MarkReconciled: %d rows", n)
+	}
+	_, err = st.MarkReconciled(ctx, "agent", []store.Reconciled{{Collection: "c", RelPath: "a.md", Hash: "h4"}})
+	check(t, err)
+	got, err := st.ReconciledHashes(ctx, "agent", "c")
+	check(t, err)
+	if !reflect.DeepEqual(got, map[string]string{"a.md": "h4", "b.md": "h2"}) {
+		t.Errorf("ReconciledHashes: %v", got)
+	}
+	if got, _ := st.ReconciledHashes(ctx, "other", "c"); len(got) != 0 {
+		t.Errorf("another cursor: %v", got)
+	}
+	if n, err := st.ClearReconciled(ctx, "agent"); err != nil || n != 3 {
+		t.Errorf("ClearReconciled: %d, %v", n, err)
 	}
 }
