@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gnosearch/gno/retrieval/gnoerr"
 	"github.com/gnosearch/gno/retrieval/store"
@@ -103,5 +104,23 @@ func TestUnsupportedIsClear(t *testing.T) {
 	_, err := st.LinksFrom(context.Background(), 1)
 	if !errors.Is(err, store.ErrUnsupported) || gnoerr.CodeOf(err) != gnoerr.Unavailable || !strings.Contains(gnoerr.Public(err), "not supported on PostgreSQL yet") {
 		t.Errorf("LinksFrom: %v", err)
+	}
+}
+
+// TestUnreachableServer: a URL no server answers is a clear error naming
+// the server, not the driver's text.
+func TestUnreachableServer(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	_, err := store.OpenBackend(ctx, "postgres://gno:pw@127.0.0.1:1/gno?connect_timeout=5")
+	if err == nil {
+		t.Fatal("opened an index on a closed port")
+	}
+	p := gnoerr.Public(err)
+	if !strings.Contains(p, "cannot connect") || strings.Contains(p, "pw@") {
+		t.Errorf("message %q", p)
+	}
+	if _, err := store.OpenBackend(ctx, "postgres://h:x:y/%zz"); err == nil || gnoerr.CodeOf(err) != gnoerr.InvalidInput {
+		t.Errorf("a malformed URL: %v", err)
 	}
 }
