@@ -122,6 +122,16 @@ CREATE TABLE IF NOT EXISTS skipped(
 	reason TEXT NOT NULL,
 	detail TEXT NOT NULL DEFAULT '',
 	PRIMARY KEY(collection, rel_path));
+CREATE TABLE IF NOT EXISTS versions(
+	collection TEXT NOT NULL,
+	rel_path TEXT NOT NULL,
+	from_gen BIGINT NOT NULL,
+	to_gen BIGINT NOT NULL,
+	hash TEXT NOT NULL,
+	size BIGINT NOT NULL,
+	content TEXT,
+	PRIMARY KEY(collection, rel_path, to_gen));
+CREATE INDEX IF NOT EXISTS versions_age ON versions(to_gen, size);
 CREATE TABLE IF NOT EXISTS reconciled(
 	cursor TEXT NOT NULL,
 	collection TEXT NOT NULL,

@@ -9,11 +9,11 @@ import (
 )
 
 // What the Postgres store does not implement yet: the link graph and
-// governing notes, earlier texts and the package
+// governing notes and the package
 // docs (a package-docs index stays a SQLite file). Each method answers
 // store.ErrUnsupported, wrapped in words that name it and the server;
 // the Postgres store embeds unsupported and overrides what it has.
-// Writes of documents store no links, governs or earlier texts.
+// Writes of documents store no links or governs.
 type unsupported struct{ name string }
 
 // no is the error of an unsupported method: store.ErrUnsupported to
@@ -52,10 +52,6 @@ func (u unsupported) DocNames(ctx context.Context, collections []string) ([]stor
 
 func (u unsupported) DropUnusedPkgVersions(ctx context.Context) (dropped int, keep []string, err error) {
 	return *new(int), *new([]string), u.no("DropUnusedPkgVersions")
-}
-
-func (u unsupported) DropVersions(ctx context.Context) error {
-	return u.no("DropVersions")
 }
 
 func (u unsupported) GoverningNotes(ctx context.Context) ([]*store.GoverningNote, error) {
@@ -150,14 +146,7 @@ func (u unsupported) SetPkgProject(ctx context.Context, p *store.PkgProject, key
 	return u.no("SetPkgProject")
 }
 
-func (u unsupported) TextAt(ctx context.Context, collection, rel string, gen int64) (string, store.TextState, error) {
-	return "", *new(store.TextState), u.no("TextAt")
-}
-
 func (u unsupported) Unresolved(ctx context.Context, collection string, limit int) ([]store.LinkRow, error) {
 	return *new([]store.LinkRow), u.no("Unresolved")
 }
 
-func (u unsupported) VersionsSize(ctx context.Context) (rows, bytes int64, err error) {
-	return *new(int64), *new(int64), u.no("VersionsSize")
-}

@@ -58,6 +58,9 @@ type batch struct {
 	rows   [2]int64
 	tokens [2]int64
 	done   bool
+	// versioned: the batch may have kept earlier texts, so Commit trims
+	// them to their limit.
+	versioned bool
 	// pending are statements queued for the next round trip: a document's
 	// rows go with the next document's first statement, so a sync of new
 	// files costs one round trip per file (the server's replies, not its
@@ -152,6 +155,12 @@ func (b *batch) Commit() error {
 		b.Rollback()
 		return fmt.Errorf("commit: %w", err)
 	}
+	if b.versioned {
+		if err := b.trimVersions(ctx); err != nil {
+			b.Rollback()
+			return fmt.Errorf("commit: %w", err)
+		}
+	}
 	b.done = true
 	if err := b.tx.Commit(ctx); err != nil {
 		return fmt.Errorf("commit: %w", err)
@@ -209,7 +218,11 @@ func (b *batch) Put(ctx context.Context, d *store.Document) error {
 	if len(d.Chunks) > store.MaxChunks {
 		return fmt.Errorf("index %s/%s: %d chunks, more than %d", d.Collection, d.RelPath, len(d.Chunks), store.MaxChunks)
 	}
-	// The old chunks (none for a new document) leave the statistics.
+	// The old text is kept (a document replaced, not a package unit's);
+	// the old chunks (none for a new document) leave the statistics.
+	if !d.NoLinks {
+		b.keepVersion(byPath, d.Collection, d.RelPath)
+	}
 	b.queue(dropChunks(byPath), d.Collection, d.RelPath)
 	b.queue(`DELETE FROM tags WHERE doc_id = (`+byPath+`) AND NOT "user"`, d.Collection, d.RelPath)
 	b.queue(`INSERT INTO documents(collection, rel_path, hash, title, lang, mime, size, mtime_ns, line_count, invalid_bytes, added_gen, changed_gen)
@@ -367,6 +380,7 @@ func (b *batch) Touch(ctx context.Context, id, size, mtimeNS int64) error {
 
 // Remove deletes a document, recording it in the change feed.
 func (b *batch) Remove(ctx context.Context, id int64) error {
+	b.keepVersion("SELECT $1::bigint", id)
 	b.queue(dropChunks("SELECT $1::bigint"), id)
 	b.queue("INSERT INTO removed(collection, rel_path, hash, gen) SELECT collection, rel_path, hash, $1 FROM documents WHERE id = $2", b.gen, id)
 	b.queue("DELETE FROM documents WHERE id = $1", id)

@@ -48,6 +48,7 @@ func Run(t *testing.T, open Open) {
 		{"Tags", testTags},
 		{"Cleanup", testCleanup},
 		{"Reconciled", testReconciled},
+		{"Versions", testVersions},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -473,5 +474,48 @@ func testReconciled(t *testing.T, st store.Backend) {
 	}
 	if n, err := st.ClearReconciled(ctx, "agent"); err != nil || n != 3 {
 		t.Errorf("ClearReconciled: %d, %v", n, err)
+	}
+}
+
+// testVersions: a replaced or removed document's earlier texts are read
+// by generation; dropped, they read as dropped, the current text as it is.
+func testVersions(t *testing.T, st store.Backend) {
+	ctx := context.Background()
+	d := func(rel, text string) *store.Document {
+		return &store.Document{Collection: "c", RelPath: rel, Hash: "h" + text, Content: text}
+	}
+	put(t, st, 1, d("a.txt", "one\n"), d("gone.txt", "g1\n"))
+	put(t, st, 2, d("a.txt", "two\n"))
+	g, err := st.DocByPath(ctx, "c", "gone.txt")
+	check(t, err)
+	b, err := st.Begin(ctx, 2)
+	check(t, err)
+	check(t, b.Remove(ctx, g.ID))
+	check(t, b.Commit())
+	put(t, st, 3, d("a.txt", "three\n"), d("gone.txt", "g2\n"))
+	for _, tc := range []struct {
+		rel   string
+		gen   int64
+		text  string
+		state store.TextState
+	}{
+		{"a.txt", 0, "", store.TextAbsent}, {"a.txt", 1, "one\n", store.TextKnown}, {"a.txt", 2, "two\n", store.TextKnown}, {"a.txt", 3, "three\n", store.TextKnown},
+		{"gone.txt", 1, "g1\n", store.TextKnown}, {"gone.txt", 2, "", store.TextAbsent}, {"gone.txt", 3, "g2\n", store.TextKnown},
+	} {
+		text, state, err := st.TextAt(ctx, "c", tc.rel, tc.gen)
+		check(t, err)
+		if text != tc.text || state != tc.state {
+			t.Errorf("%s at %d: %q %v, want %q %v", tc.rel, tc.gen, text, state, tc.text, tc.state)
+		}
+	}
+	if rows, bytes, err := st.VersionsSize(ctx); err != nil || rows != 3 || bytes != 11 {
+		t.Errorf("VersionsSize: %d rows, %d bytes, %v", rows, bytes, err)
+	}
+	check(t, st.DropVersions(ctx))
+	if _, state, _ := st.TextAt(ctx, "c", "a.txt", 1); state != store.TextDropped {
+		t.Errorf("a dropped text reads as %v", state)
+	}
+	if text, state, _ := st.TextAt(ctx, "c", "a.txt", 3); state != store.TextKnown || text != "three\n" {
+		t.Errorf("the current text after DropVersions: %q %v", text, state)
 	}
 }
