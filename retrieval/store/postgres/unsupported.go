@@ -149,4 +149,3 @@ func (u unsupported) SetPkgProject(ctx context.Context, p *store.PkgProject, key
 func (u unsupported) Unresolved(ctx context.Context, collection string, limit int) ([]store.LinkRow, error) {
 	return *new([]store.LinkRow), u.no("Unresolved")
 }
-
