@@ -122,6 +122,14 @@ CREATE TABLE IF NOT EXISTS skipped(
 	reason TEXT NOT NULL,
 	detail TEXT NOT NULL DEFAULT '',
 	PRIMARY KEY(collection, rel_path));
+CREATE TABLE IF NOT EXISTS governs(
+	doc_id BIGINT NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+	seq INTEGER NOT NULL,
+	kind INTEGER NOT NULL,
+	collection TEXT NOT NULL,
+	value TEXT NOT NULL,
+	problem TEXT NOT NULL DEFAULT '',
+	PRIMARY KEY(doc_id, seq));
 CREATE TABLE IF NOT EXISTS versions(
 	collection TEXT NOT NULL,
 	rel_path TEXT NOT NULL,

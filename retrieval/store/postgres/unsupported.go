@@ -8,12 +8,12 @@ import (
 	"github.com/gnosearch/gno/retrieval/store"
 )
 
-// What the Postgres store does not implement yet: the link graph and
-// governing notes and the package
-// docs (a package-docs index stays a SQLite file). Each method answers
-// store.ErrUnsupported, wrapped in words that name it and the server;
-// the Postgres store embeds unsupported and overrides what it has.
-// Writes of documents store no links or governs.
+// What the Postgres store does not implement yet: the link graph (links,
+// names, candidates) and the package docs (a package-docs index stays a
+// SQLite file). Each method answers store.ErrUnsupported, wrapped in
+// words that name it and the server; the Postgres store embeds
+// unsupported and overrides what it has. Writes of documents store no
+// links.
 type unsupported struct{ name string }
 
 // no is the error of an unsupported method: store.ErrUnsupported to
@@ -52,10 +52,6 @@ func (u unsupported) DocNames(ctx context.Context, collections []string) ([]stor
 
 func (u unsupported) DropUnusedPkgVersions(ctx context.Context) (dropped int, keep []string, err error) {
 	return *new(int), *new([]string), u.no("DropUnusedPkgVersions")
-}
-
-func (u unsupported) GoverningNotes(ctx context.Context) ([]*store.GoverningNote, error) {
-	return *new([]*store.GoverningNote), u.no("GoverningNotes")
 }
 
 func (u unsupported) LinkGraph(ctx context.Context, collections []string) ([]int64, [][2]int64, error) {

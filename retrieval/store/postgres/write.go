@@ -232,6 +232,9 @@ func (b *batch) Put(ctx context.Context, d *store.Document) error {
 		d.Collection, d.RelPath, d.Hash, d.Title, d.Lang, d.Mime, d.Size, d.MtimeNS, d.LineCount, d.InvalidBytes, b.gen)
 	b.queue(`INSERT INTO contents(doc_id, content) SELECT id, $3 FROM documents WHERE collection = $1 AND rel_path = $2
 		ON CONFLICT(doc_id) DO UPDATE SET content = excluded.content`, d.Collection, d.RelPath, d.Content)
+	if !d.NoLinks {
+		b.putGoverns(d)
+	}
 	if len(d.Tags) > 0 {
 		b.queue(`INSERT INTO tags(doc_id, tag) SELECT d.id, t FROM documents d, unnest($3::text[]) AS t
 			WHERE d.collection = $1 AND d.rel_path = $2 ON CONFLICT DO NOTHING`, d.Collection, d.RelPath, d.Tags)

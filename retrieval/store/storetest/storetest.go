@@ -18,6 +18,7 @@ import (
 	"testing"
 
 	"github.com/gnosearch/gno/retrieval/chunk"
+	"github.com/gnosearch/gno/retrieval/links"
 	"github.com/gnosearch/gno/retrieval/query"
 	"github.com/gnosearch/gno/retrieval/store"
 )
@@ -49,6 +50,7 @@ func Run(t *testing.T, open Open) {
 		{"Cleanup", testCleanup},
 		{"Reconciled", testReconciled},
 		{"Versions", testVersions},
+		{"Governs", testGoverns},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -517,5 +519,30 @@ func testVersions(t *testing.T, st store.Backend) {
 	}
 	if text, state, _ := st.TextAt(ctx, "c", "a.txt", 3); state != store.TextKnown || text != "three\n" {
 		t.Errorf("the current text after DropVersions: %q %v", text, state)
+	}
+}
+
+// testGoverns: a note's declarations are stored with it, replaced when it
+// changes, gone with it.
+func testGoverns(t *testing.T, st store.Backend) {
+	ctx := context.Background()
+	spec := "---\ngoverns: [src/auth/**, \"code:lib/*.go\", ../**]\nsystem: \"[[Sys]]\"\nsubsystems: [\"[[A]]\"]\n---\n# Auth\n"
+	d := func(text string) *store.Document {
+		return &store.Document{Collection: "c", RelPath: "auth.md", Hash: "h" + text, Title: "Auth", Content: text, Declares: links.Declared(text)}
+	}
+	put(t, st, 1, d(spec), &store.Document{Collection: "c", RelPath: "plain.md", Hash: "p", Content: "x"})
+	notes, err := st.GoverningNotes(ctx)
+	check(t, err)
+	if len(notes) != 1 || notes[0].RelPath != "auth.md" || notes[0].ChangedGen != 1 {
+		t.Fatalf("governing notes %+v", notes)
+	}
+	g := notes[0].Declares
+	if len(g.Governs) != 3 || g.Governs[0].Collection != "c" || g.Governs[0].Glob != "src/auth/**" || g.Governs[1].Collection != "code" ||
+		g.Governs[2].Problem == "" || g.System != "[[Sys]]" || len(g.Subsystems) != 1 {
+		t.Fatalf("declarations %+v", g)
+	}
+	put(t, st, 2, d("# no longer governs\n"))
+	if notes, _ := st.GoverningNotes(ctx); len(notes) != 0 {
+		t.Fatalf("declarations outlived the text: %+v", notes)
 	}
 }
