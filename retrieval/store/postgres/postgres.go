@@ -153,9 +153,19 @@ CREATE TABLE IF NOT EXISTS reconciled(
 type Store struct {
 	unsupported
 	pool *pgxpool.Pool
-	url  string
-	tok  *tokenizer
+	// snaps serves the read snapshots' transactions, as SQLite's store
+	// has a pool of its own for them: a snapshot holds its connection
+	// while its reader waits (for a model loading, a cache's lock), and
+	// what it waits for may need one of pool's; sharing a bounded pool,
+	// a few such readers would deadlock a loaded server.
+	snaps *pgxpool.Pool
+	url   string
+	tok   *tokenizer
 }
+
+// snapConns bounds the snapshots' pool: far above the readers a server
+// runs at once, far below a server's max_connections (100 by default).
+const snapConns = 32
 
 var _ store.Backend = (*Store)(nil)
 
@@ -197,12 +207,20 @@ func Open(ctx context.Context, u string) (*Store, error) {
 		pool.Close()
 		return nil, connectError(u, err)
 	}
+	scfg := cfg.Copy()
+	scfg.MaxConns = snapConns
+	snaps, err := pgxpool.NewWithConfig(ctx, scfg)
+	if err != nil {
+		pool.Close()
+		return nil, connectError(u, err)
+	}
 	tok, err := newTokenizer()
 	if err != nil {
 		pool.Close()
+		snaps.Close()
 		return nil, err
 	}
-	s := &Store{pool: pool, url: u, tok: tok}
+	s := &Store{pool: pool, snaps: snaps, url: u, tok: tok}
 	s.unsupported.name = store.Redact(u)
 	if err := s.migrate(ctx); err != nil {
 		s.Close()
@@ -210,6 +228,7 @@ func Open(ctx context.Context, u string) (*Store, error) {
 	}
 	// Connections made before the extension existed lack vector's codec.
 	pool.Reset()
+	snaps.Reset()
 	return s, nil
 }
 
@@ -286,6 +305,7 @@ func (s *Store) migrate(ctx context.Context) error {
 
 // Close closes the connections.
 func (s *Store) Close() error {
+	s.snaps.Close()
 	s.pool.Close()
 	return s.tok.Close()
 }

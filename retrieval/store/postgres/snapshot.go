@@ -16,7 +16,8 @@ import (
 // context, and every read method called with that context runs in it. A
 // pgx connection runs one statement at a time, so the snapshot's
 // statements take turns (mu); each method reads its rows to the end
-// before it returns, so no read waits on another's open rows.
+// before it returns, so no read waits on another's open rows. The
+// snapshots' connections come from a pool of their own (Store.snaps).
 
 // snapshot is one read transaction, keyed in a context by its store.
 type snapshot struct {
@@ -56,7 +57,7 @@ func (s *Store) Snapshot(ctx context.Context) (context.Context, func(), error) {
 	}
 	// Like SQLite's, the transaction outlives a cancelled ctx until end:
 	// each statement still watches ctx.
-	tx, err := s.pool.BeginTx(context.WithoutCancel(ctx), pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	tx, err := s.snaps.BeginTx(context.WithoutCancel(ctx), pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
 	if err != nil {
 		return nil, nil, fmt.Errorf("read index: %w", err)
 	}

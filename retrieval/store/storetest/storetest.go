@@ -16,6 +16,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gnosearch/gno/retrieval/chunk"
 	"github.com/gnosearch/gno/retrieval/query"
@@ -44,6 +45,7 @@ func Run(t *testing.T, open Open) {
 		{"SearchSegmented", testSearchSegmented},
 		{"Vectors", testVectors},
 		{"Snapshot", testSnapshot},
+		{"ManySnapshots", testManySnapshots},
 		{"Skips", testSkips},
 		{"Tags", testTags},
 		{"Cleanup", testCleanup},
@@ -453,5 +455,34 @@ func testCleanup(t *testing.T, st store.Backend) {
 	}
 	if names, _ := st.CollectionNames(ctx); !reflect.DeepEqual(names, []string{"keep"}) {
 		t.Errorf("collections: %v", names)
+	}
+}
+
+// testManySnapshots: more open snapshots than a pool of single reads has
+// connections, each reader waiting while it holds one, starve neither
+// the reads nor a write batch they wait for.
+func testManySnapshots(t *testing.T, st store.Backend) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	put(t, st, 1, doc("c", "a.md", "A", "alpha"))
+	var ends []func()
+	for range 12 {
+		sctx, end, err := st.Snapshot(ctx)
+		check(t, err)
+		ends = append(ends, end)
+		if _, err := st.DocByPath(sctx, "c", "a.md"); err != nil {
+			t.Fatal(err)
+		}
+		// A read beside the snapshots, on the pool of single reads.
+		if _, err := st.Docs(st.Detach(sctx), []int64{1}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put(t, st, 2, doc("c", "b.md", "B", "beta"))
+	for _, end := range ends {
+		end()
+	}
+	if l, err := st.List(ctx, nil, "", 0, 0); err != nil || len(l) != 2 {
+		t.Errorf("after the snapshots: %d documents, %v", len(l), err)
 	}
 }
