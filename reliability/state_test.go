@@ -30,7 +30,7 @@ func (s snapshot) String() string {
 }
 
 // openIndex opens an index database directly, as gno does.
-func openIndex(t testing.TB, dbFile string) *store.Store {
+func openIndex(t testing.TB, dbFile string) store.Backend {
 	t.Helper()
 	st, err := store.Open(context.Background(), dbFile)
 	if err != nil {

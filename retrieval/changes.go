@@ -89,7 +89,7 @@ func (n *Notes) changes(ctx context.Context, req ChangesRequest) (*Changes, erro
 
 // addDiffs fills the Diff of each change, in order, while they fit the
 // budget.
-func addDiffs(ctx context.Context, st *store.Store, since int64, budget int, lists ...[]Change) error {
+func addDiffs(ctx context.Context, st store.Backend, since int64, budget int, lists ...[]Change) error {
 	if budget <= 0 {
 		budget = DefaultReconcileTokens
 	}

@@ -47,7 +47,7 @@ type Engine struct {
 
 	mu  sync.Mutex
 	cfg *config.Config
-	st  *store.Store
+	st  store.Backend
 
 	models  *Models
 	vectors vectorCache
@@ -115,18 +115,40 @@ func (e *Engine) forgetModels() {
 }
 
 // store opens the database on first use.
-func (e *Engine) store(ctx context.Context) (*store.Store, error) {
+func (e *Engine) store(ctx context.Context) (store.Backend, error) {
+	loc := e.location() // before e.mu: it reads the config under it
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.st != nil {
 		return e.st, nil
 	}
-	st, err := store.Open(ctx, e.Paths.DBFile)
+	st, err := store.OpenBackend(ctx, loc)
 	if err != nil {
-		return nil, damaged(e.Paths.DBFile, err)
+		return nil, damaged(store.Redact(loc), err)
 	}
 	e.st = st
 	return st, nil
+}
+
+// StoreURLEnv names the variable that puts every index of this process
+// on a server (a store URL, postgres://...), ahead of the config's store.
+const StoreURLEnv = "GNO_STORE_URL"
+
+// location names where e's index lives (store.OpenBackend): GNO_STORE_URL,
+// else the config's store, else the index's SQLite file. The package-docs
+// index is always its SQLite file: it caches this machine's projects'
+// dependencies, not an index a team shares.
+func (e *Engine) location() string {
+	if e.pkgs {
+		return e.Paths.DBFile
+	}
+	if u := os.Getenv(StoreURLEnv); u != "" {
+		return u
+	}
+	if cfg := e.Config(); cfg != nil && cfg.Store != "" {
+		return cfg.Store
+	}
+	return e.Paths.DBFile
 }
 
 // readAs runs fn in one read snapshot of e's index (store.Read) and

@@ -33,7 +33,7 @@ type Graph struct {
 }
 
 // linkGraph returns the graph of the current generation.
-func (gr *Graph) linkGraph(ctx context.Context) (*graph.Graph, *store.Store, error) {
+func (gr *Graph) linkGraph(ctx context.Context) (*graph.Graph, store.Backend, error) {
 	st, err := gr.e.store(ctx)
 	if err != nil {
 		return nil, nil, err

@@ -240,7 +240,7 @@ func (gr *Graph) neighbours(ctx context.Context, req NeighboursRequest) (*Neighb
 }
 
 // node reads a document as a Node with content cut to contentChars.
-func node(ctx context.Context, st *store.Store, id int64, contentChars int) (*Node, error) {
+func node(ctx context.Context, st store.Backend, id int64, contentChars int) (*Node, error) {
 	metas, err := st.Docs(ctx, []int64{id})
 	if err != nil {
 		return nil, err

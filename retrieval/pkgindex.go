@@ -340,7 +340,7 @@ func (e *Engine) resolvePackage(ctx context.Context, s string) (*store.DocMeta, 
 }
 
 // addPackageInfo fills the package and symbol of results.
-func (e *Engine) addPackageInfo(ctx context.Context, st *store.Store, results []Result, docs map[int64]*store.DocMeta) error {
+func (e *Engine) addPackageInfo(ctx context.Context, st store.Backend, results []Result, docs map[int64]*store.DocMeta) error {
 	byURI := map[string]int64{}
 	ids := make([]int64, 0, len(docs))
 	for id, m := range docs {

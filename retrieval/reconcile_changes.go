@@ -246,7 +246,7 @@ func gitChanges(ctx context.Context, base string, cols []*config.Collection, exp
 
 // governingNotes reads the declarations of every governing note, and the
 // warnings of its refused globs.
-func governingNotes(ctx context.Context, st *store.Store) ([]*store.GoverningNote, []string, error) {
+func governingNotes(ctx context.Context, st store.Backend) ([]*store.GoverningNote, []string, error) {
 	notes, err := st.GoverningNotes(ctx)
 	if err != nil {
 		return nil, nil, err

@@ -305,7 +305,7 @@ func excluded(globs []string, rel string) bool {
 // is given whole, within the budget. A file larger than MaxDiffFile is
 // named in NotDiffed; once the budget is spent the rest are not diffed
 // but Omitted.
-func (n *Notes) indexDiffs(ctx context.Context, st *store.Store, since int64, files []ChangedFile, out *DiffResult, bud *tokenBudget) ([]filePart, error) {
+func (n *Notes) indexDiffs(ctx context.Context, st store.Backend, since int64, files []ChangedFile, out *DiffResult, bud *tokenBudget) ([]filePart, error) {
 	var parts []filePart
 	for _, f := range files {
 		if bud.spent() {
@@ -336,7 +336,7 @@ func (n *Notes) indexDiffs(ctx context.Context, st *store.Store, since int64, fi
 // textDiff is the unified diff of a document since generation since; when
 // its earlier text is gone it returns the whole current text instead, and
 // when either text is larger than MaxDiffFile it reports large (no diff).
-func textDiff(ctx context.Context, st *store.Store, collection, rel string, since int64) (string, *NoteText, bool, error) {
+func textDiff(ctx context.Context, st store.Backend, collection, rel string, since int64) (string, *NoteText, bool, error) {
 	old, state, err := st.TextAt(ctx, collection, rel, since)
 	if err != nil {
 		return "", nil, false, err
@@ -379,7 +379,7 @@ func unified(rel, old, cur string, added, deleted bool) string {
 
 // ownDiff is a document's own diff since a generation (or against a git
 // base branch).
-func (n *Notes) ownDiff(ctx context.Context, st *store.Store, m *store.DocMeta, req DiffRequest, out *DiffResult, budget int) (*DiffResult, error) {
+func (n *Notes) ownDiff(ctx context.Context, st store.Backend, m *store.DocMeta, req DiffRequest, out *DiffResult, budget int) (*DiffResult, error) {
 	if req.Base != "" {
 		f := ChangedFile{URI: out.URI, Status: "modified", collection: m.Collection, rel: m.RelPath}
 		if _, err := n.changed(ctx, req.Base, nil, m.Collection); err != nil {
@@ -427,7 +427,7 @@ func (n *Notes) ownDiff(ctx context.Context, st *store.Store, m *store.DocMeta, 
 
 // parentOf is the parent of a governing note: the note its `system`
 // names, else one that lists it under `subsystems`.
-func (n *Notes) parentOf(ctx context.Context, st *store.Store, g *store.GoverningNote, notes []*store.GoverningNote) *store.GoverningNote {
+func (n *Notes) parentOf(ctx context.Context, st store.Backend, g *store.GoverningNote, notes []*store.GoverningNote) *store.GoverningNote {
 	resolve := func(name string, from *store.GoverningNote) int64 {
 		name = links.NameOf(name)
 		key := links.Key(name)

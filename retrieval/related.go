@@ -170,7 +170,7 @@ func contains(a []int64, x int64) bool {
 
 // vectorNeighbours returns the documents whose chunks lie nearest the
 // mean of doc's chunk vectors, or nil when doc has no vectors.
-func (e *Engine) vectorNeighbours(ctx context.Context, st *store.Store, doc int64, k int) ([]int64, error) {
+func (e *Engine) vectorNeighbours(ctx context.Context, st store.Backend, doc int64, k int) ([]int64, error) {
 	vecs, err := st.DocVectors(ctx, doc)
 	if err != nil {
 		return nil, err
@@ -343,7 +343,7 @@ type nameCand struct {
 
 // nameCandidates lists every title, file name and alias with its
 // trigrams.
-func (e *Engine) nameCandidates(ctx context.Context, st *store.Store) ([]nameCand, error) {
+func (e *Engine) nameCandidates(ctx context.Context, st store.Backend) ([]nameCand, error) {
 	names, err := st.DocNames(ctx, nil)
 	if err != nil {
 		return nil, err

@@ -109,14 +109,14 @@ func renameTarget(m *store.DocMeta, col *config.Collection, newPath string) (str
 // move is a planned rename: which links it breaks and how to fix them.
 type move struct {
 	ctx       context.Context
-	st        *store.Store
+	st        store.Backend
 	m         *store.DocMeta
 	col       *config.Collection
 	newRel    string
 	aliasKeys map[string]bool
 }
 
-func newMove(ctx context.Context, st *store.Store, m *store.DocMeta, col *config.Collection, newRel string) (*move, error) {
+func newMove(ctx context.Context, st store.Backend, m *store.DocMeta, col *config.Collection, newRel string) (*move, error) {
 	mv := &move{ctx: ctx, st: st, m: m, col: col, newRel: newRel, aliasKeys: map[string]bool{}}
 	names, err := st.DocNames(ctx, []string{col.Name})
 	if err != nil {

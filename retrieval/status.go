@@ -28,7 +28,7 @@ func (e *Engine) status(ctx context.Context) (*Status, error) {
 		return nil, damaged(e.Paths.DBFile, err)
 	}
 	gen, _ := st.Generation(ctx)
-	s := &Status{IndexName: e.Paths.Index, ConfigPath: e.Paths.ConfigFile, DBPath: e.Paths.DBFile,
+	s := &Status{IndexName: e.Paths.Index, ConfigPath: e.Paths.ConfigFile, DBPath: st.Path(),
 		Collections: []CollectionStatus{}, Generation: gen, EmbedModel: model, Healthy: true}
 	if p := st.QuickCheck(ctx, quickCheckBudget); p != "" {
 		s.Healthy = false

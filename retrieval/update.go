@@ -58,6 +58,11 @@ func (w *Writer) Update(ctx context.Context, opt UpdateOptions) (*UpdateResult, 
 	}
 	var saved store.Salvaged
 	if opt.Rebuild {
+		if loc := e.location(); store.IsURL(loc) {
+			// A rebuild moves the SQLite file aside; a server's index
+			// has no file to move.
+			return nil, gnoerr.New(gnoerr.InvalidInput, "gno update --rebuild is not supported yet for an index on a server (%s)", store.Redact(loc))
+		}
 		cols = cfg.Collections
 		var err error
 		if saved, err = w.moveAside(ctx); err != nil {

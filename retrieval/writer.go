@@ -26,14 +26,14 @@ import (
 type Writer struct {
 	e    *Engine
 	once sync.Once
-	lock *store.WriteLock
+	lock store.Lock
 }
 
 // Writer takes the index's writer lock. With wait > 0 it retries until
 // wait has passed or ctx ends; otherwise a held lock gives gnoerr.Locked
 // at once.
 func (e *Engine) Writer(ctx context.Context, wait time.Duration) (*Writer, error) {
-	lock, err := store.LockWriter(ctx, e.Paths.IndexDir, wait)
+	lock, err := store.LockBackend(ctx, e.location(), wait)
 	if err != nil {
 		return nil, err
 	}

@@ -161,7 +161,7 @@ func (a *app) indexChecks(ctx context.Context) []check {
 	case len(problems) > 0:
 		out = append(out, check{"index integrity", "fail", strings.Join(problems, "; ") + "; rebuild it with `gno update --rebuild`"})
 	default:
-		out = append(out, check{"index integrity", "ok", "SQLite and word index consistent, no half-indexed document"})
+		out = append(out, check{"index integrity", "ok", "database and word index consistent, no half-indexed document"})
 	}
 	for _, c := range st.Collections {
 		if !c.Available {

@@ -41,6 +41,10 @@ type Config struct {
 	Models      Models       `yaml:"models,omitempty"`
 	Index       IndexOptions `yaml:"index,omitempty"`
 	Search      Search       `yaml:"search,omitempty"`
+	// Store is where the index lives when not in its SQLite file: a URL
+	// a registered store driver opens (postgres://user@host/db). Its
+	// password is best given by PGPASSFILE or the environment, not here.
+	Store string `yaml:"store,omitempty"`
 }
 
 // Collection is a folder of documents indexed under one name.

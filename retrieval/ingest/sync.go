@@ -103,7 +103,7 @@ type candidate struct {
 
 // Sync brings the index of col up to date with its folder. gen is the
 // generation recorded on every document it changes.
-func Sync(ctx context.Context, st *store.Store, col config.Collection, gen int64, opt Options) (*Result, error) {
+func Sync(ctx context.Context, st store.Backend, col config.Collection, gen int64, opt Options) (*Result, error) {
 	res := &Result{Collection: col.Name}
 	if opt.MaxFileBytes <= 0 {
 		opt.MaxFileBytes = config.DefaultMaxFileBytes
@@ -289,9 +289,9 @@ func runCmd(ctx context.Context, dir string, name string, args ...string) error 
 
 // writer applies changes in batches of one transaction each.
 type writer struct {
-	st        *store.Store
+	st        store.Backend
 	gen       int64
-	batch     *store.Batch
+	batch     store.WriteBatch
 	n         int
 	batchSize int
 	kept      map[string]bool // skipped files whose old entries stay

@@ -5,6 +5,7 @@ import (
 	"database/sql/driver"
 	"errors"
 	"regexp"
+	"sync"
 
 	"github.com/gnosearch/gno/retrieval/gnoerr"
 	"modernc.org/sqlite"
@@ -80,13 +81,19 @@ var explainText = []struct {
 // dbText matches the messages database/sql and the SQLite driver make
 // without a type to recognise them by ("sql: Scan error ...", "SQL logic
 // error", "database is locked (5) (SQLITE_BUSY)").
-var dbText = regexp.MustCompile(`(^|: )sql: |SQL logic error|SQLITE_|database is locked|database disk image is malformed|database or disk is full|readonly database|file is not a database|no such (table|column)`)
+var dbText = regexp.MustCompile(`(^|: )sql: |SQL logic error|\(SQLSTATE [0-9A-Z]{5}\)|failed to connect to |SQLITE_|database is locked|database disk image is malformed|database or disk is full|readonly database|file is not a database|no such (table|column)`)
 
 // IsDatabaseError reports whether err carries the database's own text:
-// an error of database/sql or of the SQLite driver, however wrapped.
+// an error of database/sql, of the SQLite driver or of a registered
+// backend's driver (RecogniseDatabaseErrors), however wrapped.
 func IsDatabaseError(err error) bool {
 	if err == nil {
 		return false
+	}
+	for _, f := range recognisers() {
+		if f(err) {
+			return true
+		}
 	}
 	var se *sqlite.Error
 	if errors.As(err, &se) || errors.Is(err, sql.ErrNoRows) || errors.Is(err, sql.ErrTxDone) ||
@@ -94,4 +101,24 @@ func IsDatabaseError(err error) bool {
 		return true
 	}
 	return dbText.MatchString(err.Error())
+}
+
+var (
+	recogniseMu sync.RWMutex
+	recognise   []func(error) bool
+)
+
+// RecogniseDatabaseErrors adds f to what IsDatabaseError asks: a backend
+// registers the errors of its driver (Postgres's server and connection
+// errors), so that their text, too, never reaches a user.
+func RecogniseDatabaseErrors(f func(error) bool) {
+	recogniseMu.Lock()
+	defer recogniseMu.Unlock()
+	recognise = append(recognise, f)
+}
+
+func recognisers() []func(error) bool {
+	recogniseMu.RLock()
+	defer recogniseMu.RUnlock()
+	return recognise
 }

@@ -21,7 +21,7 @@ func (s *Store) PutPkgVersion(ctx context.Context, v *PkgVersion, docs []*Docume
 	if err != nil {
 		return 0, err
 	}
-	b, err := s.Begin(ctx, gen+1)
+	b, err := s.begin(ctx, gen+1)
 	if err != nil {
 		return 0, err
 	}

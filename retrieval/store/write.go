@@ -128,7 +128,12 @@ func (b *Batch) exec(ctx context.Context, query string, args ...any) (sql.Result
 }
 
 // Begin starts a write batch for sync generation gen.
-func (s *Store) Begin(ctx context.Context, gen int64) (*Batch, error) {
+func (s *Store) Begin(ctx context.Context, gen int64) (WriteBatch, error) {
+	return s.begin(ctx, gen)
+}
+
+// begin is Begin returning SQLite's batch, for the store's own writes.
+func (s *Store) begin(ctx context.Context, gen int64) (*Batch, error) {
 	if s.db.tx(ctx) != nil {
 		return nil, errWriteInRead
 	}

@@ -29,6 +29,7 @@ import (
 	"github.com/gnosearch/gno/retrieval"
 	"github.com/gnosearch/gno/retrieval/config"
 
+	_ "github.com/gnosearch/gno/retrieval/store/postgres" // GNO_STORE_URL=postgres://... evaluates on Postgres
 	_ "modernc.org/sqlite"
 )
 

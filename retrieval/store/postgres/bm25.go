@@ -1,0 +1,353 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/gnosearch/gno/retrieval/query"
+	"github.com/gnosearch/gno/retrieval/store"
+	"github.com/jackc/pgx/v5"
+)
+
+// BM25 as SQLite's FTS5 computes it (fts5_aux.c), so a search ranks the
+// same on both backends.
+//
+// The query package renders a search as FTS5 match expressions
+// (query.Keywords.MatchExpr, SegmentExpr); this file parses them back, cuts
+// each quoted string with the index's tokenizer (tokens.go) and turns the
+// expression into a tsquery, which the chunks' GIN-indexed tsvector
+// answers: the candidate rows. Each row's score is FTS5's
+//
+//	Σ over the expression's phrases p:  idf(p) · f(p)·(k1+1) / (f(p) + k1·(1 − b + b·len/avglen))
+//
+// where f(p) is p's frequency in the row, each occurrence weighted by its
+// column (title 2, headings 1.5, body 1: the tsvector's weights A, B, D),
+// len the row's tokens, idf(p) = ln((N − n(p) + 0.5)/(n(p) + 0.5)) (at
+// least 1e-6), N and avglen the index's rows and mean length (fts_stats)
+// and n(p) the rows holding p (fts_terms for a word; counted for a prefix
+// or a phrase of several words). All of them are read in the search's
+// snapshot, so they agree with the rows scored.
+//
+// Two approximations, both for rare queries: a phrase of several words
+// counts, in a row, the frequency of its least frequent word (FTS5 counts
+// the phrase's occurrences), and a prefix (a one-character CJK gram) the
+// frequency of all the words it begins.
+
+const (
+	bm25K1 = 1.2
+	bm25B  = 0.75
+)
+
+// SearchFTS returns the best chunk of each of the top documents matching
+// q under f, ordered by BM25, all its passes in one snapshot.
+func (s *Store) SearchFTS(ctx context.Context, q query.Keywords, f store.Filter, limit int) ([]store.ChunkHit, error) {
+	return readIn(ctx, s, func(ctx context.Context) ([]store.ChunkHit, error) {
+		var hits []store.ChunkHit
+		// segEmpty: the word search saw the segmented index empty (no
+		// chunk with unspaced script), so searching it finds nothing.
+		segEmpty := false
+		if expr := q.MatchExpr(); expr != "" && !q.NeedsSegmented() {
+			h, empty, err := s.search(ctx, ixWords, expr, f, limit)
+			segEmpty = empty
+			if err != nil {
+				return nil, err
+			}
+			if ex := q.SegExcludeExpr(); ex != "" && len(h) > 0 {
+				if h, err = s.dropMatching(ctx, h, ex); err != nil {
+					return nil, err
+				}
+			}
+			hits = h
+		}
+		if expr := q.SegmentExpr(); expr != "" && !segEmpty {
+			h, _, err := s.search(ctx, ixSeg, expr, f, limit)
+			if err != nil {
+				return nil, err
+			}
+			hits = store.MergeHits(hits, h, limit)
+		}
+		return hits, nil
+	})
+}
+
+// column names index ix's tsvector and length columns.
+func column(ix int) (tsv, length string) {
+	if ix == ixSeg {
+		return "seg", "seg_len"
+	}
+	return "tsv", "len"
+}
+
+// search runs one FTS5 expression over index ix. segEmpty reports that
+// the segmented index was seen empty in the same snapshot (only a search
+// of words that found something says so: a round trip saved per search
+// of a corpus without unspaced script).
+func (s *Store) search(ctx context.Context, ix int, expr string, f store.Filter, limit int) (hits []store.ChunkHit, segEmpty bool, err error) {
+	e, err := parseExpr(expr)
+	if err != nil {
+		return nil, false, fmt.Errorf("search: %w", err)
+	}
+	if err := s.tokenizeExpr(ctx, ix, e); err != nil {
+		return nil, false, fmt.Errorf("search: %w", err)
+	}
+	tsq, ok := e.tsquery()
+	if !ok {
+		return nil, false, nil
+	}
+	phrases := e.phrases(nil)
+	tsvCol, _ := column(ix)
+	if e.words() {
+		return s.searchWords(ctx, ix, e, tsq, f, limit)
+	}
+	var nRows, nTokens int64
+	if err := s.one(ctx, "SELECT rows, tokens FROM fts_stats WHERE ix = $1", []any{ix}, &nRows, &nTokens); err != nil {
+		return nil, false, fmt.Errorf("search: %w", err)
+	}
+	if nRows == 0 {
+		return nil, false, nil
+	}
+	avg := float64(nTokens) / float64(nRows)
+	idf, err := s.idfs(ctx, ix, phrases, nRows)
+	if err != nil {
+		return nil, false, fmt.Errorf("search: %w", err)
+	}
+	var words []string
+	args := []any{ix, nil}
+	termCond := "p.term = ANY($2)"
+	for _, p := range phrases {
+		for i, t := range p.tokens {
+			if p.prefix && i == len(p.tokens)-1 {
+				// A prefix is a range of the postings' "C"-ordered terms.
+				args = append(args, t, t+"\U0010FFFF")
+				termCond += " OR p.term >= $" + strconv.Itoa(len(args)-1) + " AND p.term < $" + strconv.Itoa(len(args))
+			} else {
+				words = append(words, t)
+			}
+		}
+	}
+	if words == nil {
+		words = []string{}
+	}
+	args[1] = words
+	// The candidates' postings of the query's words. An expression of
+	// ORed words over the whole index matches exactly the chunks that
+	// have postings; anything else (a phrase, AND, NOT, a filter) also
+	// asks the chunk's tsvector (and its document).
+	q := "SELECT p.chunk_id, p.len, p.term, p.wf FROM fts_postings p WHERE p.ix = $1 AND (" + termCond + ")"
+	if w, _ := where(f, 1); w != "" || !e.plainOr() {
+		args = append(args, tsq)
+		q = "SELECT p.chunk_id, p.len, p.term, p.wf FROM fts_postings p JOIN chunks c ON c.id = p.chunk_id"
+		if w != "" {
+			q += " JOIN documents d ON d.id = c.doc_id"
+		}
+		q += " WHERE p.ix = $1 AND (" + termCond + ") AND c." + tsvCol + " @@ $" + strconv.Itoa(len(args)) + "::tsquery"
+		w, fargs := where(f, len(args)+1)
+		q += w
+		args = append(args, fargs...)
+	}
+	type rowFreq struct {
+		length int
+		freq   map[string]float64
+	}
+	rows := map[int64]*rowFreq{}
+	err = s.each(ctx, q, args, func(r pgx.Rows) error {
+		var id int64
+		var n int
+		var lex string
+		var wf float64
+		if err := r.Scan(&id, &n, &lex, &wf); err != nil {
+			return err
+		}
+		rf := rows[id]
+		if rf == nil {
+			rf = &rowFreq{length: n, freq: map[string]float64{}}
+			rows[id] = rf
+		}
+		rf.freq[lex] = wf
+		return nil
+	})
+	if err != nil {
+		return nil, false, fmt.Errorf("search: %w", err)
+	}
+	best := map[int64]store.ChunkHit{}
+	for id, rf := range rows {
+		score := 0.0
+		for i, p := range phrases {
+			fr := p.freq(rf.freq)
+			if fr == 0 {
+				continue
+			}
+			score += idf[i] * fr * (bm25K1 + 1) / (fr + bm25K1*(1-bm25B+bm25B*float64(rf.length)/avg))
+		}
+		doc := store.DocOfChunk(id)
+		if cur, ok := best[doc]; !ok || score > cur.Score || score == cur.Score && id < cur.ChunkID {
+			best[doc] = store.ChunkHit{ChunkID: id, DocID: doc, Score: score}
+		}
+	}
+	out := make([]store.ChunkHit, 0, len(best))
+	for _, h := range best {
+		out = append(out, h)
+	}
+	return store.TopHits(out, limit), false, nil
+}
+
+// searchWords is search for an expression of single words (no phrase of
+// several, no prefix): the score of each phrase is its word's posting,
+// so the server scores and ranks in one statement and returns only the
+// best chunk of each of the top documents.
+func (s *Store) searchWords(ctx context.Context, ix int, e *node, tsq string, f store.Filter, limit int) ([]store.ChunkHit, bool, error) {
+	ps := e.phrases(nil)
+	words := make([]string, len(ps))
+	for i, p := range ps {
+		words[i] = p.tokens[0]
+	}
+	args := []any{ix, words}
+	from := "fts_postings p JOIN q ON q.term = p.term"
+	cond := ""
+	w, _ := where(f, 1)
+	if w != "" || !e.plainOr() {
+		// A phrase, AND, NOT or a filter: the chunk's tsvector (and its
+		// document) decide; ORed words over everything need neither.
+		tsvCol, _ := column(ix)
+		from += " JOIN chunks c ON c.id = p.chunk_id"
+		if w != "" {
+			from += " JOIN documents d ON d.id = c.doc_id"
+		}
+		args = append(args, tsq)
+		cond = " AND c." + tsvCol + " @@ $" + strconv.Itoa(len(args)) + "::tsquery"
+		var fargs []any
+		w, fargs = where(f, len(args)+1)
+		cond += w
+		args = append(args, fargs...)
+	}
+	args = append(args, limit)
+	// q holds one row per phrase (a word twice in the expression counts
+	// twice, as in FTS5) with its IDF; st the index's rows and mean length.
+	k1, b := strconv.FormatFloat(bm25K1, 'g', -1, 64), strconv.FormatFloat(bm25B, 'g', -1, 64)
+	sql := `WITH st AS (SELECT rows::float8 AS n, tokens::float8 / greatest(rows, 1) AS avg FROM fts_stats WHERE ix = $1),
+	q AS (SELECT u.term, CASE WHEN x.idf <= 0 THEN 1e-6 ELSE x.idf END AS idf
+		FROM unnest($2::text[]) AS u(term) CROSS JOIN st
+		LEFT JOIN fts_terms t ON t.ix = $1 AND t.term = u.term
+		CROSS JOIN LATERAL (SELECT ln((st.n - coalesce(t.df, 0) + 0.5) / (coalesce(t.df, 0) + 0.5)) AS idf) x),
+	s AS (SELECT p.chunk_id AS id, sum(q.idf * p.wf * (` + k1 + ` + 1) / (p.wf + ` + k1 + ` * (1 - ` + b + ` + ` + b + ` * p.len / (SELECT avg FROM st)))) AS score
+		FROM ` + from + ` WHERE p.ix = $1` + cond + ` GROUP BY p.chunk_id)
+	SELECT id, score, (SELECT rows = 0 FROM fts_stats WHERE ix = 1) FROM (SELECT DISTINCT ON (id >> 16) id, score FROM s ORDER BY id >> 16, score DESC, id) best
+	ORDER BY score DESC, id LIMIT $` + strconv.Itoa(len(args))
+	var out []store.ChunkHit
+	segEmpty := false
+	err := s.each(ctx, sql, args, func(r pgx.Rows) error {
+		var h store.ChunkHit
+		if err := r.Scan(&h.ChunkID, &h.Score, &segEmpty); err != nil {
+			return err
+		}
+		h.DocID = store.DocOfChunk(h.ChunkID)
+		out = append(out, h)
+		return nil
+	})
+	if err != nil {
+		return nil, false, fmt.Errorf("search: %w", err)
+	}
+	return out, segEmpty, nil
+}
+
+// idfs returns each phrase's IDF: FTS5's, from the rows holding it.
+func (s *Store) idfs(ctx context.Context, ix int, phrases []*phrase, nRows int64) ([]float64, error) {
+	var words []string
+	for _, p := range phrases {
+		if p.single() {
+			words = append(words, p.tokens[0])
+		}
+	}
+	df := map[string]int64{}
+	if len(words) > 0 {
+		err := s.each(ctx, "SELECT term, df FROM fts_terms WHERE ix = $1 AND term = ANY($2)", []any{ix, words}, func(r pgx.Rows) error {
+			var t string
+			var n int64
+			err := r.Scan(&t, &n)
+			df[t] = n
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	tsvCol, _ := column(ix)
+	out := make([]float64, len(phrases))
+	for i, p := range phrases {
+		var n int64
+		if p.single() {
+			n = df[p.tokens[0]]
+		} else if len(p.tokens) > 0 {
+			// The rows holding the phrase are among those with a posting
+			// of its first word (or its prefix's range).
+			cond, args := "term = $2", []any{ix, p.tokens[0], p.tsquery()}
+			if p.prefix && len(p.tokens) == 1 {
+				cond, args = "term >= $2 AND term < $4", append(args, p.tokens[0]+"\U0010FFFF")
+			}
+			if err := s.one(ctx, `SELECT count(*) FROM chunks c WHERE c.id IN (SELECT chunk_id FROM fts_postings WHERE ix = $1 AND `+cond+`)
+				AND c.`+tsvCol+" @@ $3::tsquery", args, &n); err != nil {
+				return nil, err
+			}
+		}
+		idf := math.Log((float64(nRows) - float64(n) + 0.5) / (float64(n) + 0.5))
+		if idf <= 0 {
+			idf = 1e-6
+		}
+		out[i] = idf
+	}
+	return out, nil
+}
+
+// dropMatching removes the hits whose chunk matches expr in the segmented
+// index (an exclusion the word index cannot evaluate).
+func (s *Store) dropMatching(ctx context.Context, hits []store.ChunkHit, expr string) ([]store.ChunkHit, error) {
+	e, err := parseExpr(expr)
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	if err := s.tokenizeExpr(ctx, ixSeg, e); err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	tsq, ok := e.tsquery()
+	if !ok {
+		return hits, nil
+	}
+	ids := make([]int64, len(hits))
+	for i, h := range hits {
+		ids[i] = h.ChunkID
+	}
+	drop, err := s.ids(ctx, "SELECT id FROM chunks WHERE id = ANY($1) AND seg @@ $2::tsquery", ids, tsq)
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	out := hits[:0]
+	for _, h := range hits {
+		if !drop[h.ChunkID] {
+			out = append(out, h)
+		}
+	}
+	return out, nil
+}
+
+// tokenizeExpr cuts every phrase of e with index ix's tokenizer, in one
+// call.
+func (s *Store) tokenizeExpr(ctx context.Context, ix int, e *node) error {
+	ps := e.phrases(nil)
+	rows := make([]row, len(ps))
+	for i, p := range ps {
+		rows[i] = row{"", "", p.text}
+	}
+	toks, err := s.tok.tokenize(ctx, ix, rows)
+	if err != nil {
+		return err
+	}
+	for i, p := range ps {
+		p.tokens = p.tokens[:0]
+		for _, t := range toks[i] {
+			p.tokens = append(p.tokens, t.term)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,157 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/gnosearch/gno/retrieval/store"
+	"github.com/jackc/pgx/v5"
+	"github.com/pgvector/pgvector-go"
+)
+
+// Vectors live in pgvector's vector type, one per chunk for one model at a
+// time, with the vectors_version at insertion (ver) as in SQLite; the
+// engine loads them into its own graph (EachVector) as it does from
+// SQLite.
+
+// DropVectors deletes every stored vector except those of keepModel.
+func (s *Store) DropVectors(ctx context.Context, keepModel string) error {
+	if _, err := s.pool.Exec(ctx, "DELETE FROM vectors WHERE $1 = '' OR model <> $1", keepModel); err != nil {
+		return fmt.Errorf("clear stale vectors: %w", err)
+	}
+	return nil
+}
+
+// unembedded is the condition of Unembedded over chunks c and documents d.
+const unembedded = ` WHERE NOT EXISTS (SELECT 1 FROM vectors v WHERE v.chunk_id = c.id)
+	AND ($1 = '' OR d.collection = $1) AND d.collection <> ALL($2)`
+
+// Unembedded lists the chunks that have no vector.
+func (s *Store) Unembedded(ctx context.Context, collection string, except ...string) ([]store.ChunkText, error) {
+	var out []store.ChunkText
+	if except == nil {
+		except = []string{}
+	}
+	err := s.each(ctx, "SELECT c.id, c.title, c.headings, c.body FROM chunks c JOIN documents d ON d.id = c.doc_id"+unembedded+" ORDER BY c.id",
+		[]any{collection, except}, func(r pgx.Rows) error {
+			var c store.ChunkText
+			err := r.Scan(&c.ID, &c.Title, &c.Headings, &c.Body)
+			out = append(out, c)
+			return err
+		})
+	if err != nil {
+		return nil, fmt.Errorf("find chunks to embed: %w", err)
+	}
+	return out, nil
+}
+
+// UnembeddedCount counts the chunks Unembedded would list.
+func (s *Store) UnembeddedCount(ctx context.Context, collection string, except ...string) (int, error) {
+	if except == nil {
+		except = []string{}
+	}
+	var n int
+	if err := s.one(ctx, "SELECT count(*) FROM chunks c JOIN documents d ON d.id = c.doc_id"+unembedded, []any{collection, except}, &n); err != nil {
+		return 0, fmt.Errorf("count chunks to embed: %w", err)
+	}
+	return n, nil
+}
+
+// PutVectors stores one batch of vectors of model in one transaction,
+// under a new vectors_version; a chunk deleted meanwhile gets none.
+func (s *Store) PutVectors(ctx context.Context, model string, ids []int64, vecs [][]float32) error {
+	if len(vecs) != len(ids) {
+		return fmt.Errorf("embedder returned %d vectors for %d texts", len(vecs), len(ids))
+	}
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		return fmt.Errorf("store vectors: %w", err)
+	}
+	defer tx.Rollback(ctx)
+	var ver int64
+	if err := tx.QueryRow(ctx, `INSERT INTO meta(key, value) VALUES('vectors_version', '1')
+		ON CONFLICT(key) DO UPDATE SET value = (meta.value::bigint + 1)::text RETURNING value::bigint`).Scan(&ver); err != nil {
+		return fmt.Errorf("store vectors: %w", err)
+	}
+	b := &pgx.Batch{}
+	for i, id := range ids {
+		b.Queue(`INSERT INTO vectors(chunk_id, model, ver, vec) SELECT $1, $2, $3, $4 WHERE EXISTS (SELECT 1 FROM chunks WHERE id = $1)
+			ON CONFLICT(chunk_id) DO UPDATE SET model = excluded.model, ver = excluded.ver, vec = excluded.vec`, id, model, ver, pgvector.NewVector(vecs[i]))
+	}
+	if err := tx.SendBatch(ctx, b).Close(); err != nil {
+		return fmt.Errorf("store vectors: %w", err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return fmt.Errorf("store vectors: %w", err)
+	}
+	return nil
+}
+
+// VectorCount counts the vectors of model and gives their dimension.
+func (s *Store) VectorCount(ctx context.Context, model string) (count, dims int, err error) {
+	if err := s.one(ctx, "SELECT count(*), coalesce(max(vector_dims(vec)), 0) FROM vectors WHERE model = $1", []any{model}, &count, &dims); err != nil {
+		return 0, 0, fmt.Errorf("load vectors: %w", err)
+	}
+	return count, dims, nil
+}
+
+// EachVector calls fn with every vector of model stored after version
+// afterVer (-1: all).
+func (s *Store) EachVector(ctx context.Context, model string, afterVer int64, fn func(chunk int64, vec []float32)) error {
+	err := s.each(ctx, "SELECT chunk_id, vec FROM vectors WHERE model = $1 AND ver > $2", []any{model, afterVer}, func(r pgx.Rows) error {
+		var id int64
+		var v pgvector.Vector
+		if err := r.Scan(&id, &v); err != nil {
+			return err
+		}
+		fn(id, v.Slice())
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("load vectors: %w", err)
+	}
+	return nil
+}
+
+// VectorChunks returns the ids of the chunks that have a vector of model.
+func (s *Store) VectorChunks(ctx context.Context, model string) (map[int64]bool, error) {
+	live, err := s.ids(ctx, "SELECT chunk_id FROM vectors WHERE model = $1", model)
+	if err != nil {
+		return nil, fmt.Errorf("load vectors: %w", err)
+	}
+	return live, nil
+}
+
+// DocVectors returns the vectors of a document's chunks, in chunk order.
+func (s *Store) DocVectors(ctx context.Context, doc int64) ([]store.DocVector, error) {
+	var out []store.DocVector
+	err := s.each(ctx, "SELECT model, vec FROM vectors WHERE chunk_id >= $1 AND chunk_id < $2 ORDER BY chunk_id",
+		[]any{store.ChunkID(doc, 0), store.ChunkID(doc+1, 0)}, func(r pgx.Rows) error {
+			var d store.DocVector
+			var v pgvector.Vector
+			if err := r.Scan(&d.Model, &v); err != nil {
+				return err
+			}
+			d.Vec = v.Slice()
+			out = append(out, d)
+			return nil
+		})
+	if err != nil {
+		return nil, fmt.Errorf("read vectors: %w", err)
+	}
+	return out, nil
+}
+
+// VectorModel names the model of the stored vectors ("" without any).
+func (s *Store) VectorModel(ctx context.Context) (string, error) {
+	var m string
+	err := s.one(ctx, "SELECT model FROM vectors LIMIT 1", nil, &m)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("read vectors: %w", err)
+	}
+	return m, nil
+}

@@ -1,0 +1,488 @@
+// Package storetest is the store's contract as tests: Run holds a
+// store.Backend to what the engine relies on, and every backend runs it
+// (storetest_test.go runs it on SQLite, and on PostgreSQL when one can be
+// reached through pgtest). A method a backend does not implement yet
+// answers store.ErrUnsupported, and the test of it skips, saying so.
+//
+// It is imported by tests only.
+package storetest
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gnosearch/gno/retrieval/chunk"
+	"github.com/gnosearch/gno/retrieval/query"
+	"github.com/gnosearch/gno/retrieval/store"
+)
+
+// Open returns a new, empty index of the backend under test, closed when
+// t ends.
+type Open func(t *testing.T) store.Backend
+
+// Run runs every contract test against the backend open gives, each on
+// an index of its own.
+func Run(t *testing.T, open Open) {
+	tests := []struct {
+		name string
+		fn   func(*testing.T, store.Backend)
+	}{
+		{"Meta", testMeta},
+		{"PutAndRead", testPutAndRead},
+		{"DocStatesOf", testDocStatesOf},
+		{"ReplaceAndRemove", testReplaceAndRemove},
+		{"Rollback", testRollback},
+		{"Filter", testFilter},
+		{"BM25Score", testBM25Score},
+		{"Search", testSearch},
+		{"SearchSegmented", testSearchSegmented},
+		{"Vectors", testVectors},
+		{"Snapshot", testSnapshot},
+		{"ManySnapshots", testManySnapshots},
+		{"Skips", testSkips},
+		{"Tags", testTags},
+		{"Cleanup", testCleanup},
+		{"Reconciled", testReconciled},
+		{"Versions", testVersions},
+		{"Governs", testGoverns},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.fn(t, open(t))
+		})
+	}
+}
+
+// check fails t on err, skipping it when the backend does not implement
+// the method yet.
+func check(t *testing.T, err error) {
+	t.Helper()
+	if errors.Is(err, store.ErrUnsupported) {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// doc is a document of one chunk per paragraph of text.
+func doc(col, rel, title, text string, tags ...string) *store.Document {
+	d := &store.Document{Collection: col, RelPath: rel, Hash: fmt.Sprintf("%x", sha256.Sum256([]byte(col+rel+text))), Title: title,
+		Content: text, Tags: tags, NoLinks: true, LineCount: strings.Count(text, "\n") + 1, Size: int64(len(text))}
+	for i, p := range strings.Split(text, "\n\n") {
+		d.Chunks = append(d.Chunks, chunk.Chunk{Text: p, StartLine: i*2 + 1, EndLine: i*2 + 1})
+	}
+	return d
+}
+
+// put writes docs in one batch of generation gen.
+func put(t *testing.T, st store.Backend, gen int64, docs ...*store.Document) {
+	t.Helper()
+	ctx := context.Background()
+	b, err := st.Begin(ctx, gen)
+	check(t, err)
+	defer b.Rollback()
+	for _, d := range docs {
+		check(t, b.Put(ctx, d))
+	}
+	check(t, b.Commit())
+}
+
+func testMeta(t *testing.T, st store.Backend) {
+	ctx := context.Background()
+	v, err := st.Meta(ctx, "nothing")
+	check(t, err)
+	if v != "" {
+		t.Errorf("missing key: %q", v)
+	}
+	check(t, st.SetMeta(ctx, "k", "one"))
+	check(t, st.SetMeta(ctx, "k", "two"))
+	if v, err := st.Meta(ctx, "k"); err != nil || v != "two" {
+		t.Errorf("Meta: %q, %v", v, err)
+	}
+	if g, err := st.Generation(ctx); err != nil || g != 0 {
+		t.Errorf("new index: generation %d, %v", g, err)
+	}
+	put(t, st, 7, doc("c", "a.md", "A", "alpha"))
+	if g, err := st.Generation(ctx); err != nil || g != 7 {
+		t.Errorf("after a batch of 7: generation %d, %v", g, err)
+	}
+	if st.Path() == "" {
+		t.Error("Path is empty")
+	}
+}
+
+func testPutAndRead(t *testing.T, st store.Backend) {
+	ctx := context.Background()
+	a := doc("notes", "dir/a.md", "Alpha", "first paragraph\n\nsecond paragraph", "x", "y")
+	a.Lang, a.Mime = "en", "text/markdown"
+	a.Chunks[1].Headings = []string{"H1", "H2"}
+	put(t, st, 1, a, doc("notes", "b.md", "Beta", "beta text"), doc("code", "c.go", "C", "package c"))
+
+	m, err := st.DocByPath(ctx, "notes", "dir/a.md")
+	check(t, err)
+	if m.Title != "Alpha" || m.Lang != "en" || m.Mime != "text/markdown" || m.Hash != a.Hash || m.Size != a.Size || m.LineCount != 3 || m.ChangedGen != 1 {
+		t.Errorf("DocByPath: %+v", m)
+	}
+	if !reflect.DeepEqual(m.Tags, []string{"x", "y"}) {
+		t.Errorf("tags %v", m.Tags)
+	}
+	if _, err := st.DocByPath(ctx, "notes", "none.md"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("missing path: %v, want ErrNotFound", err)
+	}
+	if h, err := st.DocByHashPrefix(ctx, a.Hash[:3]); err != nil || h.ID != m.ID {
+		t.Errorf("DocByHashPrefix: %+v, %v", h, err)
+	}
+	if c, err := st.Content(ctx, m.ID); err != nil || c != a.Content {
+		t.Errorf("Content: %q, %v", c, err)
+	}
+	if _, err := st.Content(ctx, m.ID+1000); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("Content of a missing document: %v", err)
+	}
+	ids := []int64{store.ChunkID(m.ID, 0), store.ChunkID(m.ID, 1)}
+	cs, err := st.Chunks(ctx, ids)
+	check(t, err)
+	if len(cs) != 2 || cs[ids[1]].Body != "second paragraph" || cs[ids[1]].Headings != "H1 > H2" || cs[ids[1]].Seq != 1 || cs[ids[1]].DocID != m.ID || cs[ids[1]].StartLine != 3 {
+		t.Errorf("Chunks: %+v %+v", cs[ids[0]], cs[ids[1]])
+	}
+	docs, err := st.Docs(ctx, []int64{m.ID})
+	check(t, err)
+	if docs[m.ID] == nil || docs[m.ID].RelPath != "dir/a.md" || len(docs[m.ID].Tags) != 2 {
+		t.Errorf("Docs: %+v", docs[m.ID])
+	}
+	l, err := st.List(ctx, nil, "", 0, 0)
+	check(t, err)
+	var paths []string
+	for _, d := range l {
+		paths = append(paths, d.Collection+"/"+d.RelPath)
+	}
+	if !reflect.DeepEqual(paths, []string{"code/c.go", "notes/b.md", "notes/dir/a.md"}) {
+		t.Errorf("List: %v", paths)
+	}
+	if l, _ := st.List(ctx, []string{"notes"}, "dir/", 10, 0); len(l) != 1 {
+		t.Errorf("List with prefix: %d documents", len(l))
+	}
+	if l, _ := st.List(ctx, []string{}, "", 0, 0); len(l) != 0 {
+		t.Errorf("List of no collections: %d documents", len(l))
+	}
+	if l, _ := st.List(ctx, nil, "", 1, 1); len(l) != 1 || l[0].RelPath != "b.md" {
+		t.Errorf("List limit 1 offset 1: %v", l)
+	}
+	names, err := st.CollectionNames(ctx)
+	check(t, err)
+	if !reflect.DeepEqual(names, []string{"code", "notes"}) {
+		t.Errorf("CollectionNames: %v", names)
+	}
+	langs, err := st.LangCounts(ctx)
+	check(t, err)
+	if langs["en"] != 1 || langs[""] != 2 {
+		t.Errorf("LangCounts: %v", langs)
+	}
+	stats, err := st.Stats(ctx, "m")
+	check(t, err)
+	if s := stats["notes"]; s == nil || s.Docs != 2 || s.Chunks != 3 || s.Embedded != 0 {
+		t.Errorf("Stats: %+v", stats["notes"])
+	}
+	states, err := st.DocStates(ctx, "notes")
+	check(t, err)
+	if s := states["dir/a.md"]; s.ID != m.ID || s.Hash != a.Hash || s.Size != a.Size {
+		t.Errorf("DocStates: %+v", states)
+	}
+}
+
+// testDocStatesOf: the states of named paths equal the whole collection's
+// states restricted to them, across a statement's parts, and paths with
+// no document (or in another collection) are absent.
+func testDocStatesOf(t *testing.T, st store.Backend) {
+	ctx := context.Background()
+	b, err := st.Begin(ctx, 1)
+	check(t, err)
+	for i := range 1200 {
+		for _, col := range []string{"a", "b"} {
+			d := &store.Document{Collection: col, RelPath: fmt.Sprintf("d%04d.md", i), Hash: fmt.Sprintf("h%d%s", i, col), Size: int64(i), MtimeNS: int64(2 * i), NoLinks: true}
+			check(t, b.Put(ctx, d))
+		}
+	}
+	check(t, b.Commit())
+	all, err := st.DocStates(ctx, "a")
+	check(t, err)
+	var rels []string
+	want := map[string]store.DocState{}
+	for i := 0; i < 1300; i += 2 {
+		rel := fmt.Sprintf("d%04d.md", i)
+		rels = append(rels, rel)
+		if s, ok := all[rel]; ok {
+			want[rel] = s
+		}
+	}
+	got, err := st.DocStatesOf(ctx, "a", rels)
+	check(t, err)
+	if len(want) != 600 || !reflect.DeepEqual(got, want) {
+		t.Fatalf("DocStatesOf: %d states, want %d equal to DocStates'", len(got), len(want))
+	}
+}
+
+func testReplaceAndRemove(t *testing.T, st store.Backend) {
+	ctx := context.Background()
+	put(t, st, 1, doc("c", "a.md", "A", "one\n\ntwo\n\nthree"), doc("c", "b.md", "B", "bee"))
+	a, err := st.DocByPath(ctx, "c", "a.md")
+	check(t, err)
+	put(t, st, 2, doc("c", "a.md", "A2", "uno"))
+	a2, err := st.DocByPath(ctx, "c", "a.md")
+	check(t, err)
+	if a2.ID != a.ID || a2.Title != "A2" || a2.ChangedGen != 2 {
+		t.Errorf("replaced: %+v (id was %d)", a2, a.ID)
+	}
+	cs, err := st.Chunks(ctx, []int64{store.ChunkID(a.ID, 0), store.ChunkID(a.ID, 1), store.ChunkID(a.ID, 2)})
+	check(t, err)
+	if len(cs) != 1 || cs[store.ChunkID(a.ID, 0)].Body != "uno" {
+		t.Errorf("chunks after replace: %d", len(cs))
+	}
+	b, err := st.Begin(ctx, 3)
+	check(t, err)
+	check(t, b.Touch(ctx, a.ID, 99, 1234))
+	check(t, b.Remove(ctx, a.ID))
+	check(t, b.Commit())
+	if _, err := st.DocByPath(ctx, "c", "a.md"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("removed document: %v", err)
+	}
+	if cs, _ := st.Chunks(ctx, []int64{store.ChunkID(a.ID, 0)}); len(cs) != 0 {
+		t.Error("a removed document's chunks remain")
+	}
+	rm, err := st.RemovedSince(ctx, "", 2)
+	check(t, err)
+	if len(rm) != 1 || rm[0].RelPath != "a.md" || rm[0].Gen != 3 || rm[0].Hash != a2.Hash {
+		t.Errorf("RemovedSince: %+v", rm)
+	}
+	ch, err := st.ChangedSince(ctx, "c", 0)
+	check(t, err)
+	if len(ch) != 1 || ch[0].RelPath != "b.md" || ch[0].AddedGen != 1 {
+		t.Errorf("ChangedSince: %+v", ch)
+	}
+	if ch, _ := st.ChangedSince(ctx, "", 1); len(ch) != 0 {
+		t.Errorf("ChangedSince 1: %+v", ch)
+	}
+	// What the replace and the removal left is consistent.
+	problems, err := st.Check(ctx)
+	check(t, err)
+	if len(problems) > 0 {
+		t.Errorf("Check: %v", problems)
+	}
+}
+
+func testRollback(t *testing.T, st store.Backend) {
+	ctx := context.Background()
+	put(t, st, 1, doc("c", "a.md", "A", "kept"))
+	b, err := st.Begin(ctx, 2)
+	check(t, err)
+	check(t, b.Put(ctx, doc("c", "b.md", "B", "lost")))
+	check(t, b.Put(ctx, doc("c", "a.md", "A", "changed")))
+	check(t, b.Rollback())
+	check(t, b.Rollback()) // safe twice
+	if _, err := st.DocByPath(ctx, "c", "b.md"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("rolled-back document: %v", err)
+	}
+	a, err := st.DocByPath(ctx, "c", "a.md")
+	check(t, err)
+	if c, _ := st.Content(ctx, a.ID); c != "kept" {
+		t.Errorf("content after rollback: %q", c)
+	}
+	if g, _ := st.Generation(ctx); g != 1 {
+		t.Errorf("generation after rollback: %d", g)
+	}
+	hits, err := st.SearchFTS(ctx, query.Keywords{Terms: []string{"lost"}}, store.Filter{}, 10)
+	check(t, err)
+	if len(hits) != 0 {
+		t.Errorf("a rolled-back chunk is found: %v", hits)
+	}
+}
+
+func testFilter(t *testing.T, st store.Backend) {
+	ctx := context.Background()
+	en := doc("a", "en.md", "E", "x", "Work")
+	en.Lang = "en-gb"
+	fr := doc("a", "fr.md", "F", "x", "work", "home")
+	fr.Lang = "fr"
+	put(t, st, 1, en, fr, doc("b", "n.md", "N", "x", "home"))
+	ids := func(f store.Filter) []string {
+		set, err := st.FilterDocs(ctx, f)
+		check(t, err)
+		docs, err := st.Docs(ctx, keys(set))
+		check(t, err)
+		var out []string
+		for _, d := range docs {
+			out = append(out, d.RelPath)
+		}
+		sort.Strings(out)
+		return out
+	}
+	for _, c := range []struct {
+		f    store.Filter
+		want []string
+	}{
+		{store.Filter{}, []string{"en.md", "fr.md", "n.md"}},
+		{store.Filter{Collections: []string{"b"}}, []string{"n.md"}},
+		{store.Filter{Lang: "en"}, []string{"en.md"}},
+		{store.Filter{TagsAny: []string{"home", "none"}}, []string{"fr.md", "n.md"}},
+		{store.Filter{TagsAll: []string{"home", "work"}}, []string{"fr.md"}},
+		{store.Filter{Collections: []string{"a"}, TagsAny: []string{"home"}}, []string{"fr.md"}},
+	} {
+		if got := ids(c.f); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%+v: %v, want %v", c.f, got, c.want)
+		}
+	}
+}
+
+func keys(m map[int64]bool) []int64 {
+	out := make([]int64, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+// testSnapshot: reads with a snapshot's context see the index as it was
+// when the snapshot began, while a batch commits beside them.
+func testSnapshot(t *testing.T, st store.Backend) {
+	ctx := context.Background()
+	put(t, st, 1, doc("c", "a.md", "A", "old"))
+	err := st.Read(ctx, func(rctx context.Context) error {
+		a, err := st.DocByPath(rctx, "c", "a.md")
+		if err != nil {
+			return err
+		}
+		put(t, st, 2, doc("c", "a.md", "A", "new"), doc("c", "b.md", "B", "bee"))
+		if c, err := st.Content(rctx, a.ID); err != nil || c != "old" {
+			t.Errorf("inside the snapshot: %q, %v", c, err)
+		}
+		if _, err := st.DocByPath(rctx, "c", "b.md"); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("inside the snapshot, a later document: %v", err)
+		}
+		if _, err := st.Begin(rctx, 3); err == nil {
+			t.Error("Begin inside a read: no error")
+		}
+		// Detached, a read sees the new state.
+		if c, err := st.Content(st.Detach(rctx), a.ID); err != nil || c != "new" {
+			t.Errorf("detached: %q, %v", c, err)
+		}
+		return nil
+	})
+	check(t, err)
+	sctx, end, err := st.Snapshot(ctx)
+	check(t, err)
+	end()
+	if l, err := st.List(sctx, nil, "", 0, 0); err != nil || len(l) != 2 {
+		t.Errorf("after the snapshot ended: %d, %v", len(l), err)
+	}
+}
+
+func testSkips(t *testing.T, st store.Backend) {
+	ctx := context.Background()
+	b, err := st.Begin(ctx, 1)
+	check(t, err)
+	check(t, b.PutSkip(ctx, "c", "x.pdf", store.SkipState{Hash: "h", Size: 3, MtimeNS: 4, Reason: "convert", Detail: "bad"}))
+	check(t, b.PutSkip(ctx, "c", "y.pdf", store.SkipState{Hash: "h", Reason: "convert"}))
+	check(t, b.PutSkip(ctx, "c", "y.pdf", store.SkipState{Hash: "h2", Reason: "size"}))
+	check(t, b.Commit())
+	s, err := st.SkipStates(ctx, "c")
+	check(t, err)
+	if len(s) != 2 || s["x.pdf"].Detail != "bad" || s["y.pdf"].Reason != "size" {
+		t.Errorf("SkipStates: %+v", s)
+	}
+	b, err = st.Begin(ctx, 2)
+	check(t, err)
+	check(t, b.DeleteSkip(ctx, "c", "x.pdf"))
+	check(t, b.Commit())
+	n, err := st.SkipCounts(ctx, "c")
+	check(t, err)
+	if !reflect.DeepEqual(n, map[string]int{"size": 1}) {
+		t.Errorf("SkipCounts: %v", n)
+	}
+}
+
+func testTags(t *testing.T, st store.Backend) {
+	ctx := context.Background()
+	put(t, st, 1, doc("c", "a.md", "A", "a", "proj"), doc("c", "b.md", "B", "b", "proj", "idea"))
+	a, _ := st.DocByPath(ctx, "c", "a.md")
+	check(t, st.AddUserTag(ctx, a.ID, "mine"))
+	check(t, st.AddUserTag(ctx, a.ID, "mine"))
+	tc, err := st.TagCounts(ctx, "", "")
+	check(t, err)
+	if !reflect.DeepEqual(tc, []store.TagCount{{Tag: "proj", Count: 2}, {Tag: "idea", Count: 1}, {Tag: "mine", Count: 1}}) {
+		t.Errorf("TagCounts: %v", tc)
+	}
+	if tc, _ := st.TagCounts(ctx, "c", "i"); len(tc) != 1 || tc[0].Tag != "idea" {
+		t.Errorf("TagCounts prefix i: %v", tc)
+	}
+	// A user tag survives re-indexing; a front-matter one follows the file.
+	put(t, st, 2, doc("c", "a.md", "A", "a"))
+	all, err := st.DocTags(ctx)
+	check(t, err)
+	if !reflect.DeepEqual(all[a.ID], []string{"mine"}) {
+		t.Errorf("tags after re-index: %v", all[a.ID])
+	}
+	if ok, err := st.RemoveTag(ctx, a.ID, "mine"); err != nil || !ok {
+		t.Errorf("RemoveTag: %v, %v", ok, err)
+	}
+	if ok, _ := st.RemoveTag(ctx, a.ID, "mine"); ok {
+		t.Error("RemoveTag twice: removed")
+	}
+	check(t, st.RestoreUserTags(ctx, []store.UserTag{{Collection: "c", RelPath: "a.md", Tag: "back"}, {Collection: "c", RelPath: "gone.md", Tag: "x"}}))
+	if m, _ := st.DocByPath(ctx, "c", "a.md"); !reflect.DeepEqual(m.Tags, []string{"back"}) {
+		t.Errorf("restored: %v", m.Tags)
+	}
+}
+
+func testCleanup(t *testing.T, st store.Backend) {
+	ctx := context.Background()
+	put(t, st, 1, doc("keep", "a.md", "A", "apple"), doc("gone", "b.md", "B", "apple"), doc("gone", "c.md", "C", "apple"))
+	n, err := st.Cleanup(ctx, []string{"keep"})
+	check(t, err)
+	if n != 2 {
+		t.Errorf("Cleanup dropped %d, want 2", n)
+	}
+	hits, err := st.SearchFTS(ctx, query.Keywords{Terms: []string{"apple"}}, store.Filter{}, 10)
+	check(t, err)
+	if len(hits) != 1 {
+		t.Errorf("after cleanup: %d hits", len(hits))
+	}
+	if names, _ := st.CollectionNames(ctx); !reflect.DeepEqual(names, []string{"keep"}) {
+		t.Errorf("collections: %v", names)
+	}
+}
+
+// testManySnapshots: more open snapshots than a pool of single reads has
+// connections, each reader waiting while it holds one, starve neither
+// the reads nor a write batch they wait for.
+func testManySnapshots(t *testing.T, st store.Backend) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	put(t, st, 1, doc("c", "a.md", "A", "alpha"))
+	var ends []func()
+	for range 12 {
+		sctx, end, err := st.Snapshot(ctx)
+		check(t, err)
+		ends = append(ends, end)
+		if _, err := st.DocByPath(sctx, "c", "a.md"); err != nil {
+			t.Fatal(err)
+		}
+		// A read beside the snapshots, on the pool of single reads.
+		if _, err := st.Docs(st.Detach(sctx), []int64{1}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put(t, st, 2, doc("c", "b.md", "B", "beta"))
+	for _, end := range ends {
+		end()
+	}
+	if l, err := st.List(ctx, nil, "", 0, 0); err != nil || len(l) != 2 {
+		t.Errorf("after the snapshots: %d documents, %v", len(l), err)
+	}
+}
