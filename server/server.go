@@ -211,7 +211,7 @@ type toolDef struct {
 	// rpcErrors answers failures as JSON-RPC errors (rpcerror.go): the
 	// tools of reconcile-cache-mcp.md.
 	rpcErrors bool
-	run               func(s *Server, ctx context.Context, a args, req mcp.CallToolRequest) (out any, text string, err error)
+	run       func(s *Server, ctx context.Context, a args, req mcp.CallToolRequest) (out any, text string, err error)
 }
 
 func (d toolDef) tool() mcp.Tool {
