@@ -161,3 +161,29 @@ func TestRPCToolErrorCodes(t *testing.T) {
 		}
 	}
 }
+
+// TestReconcileSpecProtocol: the protocol points of reconcile-cache-mcp.md
+// over stdio: its protocol version is accepted as it is, and malformed
+// JSON, an unknown method and an unknown tool get the JSON-RPC codes its
+// table lists.
+func TestReconcileSpecProtocol(t *testing.T) {
+	f := newFixture(t)
+	c := rawClient(t, newTestServer(t, f, false))
+	res := c.call("initialize", map[string]any{"protocolVersion": "2024-11-05", "capabilities": map[string]any{},
+		"clientInfo": map[string]any{"name": "notarai", "version": "1"}})
+	if r, _ := res["result"].(map[string]any); r == nil || r["protocolVersion"] != "2024-11-05" {
+		t.Fatalf("initialize 2024-11-05: %v", res)
+	}
+	c.notify("notifications/initialized", nil)
+	c.sendRaw(`{"jsonrpc":"2.0","id":`)
+	if m, _ := c.wait(nil); errCode(m) != -32700 {
+		t.Errorf("malformed JSON: %v", m)
+	}
+	if m := c.call("no/such/method", nil); errCode(m) != -32601 {
+		t.Errorf("unknown method: %v", m)
+	}
+	if m := c.call("tools/call", map[string]any{"name": "list_affected_specs", "arguments": map[string]any{}}); errCode(m) != -32602 {
+		t.Errorf("unknown tool: %v", m)
+	}
+	c.rpcErr("gno_affected", map[string]any{}, -32602, "INVALID_INPUT")
+}
