@@ -7,9 +7,9 @@ import (
 )
 
 // The embedding backlog of a large index is read in two steps: the queue
-// (ids and what orders them, no text: ~40 bytes a chunk, one scan of the
-// chunks without a vector), then each window's text by id (a primary-key
-// lookup per chunk). No statement of a batch scans the chunks table, so a
+// (ids and what orders them, no text: ~40 bytes a chunk, read from
+// indexes), then each window's text by id (a primary-key lookup per
+// chunk). No statement of a batch scans the chunks table, so a
 // batch costs the same at 10,000 chunks and at 1,000,000, and the text of
 // the whole backlog is never in memory at once.
 
@@ -19,32 +19,67 @@ type Queued struct {
 	Collection string
 	// MtimeNS is its document's modification time.
 	MtimeNS int64
-	// Bytes is the length of the text the embedder will read.
+	// Bytes estimates the text the embedder will read: its document's
+	// size shared among the document's chunks in the queue (the chunk's
+	// own length would read every chunk's text).
 	Bytes int
 }
 
 // EmbedQueue lists the chunks that have no vector (as Unembedded), without
-// their text.
+// their text. It reads two covering indexes and the documents, never a
+// chunk or vector row: the chunks that have a vector come from
+// vectors_model, the rest from chunks_doc (a NOT EXISTS probe per chunk
+// would read a vector row each, 1.1 s against 0.03 s at 160,000 chunks).
 func (s *Store) EmbedQueue(ctx context.Context, collection string, except ...string) ([]Queued, error) {
-	where, args := unembeddedWhere(collection, except)
-	rows, err := s.db.QueryContext(ctx, `SELECT c.id, d.collection, d.mtime_ns, length(c.title) + length(c.headings) + length(c.body)
-		FROM chunks c JOIN documents d ON d.id = c.doc_id`+where, args...)
-	if err != nil {
-		return nil, fmt.Errorf("find chunks to embed: %w", err)
-	}
-	defer rows.Close()
-	var out []Queued
-	for rows.Next() {
-		var q Queued
-		if err := rows.Scan(&q.ID, &q.Collection, &q.MtimeNS, &q.Bytes); err != nil {
+	return readIn(ctx, s, func(ctx context.Context) ([]Queued, error) {
+		done, err := s.idSet(ctx, "SELECT chunk_id FROM vectors")
+		if err != nil {
 			return nil, fmt.Errorf("find chunks to embed: %w", err)
 		}
-		out = append(out, q)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("find chunks to embed: %w", err)
-	}
-	return out, nil
+		q := "SELECT c.id, d.id, d.collection, d.mtime_ns, d.size FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE 1"
+		var args []any
+		if collection != "" {
+			q += " AND d.collection = ?"
+			args = append(args, collection)
+		}
+		if len(except) > 0 {
+			q += " AND d.collection NOT IN (?" + strings.Repeat(", ?", len(except)-1) + ")"
+			for _, c := range except {
+				args = append(args, c)
+			}
+		}
+		rows, err := s.db.QueryContext(ctx, q, args...)
+		if err != nil {
+			return nil, fmt.Errorf("find chunks to embed: %w", err)
+		}
+		defer rows.Close()
+		var out []Queued
+		var docs []int64
+		var sizes []int
+		for rows.Next() {
+			var c Queued
+			var doc int64
+			var size int
+			if err := rows.Scan(&c.ID, &doc, &c.Collection, &c.MtimeNS, &size); err != nil {
+				return nil, fmt.Errorf("find chunks to embed: %w", err)
+			}
+			if !done[c.ID] {
+				out = append(out, c)
+				docs, sizes = append(docs, doc), append(sizes, size)
+			}
+		}
+		if err := rows.Err(); err != nil {
+			return nil, fmt.Errorf("find chunks to embed: %w", err)
+		}
+		perDoc := map[int64]int{}
+		for _, d := range docs {
+			perDoc[d]++
+		}
+		for i := range out {
+			out[i].Bytes = max(1, sizes[i]/perDoc[docs[i]])
+		}
+		return out, nil
+	})
 }
 
 // maxTextIDs bounds the ids of one ChunkTexts statement (SQLite's
