@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gnosearch/gno/inference"
@@ -121,16 +122,39 @@ func (w *Writer) embed(ctx context.Context, emb inference.Embedder, opt EmbedOpt
 			return nil, gnoerr.New(gnoerr.NotFound, "collection %q not found", opt.Collection)
 		}
 	}
-	queue, err := st.EmbedQueue(ctx, col, opt.Skip...)
-	if err != nil {
-		return nil, err
+	// Also after a cancelled run: its queue is worth keeping.
+	key := func() string { return embedQueueKey(context.WithoutCancel(ctx), st, model, col, opt.Skip) }
+	queue := e.embedQueue.take(key())
+	if queue == nil || opt.Force {
+		if queue, err = st.EmbedQueue(ctx, col, opt.Skip...); err != nil {
+			return nil, err
+		}
+		orderQueue(queue, e.queryCounts(), time.Now())
 	}
-	orderQueue(queue, e.queryCounts(), time.Now())
 	res := &EmbedResult{Model: model}
 	run := newEmbedRun(st, model, queue)
 	defer run.end(ctx)
+	// What is left when the run stops (cut short: the daemon embeds in
+	// slices) is kept for the next run while the index stays as this
+	// run leaves it.
+	var left func() []store.Queued
+	defer func() {
+		if left != nil {
+			e.embedQueue.put(key(), left())
+		}
+	}()
 	for i := 0; i < len(queue); i += embedWindow {
 		win := queue[i:min(i+embedWindow, len(queue))]
+		stored := map[int64]bool{}
+		left = func() []store.Queued {
+			rest := make([]store.Queued, 0, len(queue)-i)
+			for _, q := range win {
+				if !stored[q.ID] {
+					rest = append(rest, q)
+				}
+			}
+			return append(rest, queue[i+len(win):]...)
+		}
 		ids := make([]int64, len(win))
 		for j, q := range win {
 			ids[j] = q.ID
@@ -164,6 +188,9 @@ func (w *Writer) embed(ctx context.Context, emb inference.Embedder, opt EmbedOpt
 			}
 			if err := st.PutVectors(ctx, model, ids, vecs); err != nil {
 				return res, err
+			}
+			for _, id := range ids {
+				stored[id] = true
 			}
 			res.Embedded += len(batch)
 			p := run.batch(ctx, len(batch), bytes)
@@ -211,6 +238,47 @@ func orderQueue(q []store.Queued, counts map[string]int64, now time.Time) {
 		}
 		return a.ID < b.ID
 	})
+}
+
+// embedQueueCache keeps the ordered backlog a run left, so the next run
+// (the daemon's next slice) starts at once instead of reading the queue
+// again (about a second at 160,000 chunks). It is keyed by the index's
+// write state and vectors_version as the run left them: a sync, or
+// another process's embedding, makes the next run read the queue afresh.
+type embedQueueCache struct {
+	mu  sync.Mutex
+	key string
+	q   []store.Queued
+}
+
+// embedQueueKey names the index's state for a queue: its write state,
+// vectors_version, and what the run embeds.
+func embedQueueKey(ctx context.Context, st *store.Store, model, col string, skip []string) string {
+	writes, _ := st.LinkVersion(ctx)
+	vv, _ := st.Meta(ctx, "vectors_version")
+	return strings.Join(append([]string{writes, vv, model, col}, skip...), "\x00")
+}
+
+// take returns the kept queue if key matches (and forgets it), else nil.
+func (c *embedQueueCache) take(key string) []store.Queued {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	q := c.q
+	if c.key != key {
+		q = nil
+	}
+	c.key, c.q = "", nil
+	return q
+}
+
+func (c *embedQueueCache) put(key string, q []store.Queued) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(q) == 0 {
+		c.key, c.q = "", nil
+		return
+	}
+	c.key, c.q = key, q
 }
 
 type pending struct {

@@ -144,6 +144,11 @@ func TestEmbedOrderProgressAndStatus(t *testing.T) {
 			t.Fatalf("chunk %d embedded before beta was done: %q", i, text)
 		}
 	}
+	// The cut run kept what it left for the next one, which takes it
+	// without reading the queue again (the daemon's slices).
+	if n := len(e.embedQueue.q); n != 140-64 {
+		t.Fatalf("kept queue of %d", n)
+	}
 	// Resumed: only what is left.
 	emb2 := &countingEmbedder{}
 	w, err = e.Writer(ctx, time.Second)
@@ -154,6 +159,30 @@ func TestEmbedOrderProgressAndStatus(t *testing.T) {
 	w.Close()
 	if err != nil || res.Embedded != 140-64 || len(emb2.texts) != 140-64 || res.Total != 140 {
 		t.Fatalf("resumed run %+v %v (%d texts)", res, err, len(emb2.texts))
+	}
+	if e.embedQueue.q != nil {
+		t.Fatalf("a finished run kept a queue of %d", len(e.embedQueue.q))
+	}
+	// A sync between two runs makes the next one read the queue afresh
+	// (a queue kept before it names no chunk there is now).
+	st, err := e.store(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.embedQueue.put(embedQueueKey(ctx, st, "test-counting", "", nil), []store.Queued{{ID: 1}})
+	if err := os.WriteFile(filepath.Join(dirs["alpha"], "new.md"), []byte("# new\n\nfresh alpha text\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	update(t, e)
+	emb3 := &countingEmbedder{}
+	w, err = e.Writer(ctx, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err = w.embed(ctx, emb3, EmbedOptions{}, time.Now())
+	w.Close()
+	if err != nil || res.Embedded != 1 || !strings.Contains(emb3.texts[0], "fresh alpha") {
+		t.Fatalf("after a sync: %+v %v %q", res, err, emb3.texts)
 	}
 	// (status counts the configured model's vectors, not this stand-in's.)
 	if s, err := e.Status(ctx); err != nil || s.Embedding != nil {

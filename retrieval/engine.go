@@ -53,6 +53,8 @@ type Engine struct {
 	vectors vectorCache
 	graph   *Graph
 	queries queryCounter
+	// embedQueue is the backlog an embedding run left (embed.go).
+	embedQueue embedQueueCache
 
 	// pkgs marks the engine of a package-docs index (OpenPackages): its
 	// collections are package versions, its URIs gno://pkg/... ones.
