@@ -230,16 +230,25 @@ func verifyBase(ctx context.Context, dir, base string) error {
 	return nil
 }
 
-// mergeBase is the commit where HEAD left base in dir's repository.
-func mergeBase(ctx context.Context, dir, base string) (string, error) {
+// mergeBase is the commit where HEAD left base in dir's repository, and
+// whether dir is inside a git work tree at all. All being well it costs
+// one git command; only a failure asks git why (not a repository, no
+// such base, no shared history).
+func mergeBase(ctx context.Context, dir, base string) (mb string, inRepo bool, err error) {
 	out, err := runGit(ctx, dir, "merge-base", base, "HEAD")
-	if err != nil {
-		if gnoerr.Is(err, gnoerr.Unavailable) {
-			return "", err
-		}
-		return "", gnoerr.New(gnoerr.InvalidInput, "base branch %q shares no history with the current branch in %s", base, dir)
+	if err == nil {
+		return strings.TrimSpace(string(out)), true, nil
 	}
-	return strings.TrimSpace(string(out)), nil
+	if gnoerr.Is(err, gnoerr.Unavailable) || ctx.Err() != nil {
+		return "", false, err
+	}
+	if !inGit(ctx, dir) {
+		return "", false, nil
+	}
+	if err := verifyBase(ctx, dir, base); err != nil {
+		return "", true, err
+	}
+	return "", true, gnoerr.New(gnoerr.InvalidInput, "base branch %q shares no history with the current branch in %s", base, dir)
 }
 
 // gitChanges is the change set of each collection inside a git work tree:
@@ -258,22 +267,32 @@ func gitChanges(ctx context.Context, base string, cols []*config.Collection, exp
 	cs := &changeSet{base: base, mergeBase: map[string]string{}}
 	found := false
 	for _, c := range cols {
-		if !inGit(ctx, c.Path) {
+		mb, inRepo, err := mergeBase(ctx, c.Path, base)
+		if err != nil {
+			return nil, err
+		}
+		if !inRepo {
 			if explicit {
 				return nil, gnoerr.New(gnoerr.InvalidInput, "collection %s (%s) is not inside a git work tree: --base needs git; use --since GEN", c.Name, c.Path)
 			}
 			continue
 		}
 		found = true
-		if err := verifyBase(ctx, c.Path, base); err != nil {
-			return nil, err
-		}
-		mb, err := mergeBase(ctx, c.Path, base)
-		if err != nil {
-			return nil, err
-		}
 		cs.mergeBase[c.Name] = mb
+		// The untracked files are listed beside the diff (each walks the
+		// work tree; on two cores together they take the time of one).
+		var untracked []byte
+		var uerr error
+		listed := make(chan struct{})
+		go func() {
+			defer close(listed)
+			untracked, uerr = runGit(ctx, c.Path, "ls-files", "--others", "--exclude-standard", "-z", "--", ".")
+		}()
 		out, err := runGit(ctx, c.Path, "diff", "--no-color", "--name-status", "-z", "--no-renames", "--relative", mb, "--")
+		<-listed
+		if err == nil {
+			err = uerr
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -295,11 +314,7 @@ func gitChanges(ctx context.Context, base string, cols []*config.Collection, exp
 			}
 			add(status, f[i+1], false)
 		}
-		out, err = runGit(ctx, c.Path, "ls-files", "--others", "--exclude-standard", "-z", "--", ".")
-		if err != nil {
-			return nil, err
-		}
-		for _, name := range strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00") {
+		for _, name := range strings.Split(strings.TrimSuffix(string(untracked), "\x00"), "\x00") {
 			if name != "" {
 				add("added", name, true)
 			}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync/atomic"
 	"testing"
 )
 
@@ -126,9 +127,11 @@ func TestDiffRunsGitOutsideTheSnapshot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ran, synced := 0, false
+	// (git commands may run side by side: ran is atomic.)
+	var ran atomic.Int32
+	synced := false
 	hook := func(ctx context.Context, args []string) {
-		ran++
+		ran.Add(1)
 		if st.Detach(ctx) != ctx {
 			t.Errorf("git %v ran inside a read snapshot", args)
 		}
@@ -143,8 +146,8 @@ func TestDiffRunsGitOutsideTheSnapshot(t *testing.T) {
 	}
 	gitHook.Store(&hook)
 	defer gitHook.Store(nil)
-	if _, err := e.Notes().Affected(ctx, AffectedRequest{Base: "main"}); err != nil || ran == 0 {
-		t.Fatalf("affected: %v (git ran %d times)", err, ran)
+	if _, err := e.Notes().Affected(ctx, AffectedRequest{Base: "main"}); err != nil || ran.Load() == 0 {
+		t.Fatalf("affected: %v (git ran %d times)", err, ran.Load())
 	}
 	d, err := e.Notes().Diff(ctx, DiffRequest{Ref: "repo/notes/auth.md", Base: "main"})
 	if err != nil || !synced {
