@@ -323,7 +323,7 @@ func (r *queryRun) results(fused []fusion.Fused) (*SearchResults, error) {
 	}
 	r.meta.TotalResults = res.Meta.TotalResults
 	if r.meta.VectorsUsed {
-		r.e.noteCoverage(&r.meta)
+		r.e.noteCoverage(&r.meta, true)
 	}
 	res.Meta = r.meta
 	return res, nil

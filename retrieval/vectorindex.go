@@ -44,15 +44,19 @@ func (c *vectorCache) coverage() *Coverage {
 }
 
 // noteCoverage tells a search that used vectors how much of the index
-// they cover, when not all of it.
-func (e *Engine) noteCoverage(m *Meta) {
+// they cover, when not all of it; hybrid says keywords searched the rest.
+func (e *Engine) noteCoverage(m *Meta, hybrid bool) {
 	cov := e.vectors.coverage()
 	if cov == nil {
 		return
 	}
 	m.Embedded = cov
-	m.Notes = append(m.Notes, fmt.Sprintf("vectors cover %d of %d chunks (%.0f%%): the rest was found by keywords only; embedding continues with `gno embed` (or the daemon)",
-		cov.Vectors, cov.Chunks, 100*float64(cov.Vectors)/float64(max(cov.Chunks, 1))))
+	rest := "the rest cannot be found by meaning yet"
+	if hybrid {
+		rest = "the rest was found by keywords only"
+	}
+	m.Notes = append(m.Notes, fmt.Sprintf("vectors cover %d of %d chunks (%.0f%%): %s; embedding continues with `gno embed` (or the daemon)",
+		cov.Vectors, cov.Chunks, 100*float64(cov.Vectors)/float64(max(cov.Chunks, 1)), rest))
 }
 
 // forget drops the graph, so the next search reloads it.
