@@ -42,14 +42,14 @@ func TestOrderQueue(t *testing.T) {
 	day := int64(24 * time.Hour)
 	old := now.UnixNano() - 30*day
 	q := []store.Queued{
-		{ID: 1<<16 | 0, Collection: "a", MtimeNS: old},
+		{ID: 1 << 16, Collection: "a", MtimeNS: old},
 		{ID: 1<<16 | 1, Collection: "a", MtimeNS: old},
-		{ID: 2<<16 | 0, Collection: "b", MtimeNS: old - day},
-		{ID: 3<<16 | 0, Collection: "b", MtimeNS: old},
-		{ID: 4<<16 | 0, Collection: "a", MtimeNS: now.UnixNano() - day},   // edited yesterday
-		{ID: 5<<16 | 0, Collection: "c", MtimeNS: now.UnixNano() - 2*day}, // edited two days ago
+		{ID: 2 << 16, Collection: "b", MtimeNS: old - day},
+		{ID: 3 << 16, Collection: "b", MtimeNS: old},
+		{ID: 4 << 16, Collection: "a", MtimeNS: now.UnixNano() - day},   // edited yesterday
+		{ID: 5 << 16, Collection: "c", MtimeNS: now.UnixNano() - 2*day}, // edited two days ago
 		{ID: 5<<16 | 1, Collection: "c", MtimeNS: now.UnixNano() - 2*day},
-		{ID: 6<<16 | 0, Collection: "c", MtimeNS: old + day},
+		{ID: 6 << 16, Collection: "c", MtimeNS: old + day},
 	}
 	orderQueue(q, map[string]int64{"b": 10, "a": 3}, now)
 	var got []int64
