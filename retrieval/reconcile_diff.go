@@ -23,7 +23,9 @@ type DiffRequest struct {
 	// Ref names the note or document.
 	Ref string
 	// Base or Since say since when (see AffectedRequest); a document
-	// that governs nothing is diffed with itself.
+	// that governs nothing is diffed with itself. With neither, a
+	// governing note's answer lists (in NotDiffed) the files it governs
+	// whose content differs from the cursor's cache, without diffs.
 	Base  string
 	Since *int64
 	// Exclude leaves out governed files matching any of these globs
@@ -41,6 +43,11 @@ type DiffRequest struct {
 // MaxDiffFile is the largest file Diff shows the changes of; a larger or
 // binary file is named in NotDiffed.
 const MaxDiffFile = 1 << 20
+
+// ReasonChangedSinceCache is the NotDiffed reason of a governed file
+// that differs from the reconcile cache, asked for without a base or a
+// generation to diff against.
+const ReasonChangedSinceCache = "changed since the reconcile cache"
 
 // NotDiffed is a changed file whose diff is not given, and why.
 type NotDiffed struct {
@@ -208,8 +215,18 @@ func (n *Notes) diff(ctx context.Context, req DiffRequest, cursor string, cs *ch
 	if self == nil || len(self.Declares.Governs) == 0 {
 		return n.ownDiff(ctx, st, m, req, cs, out, budget)
 	}
+	// Neither a base nor a generation: the governed files whose content
+	// differs from the cursor's cache, without diffs (the spec's
+	// get_changed_artifacts): every file the index holds, or held, is a
+	// candidate.
+	artifacts := req.Base == "" && req.Since == nil
 	if cs == nil {
-		if cs, err = n.changed(ctx, req.Base, req.Since, ""); err != nil {
+		if artifacts {
+			cs, err = n.indexChanges(ctx, 0, "")
+		} else {
+			cs, err = n.changed(ctx, req.Base, req.Since, "")
+		}
+		if err != nil {
 			return nil, err
 		}
 	}
@@ -299,6 +316,14 @@ func (n *Notes) diff(ctx context.Context, req DiffRequest, cursor string, cs *ch
 	}
 	p := &diffPlan{out: out, todo: todo, bud: bud}
 	if cs.base != "" {
+		return p, nil
+	}
+	if artifacts {
+		for _, f := range todo {
+			out.NotDiffed = append(out.NotDiffed, NotDiffed{URI: f.URI, Reason: ReasonChangedSinceCache})
+		}
+		out.Message = fmt.Sprintf("no base or generation: %d governed files differ from the reconcile cache of cursor %s (not diffed; give base or since for their diffs)", len(todo), cursor)
+		p.done = true
 		return p, nil
 	}
 	parts, err := n.indexDiffs(ctx, st, *req.Since, todo, out, bud)

@@ -160,3 +160,44 @@ func TestDiffRunsGitOutsideTheSnapshot(t *testing.T) {
 		t.Fatalf("the next diff: %+v %v", d, err)
 	}
 }
+
+// TestChangedArtifacts: without a base or a generation, a governing
+// note's diff lists the files it governs whose content differs from the
+// cursor's cache (the spec's get_changed_artifacts), without diffs; a
+// cold cache lists them all, a marked file drops out until it changes.
+func TestChangedArtifacts(t *testing.T) {
+	e, root := workTreeRepo(t)
+	ctx := context.Background()
+	listed := func() []string {
+		t.Helper()
+		d, err := e.Notes().Diff(ctx, DiffRequest{Ref: "repo/notes/auth.md", Exclude: []string{"*.gen.go"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Diff != "" || len(d.Files) != 0 || d.Message == "" {
+			t.Fatalf("artifacts answer %+v", d)
+		}
+		var out []string
+		for _, n := range d.NotDiffed {
+			if n.Reason != ReasonChangedSinceCache {
+				t.Fatalf("reason %q", n.Reason)
+			}
+			out = append(out, strings.TrimPrefix(n.URI, "gno://repo/"))
+		}
+		return out
+	}
+	all := listed()
+	if !reflect.DeepEqual(all, []string{"src/auth/fresh.go", "src/auth/login.go", "src/auth/token.go"}) {
+		t.Fatalf("cold cache: %v", all)
+	}
+	if _, err := e.Notes().MarkReconciled(ctx, MarkRequest{Files: []string{"repo/src/auth/login.go", "repo/src/auth/fresh.go"}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := listed(); !reflect.DeepEqual(got, []string{"src/auth/token.go"}) {
+		t.Fatalf("after marking: %v", got)
+	}
+	write(t, root, "src/auth/login.go", "package auth\n\nfunc Login() error { return errAgain }\n")
+	if got := listed(); !reflect.DeepEqual(got, []string{"src/auth/login.go", "src/auth/token.go"}) {
+		t.Fatalf("after a change: %v", got)
+	}
+}

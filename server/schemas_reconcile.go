@@ -18,7 +18,7 @@ const diffInputSchema = `{
   "properties": {
     "ref": {"type": "string", "description": "A governing note (front matter governs: globs), or any document for its own diff"},
     "base": {"type": "string", "description": "Git base branch: git's own diff of the work tree (committed or not) against the merge base (git diff --merge-base BASE)"},
-    "since": {"type": "integer", "minimum": 0, "description": "Generation: diff against the text each file had then"},
+    "since": {"type": "integer", "minimum": 0, "description": "Generation: diff against the text each file had then. With neither base nor since, a governing note's answer lists in notDiffed the governed files whose content differs from the reconcile cache, without diffs"},
     "exclude": {"type": "array", "items": {"type": "string"}, "maxItems": 100, "description": "Globs of governed files to leave out (listed in excluded), e.g. [\"*.lock\"]"},
     "bypassCache": {"type": "boolean", "default": false, "description": "Diff every governed file, whatever the reconcile cache holds (the cache is not touched)"},
     "cursor": {"type": "string", "description": "Reconcile cache cursor (default \"default\"): one per agent or task"},

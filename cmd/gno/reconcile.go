@@ -133,7 +133,7 @@ func newDiffCmd(a *app) *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.StringVar(&req.Base, "base", "", "git base branch: git diff --merge-base BASE (the work tree, committed or not)")
-	f.Int64Var(&since, "since", 0, "generation: diff against the text each file had then")
+	f.Int64Var(&since, "since", 0, "generation: diff against the text each file had then (with neither --base nor --since: the governed files that differ from the cache, without diffs)")
 	f.StringArrayVar(&req.Exclude, "exclude", nil, "leave out governed files matching this glob (repeatable)")
 	f.BoolVar(&req.BypassCache, "bypass-cache", false, "diff every governed file, whatever the reconcile cache holds")
 	f.StringVar(&req.Cursor, "cursor", "", "reconcile cache cursor (default \"default\")")
