@@ -10,8 +10,9 @@ import (
 
 // AffectedRequest asks which notes a change touches.
 type AffectedRequest struct {
-	// Base is a git branch: the change is the current branch's commits
-	// since it left Base, in each collection inside a git work tree.
+	// Base is a git branch: the change is the work tree (committed or
+	// not, untracked files included) against the commit where the
+	// current branch left Base, in each collection inside a git work tree.
 	Base string
 	// Since is a generation: the change is what the index saw after it.
 	// One of Base and Since is required.
@@ -73,14 +74,25 @@ type Affected struct {
 // generation) and every note that governs one of them (its `governs`
 // globs, the explicit form) or links to one (the implicit form), with why
 // and, within the budget, its content.
+// With a base, git runs before the index's read snapshot is taken (see
+// Diff).
 func (n *Notes) Affected(ctx context.Context, req AffectedRequest) (*Affected, error) {
-	return readAs(ctx, n.e, func(ctx context.Context) (*Affected, error) { return n.affected(ctx, req) })
+	var cs *changeSet
+	if req.Base != "" {
+		var err error
+		if cs, err = n.changed(ctx, req.Base, req.Since, req.Collection); err != nil {
+			return nil, err
+		}
+	}
+	return readAs(ctx, n.e, func(ctx context.Context) (*Affected, error) { return n.affected(ctx, req, cs) })
 }
 
-func (n *Notes) affected(ctx context.Context, req AffectedRequest) (*Affected, error) {
-	cs, err := n.changed(ctx, req.Base, req.Since, req.Collection)
-	if err != nil {
-		return nil, err
+func (n *Notes) affected(ctx context.Context, req AffectedRequest, cs *changeSet) (*Affected, error) {
+	if cs == nil {
+		var err error
+		if cs, err = n.changed(ctx, req.Base, req.Since, req.Collection); err != nil {
+			return nil, err
+		}
 	}
 	st, err := n.e.store(ctx)
 	if err != nil {

@@ -52,6 +52,9 @@ type Engine struct {
 	models  *Models
 	vectors vectorCache
 	graph   *Graph
+	queries queryCounter
+	// embedQueue is the backlog an embedding run left (embed.go).
+	embedQueue embedQueueCache
 
 	// pkgs marks the engine of a package-docs index (OpenPackages): its
 	// collections are package versions, its URIs gno://pkg/... ones.
@@ -76,6 +79,7 @@ func Open(ctx context.Context, opt Options) (*Engine, error) {
 
 // Close releases the database and models.
 func (e *Engine) Close() error {
+	e.closeQueryCounts()
 	e.forgetModels()
 	e.mu.Lock()
 	defer e.mu.Unlock()

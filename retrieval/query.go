@@ -322,6 +322,9 @@ func (r *queryRun) results(fused []fusion.Fused) (*SearchResults, error) {
 		return nil, err
 	}
 	r.meta.TotalResults = res.Meta.TotalResults
+	if r.meta.VectorsUsed {
+		r.e.noteCoverage(&r.meta, true)
+	}
 	res.Meta = r.meta
 	return res, nil
 }

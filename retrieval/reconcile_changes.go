@@ -3,12 +3,14 @@ package retrieval
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"sort"
 	"strings"
+	"sync/atomic"
 
 	"github.com/gnosearch/gno/retrieval/config"
 	"github.com/gnosearch/gno/retrieval/gnoerr"
@@ -26,6 +28,9 @@ type ChangedFile struct {
 	Status string `json:"status"`
 
 	collection, rel string
+	// untracked is a file git does not track yet (added in the work
+	// tree only).
+	untracked bool
 }
 
 // changeSet is what changed: on the current branch of each collection's
@@ -35,36 +40,53 @@ type changeSet struct {
 	base  string
 	since int64
 	files []ChangedFile
+	// mergeBase is, per collection, the commit where the current branch
+	// left base: the work tree is compared with it.
+	mergeBase map[string]string
 }
 
 // changed computes the change set of a request: base (a git branch) or
-// since (a generation), over one collection or all.
+// since (a generation), over one collection or all. With base it runs git
+// and reads nothing of the index, so callers run it outside their read
+// snapshot (a git diff may take seconds); with since it reads the index
+// (in the caller's snapshot).
 func (n *Notes) changed(ctx context.Context, base string, since *int64, collection string) (*changeSet, error) {
-	cfg := n.e.Config()
-	var cols []*config.Collection
-	if collection != "" {
-		c, ok := cfg.Collection(collection)
-		if !ok {
-			return nil, gnoerr.New(gnoerr.NotFound, "collection %q not found", collection)
-		}
-		cols = append(cols, c)
-	} else {
-		for i := range cfg.Collections {
-			cols = append(cols, &cfg.Collections[i])
-		}
-	}
 	switch {
 	case base != "" && since != nil:
 		return nil, gnoerr.New(gnoerr.InvalidInput, "give a base branch or a generation (since), not both")
 	case base != "":
+		cols, err := n.collections(collection)
+		if err != nil {
+			return nil, err
+		}
 		return gitChanges(ctx, base, cols, collection != "")
 	case since != nil:
 		if *since < 0 {
 			return nil, gnoerr.New(gnoerr.InvalidInput, "since must be a generation (0 or more), not %d", *since)
 		}
+		if _, err := n.collections(collection); err != nil {
+			return nil, err
+		}
 		return n.indexChanges(ctx, *since, collection)
 	}
 	return nil, gnoerr.New(gnoerr.InvalidInput, "give a base branch (--base, base) or a generation (--since, since)")
+}
+
+// collections is the named collection, or all of them.
+func (n *Notes) collections(name string) ([]*config.Collection, error) {
+	cfg := n.e.Config()
+	if name != "" {
+		c, ok := cfg.Collection(name)
+		if !ok {
+			return nil, gnoerr.New(gnoerr.NotFound, "collection %q not found", name)
+		}
+		return []*config.Collection{c}, nil
+	}
+	var cols []*config.Collection
+	for i := range cfg.Collections {
+		cols = append(cols, &cfg.Collections[i])
+	}
+	return cols, nil
 }
 
 // indexChanges is the change set of the index since a generation. A file
@@ -124,6 +146,15 @@ func runGit(ctx context.Context, dir string, args ...string) ([]byte, error) {
 }
 
 func runGitLimit(ctx context.Context, limit int64, dir string, args ...string) ([]byte, error) {
+	return gitExec(ctx, limit, dir, false, args)
+}
+
+// gitExec runs git; differ accepts exit status 1, which `git diff
+// --no-index` uses to say the files differ.
+func gitExec(ctx context.Context, limit int64, dir string, differ bool, args []string) ([]byte, error) {
+	if h := gitHook.Load(); h != nil {
+		(*h)(ctx, args)
+	}
 	if _, err := exec.LookPath("git"); err != nil {
 		return nil, gnoerr.New(gnoerr.Unavailable, "git is not installed: --base needs the git command; use --since instead")
 	}
@@ -152,6 +183,10 @@ func runGitLimit(ctx context.Context, limit int64, dir string, args ...string) (
 	case rerr != nil && err == nil:
 		err = rerr
 	}
+	var exit *exec.ExitError
+	if differ && errors.As(err, &exit) && exit.ExitCode() == 1 && ctx.Err() == nil {
+		err = nil
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -164,6 +199,10 @@ func runGitLimit(ctx context.Context, limit int64, dir string, args ...string) (
 	}
 	return out, nil
 }
+
+// gitHook, when set (tests only), runs before every git command with its
+// context and arguments.
+var gitHook atomic.Pointer[func(ctx context.Context, args []string)]
 
 // checkBase refuses a base that is not a branch or revision name (an
 // option, a range, an empty string).
@@ -191,32 +230,78 @@ func verifyBase(ctx context.Context, dir, base string) error {
 	return nil
 }
 
+// mergeBase is the commit where HEAD left base in dir's repository, and
+// whether dir is inside a git work tree at all. All being well it costs
+// one git command; only a failure asks git why (not a repository, no
+// such base, no shared history).
+func mergeBase(ctx context.Context, dir, base string) (mb string, inRepo bool, err error) {
+	out, err := runGit(ctx, dir, "merge-base", base, "HEAD")
+	if err == nil {
+		return strings.TrimSpace(string(out)), true, nil
+	}
+	if gnoerr.Is(err, gnoerr.Unavailable) || ctx.Err() != nil {
+		return "", false, err
+	}
+	if !inGit(ctx, dir) {
+		return "", false, nil
+	}
+	if err := verifyBase(ctx, dir, base); err != nil {
+		return "", true, err
+	}
+	return "", true, gnoerr.New(gnoerr.InvalidInput, "base branch %q shares no history with the current branch in %s", base, dir)
+}
+
 // gitChanges is the change set of each collection inside a git work tree:
-// the files changed on its current branch since it left base (git diff
-// base...HEAD, committed changes only), limited to the collection's
-// folder and to the files it indexes (ingest.Indexes). explicit makes a collection outside git an error (it was asked
-// for by name); otherwise such collections are left out, and it is an
-// error only when none is in git.
+// the work tree (what an agent on a branch sees, committed or not)
+// against the commit where the current branch left base, i.e.
+// `git diff --merge-base BASE` plus the untracked files `git ls-files
+// --others --exclude-standard` lists (git diff leaves them out), limited
+// to the collection's folder and to the files it indexes (ingest.Indexes).
+// explicit makes a collection outside git an error (it was asked for by
+// name); otherwise such collections are left out, and it is an error only
+// when none is in git.
 func gitChanges(ctx context.Context, base string, cols []*config.Collection, explicit bool) (*changeSet, error) {
 	if err := checkBase(base); err != nil {
 		return nil, err
 	}
-	cs := &changeSet{base: base}
+	cs := &changeSet{base: base, mergeBase: map[string]string{}}
 	found := false
 	for _, c := range cols {
-		if !inGit(ctx, c.Path) {
+		mb, inRepo, err := mergeBase(ctx, c.Path, base)
+		if err != nil {
+			return nil, err
+		}
+		if !inRepo {
 			if explicit {
 				return nil, gnoerr.New(gnoerr.InvalidInput, "collection %s (%s) is not inside a git work tree: --base needs git; use --since GEN", c.Name, c.Path)
 			}
 			continue
 		}
 		found = true
-		if err := verifyBase(ctx, c.Path, base); err != nil {
-			return nil, err
+		cs.mergeBase[c.Name] = mb
+		// The untracked files are listed beside the diff (each walks the
+		// work tree; on two cores together they take the time of one).
+		var untracked []byte
+		var uerr error
+		listed := make(chan struct{})
+		go func() {
+			defer close(listed)
+			untracked, uerr = runGit(ctx, c.Path, "ls-files", "--others", "--exclude-standard", "-z", "--", ".")
+		}()
+		out, err := runGit(ctx, c.Path, "diff", "--no-color", "--name-status", "-z", "--no-renames", "--relative", mb, "--")
+		<-listed
+		if err == nil {
+			err = uerr
 		}
-		out, err := runGit(ctx, c.Path, "diff", "--no-color", "--name-status", "-z", "--no-renames", "--relative", base+"...HEAD", "--")
 		if err != nil {
 			return nil, err
+		}
+		add := func(status, name string, untracked bool) {
+			rel, err := ref.CleanRel(name)
+			if err != nil || !ingest.Indexes(*c, rel) {
+				return // a name gno could not address, or a file the collection does not index
+			}
+			cs.files = append(cs.files, ChangedFile{URI: ref.URI(c.Name, rel), Status: status, collection: c.Name, rel: rel, untracked: untracked})
 		}
 		f := strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
 		for i := 0; i+1 < len(f); i += 2 {
@@ -227,14 +312,12 @@ func gitChanges(ctx context.Context, base string, cols []*config.Collection, exp
 			case "D":
 				status = "deleted"
 			}
-			rel, err := ref.CleanRel(f[i+1])
-			if err != nil {
-				continue // a name gno could not address
+			add(status, f[i+1], false)
+		}
+		for _, name := range strings.Split(strings.TrimSuffix(string(untracked), "\x00"), "\x00") {
+			if name != "" {
+				add("added", name, true)
 			}
-			if !ingest.Indexes(*c, rel) {
-				continue // a file the collection does not index
-			}
-			cs.files = append(cs.files, ChangedFile{URI: ref.URI(c.Name, rel), Status: status, collection: c.Name, rel: rel})
 		}
 	}
 	if !found {

@@ -23,7 +23,9 @@ type DiffRequest struct {
 	// Ref names the note or document.
 	Ref string
 	// Base or Since say since when (see AffectedRequest); a document
-	// that governs nothing is diffed with itself.
+	// that governs nothing is diffed with itself. With neither, a
+	// governing note's answer lists (in NotDiffed) the files it governs
+	// whose content differs from the cursor's cache, without diffs.
 	Base  string
 	Since *int64
 	// Exclude leaves out governed files matching any of these globs
@@ -41,6 +43,11 @@ type DiffRequest struct {
 // MaxDiffFile is the largest file Diff shows the changes of; a larger or
 // binary file is named in NotDiffed.
 const MaxDiffFile = 1 << 20
+
+// ReasonChangedSinceCache is the NotDiffed reason of a governed file
+// that differs from the reconcile cache, asked for without a base or a
+// generation to diff against.
+const ReasonChangedSinceCache = "changed since the reconcile cache"
 
 // NotDiffed is a changed file whose diff is not given, and why.
 type NotDiffed struct {
@@ -91,11 +98,13 @@ type DiffResult struct {
 // holds as they are (Skipped) and those Exclude names (Excluded); changed
 // governing notes in full (SpecChanges) and the parent note. For a
 // document that governs nothing, it is the document's own diff.
+//
+// With a base, git runs outside the index's read snapshot: the change set
+// first (git alone), then one snapshot reads everything the answer needs
+// of the index (the note, the declarations, the changed notes' text, the
+// cache), then the diffs (git alone). The index is read once, so its part
+// of the answer is one state; the git part is the work tree's.
 func (n *Notes) Diff(ctx context.Context, req DiffRequest) (*DiffResult, error) {
-	return readAs(ctx, n.e, func(ctx context.Context) (*DiffResult, error) { return n.diff(ctx, req) })
-}
-
-func (n *Notes) diff(ctx context.Context, req DiffRequest) (*DiffResult, error) {
 	cursor, err := checkCursor(req.Cursor)
 	if err != nil {
 		return nil, err
@@ -105,6 +114,60 @@ func (n *Notes) diff(ctx context.Context, req DiffRequest) (*DiffResult, error) 
 			return nil, gnoerr.New(gnoerr.InvalidInput, "invalid exclude glob %q", x)
 		}
 	}
+	var cs *changeSet
+	if req.Base != "" {
+		if cs, err = n.changed(ctx, req.Base, req.Since, ""); err != nil {
+			return nil, err
+		}
+	}
+	p, err := readAs(ctx, n.e, func(ctx context.Context) (*diffPlan, error) { return n.diff(ctx, req, cursor, cs) })
+	if err != nil {
+		return nil, err
+	}
+	if p.done {
+		return p.out, nil
+	}
+	parts, err := n.gitDiffs(ctx, cs, p.todo, p.out)
+	if err != nil {
+		return nil, err
+	}
+	if p.own {
+		return ownFinish(p.out, parts, p.bud.max), nil
+	}
+	return p.finish(parts), nil
+}
+
+// diffPlan is what Diff read of the index: the answer so far and, with a
+// base, the files git still has to diff.
+type diffPlan struct {
+	out  *DiffResult
+	todo []ChangedFile
+	bud  *tokenBudget
+	// done: the answer is complete (no git diff to make); own: the
+	// document's own diff.
+	done, own bool
+}
+
+// finish adds the diffs of parts within the budget.
+func (p *diffPlan) finish(parts []filePart) *DiffResult {
+	out := p.out
+	var b strings.Builder
+	for _, fp := range parts {
+		if !p.bud.take(fp.diff) {
+			out.Omitted = append(out.Omitted, fp.uri)
+			continue
+		}
+		b.WriteString(fp.diff)
+		out.Files = append(out.Files, fp.uri)
+	}
+	out.Diff = b.String()
+	if len(out.Omitted) > 0 {
+		out.Message = fmt.Sprintf("%d files did not fit the budget of %d tokens: ask for them with exclude, or mark what you reconciled", len(out.Omitted), p.bud.max)
+	}
+	return out
+}
+
+func (n *Notes) diff(ctx context.Context, req DiffRequest, cursor string, cs *changeSet) (*diffPlan, error) {
 	m, err := n.e.resolve(ctx, req.Ref)
 	if err != nil {
 		return nil, err
@@ -150,11 +213,22 @@ func (n *Notes) diff(ctx context.Context, req DiffRequest) (*DiffResult, error) 
 		return false
 	}
 	if self == nil || len(self.Declares.Governs) == 0 {
-		return n.ownDiff(ctx, st, m, req, out, budget)
+		return n.ownDiff(ctx, st, m, req, cs, out, budget)
 	}
-	cs, err := n.changed(ctx, req.Base, req.Since, "")
-	if err != nil {
-		return nil, err
+	// Neither a base nor a generation: the governed files whose content
+	// differs from the cursor's cache, without diffs (the spec's
+	// get_changed_artifacts): every file the index holds, or held, is a
+	// candidate.
+	artifacts := req.Base == "" && req.Since == nil
+	if cs == nil {
+		if artifacts {
+			cs, err = n.indexChanges(ctx, 0, "")
+		} else {
+			cs, err = n.changed(ctx, req.Base, req.Since, "")
+		}
+		if err != nil {
+			return nil, err
+		}
 	}
 	cfg := n.e.Config()
 	cache := map[string]map[string]string{}
@@ -240,29 +314,24 @@ func (n *Notes) diff(ctx context.Context, req DiffRequest) (*DiffResult, error) 
 			}
 		}
 	}
-	var parts []filePart
+	p := &diffPlan{out: out, todo: todo, bud: bud}
 	if cs.base != "" {
-		parts, err = n.gitDiffs(ctx, cs.base, todo, out)
-	} else {
-		parts, err = n.indexDiffs(ctx, st, *req.Since, todo, out, bud)
+		return p, nil
 	}
+	if artifacts {
+		for _, f := range todo {
+			out.NotDiffed = append(out.NotDiffed, NotDiffed{URI: f.URI, Reason: ReasonChangedSinceCache})
+		}
+		out.Message = fmt.Sprintf("no base or generation: %d governed files differ from the reconcile cache of cursor %s (not diffed; give base or since for their diffs)", len(todo), cursor)
+		p.done = true
+		return p, nil
+	}
+	parts, err := n.indexDiffs(ctx, st, *req.Since, todo, out, bud)
 	if err != nil {
 		return nil, err
 	}
-	var b strings.Builder
-	for _, p := range parts {
-		if !bud.take(p.diff) {
-			out.Omitted = append(out.Omitted, p.uri)
-			continue
-		}
-		b.WriteString(p.diff)
-		out.Files = append(out.Files, p.uri)
-	}
-	out.Diff = b.String()
-	if len(out.Omitted) > 0 {
-		out.Message = fmt.Sprintf("%d files did not fit the budget of %d tokens: ask for them with exclude, or mark what you reconciled", len(out.Omitted), budget)
-	}
-	return out, nil
+	p.out, p.done = p.finish(parts), true
+	return p, nil
 }
 
 // filePart is one file's diff.
@@ -375,54 +444,6 @@ func unified(rel, old, cur string, added, deleted bool) string {
 		to = "/dev/null"
 	}
 	return "diff --git a/" + rel + " b/" + rel + "\n" + udiff.Unified(from, to, old, cur)
-}
-
-// ownDiff is a document's own diff since a generation (or against a git
-// base branch).
-func (n *Notes) ownDiff(ctx context.Context, st store.Backend, m *store.DocMeta, req DiffRequest, out *DiffResult, budget int) (*DiffResult, error) {
-	if req.Base != "" {
-		f := ChangedFile{URI: out.URI, Status: "modified", collection: m.Collection, rel: m.RelPath}
-		if _, err := n.changed(ctx, req.Base, nil, m.Collection); err != nil {
-			return nil, err
-		}
-		parts, err := n.gitDiffs(ctx, req.Base, []ChangedFile{f}, out)
-		if err != nil {
-			return nil, err
-		}
-		for _, p := range parts {
-			out.Diff += p.diff
-		}
-	} else {
-		if req.Since == nil {
-			return nil, gnoerr.New(gnoerr.InvalidInput, "%s governs nothing: give --since GEN (or --base BRANCH) for its own diff", out.URI)
-		}
-		d, whole, large, err := textDiff(ctx, st, m.Collection, m.RelPath, *req.Since)
-		if err != nil {
-			return nil, err
-		}
-		if large {
-			out.NotDiffed = append(out.NotDiffed, NotDiffed{URI: out.URI, Reason: fmt.Sprintf("larger than %d bytes", MaxDiffFile)})
-		}
-		if whole != nil {
-			out.Whole = append(out.Whole, *whole)
-			out.Message = fmt.Sprintf("the text of %s at generation %d is no longer kept (gno cleanup, or the earlier-version store's limit): here is the whole current text", out.URI, *req.Since)
-		}
-		out.Diff = d
-	}
-	if out.Diff != "" {
-		out.Files = append(out.Files, out.URI)
-	}
-	if chunk.EstimateTokens(out.Diff) > budget {
-		out.Omitted, out.Files, out.Diff = out.Files, []string{}, ""
-		out.Message = fmt.Sprintf("the diff is larger than the budget of %d tokens", budget)
-	}
-	for i := range out.Whole {
-		if chunk.EstimateTokens(out.Whole[i].Content) > budget {
-			out.Whole[i].Content = ""
-			out.Message += " (larger than the budget: read it with gno get)"
-		}
-	}
-	return out, nil
 }
 
 // parentOf is the parent of a governing note: the note its `system`

@@ -1,17 +1,24 @@
 package retrieval
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/gnosearch/gno/retrieval/ref"
 )
 
-// gitDiffs is git's own unified diff of each file (base...HEAD), split
-// per file; binary and large files are named instead.
-func (n *Notes) gitDiffs(ctx context.Context, base string, files []ChangedFile, out *DiffResult) ([]filePart, error) {
+// gitDiffs is git's own unified diff of each file, split per file: the
+// work tree against the merge base of the change set (git diff
+// --merge-base BASE), and for a file git does not track yet `git diff
+// --no-index /dev/null FILE`; binary and large files are named instead.
+// It reads nothing of the index: callers run it outside their read
+// snapshot.
+func (n *Notes) gitDiffs(ctx context.Context, cs *changeSet, files []ChangedFile, out *DiffResult) ([]filePart, error) {
 	cfg := n.e.Config()
 	byCol := map[string][]ChangedFile{}
 	var cols []string
@@ -25,40 +32,51 @@ func (n *Notes) gitDiffs(ctx context.Context, base string, files []ChangedFile, 
 	var parts []filePart
 	for _, c := range cols {
 		col, ok := cfg.Collection(c)
-		if !ok {
+		mb := cs.mergeBase[c]
+		if !ok || mb == "" {
 			continue
 		}
 		fs := byCol[c]
-		var now, gone []string
+		var gone []string
 		for _, f := range fs {
 			if f.Status == "deleted" {
 				gone = append(gone, f.rel)
-			} else {
-				now = append(now, f.rel)
 			}
 		}
-		sizes, err := gitSizes(ctx, col.Path, "HEAD", now)
-		if err != nil {
-			return nil, err
-		}
-		old, err := gitSizes(ctx, col.Path, base, gone)
+		old, err := gitSizes(ctx, col.Path, mb, gone)
 		if err != nil {
 			return nil, err
 		}
 		// Large files first: git would diff them to count their lines.
-		var small []ChangedFile
+		var tracked []ChangedFile
 		for _, f := range fs {
-			if sizes[f.rel] > MaxDiffFile || old[f.rel] > MaxDiffFile {
+			size := old[f.rel]
+			if fi, err := os.Stat(filepath.Join(col.Path, filepath.FromSlash(f.rel))); err == nil && f.Status != "deleted" {
+				size = fi.Size()
+			}
+			if size > MaxDiffFile {
 				out.NotDiffed = append(out.NotDiffed, NotDiffed{URI: f.URI, Reason: fmt.Sprintf("larger than %d bytes", MaxDiffFile)})
 				continue
 			}
-			small = append(small, f)
+			if f.untracked {
+				p, err := untrackedDiff(ctx, col.Path, f)
+				if err != nil {
+					return nil, err
+				}
+				if p == nil {
+					out.NotDiffed = append(out.NotDiffed, NotDiffed{URI: f.URI, Reason: "binary"})
+				} else {
+					parts = append(parts, *p)
+				}
+				continue
+			}
+			tracked = append(tracked, f)
 		}
-		if len(small) == 0 {
+		if len(tracked) == 0 {
 			continue
 		}
-		args := []string{"diff", "--no-color", "--numstat", "-z", "--no-renames", "--relative", base + "...HEAD", "--"}
-		for _, f := range small {
+		args := []string{"diff", "--no-color", "--numstat", "-z", "--no-renames", "--relative", mb, "--"}
+		for _, f := range tracked {
 			args = append(args, ":(literal)"+f.rel)
 		}
 		num, err := runGit(ctx, col.Path, args...)
@@ -72,7 +90,7 @@ func (n *Notes) gitDiffs(ctx context.Context, base string, files []ChangedFile, 
 			}
 		}
 		var paths []string
-		for _, f := range small {
+		for _, f := range tracked {
 			if binary[f.rel] {
 				out.NotDiffed = append(out.NotDiffed, NotDiffed{URI: f.URI, Reason: "binary"})
 				continue
@@ -82,7 +100,7 @@ func (n *Notes) gitDiffs(ctx context.Context, base string, files []ChangedFile, 
 		if len(paths) == 0 {
 			continue
 		}
-		args = []string{"diff", "--no-color", "--no-ext-diff", "--relative", base + "...HEAD", "--"}
+		args = []string{"diff", "--no-color", "--no-ext-diff", "--relative", mb, "--"}
 		for _, p := range paths {
 			args = append(args, ":(literal)"+p)
 		}
@@ -92,7 +110,21 @@ func (n *Notes) gitDiffs(ctx context.Context, base string, files []ChangedFile, 
 		}
 		parts = append(parts, splitGitDiff(string(text), col.Name)...)
 	}
+	sort.SliceStable(parts, func(i, j int) bool { return parts[i].uri < parts[j].uri })
 	return parts, nil
+}
+
+// untrackedDiff is git's diff of a file it does not track (all added
+// lines), or nil when git finds it binary.
+func untrackedDiff(ctx context.Context, dir string, f ChangedFile) (*filePart, error) {
+	text, err := gitExec(ctx, maxGitOutput, dir, true, []string{"diff", "--no-index", "--no-color", "--no-ext-diff", "--", os.DevNull, f.rel})
+	if err != nil {
+		return nil, err
+	}
+	if bytes.Contains(text, []byte("\nBinary files ")) {
+		return nil, nil
+	}
+	return &filePart{uri: f.URI, diff: string(text)}, nil
 }
 
 // gitSizes is the size of each file at rev (git ls-tree, one call).

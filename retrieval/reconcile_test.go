@@ -222,7 +222,6 @@ func TestReconcileGit(t *testing.T) {
 		{DiffRequest{Ref: "repo/notes/auth.md", Base: "--output=x"}, gnoerr.InvalidInput},
 		{DiffRequest{Ref: "repo/notes/auth.md", Base: "main", Cursor: "../x"}, gnoerr.InvalidInput},
 		{DiffRequest{Ref: "repo/notes/auth.md", Base: "main", Cursor: "a/b"}, gnoerr.InvalidInput},
-		{DiffRequest{Ref: "repo/notes/auth.md"}, gnoerr.InvalidInput},
 	} {
 		if _, err := e.Notes().Diff(ctx, tc.req); gnoerr.CodeOf(err) != tc.code {
 			t.Errorf("%+v: %v, want %s", tc.req, err, tc.code)

@@ -221,6 +221,16 @@ func (e *Engine) results(ctx context.Context, hits []hit, q query.Keywords, req 
 		}
 	}
 	out.Meta.TotalResults = len(out.Results)
+	// The collections the user finds things in are embedded first.
+	var cols []string
+	seen := map[string]bool{}
+	for _, r := range out.Results {
+		if !seen[r.Collection] {
+			seen[r.Collection] = true
+			cols = append(cols, r.Collection)
+		}
+	}
+	e.countQuery(cols)
 	return out, nil
 }
 

@@ -64,5 +64,8 @@ func (e *Engine) status(ctx context.Context) (*Status, error) {
 		}
 	}
 	s.Issues = append(s.Issues, e.models.issues()...)
+	if s.EmbeddingBacklog > 0 {
+		s.Embedding = embedRunning(ctx, st, time.Now())
+	}
 	return s, nil
 }

@@ -81,6 +81,16 @@ type Meta struct {
 	// RerankModel names the reranker used, and whether it is a test model.
 	RerankModel string `json:"rerankModel,omitempty"`
 	Expansion   any    `json:"expansion,omitempty"`
+	// Embedded says how much of the index the vectors covered, when not
+	// all of it (an embedding under way or cut short): the rest was
+	// found by keywords only.
+	Embedded *Coverage `json:"embedded,omitempty"`
+}
+
+// Coverage is how many of the index's chunks have a vector.
+type Coverage struct {
+	Vectors int `json:"vectors"`
+	Chunks  int `json:"chunks"`
 }
 
 // SearchResults is the answer of search, vsearch and query.
@@ -228,6 +238,9 @@ type Status struct {
 	RerankModel     string   `json:"rerankModel,omitempty"`
 	Healthy         bool     `json:"healthy"`
 	Issues          []string `json:"issues,omitempty"`
+	// Embedding is the progress of an embedding run under way (in any
+	// process), nil when none runs.
+	Embedding *EmbedRun `json:"embedding,omitempty"`
 }
 
 // Entry is one document in a listing.

@@ -2,6 +2,7 @@ package retrieval
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -25,6 +26,37 @@ type vectorCache struct {
 	// searches a stale graph.
 	ver string
 	vv  int64
+	// chunks is the index's chunk count at write state chunksAt (a sync
+	// changes it, an embed does not), for coverage.
+	chunks   int
+	chunksAt string
+}
+
+// coverage is how many chunks the cached graph covers, nil when it covers
+// them all (or nothing is cached). It does no I/O.
+func (c *vectorCache) coverage() *Coverage {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.index == nil || c.chunksAt == "" || c.index.Len() >= c.chunks {
+		return nil
+	}
+	return &Coverage{Vectors: c.index.Len(), Chunks: c.chunks}
+}
+
+// noteCoverage tells a search that used vectors how much of the index
+// they cover, when not all of it; hybrid says keywords searched the rest.
+func (e *Engine) noteCoverage(m *Meta, hybrid bool) {
+	cov := e.vectors.coverage()
+	if cov == nil {
+		return
+	}
+	m.Embedded = cov
+	rest := "the rest cannot be found by meaning yet"
+	if hybrid {
+		rest = "the rest was found by keywords only"
+	}
+	m.Notes = append(m.Notes, fmt.Sprintf("vectors cover %d of %d chunks (%.0f%%): %s; embedding continues with `gno embed` (or the daemon)",
+		cov.Vectors, cov.Chunks, 100*float64(cov.Vectors)/float64(max(cov.Chunks, 1)), rest))
 }
 
 // forget drops the graph, so the next search reloads it.
@@ -77,6 +109,11 @@ func (e *Engine) vectorIndex(ctx context.Context, model string) (*vector.Index, 
 	cur, _ := st.Meta(ctx, "vectors_version")
 	curVer, _ := strconv.ParseInt(cur, 10, 64)
 	ver := writes + "/" + cur
+	if c.chunksAt != writes {
+		if n, err := st.ChunkCount(ctx); err == nil {
+			c.chunks, c.chunksAt = n, writes
+		}
+	}
 	if c.index != nil && c.index.ModelID() == model && c.ver == ver {
 		return c.index, nil
 	}

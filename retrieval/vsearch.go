@@ -132,6 +132,7 @@ func (e *Engine) vsearch(ctx context.Context, req SearchRequest) (*SearchResults
 	}
 	res.Meta.Mode = "vector"
 	res.Meta.VectorsUsed = true
+	e.noteCoverage(&res.Meta, false)
 	if req.Explain {
 		res.Meta.Timings = map[string]float64{"total": ms(time.Since(start))}
 	}

@@ -171,7 +171,8 @@ const metaSchema = `{"type": "object", "required": ["query", "mode", "totalResul
   "query": {"type": "string"}, "mode": {"type": "string", "enum": ["bm25", "vector", "hybrid", "bm25_only"]},
   "expanded": {"type": "boolean"}, "reranked": {"type": "boolean"}, "vectorsUsed": {"type": "boolean"},
   "totalResults": {"type": "integer"}, "notes": {"type": "array", "items": {"type": "string"}},
-  "timings": {"type": "object"}, "rerankModel": {"type": "string"}}}`
+  "timings": {"type": "object"}, "rerankModel": {"type": "string"},
+  "embedded": {"type": "object", "required": ["vectors", "chunks"], "properties": {"vectors": {"type": "integer"}, "chunks": {"type": "integer"}}}}}`
 
 var documentProps = `
   "docid": {"type": "string"}, "uri": {"type": "string"}, "title": {"type": "string"}, "collection": {"type": "string"},
@@ -244,7 +245,10 @@ var (
   "totalDocuments": {"type": "integer"}, "totalChunks": {"type": "integer"}, "embeddingBacklog": {"type": "integer"},
   "generation": {"type": "integer"}, "links": {"type": "integer"}, "unresolvedLinks": {"type": "integer"},
   "embedModel": {"type": "string"}, "rerankModel": {"type": "string"},
-  "healthy": {"type": "boolean"}, "issues": `+stringsSchema,
+  "healthy": {"type": "boolean"}, "issues": `+stringsSchema+`,
+  "embedding": {"type": "object", "required": ["model", "done", "total"], "properties": {"model": {"type": "string"}, "pid": {"type": "integer"},
+    "done": {"type": "integer"}, "total": {"type": "integer"}, "doneBytes": {"type": "integer"}, "totalBytes": {"type": "integer"},
+    "chunksPerSec": {"type": "number"}, "etaSec": {"type": "number"}, "updated": {"type": "integer"}}}`,
 		"indexName", "collections", "totalDocuments", "totalChunks", "embeddingBacklog", "healthy")
 	listTagsOutput = outputSchema("tags@1.0", `"tags": {"type": "array", "items": {"type": "object", "required": ["tag", "count"], "properties": {"tag": {"type": "string"}, "count": {"type": "integer"}}}}`, "tags")
 	changesOutput  = outputSchema("changes@1.0", `"since": {"type": "integer"}, "generation": {"type": "integer"}, "added": `+changeSchema+`, "modified": `+changeSchema+`, "removed": `+changeSchema,

@@ -6,7 +6,7 @@ package server
 const affectedInputSchema = `{
   "type": "object",
   "properties": {
-    "base": {"type": "string", "description": "Git base branch (e.g. main): the change is the current branch's commits since it left base, for collections inside a git work tree"},
+    "base": {"type": "string", "description": "Git base branch (e.g. main): the change is the work tree (committed or not, untracked files included) against the commit where the current branch left base (git diff --merge-base BASE), for collections inside a git work tree"},
     "since": {"type": "integer", "minimum": 0, "description": "Generation: the change is what the index saw after it (any collection). Give base or since."},
     "collection": {"type": "string", "description": "Only files changed in this collection"},
     "maxTokens": {"type": "integer", "minimum": 200, "maximum": 100000, "default": 8000, "description": "Token budget; notes' contents that do not fit are left out and marked"}
@@ -17,8 +17,8 @@ const diffInputSchema = `{
   "type": "object",
   "properties": {
     "ref": {"type": "string", "description": "A governing note (front matter governs: globs), or any document for its own diff"},
-    "base": {"type": "string", "description": "Git base branch: diff base...HEAD (git's own output)"},
-    "since": {"type": "integer", "minimum": 0, "description": "Generation: diff against the text each file had then"},
+    "base": {"type": "string", "description": "Git base branch: git's own diff of the work tree (committed or not) against the merge base (git diff --merge-base BASE)"},
+    "since": {"type": "integer", "minimum": 0, "description": "Generation: diff against the text each file had then. With neither base nor since, a governing note's answer lists in notDiffed the governed files whose content differs from the reconcile cache, without diffs"},
     "exclude": {"type": "array", "items": {"type": "string"}, "maxItems": 100, "description": "Globs of governed files to leave out (listed in excluded), e.g. [\"*.lock\"]"},
     "bypassCache": {"type": "boolean", "default": false, "description": "Diff every governed file, whatever the reconcile cache holds (the cache is not touched)"},
     "cursor": {"type": "string", "description": "Reconcile cache cursor (default \"default\"): one per agent or task"},

@@ -208,7 +208,10 @@ type toolDef struct {
 	readOnly          bool
 	destructive       bool
 	idempotent        bool
-	run               func(s *Server, ctx context.Context, a args, req mcp.CallToolRequest) (out any, text string, err error)
+	// rpcErrors answers failures as JSON-RPC errors (rpcerror.go): the
+	// tools of reconcile-cache-mcp.md.
+	rpcErrors bool
+	run       func(s *Server, ctx context.Context, a args, req mcp.CallToolRequest) (out any, text string, err error)
 }
 
 func (d toolDef) tool() mcp.Tool {
@@ -233,16 +236,24 @@ func (d toolDef) tool() mcp.Tool {
 // panic recovery: whatever happens, the client gets a tool result.
 func (s *Server) serverTool(d toolDef) mcpsrv.ServerTool {
 	sch := parseSchema(d.input)
-	return mcpsrv.ServerTool{Tool: d.tool(), Handler: func(ctx context.Context, req mcp.CallToolRequest) (res *mcp.CallToolResult, _ error) {
+	fail := func(ctx context.Context, err error) (*mcp.CallToolResult, error) {
+		if !d.rpcErrors {
+			return errorResult(err), nil
+		}
+		e := newRPCToolError(err)
+		keepRPCError(ctx, e)
+		return nil, e
+	}
+	return mcpsrv.ServerTool{Tool: d.tool(), Handler: func(ctx context.Context, req mcp.CallToolRequest) (res *mcp.CallToolResult, rerr error) {
 		defer func() {
 			if r := recover(); r != nil {
 				s.log.Error("panic in tool handler", "tool", d.name, "panic", r, "stack", string(debug.Stack()))
-				res = errorResult(gnoerr.New(gnoerr.Runtime, "internal error in %s: %v", d.name, r))
+				res, rerr = fail(ctx, gnoerr.New(gnoerr.Runtime, "internal error in %s: %v", d.name, r))
 			}
 		}()
 		raw, err := validateArgs(sch, req.Params.Arguments)
 		if err != nil {
-			return errorResult(gnoerr.New(gnoerr.InvalidInput, "%s", err.Error())), nil
+			return fail(ctx, gnoerr.New(gnoerr.InvalidInput, "%s", err.Error()))
 		}
 		out, text, err := d.run(s, ctx, args(raw), req)
 		if err != nil {
@@ -250,7 +261,7 @@ func (s *Server) serverTool(d toolDef) mcpsrv.ServerTool {
 				err = fmt.Errorf("%w (%v)", err, ctx.Err())
 			}
 			s.log.Info("tool failed", "tool", d.name, "code", gnoerr.CodeOf(err), "err", err)
-			return errorResult(err), nil
+			return fail(ctx, err)
 		}
 		return &mcp.CallToolResult{
 			Content:           []mcp.Content{mcp.TextContent{Type: mcp.ContentTypeText, Text: text}},

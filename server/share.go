@@ -33,7 +33,7 @@ func (s *Server) MCPHandler(listenAny bool) (h http.Handler, stop func(context.C
 		mcpsrv.WithSessionIdleTTL(time.Hour),
 		mcpsrv.WithStreamableHTTPLogger(s.log),
 	)
-	return listen.CheckOrigin(s.refuseReadOnlyWrites(sh), listenAny, s.log), sh.Shutdown
+	return listen.CheckOrigin(s.refuseReadOnlyWrites(fixRPCErrors(sh)), listenAny, s.log), sh.Shutdown
 }
 
 // maxMCPBody bounds the request body the write check reads (a tools/call

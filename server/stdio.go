@@ -371,7 +371,8 @@ func (t *stdioTransport) dispatch(line []byte, id any) (resp mcp.JSONRPCMessage)
 			}
 		}
 	}()
-	return t.s.mcp.HandleMessage(t.ctx, json.RawMessage(line))
+	ctx, slot := withRPCSlot(t.ctx)
+	return slot.fix(t.s.mcp.HandleMessage(ctx, json.RawMessage(line)))
 }
 
 // idKey normalises a JSON-RPC id so 7, 7.0 and "7" compare as the spec

@@ -207,6 +207,13 @@ func (s *Server) status(ctx context.Context, _ args, _ mcp.CallToolRequest) (any
 	var b strings.Builder
 	fmt.Fprintf(&b, "Index: %s\nCollections: %d\nDocuments: %d\nChunks: %d\nEmbedding backlog: %d\nLinks: %d (%d unresolved)\nHealthy: %v\n",
 		st.IndexName, len(st.Collections), st.TotalDocuments, st.TotalChunks, st.EmbeddingBacklog, st.Links, st.UnresolvedLinks, st.Healthy)
+	if r := st.Embedding; r != nil {
+		fmt.Fprintf(&b, "Embedding now: %d of %d chunks, %.0f chunks/s", r.Done, r.Total, r.ChunksPerSec)
+		if r.ETASec > 0 {
+			fmt.Fprintf(&b, ", about %.0f min left", r.ETASec/60)
+		}
+		b.WriteString(" (searches meanwhile use the vectors stored so far)\n")
+	}
 	for _, c := range st.Collections {
 		fmt.Fprintf(&b, "- %s: %d documents, %d chunks, %d embedded (%s)\n", c.Name, c.DocumentCount, c.ChunkCount, c.EmbeddedCount, c.Path)
 		for r, n := range c.Skipped {

@@ -12,21 +12,22 @@ import (
 // reconcileTools keep notes true to what they describe. The two reads are
 // read-only; marking and clearing write only gno's own reconcile cache
 // (never a user file), so they need no --enable-write, but a read-only
-// share token does not see them.
+// share token does not see them. They fail with JSON-RPC errors, as
+// reconcile-cache-mcp.md says (rpcerror.go).
 func reconcileTools() []toolDef {
 	return []toolDef{
 		{name: "gno_affected", title: "Affected notes", input: affectedInputSchema, output: affectedOutput,
 			desc:     "Files changed (against a git base branch, or since a generation) and the notes they affect: notes whose front-matter `governs` globs match a changed file, and notes linking to one; with why and their content within the budget.",
-			readOnly: true, idempotent: true, run: (*Server).affected},
+			readOnly: true, idempotent: true, rpcErrors: true, run: (*Server).affected},
 		{name: "gno_diff", title: "Diff for a note", input: diffInputSchema, output: diffOutput,
 			desc:     "For a governing note: the unified diff of the files it governs that changed (git's own diff with base), skipping files the reconcile cache (cursor) already holds as they are and those matching exclude; changed governing notes and the parent note in full. For any other document: its own diff since a generation.",
-			readOnly: true, idempotent: true, run: (*Server).diff},
+			readOnly: true, idempotent: true, rpcErrors: true, run: (*Server).diff},
 		{name: "gno_mark_reconciled", title: "Mark reconciled", input: markInputSchema, output: markOutput,
 			desc:       "Record files as reconciled: their BLAKE3 content hashes go to the reconcile cache of cursor, so gno_diff skips them until they change. Files that no longer exist are skipped (and listed in missing).",
-			idempotent: true, run: (*Server).markReconciled},
+			idempotent: true, rpcErrors: true, run: (*Server).markReconciled},
 		{name: "gno_clear_reconciled", title: "Clear reconcile cache", input: clearInputSchema, output: clearOutput,
 			desc:       "Forget the reconcile cache of cursor: the next gno_diff shows every governed change again.",
-			idempotent: true, run: (*Server).clearReconciled},
+			idempotent: true, rpcErrors: true, run: (*Server).clearReconciled},
 	}
 }
 

@@ -3,9 +3,11 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -214,5 +216,49 @@ func TestCLIMCP(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(lines[0]), &resp); err != nil || resp.ID != 1 || resp.Result.ServerInfo.Name != "gno" {
 		t.Fatalf("initialize: %q %v", lines[0], err)
+	}
+}
+
+// TestCLIMCPReconcileErrors: over the real binary's stdin and stdout, the
+// reconcile tools fail with reconcile-cache-mcp.md's JSON-RPC codes,
+// gno's own code in data.
+func TestCLIMCPReconcileErrors(t *testing.T) {
+	home := t.TempDir()
+	cmd := exec.Command(gnoBin, "mcp")
+	cmd.Env = append(os.Environ(), "GNO_HOME="+home)
+	call := func(id int, tool, args string) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":%s}}`, id, tool, args) + "\n"
+	}
+	cmd.Stdin = strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2024-11-05","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n" +
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n" +
+		call(2, "gno_diff", `{"since":0}`) +
+		call(3, "gno_clear_reconciled", `{"cursor":"../x"}`) +
+		call(4, "gno_mark_reconciled", `{"files":["/etc/passwd"]}`))
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("gno mcp: %v: %s", err, errOut.String())
+	}
+	got := map[int]string{}
+	for _, l := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		var resp struct {
+			ID    int `json:"id"`
+			Error *struct {
+				Code int `json:"code"`
+				Data struct {
+					Code string `json:"code"`
+				} `json:"data"`
+			} `json:"error"`
+		}
+		if err := json.Unmarshal([]byte(l), &resp); err != nil {
+			t.Fatalf("stdout line %q: %v", l, err)
+		}
+		if resp.Error != nil {
+			got[resp.ID] = fmt.Sprintf("%d %s", resp.Error.Code, resp.Error.Data.Code)
+		}
+	}
+	want := map[int]string{2: "-32602 INVALID_INPUT", 3: "-32602 INVALID_INPUT", 4: "-32602 INVALID_PATH"}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("errors %v, want %v\nstdout: %s", got, want, out.String())
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/gnosearch/gno/retrieval"
 	"github.com/gnosearch/gno/retrieval/display"
@@ -141,7 +142,12 @@ func newStatusCmd(a *app) *cobra.Command {
 			fmt.Fprintf(a.stdout, "Collections: %d\nDocuments: %d\nChunks: %d\n", len(s.Collections), s.TotalDocuments, s.TotalChunks)
 			fmt.Fprintf(a.stdout, "Links: %d (%d unresolved: gno links --unresolved)\n", s.Links, s.UnresolvedLinks)
 			if s.EmbedModel != "" {
-				fmt.Fprintf(a.stdout, "Embedding model: %s (backlog %d)\n", s.EmbedModel, s.EmbeddingBacklog)
+				embedded := s.TotalChunks - s.EmbeddingBacklog
+				fmt.Fprintf(a.stdout, "Embedding model: %s (%d of %d chunks embedded, %s; backlog %d)\n", s.EmbedModel, embedded, s.TotalChunks,
+					percent(embedded, s.TotalChunks), s.EmbeddingBacklog)
+				if r := s.Embedding; r != nil {
+					fmt.Fprintf(a.stdout, "Embedding now: %s (pid %d)\n", embedLine(r.EmbedProgress, time.Duration(r.ETASec*float64(time.Second))), r.PID)
+				}
 			} else {
 				fmt.Fprintln(a.stdout, "Embedding model: none (BM25 only)")
 			}

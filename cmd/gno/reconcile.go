@@ -69,7 +69,7 @@ func newAffectedCmd(a *app) *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&req.Base, "base", "", "git base branch: changes of the current branch since it left it")
+	f.StringVar(&req.Base, "base", "", "git base branch: the work tree (committed or not) against where the current branch left it")
 	f.Int64Var(&since, "since", 0, "generation: changes the index saw after it")
 	f.StringVarP(&req.Collection, "collection", "c", "", "only files changed in this collection")
 	f.IntVar(&req.MaxTokens, "max-tokens", 0, "token budget of the answer (notes' contents, the changed list)")
@@ -132,8 +132,8 @@ func newDiffCmd(a *app) *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&req.Base, "base", "", "git base branch: git diff BASE...HEAD")
-	f.Int64Var(&since, "since", 0, "generation: diff against the text each file had then")
+	f.StringVar(&req.Base, "base", "", "git base branch: git diff --merge-base BASE (the work tree, committed or not)")
+	f.Int64Var(&since, "since", 0, "generation: diff against the text each file had then (with neither --base nor --since: the governed files that differ from the cache, without diffs)")
 	f.StringArrayVar(&req.Exclude, "exclude", nil, "leave out governed files matching this glob (repeatable)")
 	f.BoolVar(&req.BypassCache, "bypass-cache", false, "diff every governed file, whatever the reconcile cache holds")
 	f.StringVar(&req.Cursor, "cursor", "", "reconcile cache cursor (default \"default\")")

@@ -4,11 +4,9 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/gnosearch/gno/retrieval"
 	"github.com/gnosearch/gno/retrieval/display"
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 )
 
@@ -194,21 +192,16 @@ func (a *app) runEmbed(ctx context.Context, f embedFlags) error {
 	if err != nil {
 		return err
 	}
-	var bar *progressbar.ProgressBar
 	opt := retrieval.EmbedOptions{Collection: f.collection, Force: f.force}
-	if a.stderrTTY() {
-		opt.Progress = func(done, total int) {
-			if bar == nil {
-				bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(a.stderr), progressbar.OptionSetDescription("embedding"),
-					progressbar.OptionShowCount(), progressbar.OptionShowIts(), progressbar.OptionSetItsString("chunks"),
-					progressbar.OptionClearOnFinish(), progressbar.OptionThrottle(100*time.Millisecond))
-			}
-			bar.Set(done)
-		}
+	// Progress on a terminal only: a pipe or --json gets the result alone.
+	var meter *embedMeter
+	if a.stderrTTY() && !a.json {
+		meter = &embedMeter{w: a.stderr}
+		opt.OnProgress = meter.update
 	}
 	res, err := e.Embed(ctx, opt)
-	if bar != nil {
-		bar.Finish()
+	if meter != nil {
+		meter.finish()
 	}
 	if err != nil {
 		return err

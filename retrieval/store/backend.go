@@ -60,6 +60,9 @@ type Backend interface {
 
 	// Vectors (vectors.go).
 	DropVectors(ctx context.Context, keepModel string) error
+	EmbedQueue(ctx context.Context, collection string, except ...string) ([]Queued, error)
+	ChunkTexts(ctx context.Context, ids []int64) (map[int64]ChunkText, error)
+	ChunkCount(ctx context.Context) (int, error)
 	Unembedded(ctx context.Context, collection string, except ...string) ([]ChunkText, error)
 	UnembeddedCount(ctx context.Context, collection string, except ...string) (int, error)
 	PutVectors(ctx context.Context, model string, ids []int64, vecs [][]float32) error

@@ -48,6 +48,19 @@ func TestUnembeddedExcept(t *testing.T) {
 		if n != tc.want || len(cs) != tc.want {
 			t.Errorf("except %v: count %d, listed %d, want %d", tc.except, n, len(cs), tc.want)
 		}
+		// The embedding queue lists the same chunks, without their text.
+		q, err := st.EmbedQueue(ctx, "", tc.except...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(q) != tc.want {
+			t.Errorf("except %v: queue of %d, want %d", tc.except, len(q), tc.want)
+		}
+		for i := range q {
+			if q[i].ID != cs[i].ID || q[i].Bytes <= 0 {
+				t.Errorf("queue %+v, unembedded %+v", q[i], cs[i])
+			}
+		}
 	}
 	cs, _ := st.Unembedded(ctx, "go:cobra@v1")
 	if err := st.PutVectors(ctx, "m", []int64{cs[0].ID}, [][]float32{{1, 2}}); err != nil {
@@ -55,5 +68,15 @@ func TestUnembeddedExcept(t *testing.T) {
 	}
 	if n, _ := st.UnembeddedCount(ctx, "", "go:stdlib@go1"); n != 1 {
 		t.Errorf("after one vector: %d unembedded, want 1", n)
+	}
+	if q, _ := st.EmbedQueue(ctx, "go:cobra@v1"); len(q) != 1 || q[0].ID != cs[1].ID {
+		t.Errorf("after one vector, the queue: %+v", q)
+	}
+	texts, err := st.ChunkTexts(ctx, []int64{cs[0].ID, cs[1].ID, 12345})
+	if err != nil || len(texts) != 2 || texts[cs[1].ID].Body != cs[1].Body {
+		t.Errorf("chunk texts %+v %v", texts, err)
+	}
+	if n, err := st.ChunkCount(ctx); err != nil || n != 5 {
+		t.Errorf("chunk count %d %v", n, err)
 	}
 }

@@ -210,8 +210,11 @@ func toolsMD(in Input) []byte {
 	var b strings.Builder
 	b.WriteString("# gno MCP tools\n\nGenerated from gno's tool registry. Every tool returns a text summary and\n")
 	b.WriteString("`structuredContent`; a failure is `isError: true` with `structuredContent.error`\n")
-	b.WriteString("`{code, message}` (codes such as INVALID_INPUT, NOT_FOUND, LOCKED). Documents are\n")
-	b.WriteString("also readable as resources `gno://collection/path`.\n")
+	b.WriteString("`{code, message}` (codes such as INVALID_INPUT, NOT_FOUND, LOCKED). The reconcile\n")
+	b.WriteString("tools (gno_affected, gno_diff, gno_mark_reconciled, gno_clear_reconciled) fail instead\n")
+	b.WriteString("with a JSON-RPC error, -32602 (invalid params) or -32603 (internal), whose `data` is\n")
+	b.WriteString("the same `{code, message}`. Documents are also readable as resources\n")
+	b.WriteString("`gno://collection/path`.\n")
 	for _, t := range in.Tools {
 		fmt.Fprintf(&b, "\n## %s", t.Name)
 		if t.Title != "" {

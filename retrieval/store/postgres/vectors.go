@@ -155,3 +155,59 @@ func (s *Store) VectorModel(ctx context.Context) (string, error) {
 	}
 	return m, nil
 }
+
+// EmbedQueue lists the chunks that have no vector, without their text,
+// with what orders the queue (as the SQLite store's). Postgres answers the
+// anti-join from the vectors' primary key; each chunk's share of its
+// document's size is computed in the same statement.
+func (s *Store) EmbedQueue(ctx context.Context, collection string, except ...string) ([]store.Queued, error) {
+	if except == nil {
+		except = []string{}
+	}
+	var out []store.Queued
+	err := s.each(ctx, `SELECT c.id, d.collection, d.mtime_ns,
+			greatest(1, d.size / count(*) OVER (PARTITION BY d.id))
+		FROM chunks c JOIN documents d ON d.id = c.doc_id`+unembedded+" ORDER BY c.id",
+		[]any{collection, except}, func(r pgx.Rows) error {
+			var q store.Queued
+			var bytes int64
+			err := r.Scan(&q.ID, &q.Collection, &q.MtimeNS, &bytes)
+			q.Bytes = int(bytes)
+			out = append(out, q)
+			return err
+		})
+	if err != nil {
+		return nil, fmt.Errorf("find chunks to embed: %w", err)
+	}
+	return out, nil
+}
+
+// ChunkTexts reads the text of the chunks ids names, by id; a chunk
+// deleted meanwhile is absent from the answer.
+func (s *Store) ChunkTexts(ctx context.Context, ids []int64) (map[int64]store.ChunkText, error) {
+	out := make(map[int64]store.ChunkText, len(ids))
+	if ids == nil {
+		ids = []int64{}
+	}
+	err := s.each(ctx, "SELECT id, title, headings, body FROM chunks WHERE id = ANY($1)", []any{ids}, func(r pgx.Rows) error {
+		var c store.ChunkText
+		if err := r.Scan(&c.ID, &c.Title, &c.Headings, &c.Body); err != nil {
+			return err
+		}
+		out[c.ID] = c
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read chunks to embed: %w", err)
+	}
+	return out, nil
+}
+
+// ChunkCount counts the chunks of the index (every collection).
+func (s *Store) ChunkCount(ctx context.Context) (int, error) {
+	var n int
+	if err := s.one(ctx, "SELECT count(*) FROM chunks", nil, &n); err != nil {
+		return 0, fmt.Errorf("count chunks: %w", err)
+	}
+	return n, nil
+}
