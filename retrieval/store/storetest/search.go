@@ -157,6 +157,19 @@ func testVectors(t *testing.T, st store.Backend) {
 		t.Errorf("UnembeddedCount: %d, %v", n, err)
 	}
 	a0, a1, b0 := store.ChunkID(a.ID, 0), store.ChunkID(a.ID, 1), store.ChunkID(bm.ID, 0)
+	q, err := st.EmbedQueue(ctx, "", "d")
+	check(t, err)
+	if len(q) != 2 || q[0].ID != a0 || q[1].ID != a1 || q[0].Collection != "c" || q[0].Bytes != max(1, int(a.Size)/2) {
+		t.Errorf("EmbedQueue except d: %+v", q)
+	}
+	texts, err := st.ChunkTexts(ctx, []int64{a1, b0, store.ChunkID(bm.ID+77, 0)})
+	check(t, err)
+	if len(texts) != 2 || texts[a1].Body != "two" || texts[b0].Title != "B" {
+		t.Errorf("ChunkTexts: %+v", texts)
+	}
+	if n, err := st.ChunkCount(ctx); err != nil || n != 3 {
+		t.Errorf("ChunkCount: %d, %v", n, err)
+	}
 	check(t, st.PutVectors(ctx, "m", []int64{a0, a1}, [][]float32{{1, 0, 0.5}, {0, 1, -0.25}}))
 	// A chunk that is gone gets no vector.
 	check(t, st.PutVectors(ctx, "m", []int64{b0, store.ChunkID(bm.ID+77, 0)}, [][]float32{{0, 0, 1}, {1, 1, 1}}))
