@@ -9,6 +9,8 @@ import (
 
 	bpkg "github.com/gnosearch/gno/bench/pkgdocs"
 	"github.com/gnosearch/gno/pkgdocs"
+	"github.com/gnosearch/gno/retrieval"
+	"github.com/gnosearch/gno/retrieval/gnoerr"
 )
 
 // ranked runs the ranking set (issue 28) in each mode and prints hit@3 /
@@ -95,6 +97,9 @@ func rankedHits(ctx context.Context, x *pkgdocs.Index, dir, mode string, c bpkg.
 		}
 	}
 	res, err := x.Search(ctx, req)
+	if gnoerr.Is(err, gnoerr.NotFound) {
+		return nil, nil // the package is not indexed here: a miss
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -104,9 +109,37 @@ func rankedHits(ctx context.Context, x *pkgdocs.Index, dir, mode string, c bpkg.
 		if err != nil {
 			return nil, err
 		}
-		hits = append(hits, bpkg.RankedHit{Package: h.Package, Symbol: h.Symbol, Passage: h.Passage, Headings: r.Headings})
+		rh := bpkg.RankedHit{Package: h.Package, Symbol: h.Symbol, Passage: h.Passage, Headings: r.Headings}
+		if r.Package != nil && r.Symbol != nil {
+			file, err := definedIn(ctx, x, *r.Package, r.Symbol.Name)
+			if err != nil {
+				return nil, err
+			}
+			rh.Defined = bpkg.DefinedNames(r.Package.Ecosystem, r.Symbol.Name, file)
+		}
+		hits = append(hits, rh)
 	}
 	return hits, nil
+}
+
+// definedIn is the file that defines a version's API item ("" when the
+// item is not found by that name).
+func definedIn(ctx context.Context, x *pkgdocs.Index, p retrieval.PackageRef, symbol string) (string, error) {
+	key := retrieval.PackageKey(p.Ecosystem, p.Name, p.Version)
+	vs, err := x.Packages().Versions(ctx, []string{key})
+	if err != nil || vs[key] == nil {
+		return "", err
+	}
+	us, err := x.Packages().Symbol(ctx, vs[key].ID, symbol)
+	if err != nil {
+		return "", err
+	}
+	for _, u := range us {
+		if u.Symbol == symbol {
+			return u.File, nil
+		}
+	}
+	return "", nil
 }
 
 // stdlibIndexed reports, per ecosystem, whether the project's packages
