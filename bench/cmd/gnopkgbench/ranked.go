@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 
@@ -171,7 +172,8 @@ func rankedCheck(ctx context.Context, x *pkgdocs.Index, dir string) error {
 		}
 		for _, a := range c.Answers {
 			d, err := x.Describe(ctx, pkgdocs.DescribeRequest{Package: c.Package, Ecosystem: c.Ecosystem, Symbol: a, Projects: []string{dir}})
-			if err == nil && d.Symbol != nil && (d.Symbol.Name == a || strings.HasSuffix(d.Symbol.Name, "."+a) || strings.HasSuffix(d.Symbol.Name, "::"+a)) {
+			if err == nil && d.Symbol != nil && (d.Symbol.Name == a || strings.HasSuffix(d.Symbol.Name, "."+a) || strings.HasSuffix(d.Symbol.Name, "::"+a) ||
+				slices.Contains(bpkg.DefinedNames(c.Ecosystem, d.Symbol.Name, d.Symbol.File), a)) {
 				continue
 			}
 			if c.Gap != "" {
