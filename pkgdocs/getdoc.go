@@ -127,15 +127,14 @@ func (x *Index) GetDoc(ctx context.Context, req GetDocRequest) (*DocPage, error)
 		for _, u := range units {
 			byURI[unitURI(v, u.Path)] = u
 		}
-		// A query that names an item serves it first.
-		if len(symbolRefs(req.Query, func(w string) bool { return nameMatches(v.Name, w) })) > 0 {
-			named, err := x.symbolNamed(ctx, v, req.Query)
-			if err != nil {
-				return nil, err
-			}
-			if len(named) > 0 {
-				res.Results = append([]retrieval.Result{{URI: unitURI(v, named[0].Path)}}, res.Results...)
-			}
+		// A query that names an item, alone or among other words ("how
+		// to use PersistentFlags"), serves it first.
+		named, err := x.symbolsReferred(ctx, v, symbolRefs(req.Query, func(w string) bool { return nameMatches(v.Name, w) }))
+		if err != nil {
+			return nil, err
+		}
+		if len(named) > 0 {
+			res.Results = append([]retrieval.Result{{URI: unitURI(v, named[0].Path)}}, res.Results...)
 		}
 		seen := map[string]bool{}
 		for _, r := range res.Results {

@@ -425,22 +425,47 @@ func (x *Index) symbolNamed(ctx context.Context, v retrieval.ProjectVersion, nam
 	if len(parts) == 0 {
 		return nil, nil
 	}
-	ref := symbolRef{parts: parts}
-	units, err := x.pk.SymbolCandidates(ctx, []int64{v.ID}, []string{strings.ToLower(parts[len(parts)-1])}, 500)
+	return x.symbolsReferred(ctx, v, []symbolRef{{parts: parts}})
+}
+
+// symbolsReferred finds the API items of version v that any of refs
+// names (the names symbolRefs reads in a query of several words: "how
+// do I use PersistentFlags" names PersistentFlags), best match first.
+func (x *Index) symbolsReferred(ctx context.Context, v retrieval.ProjectVersion, refs []symbolRef) ([]retrieval.PackageUnit, error) {
+	if len(refs) == 0 {
+		return nil, nil
+	}
+	leaves := make([]string, len(refs))
+	for i, r := range refs {
+		leaves[i] = strings.ToLower(r.parts[len(r.parts)-1])
+	}
+	units, err := x.pk.SymbolCandidates(ctx, []int64{v.ID}, leaves, 500)
 	if err != nil {
 		return nil, err
 	}
 	type match struct {
-		u     retrieval.PackageUnit
-		score int
+		u          retrieval.PackageUnit
+		score, ref int
 	}
 	var ms []match
 	for _, u := range units {
-		if sc, ok := matchSymbol(ref, u, v.Name); ok && sc >= 0 {
-			ms = append(ms, match{u, sc})
+		m := match{u: u, ref: -1}
+		for i, ref := range refs {
+			if sc, ok := matchSymbol(ref, u, v.Name); ok && sc >= 0 && (m.ref < 0 || sc > m.score) {
+				m.score, m.ref = sc, i
+			}
+		}
+		if m.ref >= 0 {
+			ms = append(ms, m)
 		}
 	}
-	sort.SliceStable(ms, func(i, j int) bool { return ms[i].score > ms[j].score })
+	// The best match first; of equal ones, the name written first.
+	sort.SliceStable(ms, func(i, j int) bool {
+		if ms[i].score != ms[j].score {
+			return ms[i].score > ms[j].score
+		}
+		return ms[i].ref < ms[j].ref
+	})
 	var out []retrieval.PackageUnit
 	for _, m := range ms {
 		out = append(out, m.u)

@@ -182,6 +182,20 @@ func TestExactSymbolLookup(t *testing.T) {
 			t.Errorf("describe --symbol %q: %v %+v", form, err, d)
 		}
 	}
+	// get-doc with a query of several words serves the item it names
+	// first.
+	for q, want := range map[string]string{
+		"how do I use PersistentFlags":              "Command.PersistentFlags",
+		"cobra Command.PersistentFlags":             "Command.PersistentFlags",
+		"Command.PersistentFlags flags of children": "Command.PersistentFlags",
+		"HasAvailableFlags or LocalFlags":           "Command.HasAvailableFlags", // the first named
+		"LocalFlags or HasAvailableFlags":           "Command.LocalFlags",
+	} {
+		page, err := x.GetDoc(ctx, GetDocRequest{Package: "cobra", Query: q, Projects: []string{dir}})
+		if err != nil || len(page.Units) == 0 || page.Units[0].Title != want {
+			t.Errorf("get doc query %q: want %s first: %v %+v", q, want, err, page)
+		}
+	}
 	// A module path no longer stored: the item of the same case.
 	if d, err := x.Describe(ctx, DescribeRequest{Package: "click", Symbol: "click.decorators.command", Projects: []string{dir}}); err != nil || d.Symbol == nil || d.Symbol.Name != "click.command" {
 		t.Errorf("describe click.decorators.command: %v %+v", err, d)

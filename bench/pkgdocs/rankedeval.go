@@ -3,6 +3,7 @@ package pkgdocs
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -17,6 +18,11 @@ type RankedHit struct {
 	Headings string
 	// Passage is a prose hit's text (the chunk shown).
 	Passage string
+	// Defined are the names of an API hit by the module that defines it
+	// (DefinedNames): the set's answers may name an item there
+	// ("tenacity.wait.wait_random") while the unit carries the public
+	// path users import ("tenacity.wait_random").
+	Defined []string
 }
 
 // Relevant reports whether h is one of c's accepted units: one of its
@@ -31,7 +37,7 @@ func (c Case) Relevant(h RankedHit) bool {
 	}
 	if h.Symbol != "" {
 		for _, a := range c.Answers {
-			if symbolIs(h.Symbol, a) {
+			if symbolIs(h.Symbol, a) || slices.Contains(h.Defined, a) {
 				return true
 			}
 		}
@@ -49,6 +55,30 @@ func (c Case) Relevant(h RankedHit) bool {
 		}
 	}
 	return false
+}
+
+// DefinedNames are the names of a Python API item by its defining
+// module: the module of file ("tenacity/wait.py" → "tenacity.wait")
+// joined to each dotted tail of symbol ("wait_random"; for
+// "rich.align.Console.print" in rich/console.py, "Console.print" gives
+// "rich.console.Console.print"). The set names an item where it is
+// defined or where it is imported from; both are the same unit. Other
+// ecosystems need none: a Go item is stored under its import path
+// ("os/exec.Command"), which symbolIs accepts for "exec.Command" at the
+// "/" boundary, and Rust and JavaScript items under their public paths,
+// as the set writes them.
+func DefinedNames(ecosystem, symbol, file string) []string {
+	if ecosystem != "python" || !strings.HasSuffix(file, ".py") {
+		return nil
+	}
+	mod := strings.TrimSuffix(strings.TrimSuffix(file, ".py"), "/__init__")
+	mod = strings.ReplaceAll(mod, "/", ".")
+	parts := strings.Split(symbol, ".")
+	var out []string
+	for i := len(parts) - 1; i >= 1; i-- {
+		out = append(out, mod+"."+strings.Join(parts[i:], "."))
+	}
+	return out
 }
 
 // symbolIs reports whether sym is answer or ends in it at a name
