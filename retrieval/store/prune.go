@@ -33,8 +33,11 @@ import (
 // place a row, and one more search over the rows not yet scored that have
 // any other term completes it (each document keeps its best chunk of the
 // two passes). A search that cannot be proven so (fewer than k documents)
-// runs in full. TestPrunedSearchExact compares every outcome with the full
-// search. The counts and the passes are separate statements; SearchFTS
+// runs in full. When no term is common (nor skewed, commonTerms) there is
+// nothing to split by frequency, and a question of up to maxSetTerms words
+// is pruned by the sets of terms its rows have instead (prunesets.go).
+// TestPrunedSearchExact and TestSetSearchExact compare every outcome with
+// the full search. The counts and the passes are separate statements; SearchFTS
 // runs them in one read snapshot (Read, a deferred BEGIN that holds up no
 // sync), so a sync committing meanwhile is seen by none of them.
 
@@ -50,7 +53,15 @@ const pruneMinRows = 2000
 const pruneCommon = 0.07
 
 // pruneStats counts outcomes, for tests and benchmarks.
-type pruneStats struct{ first, second, full atomic.Int64 }
+type pruneStats struct{ first, second, full, sets atomic.Int64 }
+
+// term is one word of a question with the number of rows it matches and
+// the bound of what it adds to a row's score.
+type term struct {
+	text  string
+	hits  int64
+	bound float64
+}
 
 // pruneRestrict limits the word index's rows to those matching a second
 // expression.
@@ -66,11 +77,6 @@ func (s *Store) searchPruned(ctx context.Context, q query.Keywords, expr, rank, 
 	nRow, nHit, err := s.termHits(ctx, q.Terms)
 	if err != nil || nRow < pruneMinRows {
 		return nil, false, err
-	}
-	type term struct {
-		text  string
-		hits  int64
-		bound float64
 	}
 	terms := make([]term, len(q.Terms))
 	for i, t := range q.Terms {
@@ -111,6 +117,10 @@ func (s *Store) searchPruned(ctx context.Context, q query.Keywords, expr, rank, 
 	}
 	common := commonTerms(len(terms), func(i int) int64 { return terms[i].hits }, nRow)
 	if common == 0 || common == len(terms) {
+		// No split by frequency: the words are alike (prunesets.go).
+		if len(terms) <= maxSetTerms {
+			return s.searchSets(ctx, terms, nRow, expr, rank, where, fargs, limit)
+		}
 		return nil, false, nil
 	}
 	hits, err = search(common, len(terms))
