@@ -119,7 +119,7 @@ func (s *Store) searchPruned(ctx context.Context, q query.Keywords, expr, rank, 
 	if common == 0 || common == len(terms) {
 		// No split by frequency: the words are alike (prunesets.go).
 		if len(terms) <= maxSetTerms {
-			return s.searchSets(ctx, terms, nRow, expr, rank, where, fargs, limit)
+			return s.searchSets(ctx, q, terms, nRow, expr, rank, where, fargs, limit)
 		}
 		return nil, false, nil
 	}

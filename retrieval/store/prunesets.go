@@ -57,11 +57,13 @@ type termSet struct {
 // their row counts and bounds) are terms, over nRow rows, scoring only the
 // rows whose set of terms can place, and ok=false when it cannot decide
 // (the caller runs the full search).
-func (s *Store) searchSets(ctx context.Context, terms []term, nRow int64, expr, rank, where string, fargs []any, limit int) ([]ChunkHit, bool, error) {
+func (s *Store) searchSets(ctx context.Context, q query.Keywords, terms []term, nRow int64, expr, rank, where string, fargs []any, limit int) ([]ChunkHit, bool, error) {
 	var live []term
+	found := map[string]bool{}
 	for _, t := range terms {
 		if t.hits > 0 {
 			live = append(live, t)
+			found[t.text] = true
 		}
 	}
 	if len(live) == 0 {
@@ -102,11 +104,19 @@ func (s *Store) searchSets(ctx context.Context, terms []term, nRow int64, expr, 
 			}
 			want *= 8
 		}
-		sub := "(" + setsExpr(live, sets[:end]) + ")"
-		if scored > 0 {
-			sub += " NOT (" + setsExpr(live, sets[:scored]) + ")"
+		var h []ChunkHit
+		var err error
+		if scored == 0 && end == 1 {
+			// Only the rows having every term: their conjunction alone
+			// scores them as the whole expression does (below).
+			h, err = s.bestPerDoc(ctx, "chunks_fts", rank, allTermsExpr(q, found), where, fargs, limit)
+		} else {
+			sub := "(" + setsExpr(live, sets[:end]) + ")"
+			if scored > 0 {
+				sub += " NOT (" + setsExpr(live, sets[:scored]) + ")"
+			}
+			h, err = s.bestPerDocIn(ctx, "chunks_fts", rank, expr, pruneRestrict, []any{sub}, where, fargs, limit)
 		}
-		h, err := s.bestPerDocIn(ctx, "chunks_fts", rank, expr, pruneRestrict, []any{sub}, where, fargs, limit)
 		if err != nil {
 			return nil, false, err
 		}
@@ -168,4 +178,20 @@ func setsExpr(terms []term, sets []termSet) string {
 		clauses = append(clauses, "("+query.Keywords{Terms: words, All: true}.MatchExpr()+")")
 	}
 	return strings.Join(clauses, " OR ")
+}
+
+// allTermsExpr renders the rows having every found term of q (and none of
+// its exclusions) as one conjunction, the terms in q's order. FTS5's
+// bm25() sums over the expression's phrases in their order and a phrase
+// absent from a row adds exactly zero, so over these rows it equals the
+// ORed expression's score to the bit, without iterating every row the
+// ORed expression matches (TestSetSearchExact).
+func allTermsExpr(q query.Keywords, found map[string]bool) string {
+	var words []string
+	for _, t := range q.Terms {
+		if found[t] {
+			words = append(words, t)
+		}
+	}
+	return query.Keywords{Terms: words, Excludes: q.Excludes, All: true}.MatchExpr()
 }
