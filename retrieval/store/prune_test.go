@@ -72,6 +72,19 @@ func zipfCorpus(t testing.TB, path string, docs, vocab int, seed uint64) []strin
 	return words
 }
 
+// zipfStore opens a store over a new zipfCorpus, closed with the test.
+func zipfStore(t testing.TB, docs, vocab int, seed uint64) (*Store, []string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "index.sqlite")
+	words := zipfCorpus(t, path, docs, vocab, seed)
+	st, err := Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st, words
+}
+
 // searchBoth runs q pruned (as SearchFTS does) and unpruned.
 func searchBoth(t testing.TB, st *Store, q query.Keywords, f Filter, limit int) (pruned, full []ChunkHit) {
 	t.Helper()
@@ -93,14 +106,7 @@ func searchBoth(t testing.TB, st *Store, q query.Keywords, f Filter, limit int) 
 // random questions on a Zipf corpus, with and without a filter, and that
 // it does prune.
 func TestPrunedSearchExact(t *testing.T) {
-	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "index.sqlite")
-	words := zipfCorpus(t, path, 1500, 3000, 7)
-	st, err := Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st, words := zipfStore(t, 1500, 3000, 7)
 	r := rand.New(rand.NewPCG(3, 4))
 	z := rand.NewZipf(r, 1.05, 4, uint64(len(words)-1))
 	n := 60

@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"math/rand/v2"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -16,14 +15,7 @@ import (
 // two to six words of alike frequency (where MaxScore has nothing to
 // split), with exclusions, limits and a filter, and that it runs.
 func TestSetSearchExact(t *testing.T) {
-	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "index.sqlite")
-	words := zipfCorpus(t, path, 1500, 3000, 11)
-	st, err := Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st, words := zipfStore(t, 1500, 3000, 11)
 	r := rand.New(rand.NewPCG(5, 6))
 	for i := range 50 {
 		// Words of one frequency band: the skew between them stays
@@ -89,13 +81,7 @@ func TestTermSets(t *testing.T) {
 // (SearchFTS) and in full.
 func BenchmarkSetSearch(b *testing.B) {
 	ctx := context.Background()
-	path := filepath.Join(b.TempDir(), "index.sqlite")
-	words := zipfCorpus(b, path, 10000, 20000, 13)
-	st, err := Open(ctx, path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer st.Close()
+	st, words := zipfStore(b, 10000, 20000, 13)
 	var qs []query.Keywords
 	for i := range 20 {
 		lo := []int{150, 400}[i%2]
