@@ -101,6 +101,21 @@ func searchBoth(t testing.TB, st *Store, q query.Keywords, f Filter, limit int) 
 	return pruned, full
 }
 
+// checkExact compares the pruned search of text with the full one at
+// limits 1, 10 and 50, with and without a collection filter.
+func checkExact(t *testing.T, st *Store, text string) {
+	t.Helper()
+	q := query.Parse(text)
+	for _, limit := range []int{1, 10, 50} {
+		for _, f := range []Filter{{}, {Collections: []string{"c"}}} {
+			p, full := searchBoth(t, st, q, f, limit)
+			if !reflect.DeepEqual(p, full) {
+				t.Fatalf("%q limit %d filter %v:\npruned %v\nfull   %v", text, limit, f, p, full)
+			}
+		}
+	}
+}
+
 // TestPrunedSearchExact checks that the pruned word-index search returns
 // exactly the full search's documents, chunks and scores, in order, over
 // random questions on a Zipf corpus, with and without a filter, and that
@@ -124,15 +139,7 @@ func TestPrunedSearchExact(t *testing.T) {
 		if i%7 == 0 {
 			text += " -" + words[r.IntN(50)]
 		}
-		q := query.Parse(text)
-		for _, limit := range []int{1, 10, 50} {
-			for _, f := range []Filter{{}, {Collections: []string{"c"}}} {
-				p, full := searchBoth(t, st, q, f, limit)
-				if !reflect.DeepEqual(p, full) {
-					t.Fatalf("%q limit %d filter %v:\npruned %v\nfull   %v", text, limit, f, p, full)
-				}
-			}
-		}
+		checkExact(t, st, text)
 	}
 	first, second, full := st.prune.first.Load(), st.prune.second.Load(), st.prune.full.Load()
 	// The fallback to the full search (full) is the reference itself;

@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"math/rand/v2"
-	"reflect"
 	"strings"
 	"testing"
 
@@ -29,15 +28,7 @@ func TestSetSearchExact(t *testing.T) {
 		if i%6 == 0 {
 			text += " -" + words[r.IntN(40)]
 		}
-		q := query.Parse(text)
-		for _, limit := range []int{1, 10, 50} {
-			for _, f := range []Filter{{}, {Collections: []string{"c"}}} {
-				p, full := searchBoth(t, st, q, f, limit)
-				if !reflect.DeepEqual(p, full) {
-					t.Fatalf("%q limit %d filter %v:\npruned %v\nfull   %v", text, limit, f, p, full)
-				}
-			}
-		}
+		checkExact(t, st, text)
 	}
 	if n := st.prune.sets.Load(); n == 0 {
 		t.Errorf("no question was pruned by term sets")
