@@ -33,11 +33,11 @@ import (
 // place a row, and one more search over the rows not yet scored that have
 // any other term completes it (each document keeps its best chunk of the
 // two passes). A search that cannot be proven so (fewer than k documents)
-// runs in full. When no term is common (nor skewed, commonTerms) there is
-// nothing to split by frequency, and a question of up to maxSetTerms words
-// is pruned by the sets of terms its rows have instead (prunesets.go).
-// TestPrunedSearchExact and TestSetSearchExact compare every outcome with
-// the full search. The counts and the passes are separate statements; SearchFTS
+// runs in full. A question of up to maxSetTerms words is pruned by the
+// sets of terms its rows have instead (prunesets.go), which also prunes
+// words alike in frequency, where MaxScore finds no split; this is for the
+// longer ones (natural-language claims). TestPrunedSearchExact and
+// TestSetSearchExact compare every outcome with the full search. The counts and the passes are separate statements; SearchFTS
 // runs them in one read snapshot (Read, a deferred BEGIN that holds up no
 // sync), so a sync committing meanwhile is seen by none of them.
 
@@ -86,6 +86,10 @@ func (s *Store) searchPruned(ctx context.Context, q query.Keywords, expr, rank, 
 		}
 		terms[i] = term{t, nHit[i], idf * (bm25K1 + 1)}
 	}
+	if len(terms) <= maxSetTerms {
+		// A question of a few words (prunesets.go).
+		return s.searchSets(ctx, q, terms, nRow, expr, rank, where, fargs, limit)
+	}
 	sort.SliceStable(terms, func(a, b int) bool { return terms[a].bound < terms[b].bound })
 	// search scores the rows matching a term of terms[from:to] and none of
 	// terms[to:] (those were scored already).
@@ -117,10 +121,6 @@ func (s *Store) searchPruned(ctx context.Context, q query.Keywords, expr, rank, 
 	}
 	common := commonTerms(len(terms), func(i int) int64 { return terms[i].hits }, nRow)
 	if common == 0 || common == len(terms) {
-		// No split by frequency: the words are alike (prunesets.go).
-		if len(terms) <= maxSetTerms {
-			return s.searchSets(ctx, q, terms, nRow, expr, rank, where, fargs, limit)
-		}
 		return nil, false, nil
 	}
 	hits, err = search(common, len(terms))

@@ -15,13 +15,17 @@ import (
 // prune.go's MaxScore splits the terms into rare and common and scores
 // every row with a rare term. When a question's words are all of about the
 // same frequency (at a million chunks, two title words each in 1–5 % of
-// the rows) nothing is rare and every matching row is scored. Yet BM25 is
-// a sum over the phrases a row has: a row whose terms are the set S scores
-// below bound(S), the sum of their bounds, so the rows that can reach the
-// top k are those with enough of the terms together, and FTS5 finds a
-// conjunction's rows by merging doclists without scoring them (at 100k
-// chunks, counting the rows of a three-word OR takes 2 ms, scoring them
-// 130 ms).
+// the rows) nothing is rare and every matching row is scored; when one is
+// rarer, all its rows are. Yet BM25 is a sum over the phrases a row has: a
+// row whose terms are the set S scores below bound(S), the sum of their
+// bounds, so the rows that can reach the top k are those with enough of
+// the terms together, and FTS5 finds a conjunction's rows by merging
+// doclists without scoring them (at 100k chunks, counting the rows of a
+// three-word OR takes 2 ms, scoring them 130 ms). The larger the index,
+// the more documents have every word of a known-item question and the
+// higher the k-th of them scores, so the fewer other rows can place: at
+// 1M chunks, the bench's 20 known-item questions scored 38k rows in all,
+// against 680k with MaxScore and 2.2M unpruned.
 //
 // The sets of terms are ordered by bound, most first; a pass scores the
 // rows whose set is in the next stretch of that order (an FTS5 expression
