@@ -172,8 +172,11 @@ func TestFTS5Varint(t *testing.T) {
 }
 
 // TestPrunedSearchSciFact checks exactness and reports speed on every
-// SciFact claim against a copy of an indexed SciFact database
-// (GNO_PRUNE_INDEX; skipped without it).
+// SciFact claim, or on the questions of GNO_PRUNE_QUERIES (one a line:
+// the scale bench's, `gnoscale -print-queries`), against a copy of an
+// index (GNO_PRUNE_INDEX; skipped without it). It compares the word
+// index's search (the segmented index's hits, which SearchFTS merges in,
+// are not pruned).
 func TestPrunedSearchSciFact(t *testing.T) {
 	src := os.Getenv("GNO_PRUNE_INDEX")
 	if src == "" {
@@ -187,20 +190,27 @@ func TestPrunedSearchSciFact(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	claims := sciFactClaims(t)
+	claims := questions(t)
+	rank := "bm25(chunks_fts, " + bm25Weights + ")"
 	for _, limit := range []int{10, 50} {
 		var tp, tf time.Duration
-		first, second := st.prune.first.Load(), st.prune.second.Load()
+		first, second, sets := st.prune.first.Load(), st.prune.second.Load(), st.prune.sets.Load()
 		for _, c := range claims {
 			q := query.Parse(c)
+			expr := q.MatchExpr()
+			if expr == "" || q.NeedsSegmented() {
+				continue
+			}
 			t0 := time.Now()
-			p, err := st.SearchFTS(ctx, q, Filter{}, limit)
+			p, ok, err := st.searchPruned(ctx, q, expr, rank, "", nil, limit)
+			if err == nil && !ok {
+				p, err = st.bestPerDoc(ctx, "chunks_fts", rank, expr, "", nil, limit)
+			}
 			if err != nil {
 				t.Fatal(err)
 			}
 			t1 := time.Now()
-			where, args := Filter{}.where()
-			full, err := st.bestPerDoc(ctx, "chunks_fts", "bm25(chunks_fts, "+bm25Weights+")", q.MatchExpr(), where, args, limit)
+			full, err := st.bestPerDoc(ctx, "chunks_fts", rank, expr, "", nil, limit)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -210,9 +220,29 @@ func TestPrunedSearchSciFact(t *testing.T) {
 				t.Fatalf("%q limit %d:\npruned %v\nfull   %v", c, limit, p, full)
 			}
 		}
-		t.Logf("limit %d: %d claims, %d proven on the first pass, %d on the second; mean %.2f ms pruned path vs %.2f ms full", limit, len(claims),
-			st.prune.first.Load()-first, st.prune.second.Load()-second, float64(tp.Microseconds())/1000/float64(len(claims)), float64(tf.Microseconds())/1000/float64(len(claims)))
+		t.Logf("limit %d: %d questions, %d proven on MaxScore's first pass, %d on its second, %d by term sets; mean %.2f ms pruned path vs %.2f ms full", limit, len(claims),
+			st.prune.first.Load()-first, st.prune.second.Load()-second, st.prune.sets.Load()-sets, float64(tp.Microseconds())/1000/float64(len(claims)), float64(tf.Microseconds())/1000/float64(len(claims)))
 	}
+}
+
+// questions returns the lines of GNO_PRUNE_QUERIES, or SciFact's claims.
+func questions(t testing.TB) []string {
+	t.Helper()
+	path := os.Getenv("GNO_PRUNE_QUERIES")
+	if path == "" {
+		return sciFactClaims(t)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, line := range strings.Split(string(b), "\n") {
+		if line = strings.TrimSpace(line); line != "" {
+			out = append(out, line)
+		}
+	}
+	return out
 }
 
 func copyFile(t testing.TB, src, dst string) {
