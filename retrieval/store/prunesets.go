@@ -63,11 +63,9 @@ type termSet struct {
 // (the caller runs the full search).
 func (s *Store) searchSets(ctx context.Context, q query.Keywords, terms []term, nRow int64, expr, rank, where string, fargs []any, limit int) ([]ChunkHit, bool, error) {
 	var live []term
-	found := map[string]bool{}
 	for _, t := range terms {
 		if t.hits > 0 {
 			live = append(live, t)
-			found[t.text] = true
 		}
 	}
 	if len(live) == 0 {
@@ -110,10 +108,10 @@ func (s *Store) searchSets(ctx context.Context, q query.Keywords, terms []term, 
 		}
 		var h []ChunkHit
 		var err error
-		if scored == 0 && end == 1 {
-			// Only the rows having every term: their conjunction alone
-			// scores them as the whole expression does (below).
-			h, err = s.bestPerDoc(ctx, "chunks_fts", rank, allTermsExpr(q, found), where, fargs, limit)
+		if end == scored+1 {
+			// The rows of one set (at first, of every term): their own
+			// expression scores them as the whole one does (setExpr).
+			h, err = s.bestPerDoc(ctx, "chunks_fts", rank, setExpr(q, live, sets[scored].mask), where, fargs, limit)
 		} else {
 			sub := "(" + setsExpr(live, sets[:end]) + ")"
 			if scored > 0 {
@@ -184,18 +182,28 @@ func setsExpr(terms []term, sets []termSet) string {
 	return strings.Join(clauses, " OR ")
 }
 
-// allTermsExpr renders the rows having every found term of q (and none of
-// its exclusions) as one conjunction, the terms in q's order. FTS5's
-// bm25() sums over the expression's phrases in their order and a phrase
-// absent from a row adds exactly zero, so over these rows it equals the
-// ORed expression's score to the bit, without iterating every row the
-// ORed expression matches (TestSetSearchExact).
-func allTermsExpr(q query.Keywords, found map[string]bool) string {
-	var words []string
-	for _, t := range q.Terms {
-		if found[t] {
-			words = append(words, t)
+// setExpr renders the rows whose found terms are exactly those of mask
+// (a bit per live term), and none of q's exclusions: the conjunction of
+// those terms, in q's order, less every other term. FTS5's bm25() sums over
+// the expression's phrases in their order and a phrase absent from a row
+// adds exactly zero, so over these rows it equals the ORed expression's
+// score to the bit, without iterating every row the ORed expression
+// matches (TestSetSearchExact).
+func setExpr(q query.Keywords, live []term, mask uint) string {
+	in := map[string]bool{}
+	k := query.Keywords{All: true}
+	for i, t := range live {
+		if mask&(1<<i) != 0 {
+			in[t.text] = true
+		} else {
+			k.Excludes = append(k.Excludes, t.text)
 		}
 	}
-	return query.Keywords{Terms: words, Excludes: q.Excludes, All: true}.MatchExpr()
+	for _, t := range q.Terms {
+		if in[t] {
+			k.Terms = append(k.Terms, t)
+		}
+	}
+	k.Excludes = append(k.Excludes, q.Excludes...)
+	return k.MatchExpr()
 }
