@@ -31,7 +31,10 @@ import (
 // rows whose set is in the next stretch of that order (an FTS5 expression
 // ORing the conjunctions of the stretch's minimal sets, less those scored
 // before), always with the question's whole expression, so each score is
-// exactly FTS5's. The first stretch is chosen, from each term's row count
+// exactly FTS5's; a stretch of one set (the first is usually the set of
+// every term) is scored by that set's own expression instead, which gives
+// the same scores to the bit without iterating every row of the ORed
+// expression (setExpr). The first stretch is chosen, from each term's row count
 // as if the terms were independent, to hold a few times k rows. Once k
 // documents are found, their k-th score θ bounds from below the true k-th
 // score: a row whose set bounds below θ cannot place, so one more pass
