@@ -33,8 +33,11 @@ import (
 // place a row, and one more search over the rows not yet scored that have
 // any other term completes it (each document keeps its best chunk of the
 // two passes). A search that cannot be proven so (fewer than k documents)
-// runs in full. TestPrunedSearchExact compares every outcome with the full
-// search. The counts and the passes are separate statements; SearchFTS
+// runs in full. A question of up to maxSetTerms words is pruned by the
+// sets of terms its rows have instead (prunesets.go), which also prunes
+// words alike in frequency, where MaxScore finds no split; this is for the
+// longer ones (natural-language claims). TestPrunedSearchExact and
+// TestSetSearchExact compare every outcome with the full search. The counts and the passes are separate statements; SearchFTS
 // runs them in one read snapshot (Read, a deferred BEGIN that holds up no
 // sync), so a sync committing meanwhile is seen by none of them.
 
@@ -50,7 +53,15 @@ const pruneMinRows = 2000
 const pruneCommon = 0.07
 
 // pruneStats counts outcomes, for tests and benchmarks.
-type pruneStats struct{ first, second, full atomic.Int64 }
+type pruneStats struct{ first, second, full, sets atomic.Int64 }
+
+// term is one word of a question with the number of rows it matches and
+// the bound of what it adds to a row's score.
+type term struct {
+	text  string
+	hits  int64
+	bound float64
+}
 
 // pruneRestrict limits the word index's rows to those matching a second
 // expression.
@@ -67,11 +78,6 @@ func (s *Store) searchPruned(ctx context.Context, q query.Keywords, expr, rank, 
 	if err != nil || nRow < pruneMinRows {
 		return nil, false, err
 	}
-	type term struct {
-		text  string
-		hits  int64
-		bound float64
-	}
 	terms := make([]term, len(q.Terms))
 	for i, t := range q.Terms {
 		idf := math.Log((float64(nRow) - float64(nHit[i]) + 0.5) / (float64(nHit[i]) + 0.5))
@@ -79,6 +85,10 @@ func (s *Store) searchPruned(ctx context.Context, q query.Keywords, expr, rank, 
 			idf = 1e-6
 		}
 		terms[i] = term{t, nHit[i], idf * (bm25K1 + 1)}
+	}
+	if len(terms) <= maxSetTerms {
+		// A question of a few words (prunesets.go).
+		return s.searchSets(ctx, q, terms, nRow, expr, rank, where, fargs, limit)
 	}
 	sort.SliceStable(terms, func(a, b int) bool { return terms[a].bound < terms[b].bound })
 	// search scores the rows matching a term of terms[from:to] and none of

@@ -72,6 +72,19 @@ func zipfCorpus(t testing.TB, path string, docs, vocab int, seed uint64) []strin
 	return words
 }
 
+// zipfStore opens a store over a new zipfCorpus, closed with the test.
+func zipfStore(t testing.TB, docs, vocab int, seed uint64) (*Store, []string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "index.sqlite")
+	words := zipfCorpus(t, path, docs, vocab, seed)
+	st, err := Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st, words
+}
+
 // searchBoth runs q pruned (as SearchFTS does) and unpruned.
 func searchBoth(t testing.TB, st *Store, q query.Keywords, f Filter, limit int) (pruned, full []ChunkHit) {
 	t.Helper()
@@ -88,19 +101,27 @@ func searchBoth(t testing.TB, st *Store, q query.Keywords, f Filter, limit int) 
 	return pruned, full
 }
 
+// checkExact compares the pruned search of text with the full one at
+// limits 1, 10 and 50, with and without a collection filter.
+func checkExact(t *testing.T, st *Store, text string) {
+	t.Helper()
+	q := query.Parse(text)
+	for _, limit := range []int{1, 10, 50} {
+		for _, f := range []Filter{{}, {Collections: []string{"c"}}} {
+			p, full := searchBoth(t, st, q, f, limit)
+			if !reflect.DeepEqual(p, full) {
+				t.Fatalf("%q limit %d filter %v:\npruned %v\nfull   %v", text, limit, f, p, full)
+			}
+		}
+	}
+}
+
 // TestPrunedSearchExact checks that the pruned word-index search returns
 // exactly the full search's documents, chunks and scores, in order, over
 // random questions on a Zipf corpus, with and without a filter, and that
 // it does prune.
 func TestPrunedSearchExact(t *testing.T) {
-	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "index.sqlite")
-	words := zipfCorpus(t, path, 1500, 3000, 7)
-	st, err := Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st, words := zipfStore(t, 1500, 3000, 7)
 	r := rand.New(rand.NewPCG(3, 4))
 	z := rand.NewZipf(r, 1.05, 4, uint64(len(words)-1))
 	n := 60
@@ -118,15 +139,7 @@ func TestPrunedSearchExact(t *testing.T) {
 		if i%7 == 0 {
 			text += " -" + words[r.IntN(50)]
 		}
-		q := query.Parse(text)
-		for _, limit := range []int{1, 10, 50} {
-			for _, f := range []Filter{{}, {Collections: []string{"c"}}} {
-				p, full := searchBoth(t, st, q, f, limit)
-				if !reflect.DeepEqual(p, full) {
-					t.Fatalf("%q limit %d filter %v:\npruned %v\nfull   %v", text, limit, f, p, full)
-				}
-			}
-		}
+		checkExact(t, st, text)
 	}
 	first, second, full := st.prune.first.Load(), st.prune.second.Load(), st.prune.full.Load()
 	// The fallback to the full search (full) is the reference itself;
@@ -159,8 +172,11 @@ func TestFTS5Varint(t *testing.T) {
 }
 
 // TestPrunedSearchSciFact checks exactness and reports speed on every
-// SciFact claim against a copy of an indexed SciFact database
-// (GNO_PRUNE_INDEX; skipped without it).
+// SciFact claim, or on the questions of GNO_PRUNE_QUERIES (one a line:
+// the scale bench's, `gnoscale -print-queries`), against a copy of an
+// index (GNO_PRUNE_INDEX; skipped without it). It compares the word
+// index's search (the segmented index's hits, which SearchFTS merges in,
+// are not pruned).
 func TestPrunedSearchSciFact(t *testing.T) {
 	src := os.Getenv("GNO_PRUNE_INDEX")
 	if src == "" {
@@ -174,20 +190,27 @@ func TestPrunedSearchSciFact(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	claims := sciFactClaims(t)
+	claims := questions(t)
+	rank := "bm25(chunks_fts, " + bm25Weights + ")"
 	for _, limit := range []int{10, 50} {
 		var tp, tf time.Duration
-		first, second := st.prune.first.Load(), st.prune.second.Load()
+		first, second, sets := st.prune.first.Load(), st.prune.second.Load(), st.prune.sets.Load()
 		for _, c := range claims {
 			q := query.Parse(c)
+			expr := q.MatchExpr()
+			if expr == "" || q.NeedsSegmented() {
+				continue
+			}
 			t0 := time.Now()
-			p, err := st.SearchFTS(ctx, q, Filter{}, limit)
+			p, ok, err := st.searchPruned(ctx, q, expr, rank, "", nil, limit)
+			if err == nil && !ok {
+				p, err = st.bestPerDoc(ctx, "chunks_fts", rank, expr, "", nil, limit)
+			}
 			if err != nil {
 				t.Fatal(err)
 			}
 			t1 := time.Now()
-			where, args := Filter{}.where()
-			full, err := st.bestPerDoc(ctx, "chunks_fts", "bm25(chunks_fts, "+bm25Weights+")", q.MatchExpr(), where, args, limit)
+			full, err := st.bestPerDoc(ctx, "chunks_fts", rank, expr, "", nil, limit)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -197,9 +220,29 @@ func TestPrunedSearchSciFact(t *testing.T) {
 				t.Fatalf("%q limit %d:\npruned %v\nfull   %v", c, limit, p, full)
 			}
 		}
-		t.Logf("limit %d: %d claims, %d proven on the first pass, %d on the second; mean %.2f ms pruned path vs %.2f ms full", limit, len(claims),
-			st.prune.first.Load()-first, st.prune.second.Load()-second, float64(tp.Microseconds())/1000/float64(len(claims)), float64(tf.Microseconds())/1000/float64(len(claims)))
+		t.Logf("limit %d: %d questions, %d proven on MaxScore's first pass, %d on its second, %d by term sets; mean %.2f ms pruned path vs %.2f ms full", limit, len(claims),
+			st.prune.first.Load()-first, st.prune.second.Load()-second, st.prune.sets.Load()-sets, float64(tp.Microseconds())/1000/float64(len(claims)), float64(tf.Microseconds())/1000/float64(len(claims)))
 	}
+}
+
+// questions returns the lines of GNO_PRUNE_QUERIES, or SciFact's claims.
+func questions(t testing.TB) []string {
+	t.Helper()
+	path := os.Getenv("GNO_PRUNE_QUERIES")
+	if path == "" {
+		return sciFactClaims(t)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, line := range strings.Split(string(b), "\n") {
+		if line = strings.TrimSpace(line); line != "" {
+			out = append(out, line)
+		}
+	}
+	return out
 }
 
 func copyFile(t testing.TB, src, dst string) {
