@@ -16,14 +16,7 @@ import (
 // find, stays below the vector list's first. Real SQLite, the installed
 // embedder.
 func TestFastFusionCoversUnembedded(t *testing.T) {
-	dir := installedModels(t)
-	t.Setenv("GNO_MODELS_DIR", dir)
-	e, _ := newEngine(t, map[string]string{
-		"wal.md":   "# Write-ahead logging\n\nSQLite appends changes to a log so readers never block writers.\n",
-		"bread.md": "# Sourdough\n\nFeed the starter flour and water every day.\n",
-		"bike.md":  "# Flat tyre\n\nPatch the inner tube and pump it up.\n",
-	})
-	e.Paths.ModelsDir = dir
+	e := prefetchEngine(t) // embedded collection "notes", none of the query's words
 	std := t.TempDir()
 	write(t, std, "atoi.md", "# Atoi\n\nAtoi parses a decimal string into an integer.\n")
 	ctx := context.Background()
@@ -34,7 +27,7 @@ func TestFastFusionCoversUnembedded(t *testing.T) {
 		t.Fatal(err)
 	}
 	update(t, e)
-	if er, err := e.Embed(ctx, EmbedOptions{Skip: []string{"std"}}); err != nil || er.Embedded != 3 {
+	if er, err := e.Embed(ctx, EmbedOptions{Skip: []string{"std"}}); err != nil || er.Embedded == 0 || er.Embedded != er.Total {
 		t.Fatalf("embed: %+v %v", er, err)
 	}
 	req := QueryRequest{SearchRequest: SearchRequest{Query: "parse a decimal string into an integer", Limit: 4, Explain: true}, Fast: true}
