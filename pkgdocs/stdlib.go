@@ -77,7 +77,12 @@ func (x *Index) embed(ctx context.Context, progress func(done, total int), stdli
 // (the judged set, BM25: hit@3 0.55 → 0.41 with the libraries unweighted;
 // bench/RESULTS.md). A query that names the item in code form
 // ("context.WithTimeout", "re.findall", "WithTimeout", "dict.items")
-// keeps its full score.
+// keeps its full score. In fast mode the weight applies on the same
+// scale as in search mode: a standard-library unit has no vector, and
+// fusion scores it over the BM25 list alone (fusion.Cover). Measured
+// with that rule, on the ranking set's tuning half, 0.5 and 0.6 score
+// alike and 0.7 to 1.0 trade project-scope answers for standard-library
+// ones (bench/RESULTS.md, "Coverage-aware fusion").
 const stdlibWeight = 0.5
 
 // stdlibCandidates is how many more results are asked for when

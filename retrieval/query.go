@@ -230,6 +230,7 @@ func (r *queryRun) candidateLists(bm []hit) ([]fusion.List, error) {
 		r.note(fmt.Sprintf("vector list skipped: embedder %s does not cover the query's language (%s); name one that does in models.embed (see `gno models list`)", r.embedModel, r.lang))
 		return lists, nil
 	}
+	var reach func(*fusion.Fused) bool
 	vecTexts := append([]string{r.req.Query}, r.doc.Vec...)
 	if r.doc.Hyde != "" {
 		vecTexts = append(vecTexts, r.doc.Hyde)
@@ -257,9 +258,44 @@ func (r *queryRun) candidateLists(bm []hit) ([]fusion.List, error) {
 		if i > 0 {
 			name, w = fmt.Sprintf("vec%d", i), expansionWeight
 		}
-		lists = append(lists, fusion.List{Name: name, Weight: w, Hits: toFusion(h)})
+		if reach == nil {
+			reach = r.vectorReach()
+		}
+		lists = append(lists, fusion.List{Name: name, Weight: w, Hits: toFusion(h), Reachable: reach})
 	}
 	return lists, nil
+}
+
+// vectorReach tells, in a package-docs index, whether a document could
+// appear in a vector list: whether it has a vector. A standard library
+// is BM25-only by design and a version may still be embedding, and
+// without this rule their units reach at most a third of a fused score
+// and never compete (fusion.Cover; bench/RESULTS.md, "Ranking: the
+// answer first"). nil (every document could) in the notes index, whose
+// documents all get vectors, and when the graph cannot be read.
+func (r *queryRun) vectorReach() func(*fusion.Fused) bool {
+	if !r.e.pkgs {
+		return nil
+	}
+	emb, err := r.e.models.Embedder(r.base)
+	if err != nil || emb == nil {
+		return nil
+	}
+	ix, err := r.e.vectorIndex(r.base, emb.ModelID())
+	if err != nil {
+		return nil
+	}
+	return func(f *fusion.Fused) bool {
+		if ix.Has(store.ChunkID(f.DocID, 0)) {
+			return true
+		}
+		for _, c := range f.Chunks {
+			if ix.Has(c) {
+				return true
+			}
+		}
+		return false
+	}
 }
 
 // fuse merges the lists by RRF and, in default and thorough modes,
@@ -270,6 +306,9 @@ func (r *queryRun) fuse(lists []fusion.List, bm []hit, strong bool) []fusion.Fus
 		k = fusion.DefaultK
 	}
 	fused := fusion.RRF(lists, k)
+	if n := fusion.Cover(fused, lists, k); n > 0 {
+		r.note(fmt.Sprintf("%d candidates have no vector (a standard library, or not embedded yet): scored over the keyword lists alone, on the scale of the embedded ones", n))
+	}
 	maxRRF := fusion.MaxRRF(lists, k)
 	if !r.wantRerank || len(fused) == 0 {
 		return fusion.Normalize(fused, maxRRF)

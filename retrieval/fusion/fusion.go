@@ -41,6 +41,10 @@ type List struct {
 	Name   string
 	Weight float64
 	Hits   []Hit
+	// Reachable reports whether a document could appear in this list at
+	// all (a vector list cannot hold a document that has no vector); nil
+	// means every document could. Only Cover reads it.
+	Reachable func(f *Fused) bool
 }
 
 // Fused is one document after fusion (and, later, blending). Score is the
@@ -226,6 +230,62 @@ func MaxRRF(lists []List, k float64) float64 {
 		m += weightOf(l) / (k + 1)
 	}
 	return m
+}
+
+// Cover makes fusion fair to documents that could not appear in some
+// lists (Reachable false): such a document's RRF is divided by the most
+// it could reach over the lists it could appear in, and multiplied by
+// MaxRRF(lists), so that it stands on the same scale as a document every
+// list could hold. A document without a vector, ranked first by BM25,
+// then scores as one ranked first by BM25 and by vectors, instead of
+// reaching at most a third of it (BM25 weight 1 against vectors' 2) and
+// never competing. RRF and Score are both rescaled; the slice is re-sorted
+// (ties: best single-list rank, then DocID, as RRF orders) and FusedRank
+// set again. It returns how many documents were rescaled.
+func Cover(fused []Fused, lists []List, k float64) int {
+	k = kOrDefault(k)
+	full := MaxRRF(lists, k)
+	names := ListNames(lists)
+	n := 0
+	for i := range fused {
+		f := &fused[i]
+		reach := 0.0
+		for li, l := range lists {
+			_, in := f.Ranks[names[li]]
+			if in || l.Reachable == nil || l.Reachable(f) {
+				reach += weightOf(l) / (k + 1)
+			}
+		}
+		if reach <= 0 || reach >= full {
+			continue
+		}
+		f.RRF *= full / reach
+		f.Score = f.RRF
+		n++
+	}
+	if n == 0 {
+		return 0
+	}
+	best := func(f *Fused) int {
+		m := math.MaxInt
+		for _, r := range f.Ranks {
+			m = min(m, r)
+		}
+		return m
+	}
+	sort.SliceStable(fused, func(i, j int) bool {
+		if fused[i].RRF != fused[j].RRF {
+			return fused[i].RRF > fused[j].RRF
+		}
+		if ri, rj := best(&fused[i]), best(&fused[j]); ri != rj {
+			return ri < rj
+		}
+		return fused[i].DocID < fused[j].DocID
+	})
+	for i := range fused {
+		fused[i].FusedRank = i + 1
+	}
+	return n
 }
 
 // Normalize maps Score into [0, 1] in place by dividing by max and clamping;

@@ -202,3 +202,47 @@ func TestMaxRRFAndNormalize(t *testing.T) {
 		}
 	}
 }
+
+// A document the vector list cannot hold (no vector) is scored over the
+// BM25 list alone, on the scale of one both lists could hold: d1, first
+// by BM25 and without a vector, reaches the score of a document first in
+// both lists, and d3, which has a vector but was not found by it, is
+// not lifted.
+func TestCoverUnreachableList(t *testing.T) {
+	noVec := map[int64]bool{1: true}
+	lists := []List{
+		{Name: "bm25", Weight: 1, Hits: []Hit{{DocID: 1, ChunkID: 1}, {DocID: 2, ChunkID: 2}, {DocID: 3, ChunkID: 3}}},
+		{Name: "vector", Weight: 2, Hits: []Hit{{DocID: 2, ChunkID: 2}, {DocID: 4, ChunkID: 4}}, Reachable: func(f *Fused) bool { return !noVec[f.DocID] }},
+	}
+	before := RRF(lists, 60)
+	if before[0].DocID != 2 {
+		t.Fatalf("plain RRF first = %d, want 2", before[0].DocID)
+	}
+	got := RRF(lists, 60)
+	if n := Cover(got, lists, 60); n != 1 {
+		t.Fatalf("Cover rescaled %d documents, want 1", n)
+	}
+	if got[0].DocID != 1 || !near(got[0].RRF, 3.0/61) || !near(got[0].Score, 3.0/61) {
+		t.Fatalf("first = doc %d rrf %.6f, want doc 1 at 3/61", got[0].DocID, got[0].RRF)
+	}
+	for i, f := range got {
+		if f.FusedRank != i+1 {
+			t.Errorf("pos %d has FusedRank %d", i, f.FusedRank)
+		}
+		if f.DocID == 3 && !near(f.RRF, 1.0/63) {
+			t.Errorf("doc 3 (has a vector, not found by it) rrf %.6f, want 1/63", f.RRF)
+		}
+	}
+	if s := Normalize(got, MaxRRF(lists, 60))[0].Score; !near(s, 1) {
+		t.Errorf("normalised score of doc 1 = %v, want 1", s)
+	}
+}
+
+// Lists every document can reach leave the fusion as it was.
+func TestCoverAllReachable(t *testing.T) {
+	want := RRF(sample(), 60)
+	got := RRF(sample(), 60)
+	if n := Cover(got, sample(), 60); n != 0 || !reflect.DeepEqual(got, want) {
+		t.Fatalf("Cover changed a fusion without unreachable lists (%d)", n)
+	}
+}
