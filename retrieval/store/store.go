@@ -26,7 +26,7 @@ import (
 )
 
 // schemaVersion is bumped whenever the schema changes incompatibly.
-const schemaVersion = 5
+const schemaVersion = 6
 
 // Store is an open index database. It is safe for concurrent use.
 type Store struct {
@@ -77,20 +77,23 @@ CREATE TABLE IF NOT EXISTS chunks(
 	seq INTEGER NOT NULL,
 	title TEXT NOT NULL,
 	headings TEXT NOT NULL,
+	-- body is '' when the chunk's text is its document's content from
+	-- start_byte to end_byte, as every document chunk's is: the text is
+	-- stored once (schema 6, text.go).
 	body TEXT NOT NULL,
 	start_line INTEGER NOT NULL, end_line INTEGER NOT NULL,
 	start_byte INTEGER NOT NULL, end_byte INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS chunks_doc ON chunks(doc_id);
+-- The word index keeps no copy of the text (contentless since schema 6):
+-- rows are written by the store beside their chunk (insertWords) and
+-- deleted by rowid.
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(title, headings, body,
-	content='chunks', content_rowid='id', tokenize='porter unicode61 remove_diacritics 2');
+	content='', contentless_delete=1, tokenize='porter unicode61 remove_diacritics 2');
 -- chunks_tri (trigram) is no longer written since schema 2 (chunks_seg
 -- below replaced it); it stays, empty, because chunks_ad names it.
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_tri USING fts5(body, content='', contentless_delete=1, tokenize='trigram');
-CREATE TRIGGER IF NOT EXISTS chunks_ai AFTER INSERT ON chunks BEGIN
-	INSERT INTO chunks_fts(rowid, title, headings, body) VALUES (new.id, new.title, new.headings, new.body);
-END;
 CREATE TRIGGER IF NOT EXISTS chunks_ad AFTER DELETE ON chunks BEGIN
-	INSERT INTO chunks_fts(chunks_fts, rowid, title, headings, body) VALUES ('delete', old.id, old.title, old.headings, old.body);
+	DELETE FROM chunks_fts WHERE rowid = old.id;
 	DELETE FROM chunks_tri WHERE rowid = old.id;
 END;
 -- The segmented index (package segment): chunks holding unspaced script
@@ -195,6 +198,12 @@ func (s *Store) migrate(ctx context.Context) error {
 			}
 		}
 	}
+	if v > 0 && v < 6 {
+		// Schema 6 rebuilds the word index contentless (filled below).
+		if err := dropWordIndex(ctx, tx); err != nil {
+			return fmt.Errorf("upgrade index to schema 6: %w", err)
+		}
+	}
 	if _, err := tx.ExecContext(ctx, schema+linksSchema); err != nil {
 		return fmt.Errorf("create schema: %w", err)
 	}
@@ -231,6 +240,12 @@ func (s *Store) migrate(ctx context.Context) error {
 			return fmt.Errorf("upgrade index to schema 3: %w", err)
 		}
 	}
+	if v > 0 && v < 6 {
+		// Last: the steps above read the chunks' full bodies.
+		if err := storeTextOnce(ctx, tx); err != nil {
+			return fmt.Errorf("upgrade index to schema 6: %w", err)
+		}
+	}
 	if err := bumpWrites(ctx, tx); err != nil {
 		return err
 	}
@@ -244,7 +259,7 @@ func (s *Store) migrate(ctx context.Context) error {
 // chunks_seg, the table schema 2 added, so an upgraded index finds short
 // CJK words without a rebuild.
 func fillSegmented(ctx context.Context, tx *sql.Tx) error {
-	rows, err := tx.QueryContext(ctx, "SELECT id, title, headings, body FROM chunks")
+	rows, err := tx.QueryContext(ctx, "SELECT c.id, c.title, c.headings, "+chunkTextSQL+" FROM chunks c")
 	if err != nil {
 		return err
 	}
