@@ -204,6 +204,13 @@ func Sync(ctx context.Context, st *store.Store, col config.Collection, gen int64
 		}
 		todo = append(todo, c)
 	}
+	if opt.Only == nil {
+		// DocStates leaves the hashes out; the files to read need theirs
+		// (an edit that changed nothing is recognised by it).
+		if err := withHashes(ctx, st, col.Name, todo, states); err != nil {
+			return nil, err
+		}
+	}
 	if len(todo) >= bulkThreshold {
 		if err := st.BeginBulk(ctx); err != nil {
 			return nil, err
@@ -439,4 +446,25 @@ func (w *writer) process(ctx context.Context, col config.Collection, todo []cand
 		}
 	}
 	return ctx.Err()
+}
+
+// withHashes fills in states the hashes of the indexed files among todo.
+func withHashes(ctx context.Context, st *store.Store, col string, todo []candidate, states map[string]store.DocState) error {
+	var rels []string
+	for _, c := range todo {
+		if _, ok := states[c.rel]; ok {
+			rels = append(rels, c.rel)
+		}
+	}
+	if len(rels) == 0 {
+		return nil
+	}
+	hs, err := st.DocStatesOf(ctx, col, rels)
+	if err != nil {
+		return err
+	}
+	for rel, s := range hs {
+		states[rel] = s
+	}
+	return nil
 }
