@@ -309,33 +309,6 @@ type LinkStats struct {
 	Links, Unresolved, Attachments int
 }
 
-// LinkStats counts the links of each collection.
-func (s *Store) LinkStats(ctx context.Context) (map[string]*LinkStats, error) {
-	idx, err := s.linkIndex(ctx)
-	if err != nil {
-		return nil, err
-	}
-	out := map[string]*LinkStats{}
-	for _, src := range idx.order {
-		c := idx.docs[src].Collection
-		st := out[c]
-		if st == nil {
-			st = &LinkStats{}
-			out[c] = st
-		}
-		for _, l := range idx.out[src] {
-			st.Links++
-			switch {
-			case l.attach:
-				st.Attachments++
-			case l.dst == 0:
-				st.Unresolved++
-			}
-		}
-	}
-	return out, nil
-}
-
 // LinkGraph returns every document id of the given collections (all when
 // none) and every resolved link between two of them, as (src, dst) pairs;
 // links of a note to itself are left out.

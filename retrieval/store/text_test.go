@@ -245,3 +245,49 @@ func TestStoreTextOnce(t *testing.T) {
 		t.Fatalf("check after writes: %v %v", problems, err)
 	}
 }
+
+// TestPageSize: a new index has 16 KiB pages; an index made with 4 KiB
+// pages keeps them and opens as before.
+func TestPageSize(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	size := func(path string) int {
+		db, err := sql.Open("sqlite", "file:"+path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		var n int
+		if err := db.QueryRow("PRAGMA page_size").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	fresh := filepath.Join(dir, "new.sqlite")
+	st, err := Open(ctx, fresh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	if n := size(fresh); n != 16384 {
+		t.Fatalf("new index: %d-byte pages", n)
+	}
+	old := filepath.Join(dir, "old.sqlite")
+	db, err := sql.Open("sqlite", "file:"+old+"?_pragma=page_size(4096)&_pragma=journal_mode(WAL)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec("CREATE TABLE x(y)"); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	st, err = Open(ctx, old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	textCorpus(t, st)
+	st.Close()
+	if n := size(old); n != 4096 {
+		t.Fatalf("existing index: %d-byte pages, want its 4096", n)
+	}
+}
