@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/gnosearch/gno/retrieval/links"
@@ -90,4 +91,17 @@ func fmtStats(m map[string]*LinkStats) string {
 		s += fmt.Sprintf("%s:%+v ", c, *st)
 	}
 	return s
+}
+
+// TestLinkDocHash: the link index gives back every hash as stored, in
+// its compact form or not.
+func TestLinkDocHash(t *testing.T) {
+	for _, h := range []string{"", "h", "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+		"0123456789ABCDEF0123456789abcdef0123456789abcdef0123456789abcdef", strings.Repeat("0", 64), strings.Repeat("g", 64)} {
+		var d linkDoc
+		d.setHash(h)
+		if got := d.Hash(); got != h {
+			t.Errorf("hash %q read back as %q", h, got)
+		}
+	}
 }
