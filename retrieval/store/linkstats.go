@@ -69,8 +69,16 @@ func (st *LinkStats) count(attach, resolved bool) {
 // it in a snapshot.
 func (s *Store) countLinks(ctx context.Context) (map[string]*LinkStats, error) {
 	type doc struct{ col, rel string }
-	docs := map[int64]doc{}
-	names := map[string][]links.Candidate{}
+	// The maps are sized from the largest id (ids are dense but for
+	// removals): growing them a document at a time was a third of the
+	// count at a million documents.
+	var hint int64
+	if err := s.db.QueryRowContext(ctx, "SELECT coalesce(max(id), 0) FROM documents").Scan(&hint); err != nil {
+		return nil, fmt.Errorf("count links: %w", err)
+	}
+	hint = min(hint, 1<<22)
+	docs := make(map[int64]doc, hint)
+	names := make(map[string][]links.Candidate, hint)
 	rows, err := s.db.QueryContext(ctx, "SELECT id, collection, rel_path FROM documents")
 	if err != nil {
 		return nil, fmt.Errorf("count links: %w", err)
