@@ -50,13 +50,16 @@ func crashed(r result) bool {
 // unchanged; with space back, the next sync converges.
 func TestDiskFull(t *testing.T) {
 	e := newEnv(t, corpus(7, 12))
-	mountTmpfs(t, filepath.Join(e.home, "data"), 768<<10)
+	// An index has 16 KiB pages and each of its ~45 b-trees at least one
+	// (a 84-note index is 0.7 MB, its sync's WAL more): 768 KB no longer
+	// holds the first sync.
+	mountTmpfs(t, filepath.Join(e.home, "data"), 2<<20)
 	e.mustGno("update")
 	before := takeSnapshot(t, e.dbFile())
-	// About 1.2 MB of new text (and its index) cannot fit in 768 KB.
+	// About 2.4 MB of new text (and its index) cannot fit in 2 MB.
 	big := map[string]string{}
 	for i := range 4 {
-		big[fmt.Sprintf("big/b%d.md", i)] = "# Big\n\n" + strings.Repeat(fmt.Sprintf("filler %d words that take room in the index ", i), 6000)
+		big[fmt.Sprintf("big/b%d.md", i)] = "# Big\n\n" + strings.Repeat(fmt.Sprintf("filler %d words that take room in the index ", i), 12000)
 	}
 	writeDocs(t, e.notes, big)
 	r := e.gno("update")

@@ -75,7 +75,13 @@ func takeSnapshot(t testing.TB, dbFile string) snapshot {
 		s.Docs++
 	}
 	rows.Close()
-	rows, err = db.QueryContext(ctx, `SELECT d.rel_path, c.seq, c.headings, c.body, c.start_line, c.end_line, c.start_byte, c.end_byte,
+	// A chunk's text is its body, or (schema 6) its range of the content
+	// when the body is empty.
+	rows, err = db.QueryContext(ctx, `SELECT d.rel_path, c.seq, c.headings,
+		CASE WHEN c.body = '' AND c.end_byte > c.start_byte
+			THEN CAST(substr(CAST((SELECT content FROM contents t WHERE t.doc_id = c.doc_id) AS BLOB), c.start_byte + 1, c.end_byte - c.start_byte) AS TEXT)
+			ELSE c.body END,
+		c.start_line, c.end_line, c.start_byte, c.end_byte,
 		EXISTS (SELECT 1 FROM vectors v WHERE v.chunk_id = c.id)
 		FROM chunks c JOIN documents d ON d.id = c.doc_id ORDER BY d.collection, d.rel_path, c.seq`)
 	if err != nil {

@@ -45,7 +45,10 @@ func walk(ctx context.Context, col config.Collection, opt Options, res *Result) 
 		if ctx.Err() != nil {
 			return
 		}
-		entries, err := os.ReadDir(abs)
+		entries, stat, done, err := readDir(abs)
+		if err == nil {
+			defer done()
+		}
 		local := &Result{}
 		var found []candidate
 		if err != nil {
@@ -82,7 +85,7 @@ func walk(ctx context.Context, col config.Collection, opt Options, res *Result) 
 			if !indexesFile(includes, col, crel) {
 				continue
 			}
-			info, err := d.Info()
+			info, err := stat(d)
 			if err != nil {
 				local.skip(SkipVanished)
 				continue

@@ -86,8 +86,8 @@ func TestQuickCheck(t *testing.T) {
 	if err != nil || !slices.Contains(tables, "chunks_fts_data") || !slices.Contains(tables, "contents") || slices.Contains(tables, "chunks_fts") {
 		t.Fatalf("b-tree tables %v (%v): want the FTS5 shadow tables and not the virtual ones", tables, err)
 	}
-	var root int64
-	if err := st.db.QueryRow("SELECT rootpage FROM sqlite_schema WHERE name = 'contents'").Scan(&root); err != nil {
+	var root, pageSize int64
+	if err := st.db.QueryRow("SELECT rootpage, (SELECT page_size FROM pragma_page_size) FROM sqlite_schema WHERE name = 'contents'").Scan(&root, &pageSize); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := st.db.Exec("PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
@@ -100,7 +100,7 @@ func TestQuickCheck(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.WriteAt([]byte{0x07, 0xff, 0xff}, (root-1)*4096); err != nil {
+	if _, err := f.WriteAt([]byte{0x07, 0xff, 0xff}, (root-1)*pageSize); err != nil {
 		t.Fatal(err)
 	}
 	f.Close()

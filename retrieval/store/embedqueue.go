@@ -97,7 +97,7 @@ func (s *Store) ChunkTexts(ctx context.Context, ids []int64) (map[int64]ChunkTex
 		for i, id := range part {
 			args[i] = id
 		}
-		rows, err := s.db.QueryContext(ctx, "SELECT id, title, headings, body FROM chunks WHERE id IN (?"+strings.Repeat(", ?", len(part)-1)+")", args...)
+		rows, err := s.db.QueryContext(ctx, "SELECT c.id, c.title, c.headings, "+chunkTextSQL+" FROM chunks c WHERE c.id IN (?"+strings.Repeat(", ?", len(part)-1)+")", args...)
 		if err != nil {
 			return nil, fmt.Errorf("read chunks to embed: %w", err)
 		}

@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"database/sql"
+	"encoding/hex"
 	"fmt"
 	"path"
 	"sort"
@@ -33,7 +35,10 @@ type LinkRow struct {
 // happens here, once per committed change, not at write time.
 type linkIndex struct {
 	writes string
-	docs   map[int64]*DocMeta
+	// docs holds what links need of every document (a daemon keeps the
+	// index for its life: a full DocMeta a document, with its collection
+	// name allocated anew for each, was a third of the index's heap).
+	docs map[int64]linkDoc
 	// names maps links.Key of a file name or alias to its documents.
 	names map[string][]links.Candidate
 	// aliases are each document's front-matter aliases.
@@ -49,6 +54,38 @@ type linkIndex struct {
 	// noteNames is the lowercased name list NoteNames builds once per
 	// index (names.go).
 	noteNames nameList
+}
+
+// linkDoc is a document as the link index keeps it: Collection interned
+// (one string per collection), a hash that is 64 lowercase hex digits (a
+// BLAKE3, as a sync writes it) as its 32 bytes, any other in hashText.
+type linkDoc struct {
+	Collection, RelPath, Title string
+	hash                       [32]byte
+	hashText                   string
+}
+
+// setHash keeps h in its compact form when it has one.
+func (d *linkDoc) setHash(h string) {
+	if len(h) == 64 {
+		if _, err := hex.Decode(d.hash[:], []byte(h)); err == nil && d.hash != [32]byte{} && hex.EncodeToString(d.hash[:]) == h {
+			return
+		}
+	}
+	d.hash, d.hashText = [32]byte{}, h
+}
+
+// Hash is the document's hash as stored.
+func (d linkDoc) Hash() string {
+	if d.hashText != "" || d.hash == [32]byte{} {
+		return d.hashText
+	}
+	return hex.EncodeToString(d.hash[:])
+}
+
+// meta is the document as a DocMeta (the columns the index reads).
+func (d linkDoc) meta(id int64) *DocMeta {
+	return &DocMeta{ID: id, Collection: d.Collection, RelPath: d.RelPath, Hash: d.Hash(), Title: d.Title}
 }
 
 // resolvedLink is a link as written plus where it points now (0: nowhere).
@@ -134,27 +171,36 @@ func (s *Store) loadLinks(ctx context.Context) (*linkIndex, error) {
 		return nil, fmt.Errorf("read links: %w", err)
 	}
 	defer rows.Close()
-	idx := &linkIndex{docs: map[int64]*DocMeta{}, names: map[string][]links.Candidate{},
+	idx := &linkIndex{docs: map[int64]linkDoc{}, names: map[string][]links.Candidate{},
 		aliases: map[int64][]string{}, out: map[int64][]resolvedLink{}, in: map[int64][]linkAt{}, attached: map[string][]linkAt{}}
 	written := map[int64][]links.Link{}
+	cols := map[string]string{}
 	for rows.Next() {
-		m := &DocMeta{}
+		var m linkDoc
+		var id int64
 		var aliases *string
+		var hash sql.RawBytes
 		var data []byte
-		if err := rows.Scan(&idx.writes, &m.ID, &m.Collection, &m.RelPath, &m.Hash, &m.Title, &aliases, &data); err != nil {
+		if err := rows.Scan(&idx.writes, &id, &m.Collection, &m.RelPath, &hash, &m.Title, &aliases, &data); err != nil {
 			return nil, fmt.Errorf("read links: %w", err)
 		}
-		idx.docs[m.ID] = m
+		m.setHash(string(hash))
+		if c, ok := cols[m.Collection]; ok {
+			m.Collection = c
+		} else {
+			cols[m.Collection] = m.Collection
+		}
+		idx.docs[id] = m
 		k := links.Key(m.RelPath)
-		idx.names[k] = append(idx.names[k], links.Candidate{ID: m.ID, Collection: m.Collection, RelPath: m.RelPath})
+		idx.names[k] = append(idx.names[k], links.Candidate{ID: id, Collection: m.Collection, RelPath: m.RelPath})
 		if aliases == nil {
 			continue
 		}
 		as := splitAliases(*aliases)
-		idx.aliases[m.ID] = as
+		idx.aliases[id] = as
 		for _, a := range as {
 			if k := strings.ToLower(a); k != "" {
-				idx.names[k] = append(idx.names[k], links.Candidate{ID: m.ID, Collection: m.Collection, RelPath: m.RelPath, Alias: true})
+				idx.names[k] = append(idx.names[k], links.Candidate{ID: id, Collection: m.Collection, RelPath: m.RelPath, Alias: true})
 			}
 		}
 		ls, err := decodeLinks(data)
@@ -162,8 +208,8 @@ func (s *Store) loadLinks(ctx context.Context) (*linkIndex, error) {
 			return nil, fmt.Errorf("read links of %s/%s: %w (run `gno update --rebuild`)", m.Collection, m.RelPath, err)
 		}
 		if len(ls) > 0 {
-			written[m.ID] = ls
-			idx.order = append(idx.order, m.ID)
+			written[id] = ls
+			idx.order = append(idx.order, id)
 		}
 	}
 	if err := rows.Err(); err != nil {
@@ -215,9 +261,8 @@ func (idx *linkIndex) docIDs(collections []string) []int64 {
 func (idx *linkIndex) row(src int64, seq int, other int64) LinkRow {
 	l := idx.out[src][seq]
 	r := LinkRow{Src: src, Seq: int64(seq), Kind: l.Kind, Target: l.Target, Fragment: l.Fragment, Alias: l.Alias, Line: l.Line, Attach: l.attach}
-	if m := idx.docs[other]; m != nil {
-		c := *m
-		r.Other = &c
+	if m, ok := idx.docs[other]; ok {
+		r.Other = m.meta(other)
 	}
 	return r
 }
@@ -261,8 +306,8 @@ func (s *Store) AttachmentsTo(ctx context.Context, id int64) ([]LinkRow, error) 
 	if err != nil {
 		return nil, err
 	}
-	m := idx.docs[id]
-	if m == nil {
+	m, ok := idx.docs[id]
+	if !ok {
 		return nil, nil
 	}
 	cand := []links.Candidate{{ID: id, Collection: m.Collection, RelPath: m.RelPath}}
@@ -307,33 +352,6 @@ func (s *Store) Unresolved(ctx context.Context, collection string, limit int) ([
 // LinkStats counts links per collection of their source.
 type LinkStats struct {
 	Links, Unresolved, Attachments int
-}
-
-// LinkStats counts the links of each collection.
-func (s *Store) LinkStats(ctx context.Context) (map[string]*LinkStats, error) {
-	idx, err := s.linkIndex(ctx)
-	if err != nil {
-		return nil, err
-	}
-	out := map[string]*LinkStats{}
-	for _, src := range idx.order {
-		c := idx.docs[src].Collection
-		st := out[c]
-		if st == nil {
-			st = &LinkStats{}
-			out[c] = st
-		}
-		for _, l := range idx.out[src] {
-			st.Links++
-			switch {
-			case l.attach:
-				st.Attachments++
-			case l.dst == 0:
-				st.Unresolved++
-			}
-		}
-	}
-	return out, nil
 }
 
 // LinkGraph returns every document id of the given collections (all when

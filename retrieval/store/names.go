@@ -74,7 +74,7 @@ func buildNames(idx *linkIndex) []NoteName {
 		m := idx.docs[id]
 		base := path.Base(m.RelPath)
 		stem := strings.TrimSuffix(base, path.Ext(base))
-		n := NoteName{ID: id, Collection: m.Collection, RelPath: m.RelPath, Hash: m.Hash, Title: m.Title, Aliases: idx.aliases[id],
+		n := NoteName{ID: id, Collection: m.Collection, RelPath: m.RelPath, Hash: m.Hash(), Title: m.Title, Aliases: idx.aliases[id],
 			Stem: stem, Shared: keys[links.Key(m.RelPath)] > 1, TitleLower: strings.ToLower(m.Title), StemLower: strings.ToLower(stem)}
 		for _, a := range n.Aliases {
 			n.AliasesLower = append(n.AliasesLower, strings.ToLower(a))

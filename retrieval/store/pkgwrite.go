@@ -62,12 +62,12 @@ func (s *Store) PutPkgVersion(ctx context.Context, v *PkgVersion, docs []*Docume
 	return id, nil
 }
 
-// unitChunkRows is how many chunks one INSERT writes: FTS5 flushes its
-// pending terms to a new segment at every statement savepoint (a chunk
-// insert fires the FTS triggers, so each opens one), and a version written
-// chunk by chunk made a segment per unit and merged them over and over
-// (half of a 100-package add's CPU). 10 columns × 500 rows stays under
-// SQLite's 32,766 parameters.
+// unitChunkRows is how many chunks one INSERT writes, and how many word
+// index rows: FTS5 flushes its pending terms to a new segment at every
+// statement savepoint, and a version written chunk by chunk made a
+// segment per unit and merged them over and over (half of a 100-package
+// add's CPU). 10 columns × 500 rows
+// stays under SQLite's 32,766 parameters.
 const unitChunkRows = 500
 
 // putUnitDocs inserts a version's unit documents (all new: the caller
@@ -76,6 +76,7 @@ const unitChunkRows = 500
 func (b *Batch) putUnitDocs(ctx context.Context, key string, docs []*Document) ([]int64, error) {
 	ids := make([]int64, len(docs))
 	var rows []any
+	var words wordIndex
 	n := 0
 	flush := func() error {
 		if n == 0 {
@@ -83,9 +84,11 @@ func (b *Batch) putUnitDocs(ctx context.Context, key string, docs []*Document) (
 		}
 		q := "INSERT INTO chunks(id, doc_id, seq, title, headings, body, start_line, end_line, start_byte, end_byte) VALUES " +
 			strings.TrimSuffix(strings.Repeat("(?,?,?,?,?,?,?,?,?,?),", n), ",")
-		_, err := b.tx.ExecContext(ctx, q, rows...)
+		if _, err := b.tx.ExecContext(ctx, q, rows...); err != nil {
+			return err
+		}
 		rows, n = rows[:0], 0
-		return err
+		return words.flush(ctx, b.tx.ExecContext)
 	}
 	for i, d := range docs {
 		if d.Collection != key {
@@ -113,7 +116,9 @@ func (b *Batch) putUnitDocs(ctx context.Context, key string, docs []*Document) (
 		}
 		for j, c := range d.Chunks {
 			cid, heads := ChunkID(id, j), strings.Join(c.Headings, " > ")
-			rows = append(rows, cid, id, j, title, heads, c.Text, c.StartLine, c.EndLine, c.StartByte, c.EndByte)
+			body, end := storedBody(d.Content, c.Text, c.StartByte, c.EndByte)
+			rows = append(rows, cid, id, j, title, heads, body, c.StartLine, c.EndLine, c.StartByte, end)
+			words.add(cid, title, heads, c.Text)
 			n++
 			if segment.Has(c.Text) || segment.Has(title) || segment.Has(heads) {
 				if _, err := b.exec(ctx, insertSegmented, cid, segment.Text(title), segment.Text(heads), segment.Text(c.Text)); err != nil {

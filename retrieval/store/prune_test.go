@@ -59,9 +59,15 @@ func zipfCorpus(t testing.TB, path string, docs, vocab int, seed uint64) []strin
 			t.Fatal(err)
 		}
 		for c := range 1 + r.IntN(3) {
+			// The word index is contentless: its row is written beside the
+			// chunk's, as the store's writers do.
+			title, heads, body := text(3), text(2), text(20+r.IntN(200))
 			_, err := tx.Exec(`INSERT INTO chunks(id, doc_id, seq, title, headings, body, start_line, end_line, start_byte, end_byte)
-				VALUES (?, ?, ?, ?, ?, ?, 0, 0, 0, 0)`, d<<16|c, d, c, text(3), text(2), text(20+r.IntN(200)))
+				VALUES (?, ?, ?, ?, ?, ?, 0, 0, 0, 0)`, d<<16|c, d, c, title, heads, body)
 			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := tx.Exec(`INSERT INTO chunks_fts(rowid, title, headings, body) VALUES (?, ?, ?, ?)`, d<<16|c, title, heads, body); err != nil {
 				t.Fatal(err)
 			}
 		}

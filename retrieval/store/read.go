@@ -113,19 +113,30 @@ func (s *Store) Chunks(ctx context.Context, ids []int64) (map[int64]*ChunkRow, e
 	for i, id := range ids {
 		args[i] = id
 	}
-	rows, err := s.db.QueryContext(ctx, "SELECT id, doc_id, seq, headings, body, start_line, end_line FROM chunks WHERE id IN ("+placeholders(len(ids))+")", args...)
-	if err != nil {
-		return nil, fmt.Errorf("read chunks: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		c := &ChunkRow{}
-		if err := rows.Scan(&c.ID, &c.DocID, &c.Seq, &c.Headings, &c.Body, &c.StartLine, &c.EndLine); err != nil {
-			return nil, err
+	return readIn(ctx, s, func(ctx context.Context) (map[int64]*ChunkRow, error) {
+		rows, err := s.db.QueryContext(ctx, "SELECT id, doc_id, seq, headings, body, start_line, end_line, start_byte, end_byte FROM chunks WHERE id IN ("+placeholders(len(ids))+") ORDER BY id", args...) // by document, for chunkBodies
+		if err != nil {
+			return nil, fmt.Errorf("read chunks: %w", err)
 		}
-		out[c.ID] = c
-	}
-	return out, rows.Err()
+		defer rows.Close()
+		var refs []sliceRef
+		for rows.Next() {
+			c := &ChunkRow{}
+			var start, end int
+			if err := rows.Scan(&c.ID, &c.DocID, &c.Seq, &c.Headings, &c.Body, &c.StartLine, &c.EndLine, &start, &end); err != nil {
+				return nil, fmt.Errorf("read chunks: %w", err)
+			}
+			if r, ok := refFor(c.DocID, c.Body, start, end, &c.Body); ok {
+				refs = append(refs, r)
+			}
+			out[c.ID] = c
+		}
+		if err := rows.Err(); err != nil {
+			return nil, fmt.Errorf("read chunks: %w", err)
+		}
+		rows.Close()
+		return out, s.chunkBodies(ctx, refs)
+	})
 }
 
 // DocMeta is a document's metadata, without its content.

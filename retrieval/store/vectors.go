@@ -41,20 +41,41 @@ func (s *Store) DropVectors(ctx context.Context, keepModel string) error {
 // collection, leaving out the collections in except.
 func (s *Store) Unembedded(ctx context.Context, collection string, except ...string) ([]ChunkText, error) {
 	where, args := unembeddedWhere(collection, except)
-	rows, err := s.db.QueryContext(ctx, `SELECT c.id, c.title, c.headings, c.body FROM chunks c JOIN documents d ON d.id = c.doc_id`+where, args...)
-	if err != nil {
-		return nil, fmt.Errorf("find chunks to embed: %w", err)
-	}
-	defer rows.Close()
-	var out []ChunkText
-	for rows.Next() {
-		var c ChunkText
-		if err := rows.Scan(&c.ID, &c.Title, &c.Headings, &c.Body); err != nil {
-			return nil, err
+	return readIn(ctx, s, func(ctx context.Context) ([]ChunkText, error) {
+		rows, err := s.db.QueryContext(ctx, `SELECT c.id, c.title, c.headings, c.body, c.start_byte, c.end_byte FROM chunks c JOIN documents d ON d.id = c.doc_id`+where+` ORDER BY c.id`, args...)
+		if err != nil {
+			return nil, fmt.Errorf("find chunks to embed: %w", err)
 		}
-		out = append(out, c)
-	}
-	return out, rows.Err()
+		defer rows.Close()
+		var out []ChunkText
+		type ref struct {
+			i          int
+			start, end int
+		}
+		var sliced []ref
+		for rows.Next() {
+			var c ChunkText
+			var start, end int
+			if err := rows.Scan(&c.ID, &c.Title, &c.Headings, &c.Body, &start, &end); err != nil {
+				return nil, fmt.Errorf("find chunks to embed: %w", err)
+			}
+			if c.Body == "" && end > start {
+				sliced = append(sliced, ref{len(out), start, end})
+			}
+			out = append(out, c)
+		}
+		if err := rows.Err(); err != nil {
+			return nil, fmt.Errorf("find chunks to embed: %w", err)
+		}
+		rows.Close()
+		// The texts are filled once out stops growing: the references
+		// point into it.
+		refs := make([]sliceRef, len(sliced))
+		for i, r := range sliced {
+			refs[i] = sliceRef{doc: DocOfChunk(out[r.i].ID), start: r.start, end: r.end, dst: &out[r.i].Body}
+		}
+		return out, s.chunkBodies(ctx, refs)
+	})
 }
 
 // UnembeddedCount counts the chunks Unembedded would list.
