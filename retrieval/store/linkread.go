@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"encoding/hex"
 	"fmt"
 	"path"
@@ -29,16 +28,20 @@ type LinkRow struct {
 	Other *DocMeta
 }
 
-// linkIndex is every link of the index resolved against its documents, as
+// LinkIndex is every link of an index resolved against its documents, as
 // of one value of the meta "writes" counter. Resolution needs the whole
 // document set (a new note named like a link's target takes it over), so it
-// happens here, once per committed change, not at write time.
-type linkIndex struct {
+// happens here, once per committed change, not at write time. Every
+// backend builds it from its rows (NewLinkIndex, Add, Resolve) and answers
+// the link reads from it, so the link graph means the same on each.
+type LinkIndex struct {
 	writes string
 	// docs holds what links need of every document (a daemon keeps the
 	// index for its life: a full DocMeta a document, with its collection
 	// name allocated anew for each, was a third of the index's heap).
 	docs map[int64]linkDoc
+	// cols interns collection names while documents are added.
+	cols map[string]string
 	// names maps links.Key of a file name or alias to its documents.
 	names map[string][]links.Candidate
 	// aliases are each document's front-matter aliases.
@@ -54,6 +57,8 @@ type linkIndex struct {
 	// noteNames is the lowercased name list NoteNames builds once per
 	// index (names.go).
 	noteNames nameList
+	// written holds the links as added, until Resolve.
+	written map[int64][]links.Link
 }
 
 // linkDoc is a document as the link index keeps it: Collection interned
@@ -100,10 +105,10 @@ type linkAt struct {
 	seq int
 }
 
-// linkCache holds the Store's latest linkIndex.
-type linkCache struct {
+// LinkCache holds a store's latest LinkIndex. Its zero value is empty.
+type LinkCache struct {
 	mu  sync.Mutex
-	idx *linkIndex
+	idx *LinkIndex
 }
 
 // writesSQL reads the meta "writes" counter (” before the first write).
@@ -122,29 +127,35 @@ func (s *Store) LinkVersion(ctx context.Context) (string, error) {
 
 // linkIndex returns the resolved links of the committed index, rebuilt
 // when a write has committed since the last call.
-func (s *Store) linkIndex(ctx context.Context) (*linkIndex, error) {
+func (s *Store) linkIndex(ctx context.Context) (*LinkIndex, error) {
 	return readIn(ctx, s, s.cachedLinks)
 }
 
-func (s *Store) cachedLinks(ctx context.Context) (*linkIndex, error) {
+func (s *Store) cachedLinks(ctx context.Context) (*LinkIndex, error) {
 	writes, err := s.LinkVersion(ctx)
 	if err != nil {
 		return nil, err
 	}
-	s.links.mu.Lock()
-	defer s.links.mu.Unlock()
-	if idx := s.links.idx; idx != nil && idx.writes == writes {
+	return s.links.Get(writes, func() (*LinkIndex, error) { return s.loadLinks(ctx) })
+}
+
+// Get returns the cached index when it is of writes, else the one load
+// builds (under the cache's lock, so concurrent readers build it once).
+func (c *LinkCache) Get(writes string, load func() (*LinkIndex, error)) (*LinkIndex, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if idx := c.idx; idx != nil && idx.writes == writes {
 		return idx, nil
 	}
-	idx, err := s.loadLinks(ctx)
+	idx, err := load()
 	if err != nil {
 		return nil, err
 	}
 	// A reader whose snapshot began before a sync committed builds the
 	// older index; it keeps it for itself rather than replace the newer
 	// one every later reader would then build again.
-	if cur := s.links.idx; cur == nil || !olderWrites(idx.writes, cur.writes) {
-		s.links.idx = idx
+	if cur := c.idx; cur == nil || !olderWrites(idx.writes, cur.writes) {
+		c.idx = idx
 	}
 	return idx, nil
 }
@@ -163,7 +174,7 @@ func olderWrites(a, b string) bool {
 
 // loadLinks reads documents and links in one statement (one snapshot) and
 // resolves every link.
-func (s *Store) loadLinks(ctx context.Context) (*linkIndex, error) {
+func (s *Store) loadLinks(ctx context.Context) (*LinkIndex, error) {
 	rows, err := s.db.QueryContext(ctx, "SELECT "+writesSQL+`,
 		d.id, d.collection, d.rel_path, d.hash, d.title, l.aliases, l.links
 		FROM documents d LEFT JOIN doc_links l ON l.doc_id = d.id ORDER BY d.collection, d.rel_path`)
@@ -171,53 +182,77 @@ func (s *Store) loadLinks(ctx context.Context) (*linkIndex, error) {
 		return nil, fmt.Errorf("read links: %w", err)
 	}
 	defer rows.Close()
-	idx := &linkIndex{docs: map[int64]linkDoc{}, names: map[string][]links.Candidate{},
-		aliases: map[int64][]string{}, out: map[int64][]resolvedLink{}, in: map[int64][]linkAt{}, attached: map[string][]linkAt{}}
-	written := map[int64][]links.Link{}
-	cols := map[string]string{}
+	idx := NewLinkIndex("")
 	for rows.Next() {
-		var m linkDoc
-		var id int64
+		m := &DocMeta{}
 		var aliases *string
-		var hash sql.RawBytes
 		var data []byte
-		if err := rows.Scan(&idx.writes, &id, &m.Collection, &m.RelPath, &hash, &m.Title, &aliases, &data); err != nil {
+		if err := rows.Scan(&idx.writes, &m.ID, &m.Collection, &m.RelPath, &m.Hash, &m.Title, &aliases, &data); err != nil {
 			return nil, fmt.Errorf("read links: %w", err)
 		}
-		m.setHash(string(hash))
-		if c, ok := cols[m.Collection]; ok {
-			m.Collection = c
-		} else {
-			cols[m.Collection] = m.Collection
-		}
-		idx.docs[id] = m
-		k := links.Key(m.RelPath)
-		idx.names[k] = append(idx.names[k], links.Candidate{ID: id, Collection: m.Collection, RelPath: m.RelPath})
-		if aliases == nil {
-			continue
-		}
-		as := splitAliases(*aliases)
-		idx.aliases[id] = as
-		for _, a := range as {
-			if k := strings.ToLower(a); k != "" {
-				idx.names[k] = append(idx.names[k], links.Candidate{ID: id, Collection: m.Collection, RelPath: m.RelPath, Alias: true})
-			}
-		}
-		ls, err := decodeLinks(data)
-		if err != nil {
-			return nil, fmt.Errorf("read links of %s/%s: %w (run `gno update --rebuild`)", m.Collection, m.RelPath, err)
-		}
-		if len(ls) > 0 {
-			written[id] = ls
-			idx.order = append(idx.order, id)
+		if err := idx.Add(m, aliases, data); err != nil {
+			return nil, err
 		}
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("read links: %w", err)
 	}
+	idx.Resolve()
+	return idx, nil
+}
+
+// NewLinkIndex starts an empty index of the document set as of the
+// writes counter's value writes (LinkVersion).
+func NewLinkIndex(writes string) *LinkIndex {
+	return &LinkIndex{writes: writes, docs: map[int64]linkDoc{}, cols: map[string]string{}, names: map[string][]links.Candidate{},
+		aliases: map[int64][]string{}, out: map[int64][]resolvedLink{}, in: map[int64][]linkAt{}, attached: map[string][]linkAt{},
+		written: map[int64][]links.Link{}}
+}
+
+// SetWrites sets the writes counter's value the index is of, for a
+// backend that reads it with the rows.
+func (idx *LinkIndex) SetWrites(writes string) { idx.writes = writes }
+
+// Add adds document m with its stored aliases (nil: no links row) and
+// links as EncodeLinks wrote them. Documents are added by collection,
+// then path, in byte order: that order is the order of every answer.
+func (idx *LinkIndex) Add(m *DocMeta, aliases *string, data []byte) error {
+	d := linkDoc{Collection: m.Collection, RelPath: m.RelPath, Title: m.Title}
+	if c, ok := idx.cols[m.Collection]; ok {
+		d.Collection = c
+	} else {
+		idx.cols[m.Collection] = m.Collection
+	}
+	d.setHash(m.Hash)
+	idx.docs[m.ID] = d
+	k := links.Key(m.RelPath)
+	idx.names[k] = append(idx.names[k], links.Candidate{ID: m.ID, Collection: m.Collection, RelPath: m.RelPath})
+	if aliases == nil {
+		return nil
+	}
+	as := splitAliases(*aliases)
+	idx.aliases[m.ID] = as
+	for _, a := range as {
+		if k := strings.ToLower(a); k != "" {
+			idx.names[k] = append(idx.names[k], links.Candidate{ID: m.ID, Collection: m.Collection, RelPath: m.RelPath, Alias: true})
+		}
+	}
+	ls, err := decodeLinks(data)
+	if err != nil {
+		return fmt.Errorf("read links of %s/%s: %w (run `gno update --rebuild`)", m.Collection, m.RelPath, err)
+	}
+	if len(ls) > 0 {
+		idx.written[m.ID] = ls
+		idx.order = append(idx.order, m.ID)
+	}
+	return nil
+}
+
+// Resolve points every link added at its document, once all are added.
+func (idx *LinkIndex) Resolve() {
 	for _, src := range idx.order {
 		m := idx.docs[src]
-		ls := written[src]
+		ls := idx.written[src]
 		rs := make([]resolvedLink, len(ls))
 		for i, l := range ls {
 			r := resolvedLink{Link: l}
@@ -238,12 +273,12 @@ func (s *Store) loadLinks(ctx context.Context) (*linkIndex, error) {
 		}
 		idx.out[src] = rs
 	}
-	return idx, nil
+	idx.written, idx.cols = nil, nil
 }
 
 // docIDs returns the ids of the documents of the given collections (all
 // when none), in id order.
-func (idx *linkIndex) docIDs(collections []string) []int64 {
+func (idx *LinkIndex) docIDs(collections []string) []int64 {
 	want := map[string]bool{}
 	for _, c := range collections {
 		want[c] = true
@@ -258,7 +293,7 @@ func (idx *linkIndex) docIDs(collections []string) []int64 {
 	return ids
 }
 
-func (idx *linkIndex) row(src int64, seq int, other int64) LinkRow {
+func (idx *LinkIndex) row(src int64, seq int, other int64) LinkRow {
 	l := idx.out[src][seq]
 	r := LinkRow{Src: src, Seq: int64(seq), Kind: l.Kind, Target: l.Target, Fragment: l.Fragment, Alias: l.Alias, Line: l.Line, Attach: l.attach}
 	if m, ok := idx.docs[other]; ok {
@@ -268,31 +303,23 @@ func (idx *linkIndex) row(src int64, seq int, other int64) LinkRow {
 }
 
 // LinksFrom returns the links document id makes, in order.
-func (s *Store) LinksFrom(ctx context.Context, id int64) ([]LinkRow, error) {
-	idx, err := s.linkIndex(ctx)
-	if err != nil {
-		return nil, err
-	}
+func (idx *LinkIndex) LinksFrom(id int64) []LinkRow {
 	ls := idx.out[id]
 	out := make([]LinkRow, 0, len(ls))
 	for i, l := range ls {
 		out = append(out, idx.row(id, i, l.dst))
 	}
-	return out, nil
+	return out
 }
 
 // LinksTo returns the links pointing at document id, by source path.
-func (s *Store) LinksTo(ctx context.Context, id int64) ([]LinkRow, error) {
-	idx, err := s.linkIndex(ctx)
-	if err != nil {
-		return nil, err
-	}
+func (idx *LinkIndex) LinksTo(id int64) []LinkRow {
 	in := idx.in[id]
 	out := make([]LinkRow, 0, len(in))
 	for _, a := range in {
 		out = append(out, idx.row(a.src, a.seq, a.src))
 	}
-	return out, nil
+	return out
 }
 
 // AttachmentsTo returns the links written as attachments (to a file not
@@ -301,14 +328,10 @@ func (s *Store) LinksTo(ctx context.Context, id int64) ([]LinkRow, error) {
 // Other, by source path. The graph keeps no edge for them; the reconcile
 // loop asks, since a note that links to a code file is affected when the
 // file changes.
-func (s *Store) AttachmentsTo(ctx context.Context, id int64) ([]LinkRow, error) {
-	idx, err := s.linkIndex(ctx)
-	if err != nil {
-		return nil, err
-	}
+func (idx *LinkIndex) AttachmentsTo(id int64) []LinkRow {
 	m, ok := idx.docs[id]
 	if !ok {
-		return nil, nil
+		return nil
 	}
 	cand := []links.Candidate{{ID: id, Collection: m.Collection, RelPath: m.RelPath}}
 	var out []LinkRow
@@ -321,17 +344,13 @@ func (s *Store) AttachmentsTo(ctx context.Context, id int64) ([]LinkRow, error) 
 			out = append(out, idx.row(a.src, a.seq, a.src))
 		}
 	}
-	return out, nil
+	return out
 }
 
 // Unresolved returns links that name no indexed document (attachments
 // excepted), with their source as Other, by source path; limit 0 means
 // all.
-func (s *Store) Unresolved(ctx context.Context, collection string, limit int) ([]LinkRow, error) {
-	idx, err := s.linkIndex(ctx)
-	if err != nil {
-		return nil, err
-	}
+func (idx *LinkIndex) Unresolved(collection string, limit int) []LinkRow {
 	var out []LinkRow
 	for _, src := range idx.order {
 		if collection != "" && idx.docs[src].Collection != collection {
@@ -340,13 +359,13 @@ func (s *Store) Unresolved(ctx context.Context, collection string, limit int) ([
 		for i, l := range idx.out[src] {
 			if l.dst == 0 && !l.attach {
 				if limit > 0 && len(out) == limit {
-					return out, nil
+					return out
 				}
 				out = append(out, idx.row(src, i, src))
 			}
 		}
 	}
-	return out, nil
+	return out
 }
 
 // LinkStats counts links per collection of their source.
@@ -354,14 +373,33 @@ type LinkStats struct {
 	Links, Unresolved, Attachments int
 }
 
+// LinkStats counts the links of each collection.
+func (idx *LinkIndex) LinkStats() map[string]*LinkStats {
+	out := map[string]*LinkStats{}
+	for _, src := range idx.order {
+		c := idx.docs[src].Collection
+		st := out[c]
+		if st == nil {
+			st = &LinkStats{}
+			out[c] = st
+		}
+		for _, l := range idx.out[src] {
+			st.Links++
+			switch {
+			case l.attach:
+				st.Attachments++
+			case l.dst == 0:
+				st.Unresolved++
+			}
+		}
+	}
+	return out
+}
+
 // LinkGraph returns every document id of the given collections (all when
 // none) and every resolved link between two of them, as (src, dst) pairs;
 // links of a note to itself are left out.
-func (s *Store) LinkGraph(ctx context.Context, collections []string) ([]int64, [][2]int64, error) {
-	idx, err := s.linkIndex(ctx)
-	if err != nil {
-		return nil, nil, err
-	}
+func (idx *LinkIndex) LinkGraph(collections []string) ([]int64, [][2]int64) {
 	nodes := idx.docIDs(collections)
 	var edges [][2]int64
 	for _, src := range idx.order {
@@ -371,23 +409,19 @@ func (s *Store) LinkGraph(ctx context.Context, collections []string) ([]int64, [
 			}
 		}
 	}
-	return nodes, edges, nil
+	return nodes, edges
 }
 
 // Candidates returns, for each key, the documents answering to it by file
 // name or alias.
-func (s *Store) Candidates(ctx context.Context, keys []string) (map[string][]links.Candidate, error) {
-	idx, err := s.linkIndex(ctx)
-	if err != nil {
-		return nil, err
-	}
+func (idx *LinkIndex) Candidates(keys []string) map[string][]links.Candidate {
 	out := map[string][]links.Candidate{}
 	for _, k := range keys {
 		if cs := idx.names[k]; len(cs) > 0 {
 			out[k] = append([]links.Candidate(nil), cs...)
 		}
 	}
-	return out, nil
+	return out
 }
 
 // DocName is one name a document answers to.
@@ -398,11 +432,7 @@ type DocName struct {
 }
 
 // DocNames returns every file name and alias of the given collections.
-func (s *Store) DocNames(ctx context.Context, collections []string) ([]DocName, error) {
-	idx, err := s.linkIndex(ctx)
-	if err != nil {
-		return nil, err
-	}
+func (idx *LinkIndex) DocNames(collections []string) []DocName {
 	ids := idx.docIDs(collections)
 	out := make([]DocName, 0, len(ids))
 	for _, id := range ids {
@@ -412,5 +442,5 @@ func (s *Store) DocNames(ctx context.Context, collections []string) ([]DocName, 
 			out = append(out, DocName{DocID: id, Name: a, Alias: true})
 		}
 	}
-	return out, nil
+	return out
 }

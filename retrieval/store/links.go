@@ -36,13 +36,13 @@ func (b *Batch) putLinks(ctx context.Context, id int64, d *Document, existed boo
 		return nil
 	}
 	_, err := b.exec(ctx, "INSERT INTO doc_links(doc_id, aliases, links) VALUES(?, ?, ?) ON CONFLICT(doc_id) DO UPDATE SET aliases = excluded.aliases, links = excluded.links",
-		id, joinAliases(d.Aliases), encodeLinks(d.Links))
+		id, JoinAliases(d.Aliases), EncodeLinks(d.Links))
 	return err
 }
 
-// joinAliases keeps aliases one per line: an alias is a name, never
+// JoinAliases keeps aliases one per line: an alias is a name, never
 // several lines.
-func joinAliases(as []string) string {
+func JoinAliases(as []string) string {
 	clean := make([]string, 0, len(as))
 	for _, a := range as {
 		if a = strings.TrimSpace(strings.ReplaceAll(a, "\n", " ")); a != "" {
@@ -63,10 +63,10 @@ func splitAliases(s string) []string {
 // apart.
 const linksFormat = 1
 
-// encodeLinks packs links as: a format byte, then per link its kind and
+// EncodeLinks packs links as: a format byte, then per link its kind and
 // line (uvarints) and its target, fragment and alias (uvarint length and
 // bytes).
-func encodeLinks(ls []links.Link) []byte {
+func EncodeLinks(ls []links.Link) []byte {
 	n := 1
 	for _, l := range ls {
 		n += 2*binary.MaxVarintLen32 + 3*binary.MaxVarintLen32 + len(l.Target) + len(l.Fragment) + len(l.Alias)
@@ -86,7 +86,7 @@ func encodeLinks(ls []links.Link) []byte {
 
 var errLinkData = errors.New("undecodable link data")
 
-// decodeLinks reverses encodeLinks.
+// decodeLinks reverses EncodeLinks.
 func decodeLinks(b []byte) ([]links.Link, error) {
 	if len(b) == 0 || b[0] != linksFormat {
 		return nil, errLinkData

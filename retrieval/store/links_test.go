@@ -55,13 +55,13 @@ func TestDamagedLinkList(t *testing.T) {
 // FuzzDecodeLinks: any bytes decode or fail cleanly, and links encode and
 // decode to themselves.
 func FuzzDecodeLinks(f *testing.F) {
-	f.Add(encodeLinks(links.Extract("[[a#h|x]] ![[b]] [t](c.md#f) gno://c/d.md\n")), "t", "f", "a", 3)
+	f.Add(EncodeLinks(links.Extract("[[a#h|x]] ![[b]] [t](c.md#f) gno://c/d.md\n")), "t", "f", "a", 3)
 	f.Add([]byte{linksFormat, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01}, "", "", "", 0)
 	f.Add([]byte{}, "x", "", "", 1)
 	f.Fuzz(func(t *testing.T, data []byte, target, fragment, alias string, line int) {
 		decodeLinks(data)
 		l := links.Link{Kind: links.Markdown, Target: target, Fragment: fragment, Alias: alias, Line: max(line, 0) % (1 << 31)}
-		got, err := decodeLinks(encodeLinks([]links.Link{l, l}))
+		got, err := decodeLinks(EncodeLinks([]links.Link{l, l}))
 		if err != nil || len(got) != 2 || got[1].Target != target || got[1].Fragment != fragment || got[1].Alias != alias || got[1].Line != l.Line || got[1].Kind != l.Kind {
 			t.Fatalf("round trip of %+v: %+v %v", l, got, err)
 		}

@@ -32,7 +32,7 @@ func (s *Store) linkStats(ctx context.Context) (map[string]*LinkStats, error) {
 }
 
 // stats counts the index's links per collection.
-func (idx *linkIndex) stats() map[string]*LinkStats {
+func (idx *LinkIndex) stats() map[string]*LinkStats {
 	out := map[string]*LinkStats{}
 	for _, src := range idx.order {
 		st := statsOf(out, idx.docs[src].Collection)

@@ -1,7 +1,6 @@
 package store
 
 import (
-	"context"
 	"path"
 	"sort"
 	"strings"
@@ -28,7 +27,7 @@ type NoteName struct {
 	AliasesLower          []string
 }
 
-// nameList is a linkIndex's documents as NoteNames, built on first use.
+// nameList is a LinkIndex's documents as NoteNames, built on first use.
 type nameList struct {
 	once  sync.Once
 	names []NoteName
@@ -38,15 +37,11 @@ type nameList struct {
 // with their names, in id order. It is derived from the cached link index
 // once per write, so a call costs no query and no lowercasing; callers
 // must not change the slice.
-func (s *Store) NoteNames(ctx context.Context, collections []string) ([]NoteName, error) {
-	idx, err := s.linkIndex(ctx)
-	if err != nil {
-		return nil, err
-	}
+func (idx *LinkIndex) NoteNames(collections []string) []NoteName {
 	idx.noteNames.once.Do(func() { idx.noteNames.names = buildNames(idx) })
 	all := idx.noteNames.names
 	if len(collections) == 0 {
-		return all, nil
+		return all
 	}
 	want := map[string]bool{}
 	for _, c := range collections {
@@ -58,10 +53,10 @@ func (s *Store) NoteNames(ctx context.Context, collections []string) ([]NoteName
 			out = append(out, n)
 		}
 	}
-	return out, nil
+	return out
 }
 
-func buildNames(idx *linkIndex) []NoteName {
+func buildNames(idx *LinkIndex) []NoteName {
 	ids := make([]int64, 0, len(idx.docs))
 	keys := map[string]int{}
 	for id, m := range idx.docs {

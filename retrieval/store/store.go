@@ -30,9 +30,11 @@ const schemaVersion = 6
 
 // Store is an open index database. It is safe for concurrent use.
 type Store struct {
+	// LinkReads answers the link reads from the cached LinkIndex.
+	LinkReads
 	db    *pool
 	path  string
-	links linkCache
+	links LinkCache
 	prune pruneStats
 }
 
@@ -149,6 +151,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	}
 	snaps.SetMaxIdleConns(4)
 	s := &Store{db: &pool{DB: db, snaps: snaps}, path: path}
+	s.LinkReads.Load = s.linkIndex
 	if err := s.migrate(ctx); err != nil {
 		s.db.Close()
 		return nil, fmt.Errorf("open index %s: %w", path, err)

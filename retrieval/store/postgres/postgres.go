@@ -36,8 +36,9 @@ func init() {
 }
 
 // schemaVersion is the version of the tables below; an index made by a
-// newer gno is refused, never written.
-const schemaVersion = 1
+// newer gno is refused, never written. 2 added doc_links (an index of
+// version 1 gets it, filled from its Markdown, when opened).
+const schemaVersion = 2
 
 // minServer is the oldest PostgreSQL accepted (server_version_num).
 const minServer = 160000
@@ -140,6 +141,12 @@ CREATE TABLE IF NOT EXISTS versions(
 	content TEXT,
 	PRIMARY KEY(collection, rel_path, to_gen));
 CREATE INDEX IF NOT EXISTS versions_age ON versions(to_gen, size);
+-- Each document's links as written (store.EncodeLinks) and its aliases
+-- one per line, as SQLite's doc_links; links.go resolves them on read.
+CREATE TABLE IF NOT EXISTS doc_links(
+	doc_id BIGINT PRIMARY KEY REFERENCES documents(id) ON DELETE CASCADE,
+	aliases TEXT NOT NULL,
+	links BYTEA NOT NULL);
 CREATE TABLE IF NOT EXISTS reconciled(
 	cursor TEXT NOT NULL,
 	collection TEXT NOT NULL,
@@ -152,7 +159,11 @@ CREATE TABLE IF NOT EXISTS reconciled(
 // Store is an index on a PostgreSQL server. It is safe for concurrent use.
 type Store struct {
 	unsupported
-	pool *pgxpool.Pool
+	// LinkReads answers the link reads from the cached link index
+	// (links.go).
+	store.LinkReads
+	links store.LinkCache
+	pool  *pgxpool.Pool
 	// snaps serves the read snapshots' transactions, as SQLite's store
 	// has a pool of its own for them: a snapshot holds its connection
 	// while its reader waits (for a model loading, a cache's lock), and
@@ -222,6 +233,7 @@ func Open(ctx context.Context, u string) (*Store, error) {
 	}
 	s := &Store{pool: pool, snaps: snaps, url: u, tok: tok}
 	s.unsupported.name = store.Redact(u)
+	s.LinkReads.Load = s.linkIndex
 	if err := s.migrate(ctx); err != nil {
 		s.Close()
 		return nil, err
@@ -269,13 +281,16 @@ func (s *Store) migrate(ctx context.Context) error {
 	if err := tx.QueryRow(ctx, "SELECT to_regclass('meta') IS NOT NULL").Scan(&have); err != nil {
 		return fmt.Errorf("open index: %w", err)
 	}
+	old := 0
 	if have {
 		var v string
 		err := tx.QueryRow(ctx, "SELECT value FROM meta WHERE key = 'schema'").Scan(&v)
 		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 			return fmt.Errorf("open index: %w", err)
 		}
-		if n, _ := strconv.Atoi(v); n > schemaVersion {
+		n, _ := strconv.Atoi(v)
+		old = n
+		if n > schemaVersion {
 			return gnoerr.New(gnoerr.Unavailable, "the index at %s was made by a newer gno (schema %d, this gno knows %d): upgrade gno", s.Path(), n, schemaVersion)
 		} else if n == schemaVersion {
 			return nil
@@ -293,6 +308,11 @@ func (s *Store) migrate(ctx context.Context) error {
 	}
 	if _, err := tx.Exec(ctx, schema); err != nil {
 		return fmt.Errorf("create the index's tables: %w", err)
+	}
+	if old == 1 {
+		if err := backfillLinks(ctx, tx); err != nil {
+			return fmt.Errorf("store the links of the index's notes: %w", err)
+		}
 	}
 	if _, err := tx.Exec(ctx, "INSERT INTO meta(key, value) VALUES('schema', $1) ON CONFLICT(key) DO UPDATE SET value = excluded.value", strconv.Itoa(schemaVersion)); err != nil {
 		return fmt.Errorf("create the index's tables: %w", err)

@@ -10,9 +10,11 @@ import (
 	"time"
 
 	"github.com/gnosearch/gno/retrieval/gnoerr"
+	"github.com/gnosearch/gno/retrieval/links"
 	"github.com/gnosearch/gno/retrieval/store"
 	"github.com/gnosearch/gno/retrieval/store/pgtest"
 	"github.com/gnosearch/gno/retrieval/store/postgres"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
@@ -101,9 +103,9 @@ func TestWriterLock(t *testing.T) {
 func TestUnsupportedIsClear(t *testing.T) {
 	st := open(t, pgtest.Fresh(t))
 	defer st.Close()
-	_, err := st.LinksFrom(context.Background(), 1)
+	_, err := st.PkgVersionCount(context.Background())
 	if !errors.Is(err, store.ErrUnsupported) || gnoerr.CodeOf(err) != gnoerr.Unavailable || !strings.Contains(gnoerr.Public(err), "not supported on PostgreSQL yet") {
-		t.Errorf("LinksFrom: %v", err)
+		t.Errorf("PkgVersionCount: %v", err)
 	}
 }
 
@@ -122,5 +124,58 @@ func TestUnreachableServer(t *testing.T) {
 	}
 	if _, err := store.OpenBackend(ctx, "postgres://h:x:y/%zz"); err == nil || gnoerr.CodeOf(err) != gnoerr.InvalidInput {
 		t.Errorf("a malformed URL: %v", err)
+	}
+}
+
+// TestSchema1GetsLinks: an index made before links were stored (schema
+// 1, no doc_links) gets its Markdown notes' links when opened.
+func TestSchema1GetsLinks(t *testing.T) {
+	u := pgtest.Fresh(t)
+	ctx := context.Background()
+	st := open(t, u)
+	text := "---\naliases: [Bee]\n---\n[[b]] and [[nowhere]]\n"
+	put := func(rel, text string) *store.Document {
+		return &store.Document{Collection: "c", RelPath: rel, Hash: rel, Content: text, Mime: "text/markdown", Links: links.Extract(text), Aliases: links.Aliases(text)}
+	}
+	b, err := st.Begin(ctx, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []*store.Document{put("a.md", text), put("b.md", "no links\n")} {
+		if err := b.Put(ctx, d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := b.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	conn, err := pgx.Connect(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(ctx, "DROP TABLE doc_links; UPDATE meta SET value = '1' WHERE key = 'schema'"); err != nil {
+		t.Fatal(err)
+	}
+	conn.Close(ctx)
+
+	st = open(t, u)
+	defer st.Close()
+	a, err := st.DocByPath(ctx, "c", "a.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ls, err := st.LinksFrom(ctx, a.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ls) != 2 || ls[0].Other == nil || ls[0].Other.RelPath != "b.md" || ls[1].Other != nil {
+		t.Fatalf("links after the upgrade: %+v", ls)
+	}
+	if c, err := st.Candidates(ctx, []string{"bee"}); err != nil || len(c["bee"]) != 1 {
+		t.Fatalf("aliases after the upgrade: %v, %v", c, err)
+	}
+	if v, err := st.Meta(ctx, "schema"); err != nil || v != "2" {
+		t.Fatalf("schema %q, %v", v, err)
 	}
 }

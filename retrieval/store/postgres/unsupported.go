@@ -4,16 +4,13 @@ import (
 	"context"
 
 	"github.com/gnosearch/gno/retrieval/gnoerr"
-	"github.com/gnosearch/gno/retrieval/links"
 	"github.com/gnosearch/gno/retrieval/store"
 )
 
-// What the Postgres store does not implement yet: the link graph (links,
-// names, candidates) and the package docs (a package-docs index stays a
-// SQLite file). Each method answers store.ErrUnsupported, wrapped in
-// words that name it and the server; the Postgres store embeds
-// unsupported and overrides what it has. Writes of documents store no
-// links.
+// What the Postgres store does not implement yet: the package docs (a
+// package-docs index stays a SQLite file). Each method answers
+// store.ErrUnsupported, wrapped in words that name it and the server; the
+// Postgres store embeds unsupported and overrides what it has.
 type unsupported struct{ name string }
 
 // no is the error of an unsupported method: store.ErrUnsupported to
@@ -38,40 +35,8 @@ func (e *unsupportedError) As(target any) bool {
 	return false
 }
 
-func (u unsupported) AttachmentsTo(ctx context.Context, id int64) ([]store.LinkRow, error) {
-	return *new([]store.LinkRow), u.no("AttachmentsTo")
-}
-
-func (u unsupported) Candidates(ctx context.Context, keys []string) (map[string][]links.Candidate, error) {
-	return *new(map[string][]links.Candidate), u.no("Candidates")
-}
-
-func (u unsupported) DocNames(ctx context.Context, collections []string) ([]store.DocName, error) {
-	return *new([]store.DocName), u.no("DocNames")
-}
-
 func (u unsupported) DropUnusedPkgVersions(ctx context.Context) (dropped int, keep []string, err error) {
 	return *new(int), *new([]string), u.no("DropUnusedPkgVersions")
-}
-
-func (u unsupported) LinkGraph(ctx context.Context, collections []string) ([]int64, [][2]int64, error) {
-	return *new([]int64), *new([][2]int64), u.no("LinkGraph")
-}
-
-func (u unsupported) LinkStats(ctx context.Context) (map[string]*store.LinkStats, error) {
-	return *new(map[string]*store.LinkStats), u.no("LinkStats")
-}
-
-func (u unsupported) LinksFrom(ctx context.Context, id int64) ([]store.LinkRow, error) {
-	return *new([]store.LinkRow), u.no("LinksFrom")
-}
-
-func (u unsupported) LinksTo(ctx context.Context, id int64) ([]store.LinkRow, error) {
-	return *new([]store.LinkRow), u.no("LinksTo")
-}
-
-func (u unsupported) NoteNames(ctx context.Context, collections []string) ([]store.NoteName, error) {
-	return *new([]store.NoteName), u.no("NoteNames")
 }
 
 func (u unsupported) PkgFirstChunks(ctx context.Context, docIDs []int64) (map[int64]int64, error) {
@@ -140,10 +105,6 @@ func (u unsupported) RemovePkgProject(ctx context.Context, dir string) (bool, er
 
 func (u unsupported) SetPkgProject(ctx context.Context, p *store.PkgProject, keys map[string]bool) error {
 	return u.no("SetPkgProject")
-}
-
-func (u unsupported) Unresolved(ctx context.Context, collection string, limit int) ([]store.LinkRow, error) {
-	return *new([]store.LinkRow), u.no("Unresolved")
 }
 
 func (u unsupported) PkgUnitTexts(ctx context.Context, versionID int64, kind, word string) (map[int64]string, error) {

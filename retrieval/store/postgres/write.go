@@ -233,6 +233,7 @@ func (b *batch) Put(ctx context.Context, d *store.Document) error {
 	b.queue(`INSERT INTO contents(doc_id, content) SELECT id, $3 FROM documents WHERE collection = $1 AND rel_path = $2
 		ON CONFLICT(doc_id) DO UPDATE SET content = excluded.content`, d.Collection, d.RelPath, d.Content)
 	if !d.NoLinks {
+		b.putLinks(d)
 		b.putGoverns(d)
 	}
 	if len(d.Tags) > 0 {

@@ -52,6 +52,8 @@ func Run(t *testing.T, open Open) {
 		{"Reconciled", testReconciled},
 		{"Versions", testVersions},
 		{"Governs", testGoverns},
+		{"Links", testLinks},
+		{"LinksChange", testLinksChange},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
