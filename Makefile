@@ -67,6 +67,7 @@ FUZZ_TARGETS := \
 	./retrieval/store:FuzzDecodeLinks \
 	./retrieval/store:FuzzFTS5Varint \
 	./retrieval/vector:FuzzRead \
+	./retrieval/vector:FuzzGraphFile \
 	./answer:FuzzCheck \
 	./retrieval/graph/layout:FuzzDecode \
 	./answer:FuzzCheck \

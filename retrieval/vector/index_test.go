@@ -179,14 +179,28 @@ func TestSaveLoad(t *testing.T) {
 	if got.Len() != ix.Len() || got.Has(5) || !got.Has(6) {
 		t.Fatalf("loaded len %d (want %d), has 5: %v", got.Len(), ix.Len(), got.Has(5))
 	}
+	// The saved vectors are int8 codes: a loaded index answers with the
+	// same keys but for near ties, with scores a little off.
+	same, total := 0, 0
 	for _, q := range vecs[:20] {
 		a, _ := ix.Search(Query{Vector: q, K: 10})
 		b, _ := got.Search(Query{Vector: q, K: 10})
-		for i := range a {
-			if a[i] != b[i] {
-				t.Fatalf("loaded index answers differently: %v vs %v", a, b)
+		in := map[int64]float32{}
+		for _, h := range b {
+			in[h.Key] = h.Score
+		}
+		for _, h := range a {
+			if s, ok := in[h.Key]; ok {
+				same++
+				if math.Abs(float64(s-h.Score)) > 0.02 {
+					t.Fatalf("key %d: score %v loaded, %v built", h.Key, s, h.Score)
+				}
 			}
 		}
+		total += len(a)
+	}
+	if float64(same) < 0.95*float64(total) {
+		t.Fatalf("loaded index answers differently: %d of %d hits the same", same, total)
 	}
 	// The loaded index keeps working incrementally.
 	if err := got.Add(99999, vecs[0]); err != nil || !got.Has(99999) {
