@@ -32,6 +32,7 @@ func mapFile(path string) ([]byte, func() error, error) {
 	if err != nil {
 		return readFile(path)
 	}
+	adviseRandom(b)
 	return b, func() error { return syscall.Munmap(b) }, nil
 }
 
