@@ -309,3 +309,34 @@ func TestGraphReadWhileReplaced(t *testing.T) {
 		t.Errorf("the last save: %v", err)
 	}
 }
+
+// TestTile: a tiled file opens, holds every copy's vectors under offset
+// keys, and its first copy answers as the original.
+func TestTile(t *testing.T) {
+	all := clustered(520, 5, 16, 9)
+	ix, _, path := savedGraph(t, all[:500])
+	ix.Delete(3)
+	ix.Save(path)
+	dst := filepath.Join(t.TempDir(), "tiled.hnsw")
+	if err := Tile(path, dst, 3); err != nil {
+		t.Fatal(err)
+	}
+	tg, err := Open(dst, 16, "m", Params{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tg.Len() != 3*499 || !tg.Has(2*500+7) || tg.Has(2*500+3) || tg.Has(3) {
+		t.Fatalf("tiled: len %d", tg.Len())
+	}
+	tix, err := tg.Thaw() // reads and checks every link
+	if err != nil || tix.Len() != 3*499 {
+		t.Fatalf("thaw of the tiled file: %v", err)
+	}
+	for _, q := range all[500:] {
+		a, _ := ix.Search(Query{Vector: q, K: 5})
+		b, err := tg.Search(Query{Vector: q, K: 5, Exact: exactOf(all)})
+		if err != nil || len(b) != 5 || a[0].Key != b[0].Key {
+			t.Fatalf("first copy answers %v, original %v (%v)", b, a, err)
+		}
+	}
+}

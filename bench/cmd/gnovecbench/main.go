@@ -8,6 +8,8 @@
 //	go run ./bench/cmd/gnovecbench -dir /tmp/vb build   # graph.hnsw
 //	go run ./bench/cmd/gnovecbench -dir /tmp/vb query   # a fresh process
 //	go run ./bench/cmd/gnovecbench -dir /tmp/vr -index COPY/index.sqlite -model M real
+//	go run ./bench/cmd/gnovecbench -dir /tmp/vr -index COPY/index.sqlite -model M sqlite
+//	go run ./bench/cmd/gnovecbench -dir /tmp/vb -copies 5 tile  # DIR/tiled.hnsw
 //
 // gen writes the vectors (vectors.f32, the full-precision copy the
 // engine keeps in SQLite), the queries (held-out points of the same
@@ -17,7 +19,11 @@
 // by chunk id). Run each phase as its own process so resident memory
 // is the phase's own. real is gen from a gno index's stored vectors (open
 // a copy: the store may migrate it), holding out -queries of them as
-// the queries.
+// the queries; sqlite times the engine's read of 40 exact vectors by
+// chunk id (store.VectorsOf), what a search's re-scoring costs on top of
+// the walk. tile writes -copies of the graph side by side
+// (vector.Tile) to measure the open and memory of a file whose build is
+// out of reach; query -graph DIR/tiled.hnsw then searches its first copy.
 package main
 
 import (
@@ -53,6 +59,7 @@ func main() {
 	graph := flag.String("graph", "", "graph file (default DIR/graph.hnsw)")
 	index := flag.String("index", "", "a copy of a gno index.sqlite (real)")
 	model := flag.String("model", "", "the embedding model whose vectors to read (real)")
+	copies := flag.Int("copies", 5, "copies of the graph (tile)")
 	flag.Parse()
 	if *dir == "" || flag.NArg() != 1 {
 		fmt.Fprintln(os.Stderr, "usage: gnovecbench -dir DIR [flags] gen|build|query")
@@ -67,6 +74,12 @@ func main() {
 		err = gen(*dir, *n, *dims, *clusters, *nq, *truth, *seed)
 	case "real":
 		err = real(*dir, *index, *model, *nq, *seed)
+	case "sqlite":
+		err = sqliteRescore(*index, *model)
+	case "tile":
+		t0 := time.Now()
+		err = vector.Tile(*graph, filepath.Join(*dir, "tiled.hnsw"), *copies)
+		fmt.Printf("tiled %d copies in %s\n", *copies, time.Since(t0).Round(time.Millisecond))
 	case "build":
 		err = build(*dir, *graph)
 	case "query":
@@ -128,6 +141,37 @@ func real(dir, index, model string, nq int, seed uint64) error {
 		all[i] = byID[id]
 	}
 	return save(dir, all[nq:], all[:nq], nq)
+}
+
+func sqliteRescore(index, model string) error {
+	ctx := context.Background()
+	st, err := store.Open(ctx, index)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	var ids []int64
+	if err := st.EachVector(ctx, model, -1, func(id int64, _ []float32) { ids = append(ids, id) }); err != nil {
+		return err
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	var lat []time.Duration
+	c0 := cpu()
+	for range 200 {
+		pick := make([]int64, 40)
+		for i := range pick {
+			pick[i] = ids[r.IntN(len(ids))]
+		}
+		t0 := time.Now()
+		if _, err := st.VectorsOf(ctx, model, pick); err != nil {
+			return err
+		}
+		lat = append(lat, time.Since(t0))
+	}
+	slices.Sort(lat)
+	fmt.Printf("VectorsOf(40 of %d): p50 %s p95 %s cpu/call %s\n", len(ids), lat[100].Round(time.Microsecond),
+		lat[190].Round(time.Microsecond), ((cpu() - c0) / 200).Round(time.Microsecond))
+	return nil
 }
 
 // save writes a set: vectors, queries and the exact top k of truth of
@@ -357,7 +401,15 @@ func query(dir, graph string, truth int) error {
 			lat[len(lat)/2].Round(time.Microsecond), lat[len(lat)*95/100].Round(time.Microsecond),
 			((cpu() - c0) / time.Duration(truth)).Round(time.Microsecond), truth)
 	}
-	fmt.Printf("end: RSS %s, peak %s\n", procStatus("VmRSS"), procStatus("VmHWM"))
+	fmt.Printf("after the queries: RSS %s\n", procStatus("VmRSS"))
+	// A small filtered set is scanned, every code read: the most of the
+	// file a process can hold resident.
+	t0, c0 = time.Now(), cpu()
+	if _, err := g.Search(vector.Query{Vector: qv(0), K: k, Exact: exact, Filter: func(key int64) bool { return key%1000 == 0 }, Admitted: 1}); err != nil {
+		return err
+	}
+	fmt.Printf("a filtered scan of every code: wall %s, cpu %s; RSS %s, peak %s\n", time.Since(t0).Round(time.Millisecond),
+		(cpu() - c0).Round(time.Millisecond), procStatus("VmRSS"), procStatus("VmHWM"))
 	return nil
 }
 
