@@ -2,6 +2,7 @@ package vector
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -89,7 +90,7 @@ func (ix *Index) writeV2(f io.Writer) error {
 		}
 	}
 	live := len(order)
-	slices.SortFunc(order, func(a, b int32) int { return cmpInt64(ix.keys[a], ix.keys[b]) })
+	slices.SortFunc(order, func(a, b int32) int { return cmp.Compare(ix.keys[a], ix.keys[b]) })
 	for i := range n {
 		if ix.dead[i] {
 			order = append(order, int32(i))
@@ -201,16 +202,6 @@ func (ix *Index) writeV2(f io.Writer) error {
 		}
 	}
 	return w.Flush()
-}
-
-func cmpInt64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 func headerCRC(head, model []byte) uint32 {

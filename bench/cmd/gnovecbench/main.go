@@ -27,6 +27,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/binary"
 	"flag"
@@ -116,21 +117,30 @@ func gen(dir string, n, dims, clusters, nq, truth int, seed uint64) error {
 	return save(dir, all[:n], all[n:], truth)
 }
 
-func real(dir, index, model string, nq int, seed uint64) error {
-	ctx := context.Background()
+// stored opens a gno index and reads model's vectors.
+func stored(ctx context.Context, index, model string) (*store.Store, []int64, map[int64][]float32, error) {
 	st, err := store.Open(ctx, index)
 	if err != nil {
-		return err
+		return nil, nil, nil, err
 	}
-	defer st.Close()
 	var ids []int64
 	byID := map[int64][]float32{}
 	if err := st.EachVector(ctx, model, -1, func(id int64, v []float32) {
 		ids = append(ids, id)
 		byID[id] = v
 	}); err != nil {
+		st.Close()
+		return nil, nil, nil, err
+	}
+	return st, ids, byID, nil
+}
+
+func real(dir, index, model string, nq int, seed uint64) error {
+	st, ids, byID, err := stored(context.Background(), index, model)
+	if err != nil {
 		return err
 	}
+	st.Close()
 	if len(ids) <= nq {
 		return fmt.Errorf("%d vectors of %q, need more than %d", len(ids), model, nq)
 	}
@@ -145,15 +155,11 @@ func real(dir, index, model string, nq int, seed uint64) error {
 
 func sqliteRescore(index, model string) error {
 	ctx := context.Background()
-	st, err := store.Open(ctx, index)
+	st, ids, _, err := stored(ctx, index, model)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	var ids []int64
-	if err := st.EachVector(ctx, model, -1, func(id int64, _ []float32) { ids = append(ids, id) }); err != nil {
-		return err
-	}
 	r := rand.New(rand.NewPCG(1, 2))
 	var lat []time.Duration
 	c0 := cpu()
@@ -208,20 +214,10 @@ func exactTop(q []float32, vecs [][]float32) []vector.Hit {
 			continue
 		}
 		top = append(top, vector.Hit{Key: int64(i), Score: s})
-		slices.SortFunc(top, func(a, b vector.Hit) int { return -cmpF(a.Score, b.Score) })
+		slices.SortFunc(top, func(a, b vector.Hit) int { return cmp.Compare(b.Score, a.Score) })
 		top = top[:min(len(top), k)]
 	}
 	return top
-}
-
-func cmpF(a, b float32) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 func writeVecs(path string, vecs [][]float32) error {
@@ -303,7 +299,7 @@ func query(dir, graph string, truth int) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("start: RSS %s\n", procStatus("VmRSS"))
+	fmt.Printf("start: RSS %s\n", rss())
 	if b := head(graph); strings.HasPrefix(b, "gno-hnsw-v1") {
 		t0 := time.Now()
 		g, err := vector.Open(graph, m.dims, "test-model", vector.Params{})
@@ -324,7 +320,7 @@ func query(dir, graph string, truth int) error {
 	}
 	st, _ := os.Stat(graph)
 	fmt.Printf("open %.1f MB graph, %d vectors: wall %s, cpu %s; RSS %s\n", float64(st.Size())/1e6, g.Len(),
-		time.Since(t0).Round(time.Microsecond), (cpu() - c0).Round(time.Microsecond), procStatus("VmRSS"))
+		time.Since(t0).Round(time.Microsecond), (cpu() - c0).Round(time.Microsecond), rss())
 	qb, err := os.ReadFile(filepath.Join(dir, "queries.f32"))
 	if err != nil {
 		return err
@@ -365,7 +361,7 @@ func query(dir, graph string, truth int) error {
 	if _, err := g.Search(vector.Query{Vector: qv(0), K: k, Exact: exact}); err != nil {
 		return err
 	}
-	fmt.Printf("first query (cold pages): %s; RSS %s\n", time.Since(t0).Round(time.Microsecond), procStatus("VmRSS"))
+	fmt.Printf("first query (cold pages): %s; RSS %s\n", time.Since(t0).Round(time.Microsecond), rss())
 	for _, c := range []struct {
 		name    string
 		rescore int
@@ -401,7 +397,7 @@ func query(dir, graph string, truth int) error {
 			lat[len(lat)/2].Round(time.Microsecond), lat[len(lat)*95/100].Round(time.Microsecond),
 			((cpu() - c0) / time.Duration(truth)).Round(time.Microsecond), truth)
 	}
-	fmt.Printf("after the queries: RSS %s\n", procStatus("VmRSS"))
+	fmt.Printf("after the queries: RSS %s\n", rss())
 	// A small filtered set is scanned, every code read: the most of the
 	// file a process can hold resident.
 	t0, c0 = time.Now(), cpu()
@@ -409,7 +405,7 @@ func query(dir, graph string, truth int) error {
 		return err
 	}
 	fmt.Printf("a filtered scan of every code: wall %s, cpu %s; RSS %s, peak %s\n", time.Since(t0).Round(time.Millisecond),
-		(cpu() - c0).Round(time.Millisecond), procStatus("VmRSS"), procStatus("VmHWM"))
+		(cpu() - c0).Round(time.Millisecond), rss(), procStatus("VmHWM"))
 	return nil
 }
 
@@ -429,6 +425,13 @@ func cpu() time.Duration {
 	var ru syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// rss is the resident set, split: anonymous memory (the heap: what the
+// process holds) and file pages (the mapped graph: page cache the kernel
+// may drop and read again).
+func rss() string {
+	return fmt.Sprintf("%s (anon %s, file %s)", procStatus("VmRSS"), procStatus("RssAnon"), procStatus("RssFile"))
 }
 
 // procStatus is a line's value of /proc/self/status (Linux).
