@@ -1,3 +1,5 @@
+//go:build unix
+
 // Command gnovecbench measures the vector index at scale on synthetic
 // clustered vectors (vectortest.Clustered): build time, file size, open
 // time, resident memory, query latency and recall@10 against an exact
