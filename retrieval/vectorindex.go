@@ -57,11 +57,21 @@ func (e *Engine) vectorIndex(ctx context.Context, model string) (*vector.Graph, 
 	return e.vectorGraph(ctx, model, false)
 }
 
-// saveAfter is how many changes a graph holds beside its file before the
-// process that loaded it saves a new one: a one-shot search reads and
-// scans them (about 1 ms per 10,000), a save thaws the whole graph
-// (seconds at a million). gno embed saves whatever it added (save).
-func saveAfter(n int) int { return max(10_000, n/20) }
+// heldAtMost is how many changes a graph of n vectors holds beside its
+// file: a one-shot search reads and scans them (about 1 ms per 10,000),
+// a save thaws the whole graph (seconds and 1.7 GB at a million), and a
+// cached graph holding more is opened again (the embedding process saved
+// a new file).
+func heldAtMost(n int) int { return max(10_000, n/20) }
+
+// saveNow reports whether the process that loaded a graph of n vectors
+// with pending changes beside its file saves a new one: gno embed always
+// (save), any process past heldAtMost, and any process up to 100,000
+// vectors, where a save costs less than every later process finding the
+// changes again (deleted ones need every live key read).
+func saveNow(n, pending int, save bool) bool {
+	return pending > 0 && (save || pending > heldAtMost(n) || n <= 100_000)
+}
 
 // vectorGraph is vectorIndex; save makes a freshly loaded graph with
 // changes beside its file save a new one now (gno embed, so searches
@@ -111,7 +121,7 @@ func (e *Engine) vectorGraph(ctx context.Context, model string, save bool) (*vec
 	// A cached graph that holds many changes beside its file is opened
 	// again instead: the process that embedded them saved a new file.
 	incremental := cached != nil && cached.ModelID() == model && cached.Dims() == dims &&
-		cached.Pending() < saveAfter(cached.Len())
+		cached.Pending() <= heldAtMost(cached.Len())
 	if incremental {
 		// Searches may hold it meanwhile: the graph has its own lock.
 		g, saved = cached, cachedVer
@@ -175,7 +185,7 @@ func (e *Engine) vectorGraph(ctx context.Context, model string, save bool) (*vec
 	// after every sync would cost more than it saves).
 	switch {
 	case incremental:
-	case g.Pending() > 0 && (save || g.Pending() > saveAfter(g.Len())):
+	case saveNow(g.Len(), g.Pending(), save):
 		ix, err := g.Thaw()
 		if errors.Is(err, vector.ErrDamaged) {
 			os.Remove(path) // the next process builds it again
