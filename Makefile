@@ -68,6 +68,7 @@ FUZZ_TARGETS := \
 	./retrieval/store:FuzzFTS5Varint \
 	./retrieval/store/postgres:FuzzParseExpr \
 	./retrieval/vector:FuzzRead \
+	./retrieval/vector:FuzzGraphFile \
 	./answer:FuzzCheck \
 	./retrieval/graph/layout:FuzzDecode \
 	./answer:FuzzCheck \

@@ -211,7 +211,7 @@ func (w *Writer) embed(ctx context.Context, emb inference.Embedder, opt EmbedOpt
 	// Build (or bring up to date) and save the graph now, so searches
 	// start from the export.
 	e.vectors.forget()
-	if _, err := e.vectorIndex(ctx, model); err != nil {
+	if _, err := e.vectorGraph(ctx, model, true); err != nil {
 		return res, err
 	}
 	return res, nil

@@ -210,7 +210,7 @@ func (e *Engine) vectorNeighbours(ctx context.Context, st store.Backend, doc int
 	if err != nil || ix.Len() == 0 {
 		return nil, nil // degrade to links
 	}
-	hits, err := searchGraph(ix, mean, k+1, func(d int64) bool { return d != doc }, 0)
+	hits, err := e.searchGraph(ctx, ix, mean, k+1, func(d int64) bool { return d != doc }, 0)
 	if err != nil {
 		return nil, nil
 	}

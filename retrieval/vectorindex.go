@@ -2,6 +2,7 @@ package retrieval
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -18,7 +19,7 @@ import (
 // next search loads it again (vectorIndex).
 type vectorCache struct {
 	mu    sync.Mutex
-	index *vector.Index
+	index *vector.Graph
 	// ver is the index's write state (writes counter and
 	// vectors_version) when index was brought up to date, vv the
 	// vectors_version alone: another process's sync or embed changes
@@ -77,13 +78,37 @@ func (e *Engine) graphFile(model string) string {
 	return filepath.Join(e.Paths.IndexDir, "vectors-"+safe+".hnsw")
 }
 
-// vectorIndex returns the vector graph of model, loading the persisted
-// export and applying what changed in SQLite since it was saved (rows with
-// a newer ver, rows deleted with their chunks); without an export the
-// graph is built from the stored vectors and saved. A cached graph is
-// checked against the index's write state first and, when another
-// process wrote since, brought up to date the same way.
-func (e *Engine) vectorIndex(ctx context.Context, model string) (*vector.Index, error) {
+// vectorIndex returns the vector graph of model: the saved graph mapped
+// (vector.Open: int8 codes, read in place), with what changed in SQLite
+// since it was saved (rows with a newer ver, rows deleted with their
+// chunks) held beside it; without a usable file (none, another model,
+// damaged) the graph is built from the stored vectors and saved. A
+// cached graph is checked against the index's write state first and,
+// when another process wrote since, brought up to date the same way.
+func (e *Engine) vectorIndex(ctx context.Context, model string) (*vector.Graph, error) {
+	return e.vectorGraph(ctx, model, false)
+}
+
+// heldAtMost is how many changes a graph of n vectors holds beside its
+// file: a one-shot search reads and scans them (about 1 ms per 10,000),
+// a save thaws the whole graph (seconds and 1.7 GB at a million), and a
+// cached graph holding more is opened again (the embedding process saved
+// a new file).
+func heldAtMost(n int) int { return max(10_000, n/20) }
+
+// saveNow reports whether the process that loaded a graph of n vectors
+// with pending changes beside its file saves a new one: gno embed always
+// (save), any process past heldAtMost, and any process up to 100,000
+// vectors, where a save costs less than every later process finding the
+// changes again (deleted ones need every live key read).
+func saveNow(n, pending int, save bool) bool {
+	return pending > 0 && (save || pending > heldAtMost(n) || n <= 100_000)
+}
+
+// vectorGraph is vectorIndex; save makes a freshly loaded graph with
+// changes beside its file save a new one now (gno embed, so searches
+// start from a whole file).
+func (e *Engine) vectorGraph(ctx context.Context, model string, save bool) (*vector.Graph, error) {
 	c := &e.vectors
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -124,61 +149,117 @@ func (e *Engine) vectorIndex(ctx context.Context, model string) (*vector.Index, 
 		return nil, err
 	}
 	if count == 0 {
-		c.index, c.ver, c.vv = vector.New(0, model, vector.Params{}), ver, curVer
+		c.index, c.ver, c.vv = vector.EmptyGraph(0, model, vector.Params{}), ver, curVer
 		return c.index, nil
 	}
 	path := e.graphFile(model)
 	var saved int64 = -1
-	var ix *vector.Index
-	incremental := cached != nil && cached.ModelID() == model && cached.Dims() == dims
+	var g *vector.Graph
+	// A cached graph that holds many changes beside its file is opened
+	// again instead: the process that embedded them saved a new file.
+	incremental := cached != nil && cached.ModelID() == model && cached.Dims() == dims &&
+		cached.Pending() <= heldAtMost(cached.Len())
 	if incremental {
 		// Searches may hold it meanwhile: the graph has its own lock.
-		ix, saved = cached, cachedVer
+		g, saved = cached, cachedVer
 	} else {
-		ix, err = vector.Load(path, dims, model, vector.Params{})
+		// A file of the first format is converted here, once; one of
+		// another model or damaged is rebuilt below.
+		g, err = vector.Open(path, dims, model, vector.Params{})
 		if err == nil {
 			if b, err := os.ReadFile(path + ".ver"); err == nil {
 				saved, _ = strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
 			}
 		}
-		if ix == nil || saved < 0 {
-			ix, saved = vector.New(dims, model, vector.Params{}), -1
+		if g == nil || saved < 0 {
+			g, saved = nil, -1
 		}
 	}
-	if saved == curVer && ix.Len() == count {
-		c.index, c.ver, c.vv = ix, ver, curVer
-		return ix, nil
+	if g != nil && saved == curVer && g.Len() == count {
+		c.index, c.ver, c.vv = g, ver, curVer
+		return g, nil
+	}
+	var build *vector.Index
+	if g == nil {
+		build = vector.New(dims, model, vector.Params{})
 	}
 	err = st.EachVector(ctx, model, saved, func(id int64, v []float32) {
-		if len(v) == dims {
-			ix.Add(id, v)
+		if len(v) != dims {
+			return
+		}
+		if build != nil {
+			build.Add(id, v)
+		} else {
+			g.Add(id, v)
 		}
 	})
 	if err != nil {
 		return nil, err
 	}
-	if ix.Len() != count {
+	if build != nil {
+		// Built from the store: save it as it is (a thaw would insert
+		// every vector again).
+		g = vector.GraphOf(build)
+		if opened, err := saveIndex(build, path, curVer); err == nil {
+			g = opened
+		}
+		incremental = true // saved, or not worth a second try
+	}
+	if g.Len() != count {
 		// Some vectors went with their chunks: drop them from the graph.
 		live, err := st.VectorChunks(ctx, model)
 		if err != nil {
 			return nil, err
 		}
-		for _, id := range ix.Keys() {
+		for _, id := range g.Keys() {
 			if !live[id] {
-				ix.Delete(id)
+				g.Delete(id)
 			}
 		}
 	}
 	// A failed save only costs the next process a rebuild. An update in
-	// memory leaves the export to the next embed (saving a large graph
+	// memory leaves the file to the next embed (saving a large graph
 	// after every sync would cost more than it saves).
-	if !incremental {
-		if err := ix.Save(path); err == nil {
-			config.WriteFileAtomic(path+".ver", []byte(strconv.FormatInt(curVer, 10)), 0o644)
+	switch {
+	case incremental:
+	case saveNow(g.Len(), g.Pending(), save):
+		ix, err := g.Thaw()
+		if errors.Is(err, vector.ErrDamaged) {
+			os.Remove(path) // the next process builds it again
+		} else if err == nil {
+			if opened, err := saveIndex(ix, path, curVer); err == nil {
+				g = opened
+			}
 		}
+	case g.Pending() == 0 && saved != curVer:
+		// The file holds this version's vectors already.
+		config.WriteFileAtomic(path+".ver", []byte(strconv.FormatInt(curVer, 10)), 0o644)
 	}
-	c.index, c.ver, c.vv = ix, ver, curVer
-	return ix, nil
+	c.index, c.ver, c.vv = g, ver, curVer
+	return g, nil
+}
+
+// saveIndex saves ix at path, as of vectors_version ver, and opens the
+// file.
+func saveIndex(ix *vector.Index, path string, ver int64) (*vector.Graph, error) {
+	if err := ix.Save(path); err != nil {
+		return nil, err
+	}
+	if err := config.WriteFileAtomic(path+".ver", []byte(strconv.FormatInt(ver, 10)), 0o644); err != nil {
+		return nil, err
+	}
+	return vector.Open(path, ix.Dims(), ix.ModelID(), vector.Params{})
+}
+
+// dropDamaged removes model's graph file, found damaged by a search (its
+// header and upper table are checked when it opens, its links as a walk
+// reads them), so the next search rebuilds it from the stored vectors.
+func (e *Engine) dropDamaged(model string) {
+	c := &e.vectors
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.index = nil
+	os.Remove(e.graphFile(model))
 }
 
 // knownEmpty reports whether the cached graph is model's and holds no

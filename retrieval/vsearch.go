@@ -13,13 +13,28 @@ import (
 )
 
 // searchGraph returns the best chunk of each of the top k documents among
-// chunks whose document passes allow (nil: all).
-func searchGraph(ix *vector.Index, q []float32, k int, allow func(doc int64) bool, admitted int) ([]hit, error) {
-	vq := vector.Query{Vector: q, K: k * 3, Admitted: admitted}
+// chunks whose document passes allow (nil: all). The graph's best
+// candidates are re-scored with their exact vectors from the store.
+func (e *Engine) searchGraph(ctx context.Context, ix *vector.Graph, q []float32, k int, allow func(doc int64) bool, admitted int) ([]hit, error) {
+	st, err := e.store(ctx)
+	if err != nil {
+		return nil, err
+	}
+	model := ix.ModelID()
+	vq := vector.Query{Vector: q, K: k * 3, Admitted: admitted,
+		Exact: func(keys []int64) ([][]float32, error) { return st.VectorsOf(ctx, model, keys) }}
 	if allow != nil {
 		vq.Filter = func(key int64) bool { return allow(store.DocOfChunk(key)) }
 	}
 	hs, err := ix.Search(vq)
+	if errors.Is(err, vector.ErrDamaged) {
+		// Rebuilt from the stored vectors, once.
+		e.dropDamaged(model)
+		if ix, err = e.vectorIndex(ctx, model); err != nil {
+			return nil, err
+		}
+		hs, err = ix.Search(vq)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -78,7 +93,7 @@ func (e *Engine) vectorHitsFor(ctx, base context.Context, text string, pre *quer
 	if err != nil {
 		return nil, err
 	}
-	hits, err := searchGraph(ix, vec, k, allow, admitted)
+	hits, err := e.searchGraph(ctx, ix, vec, k, allow, admitted)
 	if err != nil {
 		return nil, err
 	}

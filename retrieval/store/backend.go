@@ -63,6 +63,7 @@ type Backend interface {
 	EmbedQueue(ctx context.Context, collection string, except ...string) ([]Queued, error)
 	ChunkTexts(ctx context.Context, ids []int64) (map[int64]ChunkText, error)
 	ChunkCount(ctx context.Context) (int, error)
+	VectorsOf(ctx context.Context, model string, chunks []int64) ([][]float32, error)
 	Unembedded(ctx context.Context, collection string, except ...string) ([]ChunkText, error)
 	UnembeddedCount(ctx context.Context, collection string, except ...string) (int, error)
 	PutVectors(ctx context.Context, model string, ids []int64, vecs [][]float32) error

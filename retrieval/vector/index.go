@@ -1,10 +1,32 @@
-// Package vector is gno's in-memory approximate nearest-neighbour index
-// over chunk vectors: an HNSW graph with cosine similarity, filtered
-// search, deletions, and a persisted export so a restart does not rebuild
-// the graph from SQLite.
+// Package vector is gno's approximate nearest-neighbour index over chunk
+// vectors: an HNSW graph with cosine similarity, filtered search,
+// deletions, and a saved file that a process searches in place.
 //
 // Vectors must be L2-normalised (as inference.Embedder returns them), so
 // cosine similarity is a dot product.
+//
+// Two forms. Index is the graph being built: float32 vectors and links in
+// memory, held only by the process that builds or saves it (gno embed, or
+// a search that finds no usable file). Graph is a saved file opened for
+// search (format.go): the file is memory-mapped, not decoded, and holds
+// each vector as int8 codes with a scale (quant.go), a quarter of float32;
+// a search walks the codes and re-scores its best candidates with the
+// exact vectors the caller gives (Query.Exact: the engine reads them from
+// SQLite, the one full-precision copy), so codes order the walk and exact
+// vectors the answer. Vectors added or deleted since the save live beside
+// the file in memory, scanned exactly, until the next save (Graph.Thaw).
+// Why: at a million 384-dimension vectors float32 alone is 1.5 GB in
+// every process that searched; the file is ~0.55 GB of which a one-shot
+// search reads a few thousand nodes' pages, and a daemon's resident share
+// of it is page cache the kernel can drop. Measured in bench/RESULTS.md
+// ("Vectors at a million"; `go run ./bench/cmd/gnovecbench`).
+//
+// The file is a parser's input: its header and upper table are checked
+// when it opens, each link as a walk reads it; anything wrong is
+// ErrDamaged (the engine rebuilds the file from the store), never a crash
+// or an allocation the file's size does not justify (FuzzGraphFile). A
+// file of the first format (float32 vectors, decoded whole) is converted
+// in place when opened.
 //
 // The graph is implemented here rather than with github.com/coder/hnsw:
 // that library's greedy search stops at the first step that does not
@@ -12,11 +34,10 @@
 // exact search on 5,000 clustered vectors (ef 160), and its Import leaves
 // nil neighbour pointers after a Delete, so a saved index that had
 // deletions crashes on load. This is the algorithm of Malkov & Yashunin
-// (2018) with the neighbour-selection heuristic, tombstone deletes and a
-// flat binary export.
+// (2018) with the neighbour-selection heuristic and tombstone deletes.
 //
-// It owns the graph and its export file; it must not import anything of
-// gno (the engine loads it from the store).
+// It owns the graph and its file; it must not import anything of gno
+// (the engine loads it from the store).
 package vector
 
 import (
@@ -46,6 +67,9 @@ type Params struct {
 	// ExactBelow makes a filtered search scan exactly when the caller says
 	// fewer vectors than this pass the filter (default 2000).
 	ExactBelow int
+	// Rescore is how many candidates a saved graph's walk re-scores with
+	// exact vectors (default max(2K, 40) for K hits).
+	Rescore int
 }
 
 func (p *Params) defaults() {
@@ -82,6 +106,9 @@ type Index struct {
 	top     int   // entry's level
 	ndead   int
 	visited sync.Pool // *visitSet
+	// flat indexes keep no links and search by scanning: the few vectors
+	// a Graph holds beside its saved file.
+	flat bool
 }
 
 // New returns an empty index for vectors of dims dimensions made by
@@ -177,6 +204,7 @@ func (ix *Index) maybeCompact() {
 		return
 	}
 	fresh := New(ix.dims, ix.model, ix.params)
+	fresh.flat = ix.flat
 	for i, key := range ix.keys {
 		if !ix.dead[i] {
 			fresh.insert(key, ix.vec(int32(i)))
@@ -194,6 +222,10 @@ func (ix *Index) insert(key int64, vec []float32) {
 	ix.dead = append(ix.dead, false)
 	ix.links = append(ix.links, make([][]int32, level+1))
 	ix.byKey[key] = id
+	if ix.flat {
+		ix.links[id] = nil
+		return
+	}
 	q := ix.vec(id)
 	if ix.entry < 0 {
 		ix.entry, ix.top = id, level
@@ -282,51 +314,10 @@ func sortCands(c []cand) {
 	})
 }
 
-// greedy walks one layer to the node nearest q.
-func (ix *Index) greedy(q []float32, ep int32, level int) int32 {
-	best, bestD := ep, ix.dist(q, ep)
-	for changed := true; changed; {
-		changed = false
-		for _, n := range ix.links[best][level] {
-			if d := ix.dist(q, n); d < bestD {
-				best, bestD, changed = n, d, true
-			}
-		}
-	}
-	return best
-}
+func (ix *Index) neighbors(i int32, level int) []int32 { return ix.links[i][level] }
 
-// searchLayer is the paper's best-first search with a candidate list of
-// size ef; it returns up to ef nodes, nearest first (tombstones included,
-// since they still route).
+func (ix *Index) greedy(q []float32, ep int32, level int) int32 { return greedy(ix, q, ep, level) }
+
 func (ix *Index) searchLayer(q []float32, ep int32, ef, level int, vs *visitSet) []cand {
-	vs.reset(len(ix.keys))
-	vs.mark(ep)
-	start := cand{ep, ix.dist(q, ep)}
-	frontier := candHeap{less: func(a, b cand) bool { return a.dist < b.dist }}
-	results := candHeap{less: func(a, b cand) bool { return a.dist > b.dist }}
-	frontier.push(start)
-	results.push(start)
-	for frontier.len() > 0 {
-		c := frontier.pop()
-		if c.dist > results.peek().dist && results.len() >= ef {
-			break
-		}
-		for _, n := range ix.links[c.id][level] {
-			if !vs.mark(n) {
-				continue
-			}
-			d := ix.dist(q, n)
-			if results.len() < ef || d < results.peek().dist {
-				frontier.push(cand{n, d})
-				results.push(cand{n, d})
-				if results.len() > ef {
-					results.pop()
-				}
-			}
-		}
-	}
-	out := results.items
-	sortCands(out)
-	return out
+	return searchLayer(ix, q, ep, ef, level, len(ix.keys), vs)
 }

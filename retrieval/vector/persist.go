@@ -1,16 +1,15 @@
 package vector
 
 import (
-	"bufio"
 	"encoding/binary"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
 )
 
-// Export format, little-endian: a magic line, then
+// The first export format, little-endian (read to upgrade it to format
+// 2, format.go): a magic line, then
 //
 //	dims, M, EfConstruction, top level, entry, nodes, ndead, len(model) (int32 each), model
 //	keys []int64, dead []uint8, vecs []float32, levels []uint8,
@@ -27,7 +26,7 @@ func (ix *Index) Save(path string) error {
 		return fmt.Errorf("save vector index %s: %w", path, err)
 	}
 	defer os.Remove(tmp.Name())
-	if err := ix.write(tmp); err != nil {
+	if err := ix.writeV2(tmp); err != nil {
 		tmp.Close()
 		return fmt.Errorf("save vector index %s: %w", path, err)
 	}
@@ -40,56 +39,26 @@ func (ix *Index) Save(path string) error {
 	return nil
 }
 
-func (ix *Index) write(f io.Writer) error {
-	w := bufio.NewWriterSize(f, 1<<20)
-	le := binary.LittleEndian
-	if _, err := w.WriteString(magic); err != nil {
-		return err
-	}
-	n := len(ix.keys)
-	head := []int32{int32(ix.dims), int32(ix.params.M), int32(ix.params.EfConstruction),
-		int32(ix.top), ix.entry, int32(n), int32(ix.ndead), int32(len(ix.model))}
-	dead := make([]uint8, n)
-	levels := make([]uint8, n)
-	for i := range n {
-		if ix.dead[i] {
-			dead[i] = 1
-		}
-		levels[i] = uint8(len(ix.links[i]))
-	}
-	for _, part := range []any{head, []byte(ix.model), ix.keys, dead, ix.vecs, levels} {
-		if err := binary.Write(w, le, part); err != nil {
-			return err
-		}
-	}
-	for i := range n {
-		for _, l := range ix.links[i] {
-			if err := binary.Write(w, le, uint16(len(l))); err != nil {
-				return err
-			}
-			if err := binary.Write(w, le, l); err != nil {
-				return err
-			}
-		}
-	}
-	return w.Flush()
-}
-
-// Load reads an index saved by Save. It returns ErrStale (wrapped) when the
-// export was made for another model or dimension, so the caller rebuilds.
+// Load reads a saved index, of either format, into an index to change
+// (decoding every vector: Open is for searching). It returns ErrStale
+// (wrapped) when the export was made for another model or dimension.
 func Load(path string, dims int, modelID string, p Params) (*Index, error) {
-	// One read and direct little-endian decoding: binary.Read decodes
-	// through the ByteOrder interface, a call per float, which made the
-	// load a tenth of a one-shot `gno query`'s CPU (SciFact's 8.7 MB graph).
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("load vector index %s: %w", path, err)
 	}
-	ix, err := read(b, dims, modelID, p)
-	if err != nil {
-		return nil, fmt.Errorf("load vector index %s: %w", path, err)
+	if len(b) >= len(magic) && string(b[:len(magic)]) == magic {
+		ix, err := read(b, dims, modelID, p)
+		if err != nil {
+			return nil, fmt.Errorf("load vector index %s: %w", path, err)
+		}
+		return ix, nil
 	}
-	return ix, nil
+	g, err := openBytes(b, nil, dims, modelID, p, path)
+	if err != nil {
+		return nil, err
+	}
+	return g.Thaw()
 }
 
 // maxM bounds an export's links per node: a level holds up to 2M links and

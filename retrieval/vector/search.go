@@ -16,6 +16,10 @@ type Query struct {
 	// Admitted estimates how many keys pass Filter (0 = unknown); a small
 	// count goes straight to an exact scan.
 	Admitted int
+	// Exact, when set, gives the full-precision vectors of keys (nil for
+	// a key it no longer has): a saved graph (Graph) walks int8 codes and
+	// re-scores its best candidates with these.
+	Exact func(keys []int64) ([][]float32, error)
 }
 
 // Search returns up to q.K hits, best first. With a filter, the walk
@@ -33,7 +37,7 @@ func (ix *Index) Search(q Query) ([]Hit, error) {
 	if len(ix.byKey) == 0 {
 		return nil, nil
 	}
-	if q.Filter != nil && q.Admitted > 0 && q.Admitted < ix.params.ExactBelow {
+	if ix.flat || q.Filter != nil && q.Admitted > 0 && q.Admitted < ix.params.ExactBelow {
 		return ix.exact(q), nil
 	}
 	vs := ix.getVisited()
@@ -89,20 +93,25 @@ func (ix *Index) exact(q Query) []Hit {
 			continue
 		}
 		s := vek32.Dot(q.Vector, ix.vec(int32(i)))
-		if len(top) == q.K && !better(Hit{key, s}, top[len(top)-1]) {
-			continue
+		top = pushTop(top, Hit{Key: key, Score: s}, q.K)
+	}
+	return top
+}
+
+// pushTop adds h to top, the best k hits so far, best first.
+func pushTop(top []Hit, h Hit, k int) []Hit {
+	if len(top) == k && !better(h, top[len(top)-1]) {
+		return top
+	}
+	at, _ := slices.BinarySearchFunc(top, h, func(a, b Hit) int {
+		if better(a, b) {
+			return -1
 		}
-		h := Hit{Key: key, Score: s}
-		at, _ := slices.BinarySearchFunc(top, h, func(a, b Hit) int {
-			if better(a, b) {
-				return -1
-			}
-			return 1
-		})
-		top = slices.Insert(top, at, h)
-		if len(top) > q.K {
-			top = top[:q.K]
-		}
+		return 1
+	})
+	top = slices.Insert(top, at, h)
+	if len(top) > k {
+		top = top[:k]
 	}
 	return top
 }

@@ -211,3 +211,32 @@ func (s *Store) ChunkCount(ctx context.Context) (int, error) {
 	}
 	return n, nil
 }
+
+// VectorsOf reads the vectors of model of chunks, in their order (nil for
+// a chunk without one): the exact vectors a search over quantised codes
+// re-scores its best candidates with.
+func (s *Store) VectorsOf(ctx context.Context, model string, chunks []int64) ([][]float32, error) {
+	out := make([][]float32, len(chunks))
+	if len(chunks) == 0 {
+		return out, nil
+	}
+	at := make(map[int64]int, len(chunks))
+	for i, id := range chunks {
+		at[id] = i
+	}
+	err := s.each(ctx, "SELECT chunk_id, vec FROM vectors WHERE model = $1 AND chunk_id = ANY($2)", []any{model, chunks}, func(r pgx.Rows) error {
+		var id int64
+		var v pgvector.Vector
+		if err := r.Scan(&id, &v); err != nil {
+			return err
+		}
+		if i, ok := at[id]; ok {
+			out[i] = v.Slice()
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read vectors: %w", err)
+	}
+	return out, nil
+}

@@ -179,6 +179,11 @@ func testVectors(t *testing.T, st store.Backend) {
 	if m, _ := st.VectorModel(ctx); m != "m" {
 		t.Errorf("VectorModel: %q", m)
 	}
+	exact, err := st.VectorsOf(ctx, "m", []int64{a1, store.ChunkID(bm.ID+77, 0), a0})
+	check(t, err)
+	if len(exact) != 3 || !reflect.DeepEqual(exact[0], []float32{0, 1, -0.25}) || exact[1] != nil || !reflect.DeepEqual(exact[2], []float32{1, 0, 0.5}) {
+		t.Errorf("VectorsOf: %v", exact)
+	}
 	got := map[int64][]float32{}
 	check(t, st.EachVector(ctx, "m", -1, func(id int64, v []float32) { got[id] = v }))
 	if !reflect.DeepEqual(got[a1], []float32{0, 1, -0.25}) || len(got) != 3 {

@@ -1,0 +1,7 @@
+//go:build unix && !linux
+
+package vector
+
+// adviseRandom is Linux's read-ahead hint (advise_linux.go); elsewhere
+// the kernel's default stands.
+func adviseRandom([]byte) {}

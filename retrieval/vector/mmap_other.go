@@ -1,0 +1,15 @@
+//go:build !unix
+
+package vector
+
+import "os"
+
+// mapFile reads the whole file where gno does not map files (Windows,
+// wasm): searches behave the same, the process holds the file.
+func mapFile(path string) ([]byte, func() error, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	return b, func() error { return nil }, nil
+}

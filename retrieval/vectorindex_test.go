@@ -1,0 +1,106 @@
+package retrieval
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"math"
+	"os"
+	"testing"
+)
+
+// TestVectorGraphUpgradesAndHeals: a graph file in the first format (as
+// gno wrote it before int8 codes) is converted in place by the next
+// search, which answers as before; a truncated file is rebuilt from the
+// stored vectors. (Damage in links, which only a walk reads, is
+// vector.ErrDamaged: TestGraphRefusesDamage; the search that meets it
+// drops the file, dropDamaged, but a corpus this small is scanned, not
+// walked.)
+func TestVectorGraphUpgradesAndHeals(t *testing.T) {
+	dir := installedModels(t)
+	t.Setenv("GNO_MODELS_DIR", dir)
+	e, _ := newEngine(t, map[string]string{
+		"a.md": "# Volcanoes\n\nMagma erupts as lava and ash.\n",
+		"b.md": "# Espresso\n\nHot water through ground coffee.\n",
+		"c.md": "# Whales\n\nThe blue whale eats krill.\n",
+	})
+	e.Paths.ModelsDir = dir
+	ctx := context.Background()
+	update(t, e)
+	if _, err := e.Embed(ctx, EmbedOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	model := e.models.EmbedModel()
+	path := e.graphFile(model)
+	search := func(what string) string {
+		t.Helper()
+		fresh, err := Open(ctx, Options{}) // another process: loads the file
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer fresh.Close()
+		fresh.Paths.ModelsDir = dir
+		res, err := fresh.VSearch(ctx, SearchRequest{Query: "volcano eruption", Limit: 3})
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		if len(res.Results) != 3 || res.Results[0].URI != "gno://notes/a.md" {
+			t.Fatalf("%s: %+v", what, res.Results)
+		}
+		b, _ := os.ReadFile(path)
+		if !bytes.HasPrefix(b, []byte("gno-hnsw-v2\n")) {
+			t.Fatalf("%s: the graph file is not in format 2 (%d bytes)", what, len(b))
+		}
+		return res.Results[0].URI
+	}
+	search("as embedded")
+	st, err := e.store(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []int64
+	var vecs [][]float32
+	if err := st.EachVector(ctx, model, -1, func(id int64, v []float32) {
+		keys = append(keys, id)
+		vecs = append(vecs, v)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, firstFormat(model, keys, vecs), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	search("after the upgrade")
+	b, _ := os.ReadFile(path)
+	os.WriteFile(path, b[:len(b)-10], 0o644)
+	search("after truncation")
+}
+
+// firstFormat is a graph file in the first format: every node on level
+// 0 only, linked to every other.
+func firstFormat(model string, keys []int64, vecs [][]float32) []byte {
+	var b bytes.Buffer
+	le := binary.LittleEndian
+	n := len(keys)
+	b.WriteString("gno-hnsw-v1\n")
+	for _, v := range []int32{int32(len(vecs[0])), 16, 128, 0, 0, int32(n), 0, int32(len(model))} {
+		binary.Write(&b, le, v)
+	}
+	b.WriteString(model)
+	binary.Write(&b, le, keys)
+	b.Write(make([]byte, n)) // none deleted
+	for _, v := range vecs {
+		for _, x := range v {
+			binary.Write(&b, le, math.Float32bits(x))
+		}
+	}
+	b.Write(bytes.Repeat([]byte{1}, n)) // one level each
+	for i := range n {
+		binary.Write(&b, le, uint16(n-1))
+		for j := range n {
+			if j != i {
+				binary.Write(&b, le, int32(j))
+			}
+		}
+	}
+	return b.Bytes()
+}
