@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -36,8 +37,9 @@ import (
 // copy of, so a second run resumes it and any other copy is refused.
 const CopyMetaSource = "copy_source"
 
-// copyBatch is how many documents one destination transaction writes.
-const copyBatch = 256
+// copyBatch is how many documents one destination transaction writes (a
+// variable so a test can interrupt a copy between batches).
+var copyBatch = 256
 
 // CopyProgress is one step of a copy, for a progress line.
 type CopyProgress struct {
@@ -48,7 +50,8 @@ type CopyProgress struct {
 
 // CopyResult is what a copy did and what its check found.
 type CopyResult struct {
-	From, To       string
+	From           string   `json:"from"`
+	To             string   `json:"to"`
 	Documents      int      `json:"documents"`
 	Written        int      `json:"written"`
 	Resumed        int      `json:"resumed"`
@@ -85,6 +88,11 @@ func CopyStore(ctx context.Context, from, to string, progress func(CopyProgress)
 	}
 	if fromID == toID {
 		return nil, gnoerr.New(gnoerr.InvalidInput, "the source and the destination are the same index (%s)", store.Redact(from))
+	}
+	if !store.IsURL(from) {
+		if _, err := os.Stat(from); err != nil {
+			return nil, gnoerr.Wrap(gnoerr.InvalidInput, err, "no index at %s", from)
+		}
 	}
 	src, err := store.OpenBackend(ctx, from)
 	if err != nil {
