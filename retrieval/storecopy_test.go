@@ -12,8 +12,8 @@ import (
 	"github.com/gnosearch/gno/retrieval/config"
 	"github.com/gnosearch/gno/retrieval/gnoerr"
 	"github.com/gnosearch/gno/retrieval/store"
-	_ "github.com/gnosearch/gno/retrieval/store/postgres" // postgres://
 	"github.com/gnosearch/gno/retrieval/store/pgtest"
+	_ "github.com/gnosearch/gno/retrieval/store/postgres" // postgres://
 )
 
 // copyCorpus indexes a small real corpus (Markdown with front matter
