@@ -233,8 +233,8 @@ func (c *copier) documents(ctx context.Context) error {
 			return err
 		}
 	}
-	// The generation last: a copy killed before this point still reads
-	// as one in progress to a sync (its documents carry the source's).
+	// Every batch is at the source's generation; this empty one sets it
+	// also when the source has no documents.
 	b, err := c.dst.Begin(ctx, c.gen)
 	if err != nil {
 		return err
