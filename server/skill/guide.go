@@ -118,6 +118,7 @@ var commandGuide = map[string]string{
 	"packages":   "dependencies' docs and API at the installed versions; add, search, describe",
 	"daemon":     "keep the index synced, embedded and warm (for people; long-running)",
 	"token":      "access tokens for sharing an index (for people)",
+	"store":      "copy an index between SQLite and PostgreSQL (for people)",
 	"affected":   "notes a branch or change touches (governs globs, links)",
 	"diff":       "diff of what a note governs, minus what was reconciled",
 	"reconcile":  "the reconcile cache: mark files reconciled, clear a cursor",

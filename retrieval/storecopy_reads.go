@@ -1,0 +1,38 @@
+package retrieval
+
+import (
+	"context"
+
+	"github.com/gnosearch/gno/retrieval/links"
+	"github.com/gnosearch/gno/retrieval/store"
+)
+
+// linksOf is the links document id makes, as its sync wrote them (kind,
+// line, target, fragment, alias: all a store keeps of a link), so the
+// destination resolves them by its own documents as a sync would.
+func (c *copier) linksOf(ctx context.Context, id int64) ([]links.Link, error) {
+	rows, err := c.src.LinksFrom(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]links.Link, len(rows))
+	for i, r := range rows {
+		out[i] = links.Link{Kind: r.Kind, Target: r.Target, Fragment: r.Fragment, Alias: r.Alias, Line: r.Line}
+	}
+	return out, nil
+}
+
+// statesWithHashes is the destination's documents of col with their
+// hashes, which DocStates may leave out (an unchanged sync needs none)
+// and resuming compares.
+func (c *copier) statesWithHashes(ctx context.Context, col string) (map[string]store.DocState, error) {
+	have, err := c.dst.DocStates(ctx, col)
+	if err != nil || len(have) == 0 {
+		return have, err
+	}
+	rels := make([]string, 0, len(have))
+	for rel := range have {
+		rels = append(rels, rel)
+	}
+	return c.dst.DocStatesOf(ctx, col, rels)
+}
