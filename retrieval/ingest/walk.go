@@ -8,7 +8,7 @@ import (
 	"path"
 	"path/filepath"
 	"runtime"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 
@@ -33,8 +33,11 @@ func walk(ctx context.Context, col config.Collection, opt Options, res *Result) 
 	root := col.Path
 	includes := col.Patterns()
 	var (
-		mu      sync.Mutex
-		out     []candidate
+		mu sync.Mutex
+		// Each folder's files, put together once at the end: appending
+		// them to one slice copied it again at every growth.
+		parts   [][]candidate
+		n       int
 		rootErr error
 		wg      sync.WaitGroup
 	)
@@ -95,7 +98,10 @@ func walk(ctx context.Context, col config.Collection, opt Options, res *Result) 
 			}
 		}
 		mu.Lock()
-		out = append(out, found...)
+		if len(found) > 0 {
+			parts = append(parts, found)
+			n += len(found)
+		}
 		for reason, n := range local.Skipped {
 			for range n {
 				res.skip(reason)
@@ -112,7 +118,11 @@ func walk(ctx context.Context, col config.Collection, opt Options, res *Result) 
 	if rootErr != nil {
 		return nil, fmt.Errorf("scan %s: %w", root, rootErr)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].rel < out[j].rel })
+	out := make([]candidate, 0, n)
+	for _, p := range parts {
+		out = append(out, p...)
+	}
+	slices.SortFunc(out, func(a, b candidate) int { return strings.Compare(a.rel, b.rel) })
 	return out, nil
 }
 
