@@ -8,7 +8,7 @@ import (
 	"path"
 	"path/filepath"
 	"runtime"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 
@@ -33,8 +33,11 @@ func walk(ctx context.Context, col config.Collection, opt Options, res *Result) 
 	root := col.Path
 	includes := col.Patterns()
 	var (
-		mu      sync.Mutex
-		out     []candidate
+		mu sync.Mutex
+		// Each folder's files, put together once at the end: appending
+		// them to one slice copied it again at every growth.
+		parts   [][]candidate
+		n       int
 		rootErr error
 		wg      sync.WaitGroup
 	)
@@ -68,7 +71,7 @@ func walk(ctx context.Context, col config.Collection, opt Options, res *Result) 
 			if rel != "." {
 				crel = rel + "/" + crel
 			}
-			cabs := filepath.Join(abs, d.Name())
+			cabs := joinName(abs, d.Name())
 			if d.IsDir() {
 				if !WalksDir(col, crel) {
 					continue
@@ -95,7 +98,10 @@ func walk(ctx context.Context, col config.Collection, opt Options, res *Result) 
 			}
 		}
 		mu.Lock()
-		out = append(out, found...)
+		if len(found) > 0 {
+			parts = append(parts, found)
+			n += len(found)
+		}
 		for reason, n := range local.Skipped {
 			for range n {
 				res.skip(reason)
@@ -104,7 +110,7 @@ func walk(ctx context.Context, col config.Collection, opt Options, res *Result) 
 		mu.Unlock()
 	}
 	wg.Add(1)
-	visit(root, ".")
+	visit(filepath.Clean(root), ".")
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("scan %s: %w", root, err)
@@ -112,8 +118,21 @@ func walk(ctx context.Context, col config.Collection, opt Options, res *Result) 
 	if rootErr != nil {
 		return nil, fmt.Errorf("scan %s: %w", root, rootErr)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].rel < out[j].rel })
+	out := make([]candidate, 0, n)
+	for _, p := range parts {
+		out = append(out, p...)
+	}
+	slices.SortFunc(out, func(a, b candidate) int { return strings.Compare(a.rel, b.rel) })
 	return out, nil
+}
+
+// joinName is filepath.Join of a clean folder and the name of one of its
+// entries, without cleaning the result again (once per file of a walk).
+func joinName(dir, name string) string {
+	if strings.HasSuffix(dir, string(filepath.Separator)) {
+		return dir + name
+	}
+	return dir + string(filepath.Separator) + name
 }
 
 // fileCandidate applies the checks every indexed file passes (a format
@@ -219,11 +238,29 @@ func within(root, p string) bool {
 
 func included(patterns []string, rel string) bool {
 	for _, g := range patterns {
+		if suffix, ok := anyFileEnding(g); ok {
+			if strings.HasSuffix(rel, suffix) {
+				return true
+			}
+			continue
+		}
 		if ok, _ := doublestar.Match(g, rel); ok {
 			return true
 		}
 	}
 	return false
+}
+
+// anyFileEnding reports whether g is "**/*" followed by a literal ending
+// with no folder separator (the usual "**/*.md"), and returns the ending:
+// such a pattern matches exactly the paths with that ending, which a walk
+// checks per file without the matcher (a tenth of an unchanged sync).
+func anyFileEnding(g string) (string, bool) {
+	suffix, ok := strings.CutPrefix(g, "**/*")
+	if !ok || suffix == "" || strings.ContainsAny(suffix, "*?[]{}\\/") {
+		return "", false
+	}
+	return suffix, true
 }
 
 func excluded(patterns []string, rel string) bool {

@@ -64,3 +64,51 @@ func TestCleanupVacuums(t *testing.T) {
 		}
 	}
 }
+
+// TestDocStatesEitherPlan: a collection that is most of the table (read
+// in rowid order) and one that is a small part of it (read by its index)
+// give every one of their documents' states and no other collection's.
+func TestDocStatesEitherPlan(t *testing.T) {
+	ctx := context.Background()
+	st, err := Open(ctx, filepath.Join(t.TempDir(), "index.sqlite"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	b, err := st.Begin(ctx, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	counts := map[string]int{"big": 40, "small": 3}
+	for col, n := range counts {
+		for i := range n {
+			d := &Document{Collection: col, RelPath: fmt.Sprintf("d%02d.md", i), Hash: "h", Size: int64(i), MtimeNS: int64(1000 + i), Content: "x", NoLinks: true}
+			if err := b.Put(ctx, d); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := b.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	counts["none"] = 0
+	for col, n := range counts {
+		states, err := st.DocStates(ctx, col)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(states) != n {
+			t.Fatalf("DocStates(%s): %d states, want %d", col, len(states), n)
+		}
+		var id int64
+		for i := range n {
+			s, ok := states[fmt.Sprintf("d%02d.md", i)]
+			if err := st.db.QueryRowContext(ctx, "SELECT id FROM documents WHERE collection = ? AND rel_path = ?", col, fmt.Sprintf("d%02d.md", i)).Scan(&id); err != nil {
+				t.Fatal(err)
+			}
+			if !ok || s.ID != id || s.Size != int64(i) || s.MtimeNS != int64(1000+i) || s.Hash != "" {
+				t.Errorf("DocStates(%s) d%02d.md: %+v (id %d)", col, i, s, id)
+			}
+		}
+	}
+}
