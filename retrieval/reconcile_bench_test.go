@@ -62,7 +62,7 @@ func benchRepo(b *testing.B) (*Engine, string) {
 	}
 	b.Cleanup(func() { e.Close() })
 	if err := e.UpdateConfig(ctx, func(c *config.Config) error {
-		_, err := c.AddCollection(config.Collection{Name: "repo", Path: root, Code: true})
+		_, err := c.AddCollection(config.Collection{Name: "repo", Path: root, Code: true, Pattern: "**/*.{go,md}"})
 		return err
 	}); err != nil {
 		b.Fatal(err)
@@ -90,7 +90,7 @@ func BenchmarkReconcile(b *testing.B) {
 	b.Run("affected", func(b *testing.B) {
 		for b.Loop() {
 			if res, err := e.Notes().Affected(ctx, AffectedRequest{Base: "main"}); err != nil || len(res.Changed) != 50 {
-				b.Fatal(err)
+				b.Fatal(err, len(res.Changed))
 			}
 		}
 	})
