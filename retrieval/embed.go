@@ -100,7 +100,11 @@ func (w *Writer) embed(ctx context.Context, emb inference.Embedder, opt EmbedOpt
 	// Vectors of another model are stale: drop them. The model is
 	// recorded first, so a run cut short and resumed (the daemon embeds
 	// in slices) does not scan the vectors again.
-	if made, _ := st.Meta(ctx, "embed_model"); opt.Force || made != model {
+	made, err := st.Meta(ctx, "embed_model")
+	if err != nil {
+		return nil, err // a read that failed is no model change: it must not drop the vectors
+	}
+	if opt.Force || made != model {
 		keep := model
 		if opt.Force {
 			keep = ""
@@ -112,8 +116,12 @@ func (w *Writer) embed(ctx context.Context, emb inference.Embedder, opt EmbedOpt
 			return nil, err
 		}
 	}
-	if err := st.SetMeta(ctx, "embed_dim", strconv.Itoa(emb.Dim())); err != nil {
+	if dim, err := st.Meta(ctx, "embed_dim"); err != nil {
 		return nil, err
+	} else if dim != strconv.Itoa(emb.Dim()) {
+		if err := st.SetMeta(ctx, "embed_dim", strconv.Itoa(emb.Dim())); err != nil {
+			return nil, err
+		}
 	}
 	var col string
 	if opt.Collection != "" {

@@ -19,6 +19,9 @@ type queryCounter struct {
 	pending map[string]int64
 	n       int
 	wg      sync.WaitGroup
+	// closed stops new background flushes once Close waits for them (an
+	// Add racing a Wait from zero is a misuse of WaitGroup).
+	closed bool
 	// file serialises this process's flushes.
 	file sync.Mutex
 }
@@ -47,10 +50,12 @@ func (e *Engine) countQuery(cols []string) {
 		c.pending[col]++
 	}
 	c.n++
-	flush := c.n >= queryFlushEvery
+	flush := c.n >= queryFlushEvery && !c.closed
+	if flush {
+		c.wg.Add(1) // under mu, so never after closeQueryCounts set closed
+	}
 	c.mu.Unlock()
 	if flush {
-		c.wg.Add(1)
 		go func() {
 			defer c.wg.Done()
 			e.flushQueryCounts()
@@ -83,6 +88,8 @@ func (e *Engine) flushQueryCounts() {
 	if err != nil {
 		return
 	}
+	// No fsync: the counts are a hint for the embedding order, and a
+	// crash that leaves the file empty only forgets them.
 	_, werr := tmp.Write(b)
 	if cerr := tmp.Close(); werr == nil && cerr == nil {
 		werr = os.Rename(tmp.Name(), path)
@@ -94,6 +101,9 @@ func (e *Engine) flushQueryCounts() {
 
 // closeQueryCounts waits for flushes under way and flushes the rest.
 func (e *Engine) closeQueryCounts() {
+	e.queries.mu.Lock()
+	e.queries.closed = true
+	e.queries.mu.Unlock()
 	e.queries.wg.Wait()
 	e.flushQueryCounts()
 }

@@ -25,11 +25,14 @@ import (
 // already stored. It ends with a check: equal counts, and the same top
 // results for a sample of searches on both sides.
 //
-// What the contract has no reader for is not copied: links (rebuilt by the
-// next sync that changes a document; links on Postgres are not built yet),
-// kept earlier texts, the change feed's removals, the reconcile cache
-// (its cursors cannot be listed), package docs, whether a tag was added
-// by a user, and a document's count of invalid bytes.
+// Links and aliases are copied as written and resolved by the destination
+// as a sync would. The source's writer lock is held for the copy, so no
+// sync changes it between two reads. What the contract has no reader for
+// is not copied: kept earlier texts, the change feed's removals and each
+// document's own generation (every copied document is of the source's
+// generation), the reconcile cache (its cursors cannot be listed),
+// package docs, whether a tag was added by a user, and a document's count
+// of invalid bytes.
 
 // CopyMetaSource is the destination's meta key naming the source it is a
 // copy of, so a second run resumes it and any other copy is refused.
@@ -66,7 +69,7 @@ type CopyResult struct {
 }
 
 // notCopied names what a copy leaves behind, for the result.
-var notCopied = []string{"kept earlier texts", "removals in the change feed", "reconcile cache", "package docs", "user-tag marks", "invalid-byte counts"}
+var notCopied = []string{"kept earlier texts", "removals in the change feed", "per-document generations", "reconcile cache", "package docs", "user-tag marks", "invalid-byte counts"}
 
 // CopyStore copies the index at from into the index at to (each a SQLite
 // file or a store URL), refusing a destination that holds documents and is
@@ -92,6 +95,13 @@ func CopyStore(ctx context.Context, from, to string, progress func(CopyProgress)
 			return nil, gnoerr.Wrap(gnoerr.InvalidInput, err, "no index at %s", from)
 		}
 	}
+	// The source's lock keeps a sync (a daemon's watcher) from changing it
+	// between the copy's reads: pages by offset would skip or repeat rows.
+	srcLock, err := store.LockBackend(ctx, from, 0)
+	if err != nil {
+		return nil, fmt.Errorf("lock %s: %w", store.Redact(from), err)
+	}
+	defer srcLock.Unlock()
 	src, err := store.OpenBackend(ctx, from)
 	if err != nil {
 		return nil, damaged(store.Redact(from), err)
@@ -147,6 +157,9 @@ type copier struct {
 	docMap map[int64]int64
 	// aliases are the source documents' front-matter aliases.
 	aliases map[int64][]string
+	// dstTags are the destination's tags by its document ids, read once
+	// (a resumed document is written again when its tags differ).
+	dstTags map[int64][]string
 }
 
 // claim refuses a destination with documents that is not a copy of
@@ -196,6 +209,13 @@ func (c *copier) documents(ctx context.Context) error {
 	declares := map[int64]links.Declarations{}
 	for _, n := range notes {
 		declares[n.ID] = n.Declares
+	}
+	// A collection the source no longer has goes from the copy too.
+	if _, err := c.dst.Cleanup(ctx, cols); err != nil {
+		return err
+	}
+	if c.dstTags, err = c.dst.DocTags(ctx); err != nil {
+		return err
 	}
 	names, err := c.src.NoteNames(ctx, nil)
 	if err != nil {
@@ -259,7 +279,7 @@ func (c *copier) documents(ctx context.Context) error {
 func (c *copier) docBatch(ctx context.Context, col string, metas []*store.DocMeta, have map[string]store.DocState, tags map[int64][]string, declares map[int64]links.Declarations) error {
 	var todo []*store.DocMeta
 	for _, m := range metas {
-		if h, ok := have[m.RelPath]; ok && h.Hash == m.Hash {
+		if h, ok := have[m.RelPath]; ok && h.Hash == m.Hash && h.Size == m.Size && h.MtimeNS == m.MtimeNS && sameTags(c.dstTags[h.ID], tags[m.ID]) {
 			c.docMap[m.ID] = h.ID
 			c.res.Resumed++
 			continue

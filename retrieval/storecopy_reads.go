@@ -2,6 +2,7 @@ package retrieval
 
 import (
 	"context"
+	"slices"
 
 	"github.com/gnosearch/gno/retrieval/links"
 	"github.com/gnosearch/gno/retrieval/store"
@@ -35,4 +36,15 @@ func (c *copier) statesWithHashes(ctx context.Context, col string) (map[string]s
 		rels = append(rels, rel)
 	}
 	return c.dst.DocStatesOf(ctx, col, rels)
+}
+
+// sameTags reports whether two documents' tag lists hold the same tags.
+func sameTags(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	a, b = slices.Clone(a), slices.Clone(b)
+	slices.Sort(a)
+	slices.Sort(b)
+	return slices.Equal(a, b)
 }

@@ -217,6 +217,23 @@ func (e *Engine) vectorGraph(ctx context.Context, model string, save bool) (*vec
 			}
 		}
 	}
+	if g.Len() < count {
+		// The file lacks vectors its version says it holds (two processes
+		// saved at once, and the sidecar of one names the other's file):
+		// add what is missing rather than leave it unsearchable.
+		have := map[int64]bool{}
+		for _, id := range g.Keys() {
+			have[id] = true
+		}
+		err := st.EachVector(ctx, model, -1, func(id int64, v []float32) {
+			if len(v) == dims && !have[id] {
+				g.Add(id, v)
+			}
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
 	// A failed save only costs the next process a rebuild. An update in
 	// memory leaves the file to the next embed (saving a large graph
 	// after every sync would cost more than it saves).

@@ -9,6 +9,7 @@ import (
 	"github.com/gnosearch/gno/retrieval"
 	"github.com/gnosearch/gno/retrieval/display"
 	"github.com/gnosearch/gno/retrieval/gnoerr"
+	"github.com/gnosearch/gno/server/auth"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -33,7 +34,7 @@ func packageTools() []toolDef {
 			readOnly: true, idempotent: true, run: (*Server).getPackageDoc},
 		{name: "gno_package_changes", title: "What changed in a dependency", input: packageChangesInput, output: packageChangesOutput,
 			desc: "What changed in a dependency between two versions, for an upgrade: API items removed, with changed signatures, newly deprecated and added, and the package's changelog entries for that range. " +
-				"Compares the installed version with `to` (or `from`), default the newest other version stored; a version not stored is fetched through the ecosystem's client (go, npm, pip, cargo) and stored. " +
+				"Compares the installed version with `to` (or `from`), default the newest other version stored; a version not stored is fetched through the ecosystem's client (go, npm, pip, cargo) and stored (with a read-only access token: only versions stored or in the package caches). " +
 				"Both versions are always named; what the budget cuts goes removed last, changelog first, and is listed in cut.",
 			readOnly: true, idempotent: true, run: (*Server).packageChanges},
 	}
@@ -111,7 +112,10 @@ func (s *Server) packageChanges(ctx context.Context, a args, _ mcp.CallToolReque
 		return nil, "", err
 	}
 	req := pkgdocs.DiffRequest{Package: a.str("package"), Ecosystem: a.str("ecosystem"), From: a.str("from"), To: a.str("to"),
-		MaxTokens: a.int("maxTokens", pkgdocs.DefaultMaxTokens), Auto: true}
+		MaxTokens: a.int("maxTokens", pkgdocs.DefaultMaxTokens), Auto: true,
+		// A read-only token reads what is stored or in the package caches:
+		// fetching runs the ecosystem's client and writes the index.
+		NoFetch: !auth.CanWrite(ctx)}
 	req.Projects, req.Notes = s.projectDirs(ctx, a)
 	d, err := x.Diff(ctx, req)
 	if err != nil {

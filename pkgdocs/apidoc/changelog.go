@@ -71,6 +71,12 @@ func ReadChangelog(p Package) (*Changelog, error) {
 		return pythonChangelog(p.Dir, p.Name, p.Version), nil
 	}
 	for _, dir := range []string{"", "docs", "doc"} {
+		if dir != "" {
+			// A docs folder that is a link could lead anywhere.
+			if fi, err := os.Lstat(filepath.Join(p.Dir, dir)); err != nil || !fi.IsDir() {
+				continue
+			}
+		}
 		ents, err := os.ReadDir(filepath.Join(p.Dir, dir))
 		if err != nil {
 			continue

@@ -88,6 +88,13 @@ func TestReadChangelogFinds(t *testing.T) {
 	if c, err := ReadChangelog(Package{Ecosystem: "npm", Dir: dir2}); c != nil || err != nil {
 		t.Fatalf("symlink followed: %+v, %v", c, err)
 	}
+	// Nor is a docs folder that is a link.
+	os.WriteFile(filepath.Join(other, "CHANGELOG.md"), []byte("## 9.9.9\nsecret\n"), 0o644)
+	dir3 := t.TempDir()
+	os.Symlink(other, filepath.Join(dir3, "docs"))
+	if c, err := ReadChangelog(Package{Ecosystem: "npm", Dir: dir3}); c != nil || err != nil {
+		t.Fatalf("docs link followed: %+v, %v", c, err)
+	}
 }
 
 // A wheel carries no changelog file: its METADATA description may hold

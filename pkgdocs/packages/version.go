@@ -18,6 +18,10 @@ import (
 // error names the versions the client lists when it can.
 var ErrNoVersion = errors.New("version not available")
 
+// releaseVersion is what a version asked for may look like: letters,
+// digits and . + _ - (1.2.3, v1.8.0, 2.0.0-rc.1+build, 0.27.post1).
+var releaseVersion = regexp.MustCompile(`^v?[0-9][0-9A-Za-z.+_-]*$`)
+
 // FetchVersion finds one version of a package that the project need not
 // use ("latest": the newest release the client lists)
 // (`gno packages diff` compares the installed version with another):
@@ -36,6 +40,11 @@ func FetchVersion(ctx context.Context, projectDir string, opt Options, eco Ecosy
 	}
 	if strings.TrimSpace(name) == "" || strings.TrimSpace(version) == "" || strings.ContainsAny(name+version, " \t\n\x00") {
 		return nil, fmt.Errorf("%w: %q@%q is not a package name and version", ErrNoVersion, name, version)
+	}
+	// Only a release: a client given "file:/dir", a URL or a git spec
+	// would pack that source as a version of the package (npm does).
+	if version != "latest" && !releaseVersion.MatchString(version) {
+		return nil, fmt.Errorf("%w: %q is not a version of %s (a release such as 1.2.3, or latest)", ErrNoVersion, version, name)
 	}
 	d, err := newDiscovery(projectDir, &opt)
 	if err != nil {

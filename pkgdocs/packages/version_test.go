@@ -39,3 +39,14 @@ func TestFetchVersionRefuses(t *testing.T) {
 		}
 	}
 }
+
+// TestFetchVersionRefusesSources: a version asked for is a release, never a
+// source a client would pack as one (npm takes file:, URLs and git specs).
+func TestFetchVersionRefusesSources(t *testing.T) {
+	for _, v := range []string{"file:/etc", "https://host/x.tgz", "git+ssh://git@host/x.git", "../x", "github:user/repo", "latest/../x"} {
+		_, err := FetchVersion(context.Background(), t.TempDir(), Options{}, NPM, "left-pad", v)
+		if !errors.Is(err, ErrNoVersion) {
+			t.Errorf("FetchVersion(%q): %v, want ErrNoVersion", v, err)
+		}
+	}
+}

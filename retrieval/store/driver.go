@@ -131,5 +131,19 @@ func Redact(location string) string {
 	if err != nil {
 		return "(an unparsable store URL)"
 	}
+	// libpq and pgx also take secrets as query parameters.
+	if q := u.Query(); len(q) > 0 {
+		hid := false
+		for k := range q {
+			switch strings.ToLower(k) {
+			case "password", "sslpassword", "sslkey", "passfile":
+				q.Set(k, "xxxxx")
+				hid = true
+			}
+		}
+		if hid {
+			u.RawQuery = q.Encode()
+		}
+	}
 	return u.Redacted()
 }

@@ -34,7 +34,9 @@ func TestOpenBackendChoosesByLocation(t *testing.T) {
 			t.Errorf("IsURL(%q) = %v", loc, !url)
 		}
 	}
-	if r := Redact("postgres://u:secret@h/db"); strings.Contains(r, "secret") {
-		t.Errorf("Redact: %s", r)
+	for _, loc := range []string{"postgres://u:secret@h/db", "postgres://u@h/db?sslmode=require&password=secret", "postgres://h/db?sslpassword=secret&PassWord=secret"} {
+		if r := Redact(loc); strings.Contains(r, "secret") || !strings.HasPrefix(r, "postgres://") {
+			t.Errorf("Redact(%q) = %s", loc, r)
+		}
 	}
 }

@@ -226,7 +226,7 @@ func (idx *LinkIndex) Add(m *DocMeta, aliases *string, data []byte) error {
 	d.setHash(m.Hash)
 	idx.docs[m.ID] = d
 	k := links.Key(m.RelPath)
-	idx.names[k] = append(idx.names[k], links.Candidate{ID: m.ID, Collection: m.Collection, RelPath: m.RelPath})
+	idx.names[k] = append(idx.names[k], links.Candidate{ID: m.ID, Collection: d.Collection, RelPath: m.RelPath})
 	if aliases == nil {
 		return nil
 	}
@@ -234,7 +234,7 @@ func (idx *LinkIndex) Add(m *DocMeta, aliases *string, data []byte) error {
 	idx.aliases[m.ID] = as
 	for _, a := range as {
 		if k := strings.ToLower(a); k != "" {
-			idx.names[k] = append(idx.names[k], links.Candidate{ID: m.ID, Collection: m.Collection, RelPath: m.RelPath, Alias: true})
+			idx.names[k] = append(idx.names[k], links.Candidate{ID: m.ID, Collection: d.Collection, RelPath: m.RelPath, Alias: true})
 		}
 	}
 	ls, err := decodeLinks(data)

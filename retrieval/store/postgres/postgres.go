@@ -19,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gnosearch/gno/retrieval/gnoerr"
@@ -38,7 +39,7 @@ func init() {
 // schemaVersion is the version of the tables below; an index made by a
 // newer gno is refused, never written. 2 added doc_links (an index of
 // version 1 gets it, filled from its Markdown, when opened).
-const schemaVersion = 2
+const schemaVersion = 3
 
 // minServer is the oldest PostgreSQL accepted (server_version_num).
 const minServer = 160000
@@ -100,6 +101,8 @@ CREATE INDEX IF NOT EXISTS chunks_doc ON chunks(doc_id);
 CREATE TABLE IF NOT EXISTS fts_stats(ix SMALLINT PRIMARY KEY, rows BIGINT NOT NULL, tokens BIGINT NOT NULL);
 INSERT INTO fts_stats VALUES (0, 0, 0), (1, 0, 0) ON CONFLICT DO NOTHING;
 CREATE TABLE IF NOT EXISTS fts_terms(ix SMALLINT NOT NULL, term TEXT COLLATE "C" NOT NULL, df BIGINT NOT NULL, PRIMARY KEY(ix, term));
+-- A term no chunk holds any more, found by each commit (schema 3).
+CREATE INDEX IF NOT EXISTS fts_terms_dead ON fts_terms(ix) WHERE df <= 0;
 -- The inverted index BM25 reads: per index, term and chunk, the term's
 -- frequency weighted by column (wf) and the chunk's length (len), so a
 -- search reads only its words' rows (the tsvector's GIN index answers
@@ -309,6 +312,17 @@ func (s *Store) migrate(ctx context.Context) error {
 	if _, err := tx.Exec(ctx, schema); err != nil {
 		return fmt.Errorf("create the index's tables: %w", err)
 	}
+	if old > 0 && old < 3 {
+		// Schema 2 could lose a term's decrement in a batch that wrote it
+		// and dropped it again: count every term's chunks again.
+		if _, err := tx.Exec(ctx, `WITH c AS (SELECT ix, term, count(*) AS n FROM fts_postings GROUP BY ix, term)
+			UPDATE fts_terms f SET df = coalesce((SELECT n FROM c WHERE c.ix = f.ix AND c.term = f.term), 0)`); err != nil {
+			return fmt.Errorf("recount the word index's statistics: %w", err)
+		}
+		if _, err := tx.Exec(ctx, "DELETE FROM fts_terms WHERE df <= 0"); err != nil {
+			return fmt.Errorf("recount the word index's statistics: %w", err)
+		}
+	}
 	if old == 1 {
 		if err := backfillLinks(ctx, tx); err != nil {
 			return fmt.Errorf("store the links of the index's notes: %w", err)
@@ -373,6 +387,13 @@ func (s *Store) LinkVersion(ctx context.Context) (string, error) {
 func isPgError(err error) bool {
 	var pe *pgconn.PgError
 	var ce *pgconn.ConnectError
-	return errors.As(err, &pe) || errors.As(err, &ce) || errors.Is(err, pgx.ErrNoRows) || errors.Is(err, pgx.ErrTxClosed) ||
-		pgconn.Timeout(err) || pgconn.SafeToRetry(err)
+	var se pgx.ScanArgError
+	if errors.As(err, &pe) || errors.As(err, &ce) || errors.As(err, &se) || errors.Is(err, pgx.ErrNoRows) || errors.Is(err, pgx.ErrTxClosed) ||
+		pgconn.Timeout(err) || pgconn.SafeToRetry(err) {
+		return true
+	}
+	// A read racing Close at shutdown, or a connection the server dropped:
+	// pgx and its pool say so in their own words, with no type to match.
+	msg := err.Error()
+	return strings.Contains(msg, "closed pool") || strings.Contains(msg, "conn closed") || strings.Contains(msg, "conn busy")
 }

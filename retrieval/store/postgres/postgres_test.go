@@ -175,7 +175,7 @@ func TestSchema1GetsLinks(t *testing.T) {
 	if c, err := st.Candidates(ctx, []string{"bee"}); err != nil || len(c["bee"]) != 1 {
 		t.Fatalf("aliases after the upgrade: %v, %v", c, err)
 	}
-	if v, err := st.Meta(ctx, "schema"); err != nil || v != "2" {
+	if v, err := st.Meta(ctx, "schema"); err != nil || v != "3" { // the version this gno writes
 		t.Fatalf("schema %q, %v", v, err)
 	}
 }

@@ -201,10 +201,12 @@ func (b *batch) flushStats(ctx context.Context) error {
 			ON CONFLICT(ix, term) DO UPDATE SET df = fts_terms.df + excluded.df`, ix, terms, deltas); err != nil {
 			return err
 		}
-		if _, err := b.tx.Exec(ctx, "DELETE FROM fts_terms WHERE ix = $1 AND term = ANY($2) AND df <= 0", ix, terms); err != nil {
-			return err
-		}
 		b.df[ix] = map[string]int64{}
+	}
+	// Terms whose last chunk went (by this batch's drops or its own
+	// flush): a partial index finds them.
+	if _, err := b.tx.Exec(ctx, "DELETE FROM fts_terms WHERE df <= 0"); err != nil {
+		return err
 	}
 	b.rows, b.tokens = [2]int64{}, [2]int64{}
 	return nil
@@ -259,15 +261,20 @@ const byPath = "SELECT id FROM documents WHERE collection = $1 AND rel_path = $2
 
 // dropChunks deletes the chunks of the documents whose ids doc selects,
 // with their postings, and takes them out of the BM25 statistics, in one
-// statement (data-modifying CTEs) that needs no answer.
+// statement (data-modifying CTEs) that needs no answer. A term's
+// decrement is an upsert: a term this batch added is still only in the
+// batch's memory (flushStats adds it at commit), and an UPDATE would find
+// no row and lose the decrement. Terms left at 0 go at commit.
 func dropChunks(doc string) string {
 	return `WITH g AS (DELETE FROM chunks WHERE doc_id IN (` + doc + `) RETURNING id, tsv, len, seg, seg_len),
 	w AS (SELECT g.id, t.term FROM g, unnest(tsvector_to_array(g.tsv)) AS t(term)),
 	sg AS (SELECT g.id, t.term FROM g, unnest(tsvector_to_array(g.seg)) AS t(term) WHERE g.seg IS NOT NULL),
 	pw AS (DELETE FROM fts_postings p USING w WHERE p.ix = 0 AND p.term = w.term AND p.chunk_id = w.id),
 	ps AS (DELETE FROM fts_postings p USING sg WHERE p.ix = 1 AND p.term = sg.term AND p.chunk_id = sg.id),
-	dw AS (UPDATE fts_terms f SET df = f.df - x.n FROM (SELECT term, count(*) AS n FROM w GROUP BY term) x WHERE f.ix = 0 AND f.term = x.term),
-	ds AS (UPDATE fts_terms f SET df = f.df - x.n FROM (SELECT term, count(*) AS n FROM sg GROUP BY term) x WHERE f.ix = 1 AND f.term = x.term)
+	dw AS (INSERT INTO fts_terms(ix, term, df) SELECT 0, term, -count(*) FROM w GROUP BY term
+		ON CONFLICT(ix, term) DO UPDATE SET df = fts_terms.df + excluded.df),
+	ds AS (INSERT INTO fts_terms(ix, term, df) SELECT 1, term, -count(*) FROM sg GROUP BY term
+		ON CONFLICT(ix, term) DO UPDATE SET df = fts_terms.df + excluded.df)
 	UPDATE fts_stats st SET rows = st.rows - x.r, tokens = st.tokens - x.t
 	FROM (SELECT 0 AS ix, count(*) AS r, coalesce(sum(len), 0) AS t FROM g
 		UNION ALL SELECT 1, count(*), coalesce(sum(seg_len), 0) FROM g WHERE seg IS NOT NULL) x

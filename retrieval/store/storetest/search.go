@@ -51,6 +51,21 @@ func testBM25Score(t *testing.T, st store.Backend) {
 	if docs[hits[0].DocID].RelPath != "2.md" {
 		t.Errorf("a title match ranks below a body match: %v", hits)
 	}
+	// A word one batch writes and drops again leaves no count behind: a
+	// document written with "durian", then again without it.
+	bt, err := st.Begin(ctx, 2)
+	check(t, err)
+	check(t, bt.Put(ctx, doc("c", "4.md", "F", "durian")))
+	check(t, bt.Put(ctx, doc("c", "4.md", "F", "fig")))
+	check(t, bt.Commit())
+	put(t, st, 3, doc("c", "5.md", "D", "durian fig"))
+	n, avg = 5, 17.0/5 // rows of 4, 3, 5, 2 and 3 words
+	idf = math.Log((n - 1 + 0.5) / (1 + 0.5))
+	hits, err = st.SearchFTS(ctx, query.Keywords{Terms: []string{"durian"}}, store.Filter{}, 10)
+	check(t, err)
+	if w := idf * 1 * (k1 + 1) / (1 + k1*(1-b+b*3/avg)); len(hits) != 1 || math.Abs(hits[0].Score-w) > 1e-9*math.Max(1, math.Abs(w)) {
+		t.Errorf("durian after a batch wrote and dropped it: %+v, want one hit scoring %g", hits, w)
+	}
 }
 
 func testSearch(t *testing.T, st store.Backend) {
