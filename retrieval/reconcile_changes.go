@@ -162,8 +162,8 @@ func gitExec(ctx context.Context, limit int64, dir string, differ bool, args []s
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "git", append([]string{"-c", "core.quotePath=false", "-C", dir}, args...)...)
 	cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0", "LC_ALL=C", "GIT_PAGER=cat")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
+	stderr := &capWriter{max: 4 << 10}
+	cmd.Stderr = stderr
 	pipe, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, fmt.Errorf("run git %s: %w", args[0], err)
@@ -191,13 +191,28 @@ func gitExec(ctx context.Context, limit int64, dir string, differ bool, args []s
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		msg := strings.TrimSpace(stderr.String())
+		msg := strings.TrimSpace(stderr.buf.String())
 		if msg == "" {
 			msg = err.Error()
 		}
 		return nil, gnoerr.New(gnoerr.Runtime, "git %s in %s: %s", args[0], dir, msg)
 	}
 	return out, nil
+}
+
+// capWriter keeps the first max bytes written to it: git's message is at
+// the start of its stderr, and a flood of warnings must not grow memory
+// or an error message.
+type capWriter struct {
+	buf bytes.Buffer
+	max int
+}
+
+func (w *capWriter) Write(p []byte) (int, error) {
+	if room := w.max - w.buf.Len(); room > 0 {
+		w.buf.Write(p[:min(len(p), room)])
+	}
+	return len(p), nil
 }
 
 // gitHook, when set (tests only), runs before every git command with its

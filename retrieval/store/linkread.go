@@ -197,6 +197,15 @@ func (s *Store) loadLinks(ctx context.Context) (*LinkIndex, error) {
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("read links: %w", err)
 	}
+	if idx.writes == "" {
+		// No document row carried the counter: read it, so the cache
+		// keeps an empty index instead of building it for every read.
+		w, err := s.LinkVersion(ctx)
+		if err != nil {
+			return nil, err
+		}
+		idx.writes = w
+	}
 	idx.Resolve()
 	return idx, nil
 }
