@@ -36,18 +36,8 @@ func (s *Store) EmbedQueue(ctx context.Context, collection string, except ...str
 		if err != nil {
 			return nil, fmt.Errorf("find chunks to embed: %w", err)
 		}
-		q := "SELECT c.id, d.id, d.collection, d.mtime_ns, d.size FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE 1"
-		var args []any
-		if collection != "" {
-			q += " AND d.collection = ?"
-			args = append(args, collection)
-		}
-		if len(except) > 0 {
-			q += " AND d.collection NOT IN (?" + strings.Repeat(", ?", len(except)-1) + ")"
-			for _, c := range except {
-				args = append(args, c)
-			}
-		}
+		where, args := collectionsAnd(collection, except)
+		q := "SELECT c.id, d.id, d.collection, d.mtime_ns, d.size FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE 1" + where
 		rows, err := s.db.QueryContext(ctx, q, args...)
 		if err != nil {
 			return nil, fmt.Errorf("find chunks to embed: %w", err)

@@ -89,7 +89,14 @@ func (s *Store) UnembeddedCount(ctx context.Context, collection string, except .
 }
 
 func unembeddedWhere(collection string, except []string) (string, []any) {
-	q := ` WHERE NOT EXISTS (SELECT 1 FROM vectors v WHERE v.chunk_id = c.id)`
+	q, args := collectionsAnd(collection, except)
+	return ` WHERE NOT EXISTS (SELECT 1 FROM vectors v WHERE v.chunk_id = c.id)` + q, args
+}
+
+// collectionsAnd is the conditions, each after " AND", that keep the
+// documents d of collection (all when empty) and not of except.
+func collectionsAnd(collection string, except []string) (string, []any) {
+	var q string
 	var args []any
 	if collection != "" {
 		q += " AND d.collection = ?"
