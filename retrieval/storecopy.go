@@ -97,26 +97,16 @@ func CopyStore(ctx context.Context, from, to string, progress func(CopyProgress)
 	}
 	// The source's lock keeps a sync (a daemon's watcher) from changing it
 	// between the copy's reads: pages by offset would skip or repeat rows.
-	srcLock, err := store.LockBackend(ctx, from, 0)
+	src, closeSrc, err := lockedStore(ctx, from)
 	if err != nil {
-		return nil, fmt.Errorf("lock %s: %w", store.Redact(from), err)
+		return nil, err
 	}
-	defer srcLock.Unlock()
-	src, err := store.OpenBackend(ctx, from)
+	defer closeSrc()
+	dst, closeDst, err := lockedStore(ctx, to)
 	if err != nil {
-		return nil, damaged(store.Redact(from), err)
+		return nil, err
 	}
-	defer src.Close()
-	lock, err := store.LockBackend(ctx, to, 0)
-	if err != nil {
-		return nil, fmt.Errorf("lock %s: %w", store.Redact(to), err)
-	}
-	defer lock.Unlock()
-	dst, err := store.OpenBackend(ctx, to)
-	if err != nil {
-		return nil, damaged(store.Redact(to), err)
-	}
-	defer dst.Close()
+	defer closeDst()
 	c := &copier{src: src, dst: dst, progress: progress,
 		res: &CopyResult{From: store.Redact(from), To: store.Redact(to), NotCopied: notCopied}}
 	if err := c.claim(ctx, fromID); err != nil {

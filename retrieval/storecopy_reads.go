@@ -2,6 +2,7 @@ package retrieval
 
 import (
 	"context"
+	"fmt"
 	"slices"
 
 	"github.com/gnosearch/gno/retrieval/links"
@@ -47,4 +48,19 @@ func sameTags(a, b []string) bool {
 	slices.Sort(a)
 	slices.Sort(b)
 	return slices.Equal(a, b)
+}
+
+// lockedStore takes the writer lock of the index at loc, then opens it;
+// done closes it and releases the lock.
+func lockedStore(ctx context.Context, loc string) (st store.Backend, done func(), err error) {
+	lock, err := store.LockBackend(ctx, loc, 0)
+	if err != nil {
+		return nil, nil, fmt.Errorf("lock %s: %w", store.Redact(loc), err)
+	}
+	st, err = store.OpenBackend(ctx, loc)
+	if err != nil {
+		lock.Unlock()
+		return nil, nil, damaged(store.Redact(loc), err)
+	}
+	return st, func() { st.Close(); lock.Unlock() }, nil
 }
