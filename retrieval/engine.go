@@ -146,13 +146,22 @@ func (e *Engine) location() string {
 	if e.pkgs {
 		return e.Paths.DBFile
 	}
+	return StoreLocation(e.Paths, e.Config())
+}
+
+// StoreLocation names where the index of p with config cfg (nil: none)
+// lives, for store.OpenBackend: GNO_STORE_URL, else the config's store,
+// else the index's SQLite file. What reads the index beside an Engine
+// (the access tokens of `gno token` and of a sharing server) opens it
+// there.
+func StoreLocation(p config.Paths, cfg *config.Config) string {
 	if u := os.Getenv(StoreURLEnv); u != "" {
 		return u
 	}
-	if cfg := e.Config(); cfg != nil && cfg.Store != "" {
+	if cfg != nil && cfg.Store != "" {
 		return cfg.Store
 	}
-	return e.Paths.DBFile
+	return p.DBFile
 }
 
 // readAs runs fn in one read snapshot of e's index (store.Read) and

@@ -95,11 +95,11 @@ func runDaemon(ctx context.Context, a *app, f daemonFlags) error {
 	o := web.Options{EnableWrite: f.enableWrite, ListenAny: f.listenAny, Logger: logger}
 	scheme := "http"
 	if f.listenAny {
-		sh, err := startSharing(a, "gno daemon", f.addr, f.share, true, logger, f.logFile)
+		sh, err := startSharing(ctx, a, "gno daemon", f.addr, f.share, true, logger, f.logFile)
 		if err != nil {
 			return err
 		}
-		defer sh.guard.Close(context.WithoutCancel(ctx))
+		defer sh.close(context.WithoutCancel(ctx))
 		o.TLS, o.Guard, scheme = sh.cert.Config, sh.guard.Wrap, "https"
 	}
 	srv := server.New(server.Options{

@@ -39,11 +39,11 @@ func serveMCP(ctx context.Context, a *app, f mcpFlags) error {
 		o := server.HTTPOptions{ListenAny: f.listenAny}
 		scheme, hint := "http", ""
 		if f.listenAny {
-			sh, err := startSharing(a, "gno mcp", f.httpAddr, f.share, false, logger, f.logFile)
+			sh, err := startSharing(ctx, a, "gno mcp", f.httpAddr, f.share, false, logger, f.logFile)
 			if err != nil {
 				return err
 			}
-			defer sh.guard.Close(context.WithoutCancel(ctx))
+			defer sh.close(context.WithoutCancel(ctx))
 			o.TLS, o.Guard, scheme = sh.cert.Config, sh.guard.Wrap, "https"
 			hint = "gno mcp: " + remoteHint(sh.cert)
 		}

@@ -45,11 +45,11 @@ the web app has a sign-in page); read tokens never write.`,
 			o := web.Options{EnableWrite: enableWrite, ListenAny: listenAny, Logger: logger}
 			scheme, hint := "http", ""
 			if listenAny {
-				sh, err := startSharing(a, "gno serve", addr, share, true, logger, logFile)
+				sh, err := startSharing(cmd.Context(), a, "gno serve", addr, share, true, logger, logFile)
 				if err != nil {
 					return err
 				}
-				defer sh.guard.Close(context.WithoutCancel(cmd.Context()))
+				defer sh.close(context.WithoutCancel(cmd.Context()))
 				o.TLS, o.Guard, scheme = sh.cert.Config, sh.guard.Wrap, "https"
 				hint = "gno serve: " + remoteHint(sh.cert)
 			}

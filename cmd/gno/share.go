@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"log/slog"
@@ -38,15 +39,23 @@ func (s shareFlags) check(listenAny bool) error {
 
 // sharing is what the sharing mode adds to a server: HTTPS and the guard.
 type sharing struct {
-	cert  *auth.Cert
-	guard *auth.Guard
+	cert      *auth.Cert
+	guard     *auth.Guard
+	closeKeep func() // closes the index the tokens are read from
+}
+
+// close writes the tokens' last-used times and closes what the sharing
+// mode opened.
+func (sh *sharing) close(ctx context.Context) {
+	sh.guard.Close(ctx)
+	sh.closeKeep()
 }
 
 // startSharing prepares --listen-any for a server bound to addr: at least
 // one live access token, the TLS certificate, the guard. It prints the
 // certificate's fingerprint on stderr for teammates to pin. Refused
 // attempts are logged to logFile, else to stderr.
-func startSharing(a *app, who, addr string, sf shareFlags, login bool, logger *slog.Logger, logFile string) (*sharing, error) {
+func startSharing(ctx context.Context, a *app, who, addr string, sf shareFlags, login bool, logger *slog.Logger, logFile string) (*sharing, error) {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
 		return nil, gnoerr.Wrap(gnoerr.InvalidInput, err, "invalid address %q (want HOST:PORT, e.g. 0.0.0.0:7777)", addr)
@@ -55,8 +64,17 @@ func startSharing(a *app, who, addr string, sf shareFlags, login bool, logger *s
 	if err != nil {
 		return nil, gnoerr.Wrap(gnoerr.InvalidInput, err, "index")
 	}
-	store := auth.NewStore(p.IndexDir)
-	n, err := store.Active()
+	store, closeKeep, err := a.tokenStore(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			closeKeep()
+		}
+	}()
+	n, err := store.Active(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -78,7 +96,8 @@ func startSharing(a *app, who, addr string, sf shareFlags, login bool, logger *s
 		return nil, err
 	}
 	printCert(a.stderr, who, cert)
-	return &sharing{cert: cert, guard: guard}, nil
+	ok = true
+	return &sharing{cert: cert, guard: guard, closeKeep: closeKeep}, nil
 }
 
 func printCert(w io.Writer, who string, c *auth.Cert) {

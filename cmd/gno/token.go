@@ -1,25 +1,43 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"os"
 	"text/tabwriter"
 	"time"
 
+	"github.com/gnosearch/gno/retrieval"
 	"github.com/gnosearch/gno/retrieval/config"
 	"github.com/gnosearch/gno/retrieval/gnoerr"
+	"github.com/gnosearch/gno/retrieval/store"
 	"github.com/gnosearch/gno/server/auth"
 	"github.com/spf13/cobra"
 )
 
 func init() { extraCommands = append(extraCommands, newTokenCmd) }
 
-// tokenStore is the token file of the selected index.
-func (a *app) tokenStore() (*auth.Store, error) {
+// tokenStore opens the access tokens of the selected index: they live in
+// the index (its SQLite file, or its Postgres database, shared by every
+// server of it). close closes the index.
+func (a *app) tokenStore(ctx context.Context) (st *auth.Store, close func(), err error) {
 	p, err := config.Resolve(a.index, a.configPath)
 	if err != nil {
-		return nil, gnoerr.Wrap(gnoerr.InvalidInput, err, "index")
+		return nil, nil, gnoerr.Wrap(gnoerr.InvalidInput, err, "index")
 	}
-	return auth.NewStore(p.IndexDir), nil
+	cfg, err := config.Load(p.ConfigFile)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := os.MkdirAll(p.IndexDir, 0o700); err != nil {
+		return nil, nil, fmt.Errorf("create %s: %w", p.IndexDir, err)
+	}
+	loc := retrieval.StoreLocation(p, cfg)
+	b, err := store.OpenBackend(ctx, loc)
+	if err != nil {
+		return nil, nil, gnoerr.Wrap(gnoerr.Unavailable, err, "open index %s for its access tokens", store.Redact(loc))
+	}
+	return auth.NewStore(b, p.IndexDir), func() { b.Close() }, nil
 }
 
 // newTokenCmd is `gno token`: the access tokens of the sharing mode.
@@ -32,9 +50,10 @@ agents send one as "Authorization: Bearer <token>", people paste one into the
 web app's sign-in page. A read token searches and reads; a write token also
 syncs, embeds, tags and captures (when the server runs with --enable-write).
 
-Tokens are stored hashed (SHA-256) in tokens.json in the index's data
-directory; the secret is printed once, by create. Revoking takes effect at
-once, also in a running server.`,
+Tokens are stored hashed (SHA-256) in the index itself (its SQLite file, or
+its PostgreSQL database, so every server of a shared index honours them);
+the secret is printed once, by create. Revoking takes effect at once, in
+every running server from its next request.`,
 	}
 	cmd.AddCommand(newTokenCreateCmd(a), newTokenListCmd(a), newTokenRevokeCmd(a))
 	return cmd
@@ -59,10 +78,11 @@ func newTokenCreateCmd(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			st, err := a.tokenStore()
+			st, done, err := a.tokenStore(cmd.Context())
 			if err != nil {
 				return err
 			}
+			defer done()
 			secret, tok, err := st.Create(cmd.Context(), name, scope, ttl)
 			if err != nil {
 				return err
@@ -92,11 +112,12 @@ func newTokenListCmd(a *app) *cobra.Command {
 		Short: "List access tokens (never their secrets)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			st, err := a.tokenStore()
+			st, done, err := a.tokenStore(cmd.Context())
 			if err != nil {
 				return err
 			}
-			toks, err := st.List()
+			defer done()
+			toks, err := st.List(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -144,10 +165,11 @@ func newTokenRevokeCmd(a *app) *cobra.Command {
 		Short: "Revoke an access token (at once, also in a running server)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, err := a.tokenStore()
+			st, done, err := a.tokenStore(cmd.Context())
 			if err != nil {
 				return err
 			}
+			defer done()
 			tok, err := st.Revoke(cmd.Context(), args[0])
 			if err != nil {
 				return err

@@ -104,6 +104,12 @@ type Backend interface {
 	ClearReconciled(ctx context.Context, cursor string) (int, error)
 	ReconciledHashes(ctx context.Context, cursor, collection string) (map[string]string, error)
 
+	// Access tokens of a shared index (access.go).
+	AccessTokens(ctx context.Context) ([]AccessToken, error)
+	PutAccessToken(ctx context.Context, t AccessToken) (bool, error)
+	DeleteAccessToken(ctx context.Context, id string) (bool, error)
+	TouchAccessTokens(ctx context.Context, used map[string]time.Time) error
+
 	// Package docs (pkgread.go, pkgwrite.go, pkgsymbols.go).
 	PkgVersions(ctx context.Context, keys []string) (map[string]*PkgVersion, error)
 	PkgVersionsNamed(ctx context.Context, name, ecosystem string) ([]*PkgVersion, error)

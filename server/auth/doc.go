@@ -7,15 +7,17 @@
 //     bits and a CRC-32 checksum), the Authorization header and token
 //     lifetimes ("30d"). All three are parsed by hand (a prefix, an
 //     alphabet, a length, a unit), so all three are fuzzed.
-//   - store.go: the token file of an index (tokens.json beside the index
-//     data, 0600): create, list, revoke, verify. Only SHA-256 hashes of
-//     the secrets are kept. A plain hash is the right tool here, unlike for
-//     passwords: a token carries 256 bits from crypto/rand, so no dictionary
-//     or brute force over the input space exists and a slow KDF (bcrypt,
-//     argon2) would only slow every request. Verification compares the
-//     hashes in constant time. Writes take a file lock (gofrs/flock) and
-//     replace the file atomically (temp file + rename), so concurrent
-//     `gno token` commands and a running server never lose an update.
+//   - store.go: the access tokens of an index, kept in the index itself
+//     through Keeper (store.Backend's access-token methods, SQLite or
+//     Postgres), so every server of one shared index reads the same
+//     tokens: create, list, revoke, verify. Each check reads them (one
+//     small query), so a revocation counts on every server from its next
+//     request. Only SHA-256 hashes of the secrets are kept. A plain hash
+//     is the right tool here, unlike for passwords: a token carries 256
+//     bits from crypto/rand, so no dictionary or brute force over the
+//     input space exists and a slow KDF (bcrypt, argon2) would only slow
+//     every request. Verification compares the hashes in constant time.
+//     The tokens.json of an older gno is imported once and renamed.
 //   - guard.go, session.go, limit.go: the http.Handler middleware. It
 //     checks Host and Origin against the served names, refuses tokens in a
 //     URL, authenticates `Authorization: Bearer` or a session cookie set by

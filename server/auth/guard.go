@@ -196,7 +196,7 @@ func (g *Guard) authenticate(w http.ResponseWriter, r *http.Request, ip string, 
 			g.fail(w, r, ip, now, http.StatusUnauthorized, "malformed Authorization header")
 			return Identity{}, false
 		}
-		tok, err := g.store.Verify(secret)
+		tok, err := g.store.Verify(r.Context(), secret)
 		if err != nil {
 			g.verifyFailed(w, r, ip, now, err)
 			return Identity{}, false
@@ -206,9 +206,15 @@ func (g *Guard) authenticate(w http.ResponseWriter, r *http.Request, ip string, 
 	if g.opts.Login {
 		if c, err := r.Cookie(SessionCookie); err == nil {
 			if s, ok := g.sessions.get(c.Value, now); ok {
-				tok, err := g.store.Lookup(s.tokenID)
+				tok, err := g.store.Lookup(r.Context(), s.tokenID)
 				if err == nil {
 					return Identity{TokenID: tok.ID, Name: tok.Name, Scope: tok.Scope}, true
+				}
+				if !errorsIsAuth(err) {
+					// The tokens could not be read: the session
+					// stays, this request is refused.
+					g.verifyFailed(w, r, ip, now, err)
+					return Identity{}, false
 				}
 				g.sessions.end(c.Value)
 				g.log.Info("auth: session ended with its token", "ip", ip, "token", s.tokenID, "reason", err)
@@ -232,9 +238,9 @@ func (g *Guard) verifyFailed(w http.ResponseWriter, r *http.Request, ip string, 
 	case errors.Is(err, ErrInvalidToken):
 		g.fail(w, r, ip, now, http.StatusUnauthorized, "unknown or revoked token")
 	default:
-		// The token file cannot be read: admit nobody, blame no client.
-		g.log.Error("auth: token file unreadable, refusing every request", "err", err)
-		writeError(w, http.StatusServiceUnavailable, "UNAVAILABLE", "the server cannot read its token file; see its log")
+		// The tokens cannot be read: admit nobody, blame no client.
+		g.log.Error("auth: access tokens unreadable, refusing every request", "err", err)
+		writeError(w, http.StatusServiceUnavailable, "UNAVAILABLE", "the server cannot read its access tokens; see its log")
 	}
 }
 

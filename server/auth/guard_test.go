@@ -50,7 +50,7 @@ func (s *syncBuffer) String() string {
 func startGuarded(t *testing.T, o Options) *guarded {
 	t.Helper()
 	dir := t.TempDir()
-	g := &guarded{t: t, store: NewStore(dir), logBuf: &syncBuffer{}}
+	g := &guarded{t: t, store: newTestStore(t, dir), logBuf: &syncBuffer{}}
 	cert, err := LoadTLS(TLSOptions{Dir: dir + "/tls", Hosts: ServedNames("127.0.0.2")})
 	if err != nil {
 		t.Fatal(err)

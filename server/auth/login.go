@@ -43,7 +43,7 @@ func (g *Guard) login(w http.ResponseWriter, r *http.Request, ip string) {
 	case http.MethodGet, http.MethodHead:
 		if c, err := r.Cookie(SessionCookie); err == nil {
 			if s, ok := g.sessions.get(c.Value, now); ok {
-				if tok, err := g.store.Lookup(s.tokenID); err == nil {
+				if tok, err := g.store.Lookup(r.Context(), s.tokenID); err == nil {
 					v.Name, v.Scope = tok.Name, tok.Scope
 					if v.Name == "" {
 						v.Name = "token " + tok.ID
@@ -76,7 +76,7 @@ func (g *Guard) login(w http.ResponseWriter, r *http.Request, ip string) {
 		writeError(w, http.StatusBadRequest, "BAD_REQUEST", "unreadable form")
 		return
 	}
-	tok, err := g.store.Verify(strings.TrimSpace(r.PostForm.Get("token")))
+	tok, err := g.store.Verify(r.Context(), strings.TrimSpace(r.PostForm.Get("token")))
 	if err != nil {
 		if !errorsIsAuth(err) {
 			g.verifyFailed(w, r, ip, now, err)

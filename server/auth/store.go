@@ -18,12 +18,12 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/gnosearch/gno/retrieval/config"
 	"github.com/gnosearch/gno/retrieval/gnoerr"
-	"github.com/gofrs/flock"
+	"github.com/gnosearch/gno/retrieval/store"
 )
 
-// FileName is the token file in the index directory.
+// FileName is the token file an older gno kept in the index directory
+// (imported into the index on first use).
 const FileName = "tokens.json"
 
 // Scope is what a token may do.
@@ -63,7 +63,8 @@ var (
 // fileVersion is the token file's format version.
 const fileVersion = 1
 
-// tokenFile is the JSON on disk.
+// tokenFile is the JSON of tokens.json, the token file of gno before
+// tokens moved into the index: a Store imports it once.
 type tokenFile struct {
 	Version int          `json:"version"`
 	Tokens  []storedItem `json:"tokens"`
@@ -74,20 +75,31 @@ type storedItem struct {
 	SHA256 string `json:"sha256"`
 }
 
-// flushEvery bounds how often Verify writes last-used times to disk.
+// flushEvery bounds how often Verify writes last-used times.
 const flushEvery = time.Minute
 
-// Store is the token file of one index. Its methods are safe for
-// concurrent use, and several processes may use the same file.
-type Store struct {
-	path string
-	lock *flock.Flock
+// Keeper keeps the token records: the index's store (store.Backend), so
+// that every server of one index, SQLite or Postgres, reads the same
+// tokens. Its methods' contract is the store's (retrieval/store,
+// access.go).
+type Keeper interface {
+	AccessTokens(ctx context.Context) ([]store.AccessToken, error)
+	PutAccessToken(ctx context.Context, t store.AccessToken) (bool, error)
+	DeleteAccessToken(ctx context.Context, id string) (bool, error)
+	TouchAccessTokens(ctx context.Context, used map[string]time.Time) error
+}
 
-	mu     sync.Mutex
-	items  []storedItem
-	hashes [][]byte // decoded SHA256 of items, same order
-	stat   os.FileInfo
-	loaded bool
+// Store is the access tokens of one index. Its methods are safe for
+// concurrent use, and any number of processes, on any machines, may
+// share one index's tokens: each check reads them from the index, so a
+// token created or revoked anywhere counts on every server from its next
+// request.
+type Store struct {
+	keep Keeper
+	file string // tokens.json, imported once
+
+	importMu sync.Mutex
+	imported bool
 
 	usedMu   sync.Mutex
 	used     map[string]time.Time
@@ -95,34 +107,51 @@ type Store struct {
 	flushing atomic.Bool
 }
 
-// NewStore returns the store of the index whose data lives in indexDir.
-// Nothing is read until a method needs it.
-func NewStore(indexDir string) *Store {
-	p := filepath.Join(indexDir, FileName)
-	return &Store{path: p, lock: flock.New(p + ".lock"), used: map[string]time.Time{}, flushed: time.Now()}
+// NewStore returns the tokens kept by k, the store of the index whose
+// data directory is indexDir (where an older gno kept tokens.json: it is
+// imported into k on first use and renamed tokens.json.imported).
+func NewStore(k Keeper, indexDir string) *Store {
+	return &Store{keep: k, file: filepath.Join(indexDir, FileName), used: map[string]time.Time{}, flushed: time.Now()}
 }
 
-// Path is the token file.
-func (s *Store) Path() string { return s.path }
+// records returns every stored token, after the one-time import.
+func (s *Store) records(ctx context.Context) ([]store.AccessToken, error) {
+	if err := s.importFile(ctx); err != nil {
+		return nil, err
+	}
+	recs, err := s.keep.AccessTokens(ctx)
+	if err != nil {
+		return nil, gnoerr.Wrap(gnoerr.Unavailable, err, "cannot read the index's access tokens")
+	}
+	return recs, nil
+}
+
+func tokenOf(r store.AccessToken) Token {
+	return Token{ID: r.ID, Name: r.Name, Scope: Scope(r.Scope), Created: r.Created, Expires: r.Expires, LastUsed: r.LastUsed}
+}
 
 // List returns every token, newest first.
-func (s *Store) List() ([]Token, error) {
-	f, err := s.readFile()
+func (s *Store) List(ctx context.Context) ([]Token, error) {
+	recs, err := s.records(ctx)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]Token, 0, len(f.Tokens))
-	for _, it := range f.Tokens {
-		out = append(out, it.Token)
+	out := make([]Token, 0, len(recs))
+	for _, r := range recs {
+		out = append(out, tokenOf(r))
 	}
-	slices.SortStableFunc(out, func(a, b Token) int { return b.Created.Compare(a.Created) })
+	slices.SortStableFunc(out, func(a, b Token) int {
+		if c := b.Created.Compare(a.Created); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
 	return out, nil
 }
 
-// Active counts the tokens that have not expired. A missing file has none;
-// an unreadable or corrupt one is an error.
-func (s *Store) Active() (int, error) {
-	toks, err := s.List()
+// Active counts the tokens that have not expired.
+func (s *Store) Active(ctx context.Context) (int, error) {
+	toks, err := s.List(ctx)
 	if err != nil {
 		return 0, err
 	}
@@ -148,74 +177,79 @@ func (s *Store) Create(ctx context.Context, name string, scope Scope, ttl time.D
 	if ttl < 0 {
 		return "", Token{}, gnoerr.New(gnoerr.InvalidInput, "token lifetime must be positive")
 	}
+	if err := s.importFile(ctx); err != nil {
+		return "", Token{}, err
+	}
 	secret, err := NewSecret()
 	if err != nil {
 		return "", Token{}, fmt.Errorf("new token: %w", err)
 	}
-	var tok Token
-	err = s.update(ctx, func(f *tokenFile) error {
-		id, err := newID(f)
-		if err != nil {
-			return err
-		}
-		now := time.Now().UTC().Truncate(time.Second)
-		tok = Token{ID: id, Name: name, Scope: scope, Created: now}
-		if ttl > 0 {
-			tok.Expires = now.Add(ttl)
-		}
-		f.Tokens = append(f.Tokens, storedItem{Token: tok, SHA256: hashToken(secret)})
-		return nil
-	})
-	if err != nil {
-		return "", Token{}, err
+	now := time.Now().UTC().Truncate(time.Second)
+	tok := Token{Name: name, Scope: scope, Created: now}
+	if ttl > 0 {
+		tok.Expires = now.Add(ttl)
 	}
-	return secret, tok, nil
+	// A taken id draws again (the hash of a fresh secret is never taken).
+	for range 100 {
+		if tok.ID, err = newID(); err != nil {
+			return "", Token{}, err
+		}
+		ok, err := s.keep.PutAccessToken(ctx, store.AccessToken{ID: tok.ID, Name: name, Scope: string(scope), SHA256: hashToken(secret), Created: tok.Created, Expires: tok.Expires})
+		if err != nil {
+			return "", Token{}, gnoerr.Wrap(gnoerr.Unavailable, err, "cannot store the access token in the index")
+		}
+		if ok {
+			return secret, tok, nil
+		}
+	}
+	return "", Token{}, errors.New("could not draw a unique token id")
 }
 
-// Revoke deletes the token with id. It takes effect at once in running
-// servers (they reread the file when it changes).
+// Revoke deletes the token with id. Every running server refuses it from
+// its next request.
 func (s *Store) Revoke(ctx context.Context, id string) (Token, error) {
-	var tok Token
-	err := s.update(ctx, func(f *tokenFile) error {
-		i := slices.IndexFunc(f.Tokens, func(it storedItem) bool { return it.ID == id })
-		if i < 0 {
-			return gnoerr.New(gnoerr.NotFound, "no token with id %q (see gno token list)", id)
-		}
-		tok = f.Tokens[i].Token
-		f.Tokens = slices.Delete(f.Tokens, i, i+1)
-		return nil
-	})
-	return tok, err
+	recs, err := s.records(ctx)
+	if err != nil {
+		return Token{}, err
+	}
+	i := slices.IndexFunc(recs, func(r store.AccessToken) bool { return r.ID == id })
+	if i < 0 {
+		return Token{}, gnoerr.New(gnoerr.NotFound, "no token with id %q (see gno token list)", id)
+	}
+	ok, err := s.keep.DeleteAccessToken(ctx, id)
+	if err != nil {
+		return Token{}, gnoerr.Wrap(gnoerr.Unavailable, err, "cannot revoke the access token")
+	}
+	if !ok {
+		return Token{}, gnoerr.New(gnoerr.NotFound, "no token with id %q (see gno token list)", id)
+	}
+	return tokenOf(recs[i]), nil
 }
 
 // Verify checks a presented secret: its format, then its hash against
 // every stored hash in constant time. It returns ErrInvalidToken,
-// ErrExpiredToken, or an error reading the file (the caller refuses the
-// request: a store that cannot be read admits nobody).
-func (s *Store) Verify(secret string) (Token, error) {
+// ErrExpiredToken, or an error reading the tokens (the caller refuses
+// the request: tokens that cannot be read admit nobody).
+func (s *Store) Verify(ctx context.Context, secret string) (Token, error) {
 	if ParseToken(secret) != nil {
 		return Token{}, ErrInvalidToken
 	}
 	sum, _ := hex.DecodeString(hashToken(secret))
-	s.mu.Lock()
-	if err := s.refresh(); err != nil {
-		s.mu.Unlock()
+	recs, err := s.records(ctx)
+	if err != nil {
 		return Token{}, err
 	}
 	match := -1
-	for i, h := range s.hashes {
+	for i, r := range recs {
+		h, _ := hex.DecodeString(r.SHA256)
 		if subtle.ConstantTimeCompare(sum, h) == 1 {
 			match = i
 		}
 	}
-	var tok Token
-	if match >= 0 {
-		tok = s.items[match].Token
-	}
-	s.mu.Unlock()
 	if match < 0 {
 		return Token{}, ErrInvalidToken
 	}
+	tok := tokenOf(recs[match])
 	now := time.Now()
 	if tok.Expired(now) {
 		return tok, ErrExpiredToken
@@ -226,21 +260,16 @@ func (s *Store) Verify(secret string) (Token, error) {
 
 // Lookup returns the token with id if it still exists and has not
 // expired (a login session lives no longer than its token).
-func (s *Store) Lookup(id string) (Token, error) {
-	s.mu.Lock()
-	if err := s.refresh(); err != nil {
-		s.mu.Unlock()
+func (s *Store) Lookup(ctx context.Context, id string) (Token, error) {
+	recs, err := s.records(ctx)
+	if err != nil {
 		return Token{}, err
 	}
-	i := slices.IndexFunc(s.items, func(it storedItem) bool { return it.ID == id })
-	var tok Token
-	if i >= 0 {
-		tok = s.items[i].Token
-	}
-	s.mu.Unlock()
+	i := slices.IndexFunc(recs, func(r store.AccessToken) bool { return r.ID == id })
 	if i < 0 {
 		return Token{}, ErrInvalidToken
 	}
+	tok := tokenOf(recs[i])
 	if tok.Expired(time.Now()) {
 		return tok, ErrExpiredToken
 	}
@@ -257,14 +286,10 @@ func (s *Store) Flush(ctx context.Context) error {
 	if len(used) == 0 {
 		return nil
 	}
-	return s.update(ctx, func(f *tokenFile) error {
-		for i := range f.Tokens {
-			if t, ok := used[f.Tokens[i].ID]; ok && t.After(f.Tokens[i].LastUsed) {
-				f.Tokens[i].LastUsed = t.UTC().Truncate(time.Second)
-			}
-		}
-		return nil
-	})
+	for id, t := range used {
+		used[id] = t.UTC().Truncate(time.Second)
+	}
+	return s.keep.TouchAccessTokens(ctx, used)
 }
 
 // markUsed records a use and, at most once a minute, flushes in the
@@ -284,53 +309,44 @@ func (s *Store) markUsed(id string, now time.Time) {
 	}
 }
 
-// refresh rereads the file when it changed on disk (a `gno token revoke`
-// must take effect in a running server). s.mu is held.
-func (s *Store) refresh() error {
-	st, err := os.Stat(s.path)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("token file %s: %w", s.path, err)
-	}
-	if s.loaded && sameStat(s.stat, st) {
+// importFile moves the tokens of tokens.json into the index, once: each
+// token keeps its id and hash (a token already there is left as it is),
+// and the file is renamed tokens.json.imported, so a revocation in the
+// index is never undone by the file. A damaged file stops every check,
+// never admits a wrong token or drops a revocation.
+func (s *Store) importFile(ctx context.Context) error {
+	s.importMu.Lock()
+	defer s.importMu.Unlock()
+	if s.imported {
 		return nil
 	}
-	f, err := s.readFile()
-	if err != nil {
-		return err
-	}
-	hashes := make([][]byte, len(f.Tokens))
-	for i, it := range f.Tokens {
-		hashes[i], _ = hex.DecodeString(it.SHA256)
-	}
-	s.items, s.hashes, s.stat, s.loaded = f.Tokens, hashes, st, true
-	return nil
-}
-
-func sameStat(a, b os.FileInfo) bool {
-	if a == nil || b == nil {
-		return a == nil && b == nil
-	}
-	return os.SameFile(a, b) && a.ModTime().Equal(b.ModTime()) && a.Size() == b.Size()
-}
-
-// readFile reads and checks the token file; a missing file is empty.
-func (s *Store) readFile() (*tokenFile, error) {
-	data, err := os.ReadFile(s.path)
+	data, err := os.ReadFile(s.file)
 	if errors.Is(err, os.ErrNotExist) {
-		return &tokenFile{Version: fileVersion}, nil
+		s.imported = true
+		return nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read token file: %w", err)
+		return fmt.Errorf("read token file: %w", err)
 	}
 	f, err := decodeFile(data)
 	if err != nil {
-		return nil, gnoerr.Wrap(gnoerr.InvalidInput, err, "token file %s is corrupt (fix it, or move it away and create tokens again with `gno token create`)", s.path)
+		return gnoerr.Wrap(gnoerr.InvalidInput, err, "token file %s is corrupt (fix it, or move it away and create tokens again with `gno token create`)", s.file)
 	}
-	return f, nil
+	for _, it := range f.Tokens {
+		r := store.AccessToken{ID: it.ID, Name: it.Name, Scope: string(it.Scope), SHA256: it.SHA256, Created: it.Created, Expires: it.Expires, LastUsed: it.LastUsed}
+		if _, err := s.keep.PutAccessToken(ctx, r); err != nil {
+			return gnoerr.Wrap(gnoerr.Unavailable, err, "cannot import %s into the index", s.file)
+		}
+	}
+	// Another process may have renamed it first.
+	if err := os.Rename(s.file, s.file+".imported"); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("token file imported, but not renamed: %w", err)
+	}
+	s.imported = true
+	return nil
 }
 
-// decodeFile parses and validates the token file: a damaged file must
-// stop the server, never admit a wrong token or drop a revocation.
+// decodeFile parses and validates the token file.
 func decodeFile(data []byte) (*tokenFile, error) {
 	var f tokenFile
 	if err := json.Unmarshal(data, &f); err != nil {
@@ -359,57 +375,14 @@ func decodeFile(data []byte) (*tokenFile, error) {
 	return &f, nil
 }
 
-// lockWait is how long a write waits for another process's.
-const lockWait = 10 * time.Second
-
-// update applies fn to the freshest file under the lock and writes the
-// result atomically, so concurrent writers never lose each other's work.
-func (s *Store) update(ctx context.Context, fn func(*tokenFile) error) error {
-	if err := os.MkdirAll(filepath.Dir(s.path), 0o700); err != nil {
-		return fmt.Errorf("create %s: %w", filepath.Dir(s.path), err)
+// newID is a short random id that names a token in list and revoke. It
+// tells nothing about the secret.
+func newID() (string, error) {
+	var b [4]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", err
 	}
-	lctx, cancel := context.WithTimeout(ctx, lockWait)
-	defer cancel()
-	ok, err := s.lock.TryLockContext(lctx, 20*time.Millisecond)
-	if !ok || err != nil {
-		if err == nil || errors.Is(err, context.DeadlineExceeded) {
-			return gnoerr.New(gnoerr.Locked, "token file %s is locked by another gno process", s.path)
-		}
-		return fmt.Errorf("lock token file: %w", err)
-	}
-	defer s.lock.Unlock()
-	f, err := s.readFile()
-	if err != nil {
-		return err
-	}
-	if err := fn(f); err != nil {
-		return err
-	}
-	f.Version = fileVersion
-	if f.Tokens == nil {
-		f.Tokens = []storedItem{}
-	}
-	data, err := json.MarshalIndent(f, "", "  ")
-	if err != nil {
-		return err
-	}
-	return config.WriteFileAtomic(s.path, append(data, '\n'), 0o600)
-}
-
-// newID is a short random id, unique in f, that names a token in list and
-// revoke. It tells nothing about the secret.
-func newID(f *tokenFile) (string, error) {
-	for range 100 {
-		var b [4]byte
-		if _, err := rand.Read(b[:]); err != nil {
-			return "", err
-		}
-		id := hex.EncodeToString(b[:])
-		if !slices.ContainsFunc(f.Tokens, func(it storedItem) bool { return it.ID == id }) {
-			return id, nil
-		}
-	}
-	return "", errors.New("could not draw a unique token id")
+	return hex.EncodeToString(b[:]), nil
 }
 
 func validName(name string) error {

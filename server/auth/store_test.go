@@ -9,13 +9,46 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/gnosearch/gno/retrieval/store"
+	"github.com/gnosearch/gno/retrieval/store/pgtest"
+	_ "github.com/gnosearch/gno/retrieval/store/postgres" // postgres:// locations
 )
 
+// openKeeper opens the index at location (a SQLite file or a Postgres
+// URL) as a server would, closed when t ends.
+func openKeeper(t testing.TB, location string) store.Backend {
+	t.Helper()
+	b, err := store.OpenBackend(context.Background(), location)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	return b
+}
+
+// newTestStore is the tokens of a SQLite index in dir, with a handle of
+// its own (another process's, when called twice).
+func newTestStore(t testing.TB, dir string) *Store {
+	return NewStore(openKeeper(t, filepath.Join(dir, "index.sqlite")), dir)
+}
+
 func TestStoreLifecycle(t *testing.T) {
-	ctx := context.Background()
 	dir := t.TempDir()
-	st := NewStore(dir)
-	if n, err := st.Active(); err != nil || n != 0 {
+	testLifecycle(t, filepath.Join(dir, "index.sqlite"), dir)
+}
+
+// TestStoreLifecyclePostgres: two servers of one Postgres index see each
+// other's tokens and revocations at their next check.
+func TestStoreLifecyclePostgres(t *testing.T) {
+	testLifecycle(t, pgtest.Fresh(t), t.TempDir())
+}
+
+func testLifecycle(t *testing.T, location, dir string) {
+	ctx := context.Background()
+	keep := openKeeper(t, location)
+	st := NewStore(keep, dir)
+	if n, err := st.Active(ctx); err != nil || n != 0 {
 		t.Fatalf("empty store: %d, %v", n, err)
 	}
 	secret, tok, err := st.Create(ctx, "alice", Read, 30*24*time.Hour)
@@ -25,29 +58,24 @@ func TestStoreLifecycle(t *testing.T) {
 	if tok.Scope != Read || tok.Name != "alice" || tok.Expires.Sub(tok.Created) != 30*24*time.Hour {
 		t.Fatalf("token %+v", tok)
 	}
-	data, err := os.ReadFile(st.Path())
-	if err != nil {
-		t.Fatal(err)
+	recs, err := keep.AccessTokens(ctx)
+	if err != nil || len(recs) != 1 {
+		t.Fatalf("stored: %v, %v", recs, err)
 	}
-	if strings.Contains(string(data), secret) || strings.Contains(string(data), secret[4:]) {
-		t.Fatal("the token file holds the secret")
-	}
-	if !strings.Contains(string(data), hashToken(secret)) {
-		t.Fatal("the token file lacks the hash")
-	}
-	if fi, _ := os.Stat(st.Path()); fi.Mode().Perm() != 0o600 {
-		t.Fatalf("token file mode %v, want 0600", fi.Mode().Perm())
+	if recs[0].SHA256 != hashToken(secret) || strings.Contains(recs[0].Name+recs[0].ID, secret[4:]) {
+		t.Fatalf("the index keeps %+v, not the secret's hash", recs[0])
 	}
 
-	// A second store on the same file is a running server.
-	srv := NewStore(dir)
-	if got, err := srv.Verify(secret); err != nil || got.ID != tok.ID {
+	// A second store on its own connection to the index is another
+	// running server.
+	srv := NewStore(openKeeper(t, location), dir)
+	if got, err := srv.Verify(ctx, secret); err != nil || got.ID != tok.ID {
 		t.Fatalf("Verify: %+v, %v", got, err)
 	}
 	other, _ := NewSecret()
 	mistyped := secret[:30] + map[bool]string{true: "b", false: "a"}[secret[30] == 'a'] + secret[31:]
 	for _, bad := range []string{other, "", "gno_x", mistyped, strings.ToUpper(secret)} {
-		if _, err := srv.Verify(bad); !errors.Is(err, ErrInvalidToken) {
+		if _, err := srv.Verify(ctx, bad); !errors.Is(err, ErrInvalidToken) {
 			t.Errorf("Verify(wrong) = %v", err)
 		}
 	}
@@ -55,16 +83,16 @@ func TestStoreLifecycle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, err := srv.Verify(wsecret); err != nil || got.Scope != Write || !got.Expires.IsZero() {
+	if got, err := srv.Verify(ctx, wsecret); err != nil || got.Scope != Write || !got.Expires.IsZero() {
 		t.Fatalf("Verify(write) = %+v, %v (the server must see a token created after it started)", got, err)
 	}
 	if _, err := st.Revoke(ctx, tok.ID); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := srv.Verify(secret); !errors.Is(err, ErrInvalidToken) {
+	if _, err := srv.Verify(ctx, secret); !errors.Is(err, ErrInvalidToken) {
 		t.Fatalf("revoked token: %v", err)
 	}
-	if _, err := srv.Lookup(tok.ID); !errors.Is(err, ErrInvalidToken) {
+	if _, err := srv.Lookup(ctx, tok.ID); !errors.Is(err, ErrInvalidToken) {
 		t.Fatalf("Lookup(revoked) = %v", err)
 	}
 	if _, err := st.Revoke(ctx, tok.ID); err == nil || !strings.Contains(err.Error(), "no token") {
@@ -77,18 +105,18 @@ func TestStoreLifecycle(t *testing.T) {
 		t.Fatal(err)
 	}
 	time.Sleep(time.Until(etok.Expires) + 10*time.Millisecond)
-	if _, err := srv.Verify(esecret); !errors.Is(err, ErrExpiredToken) {
+	if _, err := srv.Verify(ctx, esecret); !errors.Is(err, ErrExpiredToken) {
 		t.Fatalf("expired token: %v", err)
 	}
-	if n, _ := st.Active(); n != 1 {
+	if n, _ := st.Active(ctx); n != 1 {
 		t.Fatalf("active = %d, want 1 (the write token)", n)
 	}
 
-	// Last used reaches the file on Flush.
+	// Last used reaches the index on Flush.
 	if err := srv.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}
-	toks, err := st.List()
+	toks, err := st.List(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +132,7 @@ func TestStoreConcurrentWriters(t *testing.T) {
 	var wg sync.WaitGroup
 	ids := make(chan string, 40)
 	for i := range 4 {
-		st := NewStore(dir) // one per writer, as separate processes would
+		st := newTestStore(t, dir) // one per writer, as separate processes would
 		wg.Go(func() {
 			for range 10 {
 				_, tok, err := st.Create(context.Background(), "w", Scope([]Scope{Read, Write}[i%2]), 0)
@@ -118,7 +146,7 @@ func TestStoreConcurrentWriters(t *testing.T) {
 	}
 	wg.Wait()
 	close(ids)
-	toks, err := NewStore(dir).List()
+	toks, err := newTestStore(t, dir).List(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,13 +177,13 @@ func TestStoreCorrupt(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
-			st := NewStore(dir)
+			st := newTestStore(t, dir)
 			os.WriteFile(filepath.Join(dir, FileName), []byte(body), 0o600)
-			if _, err := st.Active(); err == nil || !strings.Contains(err.Error(), "corrupt") {
+			if _, err := st.Active(context.Background()); err == nil || !strings.Contains(err.Error(), "corrupt") {
 				t.Fatalf("Active: %v", err)
 			}
 			s, _ := NewSecret()
-			if _, err := st.Verify(s); err == nil || errors.Is(err, ErrInvalidToken) {
+			if _, err := st.Verify(context.Background(), s); err == nil || errors.Is(err, ErrInvalidToken) {
 				t.Fatalf("Verify on a corrupt file: %v (want a file error)", err)
 			}
 			if _, _, err := st.Create(context.Background(), "", Read, 0); err == nil {
@@ -169,7 +197,7 @@ func TestStoreCorrupt(t *testing.T) {
 }
 
 func TestCreateRefusesBadInput(t *testing.T) {
-	st := NewStore(t.TempDir())
+	st := newTestStore(t, t.TempDir())
 	ctx := context.Background()
 	if _, _, err := st.Create(ctx, "", "admin", 0); err == nil {
 		t.Error("scope admin accepted")
@@ -179,5 +207,35 @@ func TestCreateRefusesBadInput(t *testing.T) {
 	}
 	if _, _, err := st.Create(ctx, strings.Repeat("x", 65), Read, 0); err == nil {
 		t.Error("long name accepted")
+	}
+}
+
+// TestStoreImport: the tokens.json of an older gno moves into the index
+// once, with its ids and hashes; the file is renamed, so a token revoked
+// afterwards stays revoked.
+func TestStoreImport(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	secret, _ := NewSecret()
+	body := `{"version":1,"tokens":[{"id":"ab12cd34","name":"old","scope":"write","sha256":"` + hashToken(secret) + `","created":"2025-01-01T00:00:00Z"}]}`
+	if err := os.WriteFile(filepath.Join(dir, FileName), []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	st := newTestStore(t, dir)
+	tok, err := st.Verify(ctx, secret)
+	if err != nil || tok.ID != "ab12cd34" || tok.Scope != Write || tok.Name != "old" {
+		t.Fatalf("imported token: %+v, %v", tok, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, FileName)); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("tokens.json still there: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, FileName+".imported")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Revoke(ctx, "ab12cd34"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := newTestStore(t, dir).Verify(ctx, secret); !errors.Is(err, ErrInvalidToken) {
+		t.Fatalf("revoked after import: %v", err)
 	}
 }

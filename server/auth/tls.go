@@ -96,7 +96,8 @@ func LoadTLS(o TLSOptions) (*Cert, error) {
 	if err := os.MkdirAll(o.Dir, 0o700); err != nil {
 		return nil, fmt.Errorf("create %s: %w", o.Dir, err)
 	}
-	// Two servers starting at once must not make two certificates.
+	// Two servers starting at once must not make two certificates: the
+	// second waits up to lockWait for the first.
 	lock := flock.New(filepath.Join(o.Dir, ".lock"))
 	ctx, cancel := context.WithTimeout(context.Background(), lockWait)
 	defer cancel()
@@ -245,3 +246,6 @@ func ServedNames(bindHost string, extra ...string) []string {
 	slices.Sort(names)
 	return slices.Compact(names)
 }
+
+// lockWait is how long a server waits for another's certificate.
+const lockWait = 10 * time.Second

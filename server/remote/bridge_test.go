@@ -9,12 +9,14 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/gnosearch/gno/retrieval/store"
 	"github.com/gnosearch/gno/server/auth"
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
@@ -41,7 +43,7 @@ type team struct {
 
 func newTeam(t testing.TB) *team {
 	tm := &team{t: t, dir: t.TempDir(), addr: "127.0.0.1:0"}
-	tok, _, err := auth.NewStore(tm.dir).Create(context.Background(), "alice", auth.Read, 0)
+	tok, _, err := tokensOf(t, tm.dir).Create(context.Background(), "alice", auth.Read, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +91,7 @@ func (tm *team) start() {
 		return mcp.NewToolResultText("cancelled"), nil
 	})
 	sh := mcpsrv.NewStreamableHTTPServer(s, mcpsrv.WithEndpointPath("/mcp"), mcpsrv.WithStateful(true))
-	guard, err := auth.New(auth.Options{Store: auth.NewStore(tm.dir), Logger: slog.New(slog.DiscardHandler), Hosts: auth.ServedNames("127.0.0.1")})
+	guard, err := auth.New(auth.Options{Store: tokensOf(tm.t, tm.dir), Logger: slog.New(slog.DiscardHandler), Hosts: auth.ServedNames("127.0.0.1")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -381,4 +383,16 @@ func BenchmarkCall(b *testing.B) {
 			}
 		}
 	})
+}
+
+// tokensOf is the access tokens of a SQLite index in dir, on a handle of
+// its own (as `gno token` and a server each open the index).
+func tokensOf(t testing.TB, dir string) *auth.Store {
+	t.Helper()
+	b, err := store.OpenBackend(context.Background(), filepath.Join(dir, "index.sqlite"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	return auth.NewStore(b, dir)
 }

@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	cdplog "github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+	"github.com/gnosearch/gno/retrieval/store"
 	"github.com/gnosearch/gno/server/auth"
 )
 
@@ -30,18 +32,23 @@ func TestBrowserSharing(t *testing.T) {
 	}
 	v := newEnv(t, Options{EnableWrite: true}, nil)
 	dir := t.TempDir()
-	store := auth.NewStore(dir)
-	read, _, err := store.Create(context.Background(), "reader", auth.Read, time.Hour)
+	keep, err := store.OpenBackend(context.Background(), filepath.Join(dir, "index.sqlite"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	write, _, _ := store.Create(context.Background(), "writer", auth.Write, time.Hour)
+	t.Cleanup(func() { keep.Close() })
+	tokens := auth.NewStore(keep, dir)
+	read, _, err := tokens.Create(context.Background(), "reader", auth.Read, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write, _, _ := tokens.Create(context.Background(), "writer", auth.Write, time.Hour)
 	hosts := auth.ServedNames("127.0.0.2")
 	cert, err := auth.LoadTLS(auth.TLSOptions{Dir: dir + "/tls", Hosts: hosts})
 	if err != nil {
 		t.Fatal(err)
 	}
-	guard, err := auth.New(auth.Options{Store: store, Hosts: hosts, Login: true, Stylesheet: "/assets/style.css", Public: []string{"/assets/"}})
+	guard, err := auth.New(auth.Options{Store: tokens, Hosts: hosts, Login: true, Stylesheet: "/assets/style.css", Public: []string{"/assets/"}})
 	if err != nil {
 		t.Fatal(err)
 	}

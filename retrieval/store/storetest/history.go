@@ -3,7 +3,10 @@ package storetest
 import (
 	"context"
 	"reflect"
+	"sort"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/gnosearch/gno/retrieval/links"
 	"github.com/gnosearch/gno/retrieval/store"
@@ -100,4 +103,50 @@ func testGoverns(t *testing.T, st store.Backend) {
 	if notes, _ := st.GoverningNotes(ctx); len(notes) != 0 {
 		t.Fatalf("declarations outlived the text: %+v", notes)
 	}
+}
+
+// testAccessTokens: an index without tokens reads none; a token written
+// reads back with its times; an id or hash taken is refused; last-used
+// only moves forward; a deleted token is gone.
+func testAccessTokens(t *testing.T, st store.Backend) {
+	ctx := context.Background()
+	got, err := st.AccessTokens(ctx)
+	check(t, err)
+	if len(got) != 0 {
+		t.Fatalf("new index: %v", got)
+	}
+	if ok, err := st.DeleteAccessToken(ctx, "none"); ok || err != nil {
+		t.Errorf("delete from an index without tokens: %v, %v", ok, err)
+	}
+	check(t, st.TouchAccessTokens(ctx, map[string]time.Time{"none": time.Now()}))
+	created := time.Unix(1_700_000_000, 0).UTC()
+	a := store.AccessToken{ID: "a1", Name: "ci", Scope: "read", SHA256: strings.Repeat("a", 64), Created: created}
+	b := store.AccessToken{ID: "b2", Scope: "write", SHA256: strings.Repeat("b", 64), Created: created, Expires: created.Add(time.Hour)}
+	for _, tok := range []store.AccessToken{a, b} {
+		ok, err := st.PutAccessToken(ctx, tok)
+		check(t, err)
+		if !ok {
+			t.Fatalf("put %s refused", tok.ID)
+		}
+	}
+	if ok, err := st.PutAccessToken(ctx, store.AccessToken{ID: "a1", Scope: "read", SHA256: strings.Repeat("c", 64), Created: created}); ok || err != nil {
+		t.Errorf("a taken id: %v, %v", ok, err)
+	}
+	if ok, err := st.PutAccessToken(ctx, store.AccessToken{ID: "c3", Scope: "read", SHA256: a.SHA256, Created: created}); ok || err != nil {
+		t.Errorf("a taken hash: %v, %v", ok, err)
+	}
+	used := created.Add(time.Minute)
+	check(t, st.TouchAccessTokens(ctx, map[string]time.Time{"a1": used}))
+	check(t, st.TouchAccessTokens(ctx, map[string]time.Time{"a1": created}))
+	got, err = st.AccessTokens(ctx)
+	check(t, err)
+	sort.Slice(got, func(i, j int) bool { return got[i].ID < got[j].ID })
+	a.LastUsed = used
+	same(t, "AccessTokens", got, []store.AccessToken{a, b})
+	if ok, err := st.DeleteAccessToken(ctx, "a1"); !ok || err != nil {
+		t.Errorf("delete: %v, %v", ok, err)
+	}
+	got, err = st.AccessTokens(ctx)
+	check(t, err)
+	same(t, "after delete", got, []store.AccessToken{b})
 }

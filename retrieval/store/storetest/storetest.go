@@ -51,6 +51,7 @@ func Run(t *testing.T, open Open) {
 		{"Reconciled", testReconciled},
 		{"Versions", testVersions},
 		{"Governs", testGoverns},
+		{"AccessTokens", testAccessTokens},
 		{"Links", testLinks},
 		{"LinksChange", testLinksChange},
 	}
