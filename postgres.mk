@@ -39,3 +39,25 @@ pg-maybe:
 # (a managed Postgres) wins.
 unit: pg-maybe
 unit: export GNO_TEST_PG_URL ?= $(shell .ci/pg live 2>/dev/null)
+
+# Several servers over one Postgres index (reliability/pgmulti_test.go):
+# two `gno serve --listen-any` (TLS, tokens; a GNO_HOME each, as on two
+# machines) and a syncing `gno daemon`; 20,000 read requests (search,
+# query fast, get, links, status; REST and MCP) across both while the
+# daemon syncs edits, 0 errors; then the daemon SIGKILLed mid-sync and
+# `gno update` from the other home converging. Part of `make test`; it
+# skips, saying why, when Postgres cannot start (pgtest). GNO_PG_VAULT
+# names another corpus.
+GNO_PG_VAULT ?= /work/shared/eval/obsidian-developer-docs/vault
+PGREL := $(GO) test -count=1 -v -timeout 20m ./reliability -full -pgvault $(GNO_PG_VAULT)
+
+.PHONY: pg-multi pg-throughput
+test: pg-multi
+pg-multi: pg-maybe
+	$(PGREL) -run '^TestPGMulti$$'
+
+# One server against two on a read-only load, with the CPU of gno,
+# Postgres and the load generator (bench/RESULTS.md). PG_REQUESTS per run.
+PG_REQUESTS ?= 4000
+pg-throughput: pg-maybe
+	$(PGREL) -run '^TestPGThroughput$$' -pgthroughput -pgrequests $(PG_REQUESTS)
