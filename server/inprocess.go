@@ -113,8 +113,11 @@ func (s *Server) OutputSchema(name string) json.RawMessage {
 // Engine opens (once) and returns the server's engine.
 func (s *Server) Engine(ctx context.Context) (*retrieval.Engine, error) { return s.engine(ctx) }
 
-// Jobs lists the running and up to limit recent background jobs.
-func (s *Server) Jobs(limit int) (active, recent []jobs.Job) { return s.runner.List(limit) }
+// Jobs lists the running and up to limit recent background jobs, this
+// server's and the other servers' of the index.
+func (s *Server) Jobs(ctx context.Context, limit int) (active, recent []jobs.Job, err error) {
+	return s.runner.List(ctx, limit)
+}
 
 // StartEmbed starts embedding the chunks that lack vectors as a
 // background job. It takes the one job slot, like gno_sync.

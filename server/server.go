@@ -24,6 +24,7 @@ import (
 	"github.com/gnosearch/gno/pkgdocs"
 	"github.com/gnosearch/gno/retrieval"
 	"github.com/gnosearch/gno/retrieval/gnoerr"
+	"github.com/gnosearch/gno/retrieval/store"
 	"github.com/gnosearch/gno/server/jobs"
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpsrv "github.com/mark3labs/mcp-go/server"
@@ -74,6 +75,11 @@ type Server struct {
 	engMu sync.Mutex
 	eng   *retrieval.Engine
 
+	// book is the index as the job runner records jobs in it, opened on
+	// first use (jobBook).
+	bookMu sync.Mutex
+	book   store.Backend
+
 	// reads holds documents read by the resources/read hook for the
 	// handler that follows it (see resources.go).
 	reads sync.Map
@@ -112,7 +118,7 @@ func New(opts Options) *Server {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	s := &Server{opts: opts, log: log}
-	s.runner = jobs.New(log)
+	s.runner = jobs.New(log, s.jobBook)
 	hooks := &mcpsrv.Hooks{}
 	hooks.AddBeforeReadResource(s.beforeReadResource)
 	hooks.AddBeforeListResources(s.beforeListResources)
@@ -166,6 +172,12 @@ func (s *Server) MCP() *mcpsrv.MCPServer { return s.mcp }
 // Close cancels running jobs, waits for them, and closes the engine.
 func (s *Server) Close() error {
 	s.runner.Shutdown()
+	s.bookMu.Lock()
+	if s.book != nil {
+		s.book.Close()
+		s.book = nil
+	}
+	s.bookMu.Unlock()
 	s.pkgMu.Lock()
 	if s.pkgs != nil {
 		s.pkgs.Close()
@@ -198,6 +210,27 @@ func (s *Server) engine(ctx context.Context) (*retrieval.Engine, error) {
 	}
 	s.eng = e
 	return e, nil
+}
+
+// jobBook opens the index the runner records jobs in, so that every
+// server of a shared index sees them: a connection of its own (the
+// engine keeps its store to itself), at the engine's location.
+func (s *Server) jobBook(ctx context.Context) (jobs.Book, error) {
+	e, err := s.engine(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s.bookMu.Lock()
+	defer s.bookMu.Unlock()
+	if s.book != nil {
+		return s.book, nil
+	}
+	b, err := store.OpenBackend(ctx, retrieval.StoreLocation(e.Paths, e.Config()))
+	if err != nil {
+		return nil, fmt.Errorf("open index for its jobs: %w", err)
+	}
+	s.book = b
+	return b, nil
 }
 
 // toolDef is one tool: its description, schemas, annotations and handler.

@@ -36,7 +36,7 @@ func writeTools() []toolDef {
 			desc:     "Get the status, progress and result of a background job started by gno_sync or gno_add_collection.",
 			readOnly: true, idempotent: true, run: (*Server).jobStatus},
 		{name: "gno_list_jobs", title: "List jobs", input: listJobsInputSchema, output: jobsOutput,
-			desc:     "List the running job and recent finished jobs of this server (kept 1 hour, at most 100).",
+			desc:     "List the running jobs and recent finished jobs of every server of the index (kept 1 hour, at most 100).",
 			readOnly: true, idempotent: true, run: (*Server).listJobs},
 	}
 }
@@ -266,10 +266,13 @@ func (s *Server) tag(ctx context.Context, a args, _ mcp.CallToolRequest) (any, s
 	return res, fmt.Sprintf("%s tag %q on %s; tags now: %s", verb, a.str("tag"), res.URI, strings.Join(res.Tags, ", ")), nil
 }
 
-func (s *Server) jobStatus(_ context.Context, a args, _ mcp.CallToolRequest) (any, string, error) {
-	je, ok := s.runner.Get(a.str("jobId"))
+func (s *Server) jobStatus(ctx context.Context, a args, _ mcp.CallToolRequest) (any, string, error) {
+	je, ok, err := s.runner.Get(ctx, a.str("jobId"))
+	if err != nil {
+		return nil, "", err
+	}
 	if !ok {
-		return nil, "", gnoerr.New(gnoerr.NotFound, "job %q not found (jobs live in the server process that started them, for 1 hour)", a.str("jobId"))
+		return nil, "", gnoerr.New(gnoerr.NotFound, "job %q not found (finished jobs are kept for 1 hour)", a.str("jobId"))
 	}
 	job := s.runner.Snapshot(je)
 	return job, describeJob(job), nil
@@ -281,8 +284,11 @@ type jobList struct {
 	Recent []jobs.Job `json:"recent"`
 }
 
-func (s *Server) listJobs(_ context.Context, a args, _ mcp.CallToolRequest) (any, string, error) {
-	active, recent := s.runner.List(a.int("limit", 10))
+func (s *Server) listJobs(ctx context.Context, a args, _ mcp.CallToolRequest) (any, string, error) {
+	active, recent, err := s.runner.List(ctx, a.int("limit", 10))
+	if err != nil {
+		return nil, "", err
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d running, %d recent", len(active), len(recent))
 	for _, j := range append(active, recent...) {

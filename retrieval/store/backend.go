@@ -110,6 +110,12 @@ type Backend interface {
 	DeleteAccessToken(ctx context.Context, id string) (bool, error)
 	TouchAccessTokens(ctx context.Context, used map[string]time.Time) error
 
+	// Background jobs, seen by every server of the index (jobs.go).
+	PutJob(ctx context.Context, j SharedJob) error
+	Job(ctx context.Context, id string) (SharedJob, bool, error)
+	Jobs(ctx context.Context, limit int) ([]SharedJob, error)
+	DropJobs(ctx context.Context, before time.Time, keep int) error
+
 	// Package docs (pkgread.go, pkgwrite.go, pkgsymbols.go).
 	PkgVersions(ctx context.Context, keys []string) (map[string]*PkgVersion, error)
 	PkgVersionsNamed(ctx context.Context, name, ecosystem string) ([]*PkgVersion, error)

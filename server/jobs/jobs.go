@@ -1,16 +1,23 @@
 // Package jobs runs gno's background writes (a sync, a new collection's
 // first index, an embed) one at a time per server process, reports their
-// progress and remembers finished ones for an hour (at most 100), in
-// memory only. The MCP tools and the web app share one Runner. It owns the
-// job slot and the job records; it must not decide what a job does (the
-// caller's function does) nor take the writer lock (the caller hands it a
-// Writer, which the job closes).
+// progress and remembers finished ones for an hour (at most 100). The MCP
+// tools and the web app share one Runner. It owns the job slot and the
+// job records; it must not decide what a job does (the caller's function
+// does) nor take the writer lock (the caller hands it a Writer, which the
+// job closes).
+//
+// With a Book (the index's store) the Runner also records each job's
+// public state in the index, so that a client polls a job from any server
+// of a shared index: a server answers its own jobs from memory and the
+// others' from the index. A job whose server stopped writing it (killed,
+// cut off) reads as failed after staleAfter.
 package jobs
 
 import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"log/slog"
 	"sort"
 	"sync"
@@ -19,6 +26,7 @@ import (
 	"github.com/gnosearch/gno/retrieval"
 	"github.com/gnosearch/gno/retrieval/gnoerr"
 	"github.com/gnosearch/gno/retrieval/ingest"
+	"github.com/gnosearch/gno/retrieval/store"
 )
 
 // Job retention, per the spec: finished jobs are kept an hour, at most 100.
@@ -26,6 +34,24 @@ const (
 	retention = time.Hour
 	maxKept   = 100
 )
+
+// A running job's record is rewritten at least every heartbeat (and on
+// progress, at most every saveEvery); one not rewritten for staleAfter
+// belongs to a server that stopped.
+const (
+	heartbeat  = 10 * time.Second
+	saveEvery  = time.Second
+	staleAfter = time.Minute
+)
+
+// Book keeps the jobs' records in the index (store.Backend's job
+// methods; their contract is the store's, retrieval/store/jobs.go).
+type Book interface {
+	PutJob(ctx context.Context, j store.SharedJob) error
+	Job(ctx context.Context, id string) (store.SharedJob, bool, error)
+	Jobs(ctx context.Context, limit int) ([]store.SharedJob, error)
+	DropJobs(ctx context.Context, before time.Time, keep int) error
+}
 
 // Job states.
 const (
@@ -61,6 +87,7 @@ type Entry struct {
 	finished time.Time
 	done     chan struct{}
 	watchers map[int]func(Progress)
+	saved    time.Time // when its record was last written to the Book
 }
 
 // Done is closed when the job has finished.
@@ -70,6 +97,7 @@ func (e *Entry) Done() <-chan struct{} { return e.done }
 // finished ones for a while.
 type Runner struct {
 	log    *slog.Logger
+	book   func(ctx context.Context) (Book, error) // nil: memory only
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -81,10 +109,57 @@ type Runner struct {
 	nextW    int
 }
 
-// New returns a Runner that logs to log.
-func New(log *slog.Logger) *Runner {
+// New returns a Runner that logs to log and records its jobs in the Book
+// book opens (nil: in memory only).
+func New(log *slog.Logger, book func(ctx context.Context) (Book, error)) *Runner {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Runner{log: log, ctx: ctx, cancel: cancel, all: map[string]*Entry{}}
+	return &Runner{log: log, book: book, ctx: ctx, cancel: cancel, all: map[string]*Entry{}}
+}
+
+// save writes e's record to the Book when one is set (a failure is
+// logged: the job runs on, its status reads from this server only).
+func (j *Runner) save(e *Entry) {
+	if j.book == nil {
+		return
+	}
+	job := j.Snapshot(e)
+	data, err := json.Marshal(job)
+	if err != nil {
+		return
+	}
+	created, _ := time.Parse(time.RFC3339Nano, job.CreatedAt)
+	now := time.Now()
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(j.ctx), 10*time.Second)
+	defer cancel()
+	b, err := j.book(ctx)
+	if err == nil {
+		err = b.PutJob(ctx, store.SharedJob{ID: job.ID, Running: job.Status == Running, Created: created, Updated: now, State: data})
+	}
+	if err == nil && job.Status != Running {
+		err = b.DropJobs(ctx, now.Add(-retention), maxKept)
+	}
+	if err != nil {
+		j.log.Warn("job not recorded in the index: other servers will not see it", "job", job.ID, "err", err)
+		return
+	}
+	j.mu.Lock()
+	e.saved = now
+	j.mu.Unlock()
+}
+
+// shared reads a job of another server from the Book: a running one its
+// server stopped writing reads as failed.
+func shared(sj store.SharedJob, now time.Time) (Job, bool) {
+	var job Job
+	if json.Unmarshal(sj.State, &job) != nil || job.ID != sj.ID {
+		return Job{}, false
+	}
+	if job.Status == Running && now.Sub(sj.Updated) > staleAfter {
+		job.Status = Failed
+		job.Progress = nil
+		job.Error = &gnoerr.Detail{Code: gnoerr.Runtime, Message: "the server running this job stopped (last heard of " + sj.Updated.Format(time.RFC3339) + ")"}
+	}
+	return job, true
 }
 
 // Active is the id of the running job, "" when none runs.
@@ -130,6 +205,21 @@ func (j *Runner) Start(kind string, cols []string, w *retrieval.Writer, fn func(
 	j.reserved = false
 	j.mu.Unlock()
 	j.log.Info("job started", "job", e.job.ID, "type", kind, "collections", cols)
+	j.save(e)
+	if j.book != nil {
+		j.wg.Go(func() {
+			t := time.NewTicker(heartbeat)
+			defer t.Stop()
+			for {
+				select {
+				case <-e.done:
+					return
+				case <-t.C:
+					j.save(e)
+				}
+			}
+		})
+	}
 	j.wg.Go(func() {
 		var res any
 		var err error
@@ -160,9 +250,13 @@ func (j *Runner) progress(e *Entry, p ingest.Progress) {
 	for _, w := range e.watchers {
 		ws = append(ws, w)
 	}
+	due := time.Since(e.saved) >= saveEvery
 	j.mu.Unlock()
 	for _, w := range ws {
 		w(jp)
+	}
+	if due {
+		j.save(e)
 	}
 }
 
@@ -187,6 +281,7 @@ func (j *Runner) finish(e *Entry, res any, err error) {
 	}
 	status := e.job.Status
 	j.mu.Unlock()
+	j.save(e)
 	close(e.done)
 	j.log.Info("job finished", "job", e.job.ID, "status", status, "err", err)
 }
@@ -218,17 +313,34 @@ func (j *Runner) Snapshot(e *Entry) Job {
 	return job
 }
 
-// Get finds a job by id.
-func (j *Runner) Get(id string) (*Entry, bool) {
+// Get finds a job by id: this server's, else another's in the Book (an
+// Entry that only holds its state: it is not watched, never done).
+func (j *Runner) Get(ctx context.Context, id string) (*Entry, bool, error) {
 	j.mu.Lock()
-	defer j.mu.Unlock()
 	j.prune(time.Now())
 	e, ok := j.all[id]
-	return e, ok
+	j.mu.Unlock()
+	if ok || j.book == nil {
+		return e, ok, nil
+	}
+	b, err := j.book(ctx)
+	if err != nil {
+		return nil, false, err
+	}
+	sj, ok, err := b.Job(ctx, id)
+	if err != nil || !ok {
+		return nil, false, err
+	}
+	job, ok := shared(sj, time.Now())
+	if !ok {
+		return nil, false, nil
+	}
+	return &Entry{job: job, done: make(chan struct{}), watchers: map[int]func(Progress){}}, true, nil
 }
 
-// List returns running jobs and up to limit finished ones, newest first.
-func (j *Runner) List(limit int) (active, recent []Job) {
+// List returns running jobs and up to limit finished ones, newest first:
+// this server's and, with a Book, the other servers' of the index.
+func (j *Runner) List(ctx context.Context, limit int) (active, recent []Job, err error) {
 	j.mu.Lock()
 	j.prune(time.Now())
 	var es []*Entry
@@ -236,17 +348,39 @@ func (j *Runner) List(limit int) (active, recent []Job) {
 		es = append(es, e)
 	}
 	j.mu.Unlock()
-	sort.Slice(es, func(a, b int) bool { return es[a].job.CreatedAt > es[b].job.CreatedAt })
-	active, recent = []Job{}, []Job{}
+	all := make([]Job, 0, len(es))
+	mine := map[string]bool{}
 	for _, e := range es {
 		s := j.Snapshot(e)
+		all = append(all, s)
+		mine[s.ID] = true
+	}
+	if j.book != nil {
+		b, err := j.book(ctx)
+		if err != nil {
+			return nil, nil, err
+		}
+		sjs, err := b.Jobs(ctx, limit)
+		if err != nil {
+			return nil, nil, err
+		}
+		now := time.Now()
+		for _, sj := range sjs {
+			if job, ok := shared(sj, now); ok && !mine[job.ID] {
+				all = append(all, job)
+			}
+		}
+	}
+	sort.Slice(all, func(a, b int) bool { return all[a].CreatedAt > all[b].CreatedAt })
+	active, recent = []Job{}, []Job{}
+	for _, s := range all {
 		if s.Status == Running {
 			active = append(active, s)
 		} else if len(recent) < limit {
 			recent = append(recent, s)
 		}
 	}
-	return active, recent
+	return active, recent, nil
 }
 
 // prune drops finished jobs past retention and the oldest beyond

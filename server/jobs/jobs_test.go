@@ -1,14 +1,22 @@
 package jobs
 
 import (
+	"context"
 	"io"
 	"log/slog"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/gnosearch/gno/retrieval/ingest"
+	"github.com/gnosearch/gno/retrieval/store"
+	"github.com/gnosearch/gno/retrieval/store/pgtest"
+	_ "github.com/gnosearch/gno/retrieval/store/postgres" // postgres:// locations
 )
 
 func TestJobRetention(t *testing.T) {
-	j := New(slog.New(slog.NewTextHandler(io.Discard, nil)))
+	j := New(slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
 	defer j.Shutdown()
 	old := time.Now().Add(-2 * retention)
 	for i := range maxKept + 20 {
@@ -24,5 +32,85 @@ func TestJobRetention(t *testing.T) {
 	j.mu.Unlock()
 	if n != maxKept {
 		t.Fatalf("kept %d jobs, want %d", n, maxKept)
+	}
+}
+
+// TestSharedJobs: two servers (two Runners, each with its own connection
+// to one index) see each other's jobs: running with its progress, then
+// finished with its result; a running job whose server stopped writing it
+// reads as failed.
+func TestSharedJobs(t *testing.T) {
+	t.Run("sqlite", func(t *testing.T) {
+		testSharedJobs(t, filepath.Join(t.TempDir(), "index.sqlite"))
+	})
+	t.Run("postgres", func(t *testing.T) {
+		testSharedJobs(t, pgtest.Fresh(t))
+	})
+}
+
+func testSharedJobs(t *testing.T, location string) {
+	ctx := context.Background()
+	open := func() func(context.Context) (Book, error) {
+		b, err := store.OpenBackend(ctx, location)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { b.Close() })
+		return func(context.Context) (Book, error) { return b, nil }
+	}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	a, b := New(log, open()), New(log, open())
+	defer a.Shutdown()
+	defer b.Shutdown()
+	if err := a.Reserve(); err != nil {
+		t.Fatal(err)
+	}
+	release, reported := make(chan struct{}), make(chan struct{})
+	e := a.Start("sync", []string{"notes"}, nil, func(ctx context.Context, progress func(ingest.Progress)) (any, error) {
+		progress(ingest.Progress{Collection: "notes", Done: 3, Total: 9})
+		close(reported)
+		<-release
+		return map[string]int{"added": 9}, nil
+	})
+	<-reported
+	id := a.Snapshot(e).ID
+	got, ok, err := b.Get(ctx, id)
+	if err != nil || !ok {
+		t.Fatalf("the other server's Get: %v, %v", ok, err)
+	}
+	if j := b.Snapshot(got); j.Status != Running || j.Type != "sync" {
+		t.Fatalf("running job seen from the other server: %+v", j)
+	}
+	active, _, err := b.List(ctx, 10)
+	if err != nil || len(active) != 1 || active[0].ID != id {
+		t.Fatalf("the other server's List: %+v, %v", active, err)
+	}
+	close(release)
+	<-e.Done()
+	got, ok, err = b.Get(ctx, id)
+	if err != nil || !ok {
+		t.Fatalf("finished job from the other server: %v, %v", ok, err)
+	}
+	if j := b.Snapshot(got); j.Status != Completed || j.Result == nil {
+		t.Fatalf("finished job seen from the other server: %+v", j)
+	}
+	if _, ok, _ := b.Get(ctx, "job_none"); ok {
+		t.Fatal("an unknown job found")
+	}
+
+	// A server killed mid-job leaves a running record it no longer
+	// rewrites.
+	bk, _ := open()(ctx)
+	old := time.Now().Add(-2 * staleAfter)
+	state := []byte(`{"jobId":"job_dead","type":"sync","status":"running","createdAt":"` + old.UTC().Format(time.RFC3339Nano) + `"}`)
+	if err := bk.PutJob(ctx, store.SharedJob{ID: "job_dead", Running: true, Created: old, Updated: old, State: state}); err != nil {
+		t.Fatal(err)
+	}
+	got, ok, err = b.Get(ctx, "job_dead")
+	if err != nil || !ok {
+		t.Fatalf("Get(job_dead): %v, %v", ok, err)
+	}
+	if j := b.Snapshot(got); j.Status != Failed || j.Error == nil || !strings.Contains(j.Error.Message, "stopped") {
+		t.Fatalf("a dead server's job: %+v", j)
 	}
 }

@@ -427,7 +427,10 @@ func (a *App) statusPage(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, "status", p, err)
 		return
 	}
-	view.Active, view.Recent = a.srv.Jobs(10)
+	if view.Active, view.Recent, err = a.srv.Jobs(r.Context(), 10); err != nil {
+		a.fail(w, r, "status", p, err)
+		return
+	}
 	a.render(w, r, "status", http.StatusOK, p)
 }
 

@@ -197,8 +197,12 @@ type jobList struct {
 	Recent []jobs.Job `json:"recent"`
 }
 
-func (a *App) jobs(w http.ResponseWriter, _ *http.Request) {
-	active, recent := a.srv.Jobs(10)
+func (a *App) jobs(w http.ResponseWriter, r *http.Request) {
+	active, recent, err := a.srv.Jobs(r.Context(), 10)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
 	writeJSON(w, http.StatusOK, jobList{Active: active, Recent: recent})
 }
 
@@ -214,9 +218,10 @@ func (a *App) jobEvents(w http.ResponseWriter, r *http.Request) {
 	defer tick.Stop()
 	keep := time.Now()
 	for {
-		active, recent := a.srv.Jobs(10)
+		// A list that cannot be read now is sent at the next tick.
+		active, recent, err := a.srv.Jobs(r.Context(), 10)
 		data, _ := json.Marshal(jobList{Active: active, Recent: recent})
-		if !bytes.Equal(data, last) || time.Since(keep) > 15*time.Second {
+		if err == nil && !bytes.Equal(data, last) || time.Since(keep) > 15*time.Second {
 			if sse.event("jobs", data) != nil {
 				return
 			}

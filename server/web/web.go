@@ -119,8 +119,9 @@ type Backend interface {
 	// Ask answers a question given as gno_ask arguments, passing the raw
 	// reply to onToken (may be nil) as it streams.
 	Ask(ctx context.Context, args map[string]any, onToken func(string)) (*answer.Answer, error)
-	// Jobs lists the running and up to limit recent background jobs.
-	Jobs(limit int) (active, recent []jobs.Job)
+	// Jobs lists the running and up to limit recent background jobs,
+	// of every server of the index.
+	Jobs(ctx context.Context, limit int) (active, recent []jobs.Job, err error)
 	// StartEmbed starts embedding the chunks that lack vectors as a
 	// background job.
 	StartEmbed(ctx context.Context, collection string) (jobs.Job, error)

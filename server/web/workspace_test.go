@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/json"
 	"io/fs"
@@ -334,7 +335,7 @@ func TestWorkspaceWrites(t *testing.T) {
 func waitJobs(t *testing.T, v *env) {
 	t.Helper()
 	for i := 0; i < 600; i++ {
-		if active, _ := v.srv.Jobs(1); len(active) == 0 {
+		if active, _, err := v.srv.Jobs(context.Background(), 1); err == nil && len(active) == 0 {
 			return
 		}
 		sleep()

@@ -150,3 +150,46 @@ func testAccessTokens(t *testing.T, st store.Backend) {
 	check(t, err)
 	same(t, "after delete", got, []store.AccessToken{b})
 }
+
+// testJobs: an index without jobs reads none; a job recorded reads back
+// and its later record replaces it; Jobs lists the running and the newest
+// finished; DropJobs forgets the old finished ones only.
+func testJobs(t *testing.T, st store.Backend) {
+	ctx := context.Background()
+	if js, err := st.Jobs(ctx, 10); err != nil || len(js) != 0 {
+		check(t, err)
+		t.Fatalf("new index: %v", js)
+	}
+	check(t, st.DropJobs(ctx, time.Now(), 10))
+	if _, ok, err := st.Job(ctx, "none"); ok || err != nil {
+		t.Fatalf("Job(none): %v, %v", ok, err)
+	}
+	t0 := time.UnixMilli(1_700_000_000_000).UTC()
+	for i, id := range []string{"a", "b", "c"} {
+		at := t0.Add(time.Duration(i) * time.Minute)
+		check(t, st.PutJob(ctx, store.SharedJob{ID: id, Running: true, Created: at, Updated: at, State: []byte(`{"s":"running"}`)}))
+	}
+	done := t0.Add(time.Hour)
+	check(t, st.PutJob(ctx, store.SharedJob{ID: "a", Created: t0, Updated: done, State: []byte(`{"s":"completed"}`)}))
+	check(t, st.PutJob(ctx, store.SharedJob{ID: "b", Created: t0.Add(time.Minute), Updated: done.Add(time.Minute), State: []byte(`{"s":"failed"}`)}))
+	j, ok, err := st.Job(ctx, "a")
+	check(t, err)
+	if !ok || j.Running || string(j.State) != `{"s":"completed"}` || !j.Created.Equal(t0) || !j.Updated.Equal(done) {
+		t.Fatalf("Job(a) = %+v, %v", j, ok)
+	}
+	js, err := st.Jobs(ctx, 1)
+	check(t, err)
+	var ids []string
+	for _, j := range js {
+		ids = append(ids, j.ID)
+	}
+	same(t, "Jobs(1)", ids, []string{"c", "b"})
+	check(t, st.DropJobs(ctx, done.Add(30*time.Second), 10))
+	js, err = st.Jobs(ctx, 10)
+	check(t, err)
+	ids = ids[:0]
+	for _, j := range js {
+		ids = append(ids, j.ID)
+	}
+	same(t, "after DropJobs", ids, []string{"c", "b"})
+}

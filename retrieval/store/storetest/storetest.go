@@ -52,6 +52,7 @@ func Run(t *testing.T, open Open) {
 		{"Versions", testVersions},
 		{"Governs", testGoverns},
 		{"AccessTokens", testAccessTokens},
+		{"Jobs", testJobs},
 		{"Links", testLinks},
 		{"LinksChange", testLinksChange},
 	}
