@@ -87,7 +87,10 @@ type Entry struct {
 	finished time.Time
 	done     chan struct{}
 	watchers map[int]func(Progress)
-	saved    time.Time // when its record was last written to the Book
+	// kick asks the saver for a write of the record (progress); saveMu
+	// orders the writes, so the last one holds the latest state.
+	kick   chan struct{}
+	saveMu sync.Mutex
 }
 
 // Done is closed when the job has finished.
@@ -122,6 +125,8 @@ func (j *Runner) save(e *Entry) {
 	if j.book == nil {
 		return
 	}
+	e.saveMu.Lock()
+	defer e.saveMu.Unlock()
 	job := j.Snapshot(e)
 	data, err := json.Marshal(job)
 	if err != nil {
@@ -140,11 +145,7 @@ func (j *Runner) save(e *Entry) {
 	}
 	if err != nil {
 		j.log.Warn("job not recorded in the index: other servers will not see it", "job", job.ID, "err", err)
-		return
 	}
-	j.mu.Lock()
-	e.saved = now
-	j.mu.Unlock()
 }
 
 // shared reads a job of another server from the Book: a running one its
@@ -207,6 +208,10 @@ func (j *Runner) Start(kind string, cols []string, w *retrieval.Writer, fn func(
 	j.log.Info("job started", "job", e.job.ID, "type", kind, "collections", cols)
 	j.save(e)
 	if j.book != nil {
+		// The saver writes progress and the heartbeat from a goroutine of
+		// its own: the job reports progress inside its write transaction,
+		// and on SQLite a write from another connection waits for it.
+		e.kick = make(chan struct{}, 1)
 		j.wg.Go(func() {
 			t := time.NewTicker(heartbeat)
 			defer t.Stop()
@@ -215,7 +220,13 @@ func (j *Runner) Start(kind string, cols []string, w *retrieval.Writer, fn func(
 				case <-e.done:
 					return
 				case <-t.C:
-					j.save(e)
+				case <-e.kick:
+				}
+				j.save(e)
+				select {
+				case <-e.done:
+					return
+				case <-time.After(saveEvery):
 				}
 			}
 		})
@@ -250,13 +261,15 @@ func (j *Runner) progress(e *Entry, p ingest.Progress) {
 	for _, w := range e.watchers {
 		ws = append(ws, w)
 	}
-	due := time.Since(e.saved) >= saveEvery
 	j.mu.Unlock()
 	for _, w := range ws {
 		w(jp)
 	}
-	if due {
-		j.save(e)
+	if e.kick != nil {
+		select {
+		case e.kick <- struct{}{}:
+		default: // a write is asked for already
+		}
 	}
 }
 

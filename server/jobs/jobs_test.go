@@ -114,3 +114,45 @@ func testSharedJobs(t *testing.T, location string) {
 		t.Fatalf("a dead server's job: %+v", j)
 	}
 }
+
+// gatedBook holds a progress record's write until gate closes.
+type gatedBook struct {
+	Book
+	gate chan struct{}
+}
+
+func (g gatedBook) PutJob(ctx context.Context, j store.SharedJob) error {
+	if j.Running && strings.Contains(string(j.State), `"progress"`) {
+		<-g.gate
+	}
+	return g.Book.PutJob(ctx, j)
+}
+
+// TestProgressDoesNotWaitForTheBook: a job reports progress inside its
+// write transaction, where on SQLite a write of another connection waits
+// for it; so progress returns before its record is written (this test
+// deadlocks otherwise).
+func TestProgressDoesNotWaitForTheBook(t *testing.T) {
+	ctx := context.Background()
+	b, err := store.OpenBackend(ctx, filepath.Join(t.TempDir(), "index.sqlite"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	gb := gatedBook{Book: b, gate: make(chan struct{})}
+	r := New(slog.New(slog.NewTextHandler(io.Discard, nil)), func(context.Context) (Book, error) { return gb, nil })
+	defer r.Shutdown()
+	if err := r.Reserve(); err != nil {
+		t.Fatal(err)
+	}
+	e := r.Start("sync", nil, nil, func(ctx context.Context, progress func(ingest.Progress)) (any, error) {
+		progress(ingest.Progress{Collection: "notes", Done: 1, Total: 2})
+		close(gb.gate)
+		return nil, nil
+	})
+	<-e.Done()
+	sj, ok, err := b.Job(ctx, r.Snapshot(e).ID)
+	if err != nil || !ok || sj.Running {
+		t.Fatalf("the finished job's record: %+v, %v, %v", sj, ok, err)
+	}
+}
