@@ -35,7 +35,10 @@ import (
 // every read kind (search, query fast, get, links, status; REST and MCP
 // over HTTP) go to both servers: none may fail, and every document a
 // search returns is gettable or NOT_FOUND by its ref (removed since),
-// never a driver error. The daemon is then SIGKILLed mid-sync, and `gno
+// never a driver error. Before that, a token made in one home counts on
+// both servers (and, revoked in the other, on neither), and a sync job
+// started on one server is followed to its end from the other. The
+// daemon is then SIGKILLed mid-sync, and `gno
 // update` from the other home takes the writer lock and converges to the
 // files. `make pg-multi` runs the full version (the Obsidian developer
 // docs, 20,000 requests); the short one runs with the reliability tests
@@ -123,7 +126,9 @@ func newPGWorld(t *testing.T, vault string) *pgWorld {
 func (w *pgWorld) serve(e *env) *pgServer {
 	t := w.t
 	t.Helper()
-	cmd := exec.Command(gnoBin(), "serve", "--listen-any", "--addr", "127.0.0.2:0")
+	// --enable-write: the read token still writes nothing; a write token
+	// starts the jobs of the cross-server check.
+	cmd := exec.Command(gnoBin(), "serve", "--listen-any", "--enable-write", "--addr", "127.0.0.2:0")
 	cmd.Env = e.vars
 	pr, pw := io.Pipe()
 	cmd.Stderr = pw
@@ -382,6 +387,8 @@ func TestPGMulti(t *testing.T) {
 		}
 	}
 
+	w.jobsAcross(t, s1, s2)
+
 	// The daemon syncs the edits made while the servers answer.
 	// (--no-embed: here it syncs; embedding is the crash harness's.)
 	daemon := w.a.start("daemon", "--addr", "127.0.0.1:0", "--debounce", daemonDebounce, "--no-embed")
@@ -454,6 +461,50 @@ func TestPGMulti(t *testing.T) {
 	}
 	w.converged(t)
 	t.Logf("after the kill, gno update in the other home: %s", strings.Join(strings.Fields(r.stdout), " "))
+}
+
+// jobsAcross starts a sync job over MCP on one server and follows it
+// from the other: found at once, then completed with its result.
+func (w *pgWorld) jobsAcross(t *testing.T, s1, s2 *pgServer) {
+	t.Helper()
+	var wt struct{ Token string }
+	if err := json.Unmarshal([]byte(w.a.mustGno("token", "create", "--write", "--json").stdout), &wt); err != nil {
+		t.Fatal(err)
+	}
+	session := func(s *pgServer) *httpConn {
+		c := &httpConn{url: s.base + "/mcp", bearer: wt.Token, proc: s.proc, client: s.client}
+		if err := initialize(bg(), c); err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	c1, c2 := session(s1), session(s2)
+	r, err := tool(bg(), c1, "gno_sync", map[string]any{})
+	if err != nil || r.IsError {
+		t.Fatalf("gno_sync on %s: %v %s", s1.base, err, r.text())
+	}
+	var started struct{ JobID string }
+	json.Unmarshal(r.StructuredContent, &started)
+	var job struct{ Status string }
+	for deadline := time.Now().Add(2 * time.Minute); ; {
+		r, err := tool(bg(), c2, "gno_job_status", map[string]any{"jobId": started.JobID})
+		if err != nil || r.IsError {
+			t.Fatalf("gno_job_status of %s's job %s on %s: %v %s", s1.base, started.JobID, s2.base, err, r.text())
+		}
+		json.Unmarshal(r.StructuredContent, &job)
+		if job.Status != "running" || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if job.Status != "completed" {
+		t.Fatalf("the job seen from the other server: %s", job.Status)
+	}
+	r, err = tool(bg(), c2, "gno_list_jobs", map[string]any{})
+	if err != nil || r.IsError || !strings.Contains(string(r.StructuredContent), started.JobID) {
+		t.Fatalf("gno_list_jobs on %s lacks %s: %v %s", s2.base, started.JobID, err, r.text())
+	}
+	t.Logf("job %s started on one server, followed to %q on the other", started.JobID, job.Status)
 }
 
 // generation is the index's generation, read from the database.
