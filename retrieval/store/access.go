@@ -54,7 +54,27 @@ func TimeOf(sec int64) time.Time {
 
 // AccessTokens returns every access token of the index, in no order.
 func (s *Store) AccessTokens(ctx context.Context) ([]AccessToken, error) {
-	rows, err := s.db.QueryContext(ctx, "SELECT id, name, scope, sha256, created, expires, last_used FROM access_tokens")
+	return s.accessTokens(ctx, "")
+}
+
+// AccessTokenByHash returns the token whose secret hashes to sha256 (one
+// indexed row, whatever the number of tokens: a request's check); false
+// when there is none.
+func (s *Store) AccessTokenByHash(ctx context.Context, sha256 string) (AccessToken, bool, error) {
+	ts, err := s.accessTokens(ctx, sha256)
+	if err != nil || len(ts) == 0 {
+		return AccessToken{}, false, err
+	}
+	return ts[0], true, nil
+}
+
+// accessTokens reads every token, or the one of hash when it is not "".
+func (s *Store) accessTokens(ctx context.Context, hash string) ([]AccessToken, error) {
+	q, args := "SELECT id, name, scope, sha256, created, expires, last_used FROM access_tokens", []any{}
+	if hash != "" {
+		q, args = q+" WHERE sha256 = ?", append(args, hash)
+	}
+	rows, err := s.db.QueryContext(ctx, q, args...)
 	if err != nil {
 		if strings.Contains(err.Error(), "no such table") {
 			return nil, nil

@@ -106,6 +106,7 @@ type Backend interface {
 
 	// Access tokens of a shared index (access.go).
 	AccessTokens(ctx context.Context) ([]AccessToken, error)
+	AccessTokenByHash(ctx context.Context, sha256 string) (AccessToken, bool, error)
 	PutAccessToken(ctx context.Context, t AccessToken) (bool, error)
 	DeleteAccessToken(ctx context.Context, id string) (bool, error)
 	TouchAccessTokens(ctx context.Context, used map[string]time.Time) error

@@ -10,9 +10,9 @@
 //   - store.go: the access tokens of an index, kept in the index itself
 //     through Keeper (store.Backend's access-token methods, SQLite or
 //     Postgres), so every server of one shared index reads the same
-//     tokens: create, list, revoke, verify. Each check reads them (one
-//     small query), so a revocation counts on every server from its next
-//     request. Only SHA-256 hashes of the secrets are kept. A plain hash
+//     tokens: create, list, revoke, verify. Each check looks its token
+//     up by hash (one indexed row), so a revocation counts on every
+//     server from its next request. Only SHA-256 hashes of the secrets are kept. A plain hash
 //     is the right tool here, unlike for passwords: a token carries 256
 //     bits from crypto/rand, so no dictionary or brute force over the
 //     input space exists and a slow KDF (bcrypt, argon2) would only slow

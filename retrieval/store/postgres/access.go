@@ -33,7 +33,26 @@ func noTable(err error) bool {
 
 // AccessTokens returns every access token of the index, in no order.
 func (s *Store) AccessTokens(ctx context.Context) ([]store.AccessToken, error) {
-	rows, err := s.pool.Query(ctx, "SELECT id, name, scope, sha256, created, expires, last_used FROM access_tokens")
+	return s.accessTokens(ctx, "")
+}
+
+// AccessTokenByHash returns the token whose secret hashes to sha256 (one
+// indexed row: a request's check); false when there is none.
+func (s *Store) AccessTokenByHash(ctx context.Context, sha256 string) (store.AccessToken, bool, error) {
+	ts, err := s.accessTokens(ctx, sha256)
+	if err != nil || len(ts) == 0 {
+		return store.AccessToken{}, false, err
+	}
+	return ts[0], true, nil
+}
+
+// accessTokens reads every token, or the one of hash when it is not "".
+func (s *Store) accessTokens(ctx context.Context, hash string) ([]store.AccessToken, error) {
+	q, args := "SELECT id, name, scope, sha256, created, expires, last_used FROM access_tokens", []any{}
+	if hash != "" {
+		q, args = q+" WHERE sha256 = $1", append(args, hash)
+	}
+	rows, err := s.pool.Query(ctx, q, args...)
 	if err != nil {
 		if noTable(err) {
 			return nil, nil

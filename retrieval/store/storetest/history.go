@@ -115,6 +115,9 @@ func testAccessTokens(t *testing.T, st store.Backend) {
 	if len(got) != 0 {
 		t.Fatalf("new index: %v", got)
 	}
+	if _, ok, err := st.AccessTokenByHash(ctx, strings.Repeat("a", 64)); ok || err != nil {
+		t.Errorf("by hash in an index without tokens: %v, %v", ok, err)
+	}
 	if ok, err := st.DeleteAccessToken(ctx, "none"); ok || err != nil {
 		t.Errorf("delete from an index without tokens: %v, %v", ok, err)
 	}
@@ -143,6 +146,15 @@ func testAccessTokens(t *testing.T, st store.Backend) {
 	sort.Slice(got, func(i, j int) bool { return got[i].ID < got[j].ID })
 	a.LastUsed = used
 	same(t, "AccessTokens", got, []store.AccessToken{a, b})
+	byHash, ok, err := st.AccessTokenByHash(ctx, b.SHA256)
+	check(t, err)
+	if !ok {
+		t.Fatal("AccessTokenByHash: not found")
+	}
+	same(t, "AccessTokenByHash", byHash, b)
+	if _, ok, err := st.AccessTokenByHash(ctx, strings.Repeat("d", 64)); ok || err != nil {
+		t.Errorf("an unknown hash: %v, %v", ok, err)
+	}
 	if ok, err := st.DeleteAccessToken(ctx, "a1"); !ok || err != nil {
 		t.Errorf("delete: %v, %v", ok, err)
 	}
