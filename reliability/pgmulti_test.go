@@ -228,7 +228,6 @@ func hits(body []byte) []string {
 // pgLoad is a mix of read requests against the servers, checked.
 type pgLoad struct {
 	w      *pgWorld
-	rng    *rand.Rand
 	mu     sync.Mutex
 	refs   []string // refs seen in results, for get and links
 	counts sync.Map // kind -> *atomic.Int64
