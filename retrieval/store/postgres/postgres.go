@@ -174,7 +174,14 @@ type Store struct {
 	// a few such readers would deadlock a loaded server.
 	snaps *pgxpool.Pool
 	url   string
-	tok   *tokenizer
+	// key names the server and database (dbKey): the writer lock this
+	// process holds on it fences its writes (lock.go).
+	key string
+	tok *tokenizer
+	// rpool and rsnaps are pool and snaps on the read replica, nil
+	// without one (replica.go); readURL is its URL.
+	rpool, rsnaps *pgxpool.Pool
+	readURL       string
 }
 
 // snapConns bounds the snapshots' pool: far above the readers a server
@@ -197,21 +204,18 @@ func (driver) LockWriter(ctx context.Context, location string, wait time.Duratio
 // Open connects to the index at the postgres:// URL u, creating its
 // tables when the database has none. Credentials come from the URL,
 // PGPASSFILE or the PG* environment (pgx reads them); messages name the
-// server without its password.
+// server without its password. A server in recovery (a replica) is
+// refused: it cannot be written.
 func Open(ctx context.Context, u string) (*Store, error) {
-	cfg, err := pgxpool.ParseConfig(u)
+	return OpenRead(ctx, u, "")
+}
+
+// OpenRead is Open with the reads sent to the server at readURL, a
+// streaming replica of u's (replica.go); readURL "" reads from u.
+func OpenRead(ctx context.Context, u, readURL string) (*Store, error) {
+	cfg, err := poolConfig(u)
 	if err != nil {
-		return nil, gnoerr.New(gnoerr.InvalidInput, "the index store %s is not a valid PostgreSQL URL", store.Redact(u))
-	}
-	cfg.AfterConnect = func(ctx context.Context, c *pgx.Conn) error {
-		// vector's type exists once the extension does (migrate makes
-		// it); before that the pool's first connection has nothing to
-		// register.
-		var ok bool
-		if err := c.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_type WHERE typname = 'vector')").Scan(&ok); err != nil || !ok {
-			return err
-		}
-		return pgxvec.RegisterTypes(ctx, c)
+		return nil, err
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
@@ -234,9 +238,13 @@ func Open(ctx context.Context, u string) (*Store, error) {
 		snaps.Close()
 		return nil, err
 	}
-	s := &Store{pool: pool, snaps: snaps, url: u, tok: tok}
+	s := &Store{pool: pool, snaps: snaps, url: u, key: dbKey(&cfg.ConnConfig.Config), tok: tok}
 	s.unsupported.name = store.Redact(u)
 	s.LinkReads.Load = s.linkIndex
+	if err := s.refuseReplica(ctx); err != nil {
+		s.Close()
+		return nil, err
+	}
 	if err := s.migrate(ctx); err != nil {
 		s.Close()
 		return nil, err
@@ -244,7 +252,33 @@ func Open(ctx context.Context, u string) (*Store, error) {
 	// Connections made before the extension existed lack vector's codec.
 	pool.Reset()
 	snaps.Reset()
+	if readURL != "" {
+		if err := s.openReplica(ctx, readURL); err != nil {
+			s.Close()
+			return nil, err
+		}
+	}
 	return s, nil
+}
+
+// poolConfig parses the URL u into a pool's config that registers
+// pgvector's types on each connection.
+func poolConfig(u string) (*pgxpool.Config, error) {
+	cfg, err := pgxpool.ParseConfig(u)
+	if err != nil {
+		return nil, gnoerr.New(gnoerr.InvalidInput, "the index store %s is not a valid PostgreSQL URL", store.Redact(u))
+	}
+	cfg.AfterConnect = func(ctx context.Context, c *pgx.Conn) error {
+		// vector's type exists once the extension does (migrate makes
+		// it); before that the pool's first connection has nothing to
+		// register.
+		var ok bool
+		if err := c.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_type WHERE typname = 'vector')").Scan(&ok); err != nil || !ok {
+			return err
+		}
+		return pgxvec.RegisterTypes(ctx, c)
+	}
+	return cfg, nil
 }
 
 // connectError says why the server could not be reached, without the
@@ -339,6 +373,10 @@ func (s *Store) migrate(ctx context.Context) error {
 
 // Close closes the connections.
 func (s *Store) Close() error {
+	if s.rpool != nil {
+		s.rpool.Close()
+		s.rsnaps.Close()
+	}
 	s.snaps.Close()
 	s.pool.Close()
 	return s.tok.Close()

@@ -130,6 +130,10 @@ func (s *Store) begin(ctx context.Context, gen int64) (*batch, error) {
 	if err != nil {
 		return nil, fmt.Errorf("begin write: %w", err)
 	}
+	if err := s.fence(ctx, tx); err != nil {
+		tx.Rollback(ctx)
+		return nil, err
+	}
 	if err := bumpWrites(ctx, tx); err != nil {
 		tx.Rollback(ctx)
 		return nil, fmt.Errorf("begin write: %w", err)
@@ -160,6 +164,10 @@ func (b *batch) Commit() error {
 			b.Rollback()
 			return fmt.Errorf("commit: %w", err)
 		}
+	}
+	if err := b.s.fence(ctx, b.tx); err != nil {
+		b.Rollback()
+		return err
 	}
 	b.done = true
 	if err := b.tx.Commit(ctx); err != nil {
