@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -105,6 +106,8 @@ func LockWriter(ctx context.Context, u string, wait time.Duration) (store.Lock, 
 	if err != nil {
 		return nil, gnoerr.New(gnoerr.InvalidInput, "the index store %s is not a valid PostgreSQL URL", store.Redact(u))
 	}
+	host, _ := os.Hostname()
+	cfg.RuntimeParams["application_name"] = lockAppName(host, os.Getpid())
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
 		return nil, connectError(u, err)

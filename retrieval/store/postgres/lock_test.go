@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gnosearch/gno/retrieval/chunk"
 	"github.com/gnosearch/gno/retrieval/gnoerr"
 	"github.com/gnosearch/gno/retrieval/store"
 	"github.com/gnosearch/gno/retrieval/store/pgtest"
@@ -23,7 +24,8 @@ const helperEnv = "GNO_TEST_LOCK_HELPER_URL"
 
 // doc is a one-chunk document at rel.
 func doc(rel, text string) *store.Document {
-	return &store.Document{Collection: "c", RelPath: rel, Hash: "h" + text, Content: text}
+	return &store.Document{Collection: "c", RelPath: rel, Hash: "h" + text, Content: text,
+		Chunks: []chunk.Chunk{{Text: text, StartLine: 1, EndLine: 1}}}
 }
 
 // TestLockHelperProcess is not a test: run by TestLockTakeoverAfterKill

@@ -197,6 +197,10 @@ func (driver) Open(ctx context.Context, location string) (store.Backend, error) 
 	return Open(ctx, location)
 }
 
+func (driver) OpenRead(ctx context.Context, location, readLocation string) (store.Backend, error) {
+	return OpenRead(ctx, location, readLocation)
+}
+
 func (driver) LockWriter(ctx context.Context, location string, wait time.Duration) (store.Lock, error) {
 	return LockWriter(ctx, location, wait)
 }
