@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/gnosearch/gno/retrieval/gnoerr"
+	"github.com/gnosearch/gno/retrieval/store"
 )
 
 // The types below are gno's output contract: their JSON is the
@@ -241,6 +242,11 @@ type Status struct {
 	// Embedding is the progress of an embedding run under way (in any
 	// process), nil when none runs.
 	Embedding *EmbedRun `json:"embedding,omitempty"`
+	// Server describes the database server of an index on one
+	// (Postgres): its version, pgvector, TLS, the writer lock's holder,
+	// and the streaming replica the reads go to with how far behind its
+	// primary it is. Nil for a SQLite index.
+	Server *store.ServerInfo `json:"server,omitempty"`
 }
 
 // Entry is one document in a listing.
