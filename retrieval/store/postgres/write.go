@@ -107,8 +107,9 @@ func (b *batch) send(ctx context.Context, last string, args []any, dest ...any) 
 	return br.Close()
 }
 
-// Begin starts a write batch for sync generation gen.
-func (s *Store) Begin(ctx context.Context, gen int64) (store.WriteBatch, error) {
+// beginGen starts one transaction of a write batch for sync generation
+// gen (Begin wraps it to re-run the batch on a lost connection: retry.go).
+func (s *Store) beginGen(ctx context.Context, gen int64) (*batch, error) {
 	if s.snap(ctx) != nil {
 		return nil, errWriteInRead
 	}
