@@ -91,3 +91,14 @@ func serverStatus(ctx context.Context, st store.Backend) *store.ServerInfo {
 	}
 	return info
 }
+
+// replicaLag is the read replica's delay for a search's meta; nil when
+// the reads go to the store. The store measures it at most once a
+// second, so a search pays no round trip for it most of the time.
+func replicaLag(ctx context.Context, st store.Backend) *ReplicaLag {
+	srv := serverStatus(ctx, st)
+	if srv == nil || srv.Replica == nil || srv.Replica.Problem != "" || !srv.Replica.Standby {
+		return nil
+	}
+	return &ReplicaLag{LagSeconds: srv.Replica.LagSeconds, LagBytes: srv.Replica.LagBytes}
+}

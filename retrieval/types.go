@@ -86,6 +86,17 @@ type Meta struct {
 	// all of it (an embedding under way or cut short): the rest was
 	// found by keywords only.
 	Embedded *Coverage `json:"embedded,omitempty"`
+	// Replica says how far behind its primary the streaming replica that
+	// answered was; nil when the store answered.
+	Replica *ReplicaLag `json:"replica,omitempty"`
+}
+
+// ReplicaLag is how far a read replica is behind its primary
+// (store.ReplicaInfo): seconds since the last change it replayed (0 when
+// caught up), and the bytes of WAL it has still to replay.
+type ReplicaLag struct {
+	LagSeconds float64 `json:"lagSeconds"`
+	LagBytes   int64   `json:"lagBytes"`
 }
 
 // Coverage is how many of the index's chunks have a vector.

@@ -172,7 +172,8 @@ const metaSchema = `{"type": "object", "required": ["query", "mode", "totalResul
   "expanded": {"type": "boolean"}, "reranked": {"type": "boolean"}, "vectorsUsed": {"type": "boolean"},
   "totalResults": {"type": "integer"}, "notes": {"type": "array", "items": {"type": "string"}},
   "timings": {"type": "object"}, "rerankModel": {"type": "string"},
-  "embedded": {"type": "object", "required": ["vectors", "chunks"], "properties": {"vectors": {"type": "integer"}, "chunks": {"type": "integer"}}}}}`
+  "embedded": {"type": "object", "required": ["vectors", "chunks"], "properties": {"vectors": {"type": "integer"}, "chunks": {"type": "integer"}}},
+  "replica": {"type": "object", "required": ["lagSeconds", "lagBytes"], "properties": {"lagSeconds": {"type": "number"}, "lagBytes": {"type": "integer"}}}}}`
 
 var documentProps = `
   "docid": {"type": "string"}, "uri": {"type": "string"}, "title": {"type": "string"}, "collection": {"type": "string"},

@@ -68,7 +68,7 @@ func TestCLIPostgresDoctor(t *testing.T) {
 	if out := c.ok("status", "--read-url", ru); !strings.Contains(out, "Read replica:") || strings.Contains(out, pw) {
 		t.Fatalf("status:\n%s", out)
 	}
-	if out := c.ok("search", "fox", "--read-url", ru, "--json"); !strings.Contains(out, "a.md") {
+	if out := c.ok("search", "fox", "--read-url", ru, "--json"); !strings.Contains(out, "a.md") || !strings.Contains(out, `"replica"`) {
 		t.Fatalf("search on the replica:\n%s", out)
 	}
 

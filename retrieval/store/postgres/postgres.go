@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gnosearch/gno/retrieval/gnoerr"
@@ -182,6 +183,10 @@ type Store struct {
 	// without one (replica.go); readURL is its URL.
 	rpool, rsnaps *pgxpool.Pool
 	readURL       string
+	// info is Server's last answer, measured at infoAt (server.go).
+	infoMu sync.Mutex
+	info   *store.ServerInfo
+	infoAt time.Time
 }
 
 // snapConns bounds the snapshots' pool: far above the readers a server

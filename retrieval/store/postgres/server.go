@@ -14,6 +14,35 @@ import (
 // and gno doctor. The replica's problems are reported in it, not as
 // errors: the primary answers.
 func (s *Store) Server(ctx context.Context) (*store.ServerInfo, error) {
+	s.infoMu.Lock()
+	defer s.infoMu.Unlock()
+	if s.info != nil && time.Since(s.infoAt) < serverInfoFor {
+		c := *s.info
+		if c.Replica != nil {
+			r := *c.Replica
+			c.Replica = &r
+		}
+		return &c, nil
+	}
+	info, err := s.server(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s.info, s.infoAt = info, time.Now()
+	c := *info
+	if c.Replica != nil {
+		r := *c.Replica
+		c.Replica = &r
+	}
+	return &c, nil
+}
+
+// serverInfoFor is how long Server's answer is reused: a search's meta
+// reports the replica's delay without a round trip most of the time.
+const serverInfoFor = time.Second
+
+// server measures what Server reports.
+func (s *Store) server(ctx context.Context) (*store.ServerInfo, error) {
 	info := &store.ServerInfo{Server: s.Path()}
 	var ssl bool
 	var tlsVer, cipher string
