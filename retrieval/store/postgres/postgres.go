@@ -7,8 +7,29 @@
 // the same words (tokens.go cuts them with SQLite's own FTS5 tokenizers),
 // BM25 as FTS5 computes it, from the document frequencies and lengths
 // kept at write time (bm25.go), one transaction per write batch, read
-// snapshots carried in the context (snapshot.go), and the writer lock as
-// a Postgres advisory lock held by the writing process's session.
+// snapshots carried in the context (snapshot.go).
+//
+// Operations:
+//   - The writer lock (lock.go) is a session-level advisory lock on a
+//     connection of its own, pinged while held and released by the
+//     server when its holder dies or the connection is cut; another
+//     process then takes it over. It is correct because every write
+//     transaction is fenced: it reads a writer epoch (meta writer_epoch,
+//     bumped by each new holder) FOR SHARE and checks that its process's
+//     lock session still holds the lock, at BEGIN and again just before
+//     COMMIT. A holder that lost the lock fails its batch, which rolls
+//     back whole; a new holder's bump waits for the batches in flight,
+//     so no batch of an old holder commits after a new holder's first.
+//   - A batch whose connection is lost is re-run whole in a new
+//     transaction (retry.go); its token in meta tells whether a COMMIT
+//     whose answer was lost landed, so it is never applied twice.
+//   - Reads may go to a streaming replica (replica.go, OpenRead), and
+//     Server (server.go) reports the server, TLS, pgvector, the schema,
+//     the lock's holder and the replica's delay. A replica given as the
+//     store, a server older than 16 or without pgvector, and TLS the
+//     server refuses are each a clear error; credentials come from the
+//     URL, PGPASSFILE or PGPASSWORD, and messages never show them
+//     (store.Redact).
 //
 // What it does not implement yet answers store.ErrUnsupported with the
 // method's name (unsupported.go).
