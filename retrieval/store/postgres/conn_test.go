@@ -2,6 +2,8 @@ package postgres_test
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -11,6 +13,8 @@ import (
 	"github.com/gnosearch/gno/retrieval/gnoerr"
 	"github.com/gnosearch/gno/retrieval/store"
 	"github.com/gnosearch/gno/retrieval/store/pgtest"
+	"github.com/gnosearch/gno/retrieval/store/postgres"
+	"github.com/jackc/pgx/v5"
 )
 
 // TestPassfile: a URL without a password opens the index with the
@@ -93,5 +97,63 @@ func TestTLSRequiredRefused(t *testing.T) {
 	st.Close()
 	if err != nil || info.TLS != "" {
 		t.Fatalf("server info without TLS: %+v %v", info, err)
+	}
+}
+
+// TestTooOldServer: a server older than 16 is refused with its version
+// named (no such server can run here, so the check itself is tested).
+func TestTooOldServer(t *testing.T) {
+	err := postgres.CheckVersion(150012, "postgres://gno:xxxxx@db/gno")
+	if err == nil || gnoerr.CodeOf(err) != gnoerr.Unavailable || !strings.Contains(gnoerr.Public(err), "version 15.12: gno needs 16 or later") {
+		t.Fatalf("PostgreSQL 15: %v", err)
+	}
+	if err := postgres.CheckVersion(160000, "x"); err != nil {
+		t.Fatalf("PostgreSQL 16: %v", err)
+	}
+}
+
+// TestNoVectorClear: a database without pgvector whose user may not
+// create it is a clear error, and nothing is written to it.
+func TestNoVectorClear(t *testing.T) {
+	base := pgtest.URL(t)
+	ctx := context.Background()
+	admin, err := pgx.Connect(ctx, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close(ctx)
+	var b [4]byte
+	rand.Read(b[:])
+	name := "gno_novec_" + hex.EncodeToString(b[:])
+	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := admin.Exec(ctx, "CREATE ROLE "+name+" LOGIN PASSWORD 'novec-secret' NOSUPERUSER"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		admin.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
+		admin.Exec(ctx, "DROP ROLE IF EXISTS "+name)
+	})
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.User = url.UserPassword(name, "novec-secret")
+	u.Path = "/" + name
+	_, err = store.OpenBackend(ctx, u.String())
+	if p := gnoerr.Public(err); err == nil || !strings.Contains(p, "CREATE EXTENSION vector") || strings.Contains(p, "novec-secret") {
+		t.Fatalf("no pgvector: %v", err)
+	}
+	v, _ := url.Parse(base)
+	v.Path = "/" + name
+	db, err := pgx.Connect(ctx, v.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close(ctx)
+	var tables int
+	if err := db.QueryRow(ctx, "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'").Scan(&tables); err != nil || tables != 0 {
+		t.Fatalf("%d tables written (%v)", tables, err)
 	}
 }

@@ -145,6 +145,10 @@ func LockWriter(ctx context.Context, u string, wait time.Duration) (store.Lock, 
 	epoch, err := bumpEpoch(ctx, conn)
 	if err != nil {
 		conn.Close(context.Background())
+		var pe *pgconn.PgError
+		if errors.As(err, &pe) && pe.Code == "42501" { // insufficient_privilege
+			return nil, gnoerr.Wrap(gnoerr.Unavailable, err, "the user of %s may not write the index (its table meta): a writer needs a user that owns the index's tables", name)
+		}
 		return nil, fmt.Errorf("lock the index at %s: %w", name, err)
 	}
 	l := &writeLock{key: dbKey(&cfg.Config), name: name, pid: conn.PgConn().PID(), epoch: epoch, conn: conn,

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/gnosearch/gno/retrieval/gnoerr"
 	"github.com/gnosearch/gno/retrieval/query"
@@ -159,8 +160,10 @@ func TestReplicaPromoted(t *testing.T) {
 			}
 		}()
 	}
+	start := time.Now()
 	r.Promote(t)
 	promoted.Store(true)
+	t.Logf("promoted in %v (a figure, not a check)", time.Since(start).Round(time.Millisecond))
 	waitFor(t, "searches after the promotion", func() bool { return after.Load() >= 20 })
 	close(stop)
 	wg.Wait()

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"strings"
+	"time"
 
 	"github.com/gnosearch/gno/retrieval/gnoerr"
 	"github.com/gnosearch/gno/retrieval/store"
@@ -54,7 +55,7 @@ func (s *Store) Begin(ctx context.Context, gen int64) (store.WriteBatch, error) 
 		if err == nil {
 			return r, nil
 		}
-		if !r.again(err) {
+		if !r.again(ctx, err) {
 			return nil, err
 		}
 	}
@@ -74,22 +75,32 @@ func (r *retryBatch) start(ctx context.Context) error {
 	return nil
 }
 
-// again reports whether err is a lost connection worth another try, and
-// counts the try.
-func (r *retryBatch) again(err error) bool {
+// again reports whether err is a lost connection worth another try,
+// counts the try and waits a little longer each time (a server
+// restarting or failing over takes seconds to accept connections again).
+func (r *retryBatch) again(ctx context.Context, err error) bool {
 	if !connLost(err) || r.tries >= batchRetries {
 		return false
 	}
 	r.tries++
+	select {
+	case <-ctx.Done():
+		return false
+	case <-time.After(time.Duration(r.tries*r.tries) * retryPause):
+	}
 	return true
 }
+
+// retryPause is the wait before the first re-run of a batch; the n-th
+// waits n² times as long.
+const retryPause = 250 * time.Millisecond
 
 // do runs op on the batch and keeps it for a re-run; a lost connection
 // re-runs every op so far in a new transaction.
 func (r *retryBatch) do(ctx context.Context, op func(context.Context, *batch) error) error {
 	r.ops = append(r.ops, op)
 	err := op(ctx, r.b)
-	for err != nil && r.again(err) {
+	for err != nil && r.again(ctx, err) {
 		err = r.rerun(ctx)
 	}
 	return err
@@ -133,25 +144,26 @@ func (r *retryBatch) DeleteSkip(ctx context.Context, collection, rel string) err
 // Commit commits the batch; a lost connection re-runs it, unless its
 // COMMIT landed before the connection went.
 func (r *retryBatch) Commit() error {
-	for {
-		err := r.b.Commit()
-		if err == nil {
-			return nil
-		}
+	err := r.b.Commit()
+	for err != nil {
 		if !connLost(err) {
 			return err
 		}
-		landed, cerr := r.landed()
-		if cerr == nil && landed {
+		landed, lerr := r.landed()
+		for lerr != nil && r.again(r.ctx, lerr) {
+			landed, lerr = r.landed()
+		}
+		switch {
+		case lerr == nil && landed:
 			return nil
+		case lerr != nil || !r.again(r.ctx, err):
+			return gnoerr.Wrap(gnoerr.Unavailable, err, "the connection to the index store %s was lost while writing a batch, and %d tries to write it again failed: nothing of the batch was written; sync again", r.s.Path(), r.tries)
 		}
-		if cerr != nil || !r.again(err) {
-			return gnoerr.Wrap(gnoerr.Unavailable, err, "the connection to the index store %s was lost while writing a batch, %d times: nothing of the batch was written; sync again", r.s.Path(), r.tries+1)
-		}
-		if err := r.rerun(r.ctx); err != nil {
-			return err
+		if err = r.rerun(r.ctx); err == nil {
+			err = r.b.Commit()
 		}
 	}
+	return nil
 }
 
 // landed reports whether the batch's COMMIT reached the server: its
