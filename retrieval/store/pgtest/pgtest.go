@@ -4,9 +4,10 @@
 // either, a test skips with the reason printed; a URL given but not
 // answering fails the test, since someone asked for Postgres.
 //
-// It starts nothing itself: installing and starting the server is
-// .ci/pg's job (postgres.mk), so a test never downloads anything. It is
-// imported by tests only.
+// It installs nothing itself: installing and starting the server is
+// .ci/pg's job (postgres.mk), so a test never downloads anything.
+// StartReplica asks .ci/pg for a streaming replica of that server, and
+// StartTLS puts a TLS proxy in front of it. It is imported by tests only.
 package pgtest
 
 import (

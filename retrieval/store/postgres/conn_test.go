@@ -157,3 +157,54 @@ func TestNoVectorClear(t *testing.T) {
 		t.Fatalf("%d tables written (%v)", tables, err)
 	}
 }
+
+// TestTLSVerifyFull: through a TLS server (pgtest.StartTLS),
+// sslmode=verify-full with the right CA connects encrypted and
+// Server says so; with another CA the certificate is refused with a
+// clear error, and sslmode=require still encrypts.
+func TestTLSVerifyFull(t *testing.T) {
+	base := pgtest.Fresh(t)
+	ts := pgtest.StartTLS(t, base)
+	with := func(params ...string) string {
+		u, err := url.Parse(ts.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q := u.Query()
+		for i := 0; i < len(params); i += 2 {
+			q.Set(params[i], params[i+1])
+		}
+		u.RawQuery = q.Encode()
+		return u.String()
+	}
+	ctx := context.Background()
+	st, err := store.OpenBackend(ctx, with("sslmode", "verify-full", "sslrootcert", ts.CAFile))
+	if err != nil {
+		t.Fatalf("verify-full with the CA: %v", err)
+	}
+	info, err := st.Server(ctx)
+	st.Close()
+	if err != nil || !strings.HasPrefix(info.TLS, "TLS 1.") {
+		t.Fatalf("server info over TLS: %+v %v", info, err)
+	}
+	l, err := store.LockBackend(ctx, with("sslmode", "verify-full", "sslrootcert", ts.CAFile), 0)
+	if err != nil {
+		t.Fatalf("lock over TLS: %v", err)
+	}
+	l.Unlock()
+
+	other := pgtest.StartTLS(t, base) // its own CA
+	_, err = store.OpenBackend(ctx, with("sslmode", "verify-full", "sslrootcert", other.CAFile))
+	if err == nil || !strings.Contains(gnoerr.Public(err), "certificate") {
+		t.Fatalf("verify-full with another CA: %v", err)
+	}
+	st, err = store.OpenBackend(ctx, with("sslmode", "require"))
+	if err != nil {
+		t.Fatalf("sslmode=require over TLS: %v", err)
+	}
+	info, err = st.Server(ctx)
+	st.Close()
+	if err != nil || info.TLS == "" {
+		t.Fatalf("require: %+v %v", info, err)
+	}
+}

@@ -2,11 +2,13 @@ package postgres
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"time"
 
 	"github.com/gnosearch/gno/retrieval/gnoerr"
 	"github.com/gnosearch/gno/retrieval/store"
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // Server describes the server, the index on it, who holds its writer
@@ -44,19 +46,13 @@ const serverInfoFor = time.Second
 // server measures what Server reports.
 func (s *Store) server(ctx context.Context) (*store.ServerInfo, error) {
 	info := &store.ServerInfo{Server: s.Path()}
-	var ssl bool
-	var tlsVer, cipher string
 	err := s.pool.QueryRow(ctx, `SELECT current_setting('server_version'),
 		coalesce((SELECT extversion FROM pg_extension WHERE extname = 'vector'), ''),
-		coalesce((SELECT value FROM meta WHERE key = 'schema'), ''),
-		coalesce(s.ssl, false), coalesce(s.version, ''), coalesce(s.cipher, '')
-		FROM (SELECT 1) one LEFT JOIN pg_stat_ssl s ON s.pid = pg_backend_pid()`).Scan(&info.Version, &info.Vector, &info.Schema, &ssl, &tlsVer, &cipher)
+		coalesce((SELECT value FROM meta WHERE key = 'schema'), '')`).Scan(&info.Version, &info.Vector, &info.Schema)
 	if err != nil {
 		return nil, gnoerr.Wrap(gnoerr.Unavailable, err, "the index store %s does not answer", s.Path())
 	}
-	if ssl {
-		info.TLS = tlsVer + " " + cipher
-	}
+	info.TLS = connTLS(ctx, s.pool)
 	var app, addr string
 	var since time.Time
 	err = s.pool.QueryRow(ctx, `SELECT coalesce(a.application_name, ''), coalesce(host(a.client_addr), 'local'), a.backend_start
@@ -80,21 +76,15 @@ func (s *Store) server(ctx context.Context) (*store.ServerInfo, error) {
 func (s *Store) replicaInfo(ctx context.Context) *store.ReplicaInfo {
 	r := &store.ReplicaInfo{Server: store.Redact(s.readURL)}
 	var lsn string
-	var ssl bool
-	var tlsVer, cipher string
 	var age float64
 	err := s.rpool.QueryRow(ctx, `SELECT current_setting('server_version'), pg_is_in_recovery(),
 		coalesce(pg_last_wal_replay_lsn()::text, ''),
-		coalesce(extract(epoch FROM now() - pg_last_xact_replay_timestamp())::float8, 0),
-		coalesce(s.ssl, false), coalesce(s.version, ''), coalesce(s.cipher, '')
-		FROM (SELECT 1) one LEFT JOIN pg_stat_ssl s ON s.pid = pg_backend_pid()`).Scan(&r.Version, &r.Standby, &lsn, &age, &ssl, &tlsVer, &cipher)
+		coalesce(extract(epoch FROM now() - pg_last_xact_replay_timestamp())::float8, 0)`).Scan(&r.Version, &r.Standby, &lsn, &age)
 	if err != nil {
 		r.Problem = "the read replica does not answer"
 		return r
 	}
-	if ssl {
-		r.TLS = tlsVer + " " + cipher
-	}
+	r.TLS = connTLS(ctx, s.rpool)
 	if !r.Standby || lsn == "" {
 		return r // promoted: it is a primary of its own, nothing to replay
 	}
@@ -112,4 +102,22 @@ func (s *Store) replicaInfo(ctx context.Context) *store.ReplicaInfo {
 // the lock holder gno doctor shows.
 func lockAppName(host string, pid int) string {
 	return fmt.Sprintf("gno writer on %s, pid %d", host, pid)
+}
+
+// connTLS is the TLS version and cipher of a connection of pool as this
+// process sees it ("" in clear text). The client's side is what counts:
+// a TLS-terminating proxy in front of the server (a cloud's, a pooler)
+// encrypts the network the server's own pg_stat_ssl does not see.
+func connTLS(ctx context.Context, pool *pgxpool.Pool) string {
+	c, err := pool.Acquire(ctx)
+	if err != nil {
+		return ""
+	}
+	defer c.Release()
+	tc, ok := c.Conn().PgConn().Conn().(*tls.Conn)
+	if !ok {
+		return ""
+	}
+	st := tc.ConnectionState()
+	return tls.VersionName(st.Version) + " " + tls.CipherSuiteName(st.CipherSuite)
 }
