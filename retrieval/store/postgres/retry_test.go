@@ -43,11 +43,13 @@ func TestBatchRetriedAfterConnectionLost(t *testing.T) {
 		}
 		// The batch's session: the one in a transaction (the lock's is
 		// idle outside one).
+		// The server may show its state a moment after it answered: poll.
 		var pid uint32
-		if err := admin.QueryRow(ctx, `SELECT pid FROM pg_stat_activity WHERE datname = current_database()
-			AND state = 'idle in transaction' AND pid <> pg_backend_pid()`).Scan(&pid); err != nil {
-			t.Fatalf("find the batch's session: %v", err)
-		}
+		waitFor(t, "the batch's session", func() bool {
+			err := admin.QueryRow(ctx, `SELECT pid FROM pg_stat_activity WHERE datname = current_database()
+				AND state = 'idle in transaction' AND pid <> pg_backend_pid()`).Scan(&pid)
+			return err == nil
+		})
 		if _, err := admin.Exec(ctx, "SELECT pg_terminate_backend($1, 60000)", pid); err != nil {
 			t.Fatal(err)
 		}
