@@ -9,6 +9,9 @@
 #                    postgres://gno:PASSWORD@127.0.0.1:55432/gno
 #   make pg-stop     stop it (the data stays in $(GNO_PG_DIR)/data)
 #   make pg-status   running or not
+#   make pg-replica  start a streaming replica of it (pg_basebackup) on
+#                    GNO_PG_REPLICA_PORT (55433) and print its URL, for
+#                    --read-url; make pg-replica-stop stops and deletes it
 #   make pg-maybe    as make pg, but a server that cannot start prints why
 #                    and succeeds: `make unit` uses it, and the Postgres
 #                    tests skip with that reason
@@ -24,11 +27,17 @@ GNO_PG_DIR ?= $(CURDIR)/.cache/pg
 GNO_PG ?= on
 export GNO_PG_DIR
 
-.PHONY: pg pg-stop pg-status pg-maybe
+GNO_PG_REPLICA_PORT ?= 55433
+
+.PHONY: pg pg-stop pg-status pg-maybe pg-replica pg-replica-stop
 pg:
 	@.ci/pg start
 pg-stop:
 	@.ci/pg stop
+pg-replica:
+	@.ci/pg replica replica $(GNO_PG_REPLICA_PORT)
+pg-replica-stop:
+	@.ci/pg replica-stop replica
 pg-status:
 	@.ci/pg status
 pg-maybe:

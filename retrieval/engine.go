@@ -39,6 +39,10 @@ type Options struct {
 	Index string
 	// ConfigFile overrides the config location.
 	ConfigFile string
+	// ReadURL sends the index's reads to a streaming replica of its
+	// store's server (`--read-url`); "" takes GNO_STORE_READ_URL, else
+	// the config's read_store.
+	ReadURL string
 }
 
 // Engine is an open index. It is safe for concurrent use.
@@ -59,6 +63,8 @@ type Engine struct {
 	// pkgs marks the engine of a package-docs index (OpenPackages): its
 	// collections are package versions, its URIs gno://pkg/... ones.
 	pkgs bool
+	// readURL is Options.ReadURL.
+	readURL string
 }
 
 // Open loads the config of an index. The database is opened on first use.
@@ -71,7 +77,7 @@ func Open(ctx context.Context, opt Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Engine{Paths: p, cfg: cfg}
+	e := &Engine{Paths: p, cfg: cfg, readURL: opt.ReadURL}
 	e.models = &Models{e: e}
 	e.graph = &Graph{e: e}
 	return e, nil
@@ -120,13 +126,13 @@ func (e *Engine) forgetModels() {
 
 // store opens the database on first use.
 func (e *Engine) store(ctx context.Context) (store.Backend, error) {
-	loc := e.location() // before e.mu: it reads the config under it
+	loc, readLoc := e.location(), e.readLocation() // before e.mu: they read the config under it
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.st != nil {
 		return e.st, nil
 	}
-	st, err := store.OpenBackend(ctx, loc)
+	st, err := store.OpenBackendRead(ctx, loc, readLoc)
 	if err != nil {
 		return nil, damaged(store.Redact(loc), err)
 	}
@@ -162,6 +168,30 @@ func StoreLocation(p config.Paths, cfg *config.Config) string {
 		return cfg.Store
 	}
 	return p.DBFile
+}
+
+// StoreReadURLEnv names the variable that sends the reads of every
+// index of this process to a streaming replica (a store URL), ahead of
+// the config's read_store.
+const StoreReadURLEnv = "GNO_STORE_READ_URL"
+
+// readLocation is where e's reads go when not to location (a streaming
+// replica): Options.ReadURL, else GNO_STORE_READ_URL, else the config's
+// read_store; "" for none. The package-docs index has none.
+func (e *Engine) readLocation() string {
+	switch {
+	case e.pkgs:
+		return ""
+	case e.readURL != "":
+		return e.readURL
+	}
+	if u := os.Getenv(StoreReadURLEnv); u != "" {
+		return u
+	}
+	if cfg := e.Config(); cfg != nil {
+		return cfg.ReadStore
+	}
+	return ""
 }
 
 // readAs runs fn in one read snapshot of e's index (store.Read) and

@@ -361,6 +361,7 @@ func (r *queryRun) results(fused []fusion.Fused) (*SearchResults, error) {
 		return nil, err
 	}
 	r.meta.TotalResults = res.Meta.TotalResults
+	r.meta.Replica = res.Meta.Replica
 	if r.meta.VectorsUsed {
 		r.e.noteCoverage(&r.meta, true)
 	}

@@ -169,12 +169,13 @@ func (e *Engine) results(ctx context.Context, hits []hit, q query.Keywords, req 
 		}
 	}
 	out := &SearchResults{Results: []Result{}, Meta: Meta{Query: req.Query}}
-	if len(kept) == 0 {
-		return out, nil
-	}
 	st, err := e.store(ctx)
 	if err != nil {
 		return nil, err
+	}
+	out.Meta.Replica = replicaLag(ctx, st)
+	if len(kept) == 0 {
+		return out, nil
 	}
 	ids := make([]int64, len(kept))
 	for i, h := range kept {

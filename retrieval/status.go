@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"time"
+
+	"github.com/gnosearch/gno/retrieval/store"
 )
 
 // quickCheckBudget bounds the integrity check `gno status` runs, so status
@@ -33,6 +35,13 @@ func (e *Engine) status(ctx context.Context) (*Status, error) {
 	if p := st.QuickCheck(ctx, quickCheckBudget); p != "" {
 		s.Healthy = false
 		s.Issues = append(s.Issues, fmt.Sprintf("index is damaged (%s): rebuild it from your files with `gno update --rebuild`", p))
+	}
+	if srv := serverStatus(ctx, st); srv != nil {
+		s.Server = srv
+		if r := srv.Replica; r != nil && r.Problem != "" {
+			s.Healthy = false
+			s.Issues = append(s.Issues, fmt.Sprintf("read replica %s: %s", r.Server, r.Problem))
+		}
 	}
 	for _, c := range cfg.Collections {
 		cs := CollectionStatus{Name: c.Name, Path: c.Path, Available: true}
@@ -68,4 +77,28 @@ func (e *Engine) status(ctx context.Context) (*Status, error) {
 		s.Embedding = embedRunning(ctx, st, time.Now())
 	}
 	return s, nil
+}
+
+// serverStatus describes the index's server and its read replica within
+// a few quick checks' time; nil for a SQLite index, or when the server
+// does not answer in time (QuickCheck says so).
+func serverStatus(ctx context.Context, st store.Backend) *store.ServerInfo {
+	ctx, cancel := context.WithTimeout(ctx, 3*quickCheckBudget)
+	defer cancel()
+	info, err := st.Server(ctx)
+	if err != nil {
+		return nil
+	}
+	return info
+}
+
+// replicaLag is the read replica's delay for a search's meta; nil when
+// the reads go to the store. The store measures it at most once a
+// second, so a search pays no round trip for it most of the time.
+func replicaLag(ctx context.Context, st store.Backend) *ReplicaLag {
+	srv := serverStatus(ctx, st)
+	if srv == nil || srv.Replica == nil || srv.Replica.Problem != "" || !srv.Replica.Standby {
+		return nil
+	}
+	return &ReplicaLag{LagSeconds: srv.Replica.LagSeconds, LagBytes: srv.Replica.LagBytes}
 }

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/gnosearch/gno/retrieval/gnoerr"
+	"github.com/gnosearch/gno/retrieval/store"
 )
 
 // The types below are gno's output contract: their JSON is the
@@ -85,6 +86,17 @@ type Meta struct {
 	// all of it (an embedding under way or cut short): the rest was
 	// found by keywords only.
 	Embedded *Coverage `json:"embedded,omitempty"`
+	// Replica says how far behind its primary the streaming replica that
+	// answered was; nil when the store answered.
+	Replica *ReplicaLag `json:"replica,omitempty"`
+}
+
+// ReplicaLag is how far a read replica is behind its primary
+// (store.ReplicaInfo): seconds since the last change it replayed (0 when
+// caught up), and the bytes of WAL it has still to replay.
+type ReplicaLag struct {
+	LagSeconds float64 `json:"lagSeconds"`
+	LagBytes   int64   `json:"lagBytes"`
 }
 
 // Coverage is how many of the index's chunks have a vector.
@@ -241,6 +253,11 @@ type Status struct {
 	// Embedding is the progress of an embedding run under way (in any
 	// process), nil when none runs.
 	Embedding *EmbedRun `json:"embedding,omitempty"`
+	// Server describes the database server of an index on one
+	// (Postgres): its version, pgvector, TLS, the writer lock's holder,
+	// and the streaming replica the reads go to with how far behind its
+	// primary it is. Nil for a SQLite index.
+	Server *store.ServerInfo `json:"server,omitempty"`
 }
 
 // Entry is one document in a listing.

@@ -172,7 +172,8 @@ const metaSchema = `{"type": "object", "required": ["query", "mode", "totalResul
   "expanded": {"type": "boolean"}, "reranked": {"type": "boolean"}, "vectorsUsed": {"type": "boolean"},
   "totalResults": {"type": "integer"}, "notes": {"type": "array", "items": {"type": "string"}},
   "timings": {"type": "object"}, "rerankModel": {"type": "string"},
-  "embedded": {"type": "object", "required": ["vectors", "chunks"], "properties": {"vectors": {"type": "integer"}, "chunks": {"type": "integer"}}}}}`
+  "embedded": {"type": "object", "required": ["vectors", "chunks"], "properties": {"vectors": {"type": "integer"}, "chunks": {"type": "integer"}}},
+  "replica": {"type": "object", "required": ["lagSeconds", "lagBytes"], "properties": {"lagSeconds": {"type": "number"}, "lagBytes": {"type": "integer"}}}}}`
 
 var documentProps = `
   "docid": {"type": "string"}, "uri": {"type": "string"}, "title": {"type": "string"}, "collection": {"type": "string"},
@@ -248,7 +249,13 @@ var (
   "healthy": {"type": "boolean"}, "issues": `+stringsSchema+`,
   "embedding": {"type": "object", "required": ["model", "done", "total"], "properties": {"model": {"type": "string"}, "pid": {"type": "integer"},
     "done": {"type": "integer"}, "total": {"type": "integer"}, "doneBytes": {"type": "integer"}, "totalBytes": {"type": "integer"},
-    "chunksPerSec": {"type": "number"}, "etaSec": {"type": "number"}, "updated": {"type": "integer"}}}`,
+    "chunksPerSec": {"type": "number"}, "etaSec": {"type": "number"}, "updated": {"type": "integer"}}},
+  "server": {"type": "object", "required": ["server", "version", "schema"], "properties": {"server": {"type": "string"},
+    "version": {"type": "string"}, "vector": {"type": "string"}, "tls": {"type": "string"}, "schema": {"type": "string"},
+    "lockHolder": {"type": "string"},
+    "replica": {"type": "object", "required": ["server", "standby", "lagBytes", "lagSeconds"], "properties": {"server": {"type": "string"},
+      "version": {"type": "string"}, "tls": {"type": "string"}, "standby": {"type": "boolean"}, "lagBytes": {"type": "integer"},
+      "lagSeconds": {"type": "number"}, "problem": {"type": "string"}}}}}`,
 		"indexName", "collections", "totalDocuments", "totalChunks", "embeddingBacklog", "healthy")
 	listTagsOutput = outputSchema("tags@1.0", `"tags": {"type": "array", "items": {"type": "object", "required": ["tag", "count"], "properties": {"tag": {"type": "string"}, "count": {"type": "integer"}}}}`, "tags")
 	changesOutput  = outputSchema("changes@1.0", `"since": {"type": "integer"}, "generation": {"type": "integer"}, "added": `+changeSchema+`, "modified": `+changeSchema+`, "removed": `+changeSchema,

@@ -248,6 +248,9 @@ func daemonMayAnswer(a *app, cmd *cobra.Command, req *wire.Request) string {
 	if a.noDaemon {
 		return "--no-daemon"
 	}
+	if a.readURL != "" {
+		return "--read-url: this process reads from the replica it names"
+	}
 	index := req.Index
 	if index == "" {
 		index = "default"

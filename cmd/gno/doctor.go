@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
+	"net/url"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -12,6 +14,7 @@ import (
 	"github.com/gnosearch/gno/inference/onnx"
 	"github.com/gnosearch/gno/models"
 	"github.com/gnosearch/gno/retrieval/gnoerr"
+	"github.com/gnosearch/gno/retrieval/store"
 	"github.com/spf13/cobra"
 )
 
@@ -163,6 +166,9 @@ func (a *app) indexChecks(ctx context.Context) []check {
 	default:
 		out = append(out, check{"index integrity", "ok", "database and word index consistent, no half-indexed document"})
 	}
+	if st.Server != nil {
+		out = append(out, serverChecks(st.Server)...)
+	}
 	for _, c := range st.Collections {
 		if !c.Available {
 			out = append(out, check{"collection", "fail", fmt.Sprintf("%s: folder %s is missing", c.Name, c.Path)})
@@ -172,4 +178,66 @@ func (a *app) indexChecks(ctx context.Context) []check {
 		out = append(out, check{"vectors", "warn", fmt.Sprintf("%d chunks have no vector for %s: run `gno embed`", st.EmbeddingBacklog, st.EmbedModel)})
 	}
 	return out
+}
+
+// maxReplicaLag is the delay of a read replica past which doctor warns.
+const maxReplicaLag = time.Minute
+
+// serverChecks are doctor's checks of an index on a server (Postgres):
+// the connection, TLS, the server's and pgvector's versions, the schema,
+// the writer lock's holder and the read replica. Opening the index has
+// already refused what cannot work (no pgvector, a server older than
+// 16, a replica as the store, a newer schema).
+func serverChecks(srv *store.ServerInfo) []check {
+	out := []check{{"store server", "ok", fmt.Sprintf("PostgreSQL %s at %s, the writer's server (not in recovery)", srv.Version, srv.Server)}}
+	out = append(out, tlsCheck("store TLS", srv.Server, srv.TLS))
+	out = append(out, check{"pgvector", "ok", "version " + srv.Vector})
+	out = append(out, check{"schema", "ok", "version " + srv.Schema})
+	if srv.LockHolder == "" {
+		out = append(out, check{"writer lock", "ok", "free: no process is syncing"})
+	} else {
+		out = append(out, check{"writer lock", "ok", "held by " + srv.LockHolder})
+	}
+	r := srv.Replica
+	if r == nil {
+		return out
+	}
+	switch {
+	case r.Problem != "":
+		out = append(out, check{"read replica", "fail", r.Server + ": " + r.Problem})
+		return out
+	case !r.Standby:
+		out = append(out, check{"read replica", "warn", r.Server + " is a primary now (promoted): it no longer follows the store; point the store at it, or the read URL at a new replica"})
+	case r.Lag() > maxReplicaLag:
+		out = append(out, check{"read replica", "warn", replicaLine(r) + ": readers see the index as it was that long ago"})
+	default:
+		out = append(out, check{"read replica", "ok", "PostgreSQL " + r.Version + " at " + replicaLine(r)})
+	}
+	return append(out, tlsCheck("replica TLS", r.Server, r.TLS))
+}
+
+// tlsCheck warns of an unencrypted connection to a server off this
+// machine: a password and the index's text cross the network in clear.
+func tlsCheck(name, server, tls string) check {
+	switch {
+	case tls != "":
+		return check{name, "ok", tls}
+	case loopback(server):
+		return check{name, "ok", "not encrypted, on this machine (loopback)"}
+	}
+	return check{name, "warn", "not encrypted: add sslmode=verify-full (or require) to the URL"}
+}
+
+// loopback reports whether the server URL names this machine.
+func loopback(server string) bool {
+	u, err := url.Parse(server)
+	if err != nil {
+		return false
+	}
+	h := u.Hostname()
+	if h == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
 }

@@ -42,8 +42,10 @@ type app struct {
 	json       bool
 	verbose    bool
 	noDaemon   bool
-	stdout     io.Writer
-	stderr     io.Writer
+	// readURL sends the index's reads to a streaming replica (--read-url).
+	readURL string
+	stdout  io.Writer
+	stderr  io.Writer
 	// term describes the terminal behind stdout and stderr: this
 	// process's, or a fast-path client's when the daemon runs the command.
 	term    termInfo
@@ -79,7 +81,7 @@ func (a *app) engine(ctx context.Context) (*retrieval.Engine, error) {
 	if a.eng != nil {
 		return a.eng, nil
 	}
-	e, err := retrieval.Open(ctx, retrieval.Options{Index: a.index, ConfigFile: a.configPath})
+	e, err := retrieval.Open(ctx, retrieval.Options{Index: a.index, ConfigFile: a.configPath, ReadURL: a.readURL})
 	if err != nil {
 		return nil, err
 	}
@@ -114,6 +116,7 @@ func newRootCmd(a *app) *cobra.Command {
 	pf.StringVar(&a.configPath, "config", "", "config file (default: per index, under the XDG config dir or $GNO_HOME)")
 	pf.BoolVar(&a.json, "json", false, "JSON output")
 	pf.BoolVarP(&a.verbose, "verbose", "v", false, "log to stderr")
+	pf.StringVar(&a.readURL, "read-url", "", "send the index's reads to a streaming replica of its Postgres store (postgres://...; also read_store: in the config, "+retrieval.StoreReadURLEnv+"); writes and the writer lock stay on the store")
 	pf.BoolVar(&a.noDaemon, "no-daemon", false, "run a read command in this process even when a gno daemon serves the index")
 	root.AddCommand(
 		newInitCmd(a), newCollectionCmd(a), newContextCmd(a),

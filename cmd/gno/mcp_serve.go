@@ -73,7 +73,7 @@ func newServer(a *app, enableWrite bool, logger *slog.Logger) (*server.Server, f
 			mu.Lock()
 			defer mu.Unlock()
 			if eng == nil {
-				e, err := retrieval.Open(ctx, retrieval.Options{Index: a.index, ConfigFile: a.configPath})
+				e, err := retrieval.Open(ctx, retrieval.Options{Index: a.index, ConfigFile: a.configPath, ReadURL: a.readURL})
 				if err != nil {
 					return nil, err
 				}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gnosearch/gno/retrieval"
 	"github.com/gnosearch/gno/retrieval/display"
+	"github.com/gnosearch/gno/retrieval/store"
 	"github.com/spf13/cobra"
 )
 
@@ -141,6 +142,12 @@ func newStatusCmd(a *app) *cobra.Command {
 			fmt.Fprintf(a.stdout, "Index: %s (%s)\nConfig: %s\nGeneration: %d\n", s.IndexName, s.DBPath, s.ConfigPath, s.Generation)
 			fmt.Fprintf(a.stdout, "Collections: %d\nDocuments: %d\nChunks: %d\n", len(s.Collections), s.TotalDocuments, s.TotalChunks)
 			fmt.Fprintf(a.stdout, "Links: %d (%d unresolved: gno links --unresolved)\n", s.Links, s.UnresolvedLinks)
+			if srv := s.Server; srv != nil {
+				fmt.Fprintf(a.stdout, "Server: PostgreSQL %s, pgvector %s, %s\n", srv.Version, srv.Vector, tlsWords(srv.TLS))
+				if r := srv.Replica; r != nil {
+					fmt.Fprintf(a.stdout, "Read replica: %s\n", replicaLine(r))
+				}
+			}
 			if s.EmbedModel != "" {
 				embedded := s.TotalChunks - s.EmbeddingBacklog
 				fmt.Fprintf(a.stdout, "Embedding model: %s (%d of %d chunks embedded, %s; backlog %d)\n", s.EmbedModel, embedded, s.TotalChunks,
@@ -301,4 +308,27 @@ func printChangeDiff(a *app, c retrieval.Change) {
 	if c.DiffNote != "" {
 		fmt.Fprintf(a.stdout, "# %s\n", c.DiffNote)
 	}
+}
+
+// replicaLine says where the reads go and how far behind that replica is.
+func replicaLine(r *store.ReplicaInfo) string {
+	switch {
+	case r.Problem != "":
+		return r.Server + ": " + r.Problem
+	case !r.Standby:
+		return r.Server + " (promoted: a primary now, not following the store)"
+	case r.LagBytes == 0:
+		return r.Server + " (caught up)"
+	case r.LagSeconds > 0:
+		return fmt.Sprintf("%s (%d bytes of WAL behind, last replayed change %s old)", r.Server, r.LagBytes, r.Lag().Round(time.Millisecond))
+	}
+	return fmt.Sprintf("%s (%d bytes of WAL behind)", r.Server, r.LagBytes)
+}
+
+// tlsWords says whether a connection is encrypted.
+func tlsWords(tls string) string {
+	if tls == "" {
+		return "not encrypted (sslmode in the URL asks for TLS)"
+	}
+	return "TLS " + tls
 }

@@ -45,6 +45,10 @@ type Config struct {
 	// a registered store driver opens (postgres://user@host/db). Its
 	// password is best given by PGPASSFILE or the environment, not here.
 	Store string `yaml:"store,omitempty"`
+	// ReadStore sends the index's reads to a streaming replica of
+	// Store's server (postgres://user@replica/db); writes and the writer
+	// lock stay on Store.
+	ReadStore string `yaml:"read_store,omitempty"`
 }
 
 // Collection is a folder of documents indexed under one name.

@@ -25,6 +25,8 @@ type Backend interface {
 	Meta(ctx context.Context, key string) (string, error)
 	SetMeta(ctx context.Context, key, value string) error
 	Generation(ctx context.Context) (int64, error)
+	// Server describes the database server (server.go); nil for SQLite.
+	Server(ctx context.Context) (*ServerInfo, error)
 
 	// Read snapshots (snapshot.go).
 	Read(ctx context.Context, fn func(ctx context.Context) error) error

@@ -4,9 +4,10 @@
 // either, a test skips with the reason printed; a URL given but not
 // answering fails the test, since someone asked for Postgres.
 //
-// It starts nothing itself: installing and starting the server is
-// .ci/pg's job (postgres.mk), so a test never downloads anything. It is
-// imported by tests only.
+// It installs nothing itself: installing and starting the server is
+// .ci/pg's job (postgres.mk), so a test never downloads anything.
+// StartReplica asks .ci/pg for a streaming replica of that server, and
+// StartTLS puts a TLS proxy in front of it. It is imported by tests only.
 package pgtest
 
 import (
@@ -15,10 +16,12 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -168,5 +171,122 @@ func repoRoot() (string, error) {
 			return "", errors.New("no PostgreSQL for tests: set " + EnvURL + " (not inside the gno repository)")
 		}
 		dir = parent
+	}
+}
+
+// Replica is a streaming replica of the test server, started for one
+// test by .ci/pg (pg_basebackup of the server make pg runs, on a free
+// loopback port) and deleted when the test ends.
+type Replica struct {
+	// URL reaches the replica with the test server's credentials; a
+	// database of the server has the same name on the replica.
+	URL  string
+	name string
+	root string
+}
+
+// StartReplica starts a replica of the test server for t, skipping t
+// with the reason printed when it cannot: the server is not the one
+// make pg runs here (only its binaries and data can be copied), or
+// pg_basebackup fails.
+func StartReplica(t testing.TB) *Replica {
+	t.Helper()
+	base := URL(t)
+	root, err := repoRoot()
+	if err != nil {
+		t.Skip(err)
+	}
+	lc := exec.Command(filepath.Join(root, ".ci", "pg"), "live")
+	lc.Dir = root
+	live, _ := lc.Output()
+	if strings.TrimSpace(string(live)) != base {
+		t.Skip("no replica: the test server is not the one `make pg` runs in this checkout, whose binaries make the replica")
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Skip("no replica: no free loopback port: ", err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	var b [4]byte
+	rand.Read(b[:])
+	r := &Replica{name: "t" + hex.EncodeToString(b[:]), root: root}
+	cmd := exec.Command(filepath.Join(root, ".ci", "pg"), "replica", r.name, strconv.Itoa(port))
+	cmd.Dir = root
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	t.Cleanup(func() {
+		c := exec.Command(filepath.Join(root, ".ci", "pg"), "replica-stop", r.name)
+		c.Dir = root
+		if out, err := c.CombinedOutput(); err != nil {
+			t.Errorf("stop the replica %s: %v: %s", r.name, err, out)
+		}
+	})
+	if err != nil {
+		t.Skip("no replica: " + strings.TrimSpace(stderr.String()))
+	}
+	r.URL = strings.TrimSpace(string(out))
+	return r
+}
+
+// On is the URL of the database the primary's URL u names, on r.
+func (r *Replica) On(t testing.TB, u string) string {
+	t.Helper()
+	p, err := url.Parse(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := url.Parse(r.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Host = q.Host
+	return p.String()
+}
+
+// CatchUp waits until r has replayed everything the primary at u has
+// written so far.
+func (r *Replica) CatchUp(t testing.TB, u string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	p, err := pgx.Connect(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close(ctx)
+	var lsn string
+	if err := p.QueryRow(ctx, "SELECT pg_current_wal_lsn()::text").Scan(&lsn); err != nil {
+		t.Fatal(err)
+	}
+	c, err := pgx.Connect(ctx, r.On(t, u))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(ctx)
+	for {
+		var done bool
+		if err := c.QueryRow(ctx, "SELECT coalesce(pg_last_wal_replay_lsn() >= $1::pg_lsn, true)", lsn).Scan(&done); err != nil {
+			t.Fatal(err)
+		}
+		if done {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("the replica did not replay %s in time", lsn)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// Promote makes r a primary (pg_ctl promote) and waits for it.
+func (r *Replica) Promote(t testing.TB) {
+	t.Helper()
+	cmd := exec.Command(filepath.Join(r.root, ".ci", "pg"), "promote", r.name)
+	cmd.Dir = r.root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("promote the replica: %v: %s", err, out)
 	}
 }

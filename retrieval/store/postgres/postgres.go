@@ -7,8 +7,29 @@
 // the same words (tokens.go cuts them with SQLite's own FTS5 tokenizers),
 // BM25 as FTS5 computes it, from the document frequencies and lengths
 // kept at write time (bm25.go), one transaction per write batch, read
-// snapshots carried in the context (snapshot.go), and the writer lock as
-// a Postgres advisory lock held by the writing process's session.
+// snapshots carried in the context (snapshot.go).
+//
+// Operations:
+//   - The writer lock (lock.go) is a session-level advisory lock on a
+//     connection of its own, pinged while held and released by the
+//     server when its holder dies or the connection is cut; another
+//     process then takes it over. It is correct because every write
+//     transaction is fenced: it reads a writer epoch (meta writer_epoch,
+//     bumped by each new holder) FOR SHARE and checks that its process's
+//     lock session still holds the lock, at BEGIN and again just before
+//     COMMIT. A holder that lost the lock fails its batch, which rolls
+//     back whole; a new holder's bump waits for the batches in flight,
+//     so no batch of an old holder commits after a new holder's first.
+//   - A batch whose connection is lost is re-run whole in a new
+//     transaction (retry.go); its token in meta tells whether a COMMIT
+//     whose answer was lost landed, so it is never applied twice.
+//   - Reads may go to a streaming replica (replica.go, OpenRead), and
+//     Server (server.go) reports the server, TLS, pgvector, the schema,
+//     the lock's holder and the replica's delay. A replica given as the
+//     store, a server older than 16 or without pgvector, and TLS the
+//     server refuses are each a clear error; credentials come from the
+//     URL, PGPASSFILE or PGPASSWORD, and messages never show them
+//     (store.Redact).
 //
 // What it does not implement yet answers store.ErrUnsupported with the
 // method's name (unsupported.go).
@@ -20,6 +41,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gnosearch/gno/retrieval/gnoerr"
@@ -174,7 +196,18 @@ type Store struct {
 	// a few such readers would deadlock a loaded server.
 	snaps *pgxpool.Pool
 	url   string
-	tok   *tokenizer
+	// key names the server and database (dbKey): the writer lock this
+	// process holds on it fences its writes (lock.go).
+	key string
+	tok *tokenizer
+	// rpool and rsnaps are pool and snaps on the read replica, nil
+	// without one (replica.go); readURL is its URL.
+	rpool, rsnaps *pgxpool.Pool
+	readURL       string
+	// info is Server's last answer, measured at infoAt (server.go).
+	infoMu sync.Mutex
+	info   *store.ServerInfo
+	infoAt time.Time
 }
 
 // snapConns bounds the snapshots' pool: far above the readers a server
@@ -190,6 +223,10 @@ func (driver) Open(ctx context.Context, location string) (store.Backend, error) 
 	return Open(ctx, location)
 }
 
+func (driver) OpenRead(ctx context.Context, location, readLocation string) (store.Backend, error) {
+	return OpenRead(ctx, location, readLocation)
+}
+
 func (driver) LockWriter(ctx context.Context, location string, wait time.Duration) (store.Lock, error) {
 	return LockWriter(ctx, location, wait)
 }
@@ -197,21 +234,18 @@ func (driver) LockWriter(ctx context.Context, location string, wait time.Duratio
 // Open connects to the index at the postgres:// URL u, creating its
 // tables when the database has none. Credentials come from the URL,
 // PGPASSFILE or the PG* environment (pgx reads them); messages name the
-// server without its password.
+// server without its password. A server in recovery (a replica) is
+// refused: it cannot be written.
 func Open(ctx context.Context, u string) (*Store, error) {
-	cfg, err := pgxpool.ParseConfig(u)
+	return OpenRead(ctx, u, "")
+}
+
+// OpenRead is Open with the reads sent to the server at readURL, a
+// streaming replica of u's (replica.go); readURL "" reads from u.
+func OpenRead(ctx context.Context, u, readURL string) (*Store, error) {
+	cfg, err := poolConfig(u)
 	if err != nil {
-		return nil, gnoerr.New(gnoerr.InvalidInput, "the index store %s is not a valid PostgreSQL URL", store.Redact(u))
-	}
-	cfg.AfterConnect = func(ctx context.Context, c *pgx.Conn) error {
-		// vector's type exists once the extension does (migrate makes
-		// it); before that the pool's first connection has nothing to
-		// register.
-		var ok bool
-		if err := c.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_type WHERE typname = 'vector')").Scan(&ok); err != nil || !ok {
-			return err
-		}
-		return pgxvec.RegisterTypes(ctx, c)
+		return nil, err
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
@@ -234,9 +268,13 @@ func Open(ctx context.Context, u string) (*Store, error) {
 		snaps.Close()
 		return nil, err
 	}
-	s := &Store{pool: pool, snaps: snaps, url: u, tok: tok}
+	s := &Store{pool: pool, snaps: snaps, url: u, key: dbKey(&cfg.ConnConfig.Config), tok: tok}
 	s.unsupported.name = store.Redact(u)
 	s.LinkReads.Load = s.linkIndex
+	if err := s.refuseReplica(ctx); err != nil {
+		s.Close()
+		return nil, err
+	}
 	if err := s.migrate(ctx); err != nil {
 		s.Close()
 		return nil, err
@@ -244,7 +282,33 @@ func Open(ctx context.Context, u string) (*Store, error) {
 	// Connections made before the extension existed lack vector's codec.
 	pool.Reset()
 	snaps.Reset()
+	if readURL != "" {
+		if err := s.openReplica(ctx, readURL); err != nil {
+			s.Close()
+			return nil, err
+		}
+	}
 	return s, nil
+}
+
+// poolConfig parses the URL u into a pool's config that registers
+// pgvector's types on each connection.
+func poolConfig(u string) (*pgxpool.Config, error) {
+	cfg, err := pgxpool.ParseConfig(u)
+	if err != nil {
+		return nil, gnoerr.New(gnoerr.InvalidInput, "the index store %s is not a valid PostgreSQL URL", store.Redact(u))
+	}
+	cfg.AfterConnect = func(ctx context.Context, c *pgx.Conn) error {
+		// vector's type exists once the extension does (migrate makes
+		// it); before that the pool's first connection has nothing to
+		// register.
+		var ok bool
+		if err := c.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_type WHERE typname = 'vector')").Scan(&ok); err != nil || !ok {
+			return err
+		}
+		return pgxvec.RegisterTypes(ctx, c)
+	}
+	return cfg, nil
 }
 
 // connectError says why the server could not be reached, without the
@@ -259,7 +323,24 @@ func connectError(u string, err error) error {
 			return gnoerr.Wrap(gnoerr.Unavailable, err, "PostgreSQL at %s has no such database: create it first (CREATE DATABASE)", store.Redact(u))
 		}
 	}
+	switch msg := err.Error(); {
+	case strings.Contains(msg, "server refused TLS connection"):
+		return gnoerr.Wrap(gnoerr.Unavailable, err, "PostgreSQL at %s does not accept TLS, and the URL's sslmode requires it: turn ssl on at the server, or change sslmode", store.Redact(u))
+	case strings.Contains(msg, "certificate"), strings.Contains(msg, "x509"), strings.Contains(msg, "tls:"):
+		return gnoerr.Wrap(gnoerr.Unavailable, err, "the TLS certificate of PostgreSQL at %s was not accepted: check sslrootcert (sslmode=verify-full checks the server's name too)", store.Redact(u))
+	case strings.Contains(msg, "password") && (strings.Contains(msg, "no password") || strings.Contains(msg, "password authentication")):
+		return gnoerr.Wrap(gnoerr.Unavailable, err, "PostgreSQL at %s wants a password: give it in PGPASSFILE (or ~/.pgpass) or PGPASSWORD", store.Redact(u))
+	}
 	return gnoerr.Wrap(gnoerr.Unavailable, err, "cannot connect to the index store PostgreSQL at %s", store.Redact(u))
+}
+
+// checkVersion refuses a server older than minServer (num is its
+// server_version_num).
+func checkVersion(num int, name string) error {
+	if num < minServer {
+		return gnoerr.New(gnoerr.Unavailable, "PostgreSQL at %s is version %d.%d: gno needs 16 or later", name, num/10000, num%10000)
+	}
+	return nil
 }
 
 // migrate checks the server and creates the tables, under a transaction
@@ -269,8 +350,8 @@ func (s *Store) migrate(ctx context.Context) error {
 	if err := s.pool.QueryRow(ctx, "SELECT current_setting('server_version_num')::int").Scan(&num); err != nil {
 		return fmt.Errorf("ask the server its version: %w", err)
 	}
-	if num < minServer {
-		return gnoerr.New(gnoerr.Unavailable, "PostgreSQL at %s is version %d.%d: gno needs 16 or later", s.Path(), num/10000, num%10000)
+	if err := checkVersion(num, s.Path()); err != nil {
+		return err
 	}
 	tx, err := s.pool.Begin(ctx)
 	if err != nil {
@@ -339,6 +420,10 @@ func (s *Store) migrate(ctx context.Context) error {
 
 // Close closes the connections.
 func (s *Store) Close() error {
+	if s.rpool != nil {
+		s.rpool.Close()
+		s.rsnaps.Close()
+	}
 	s.snaps.Close()
 	s.pool.Close()
 	return s.tok.Close()

@@ -57,7 +57,8 @@ func (s *Store) Snapshot(ctx context.Context) (context.Context, func(), error) {
 	}
 	// Like SQLite's, the transaction outlives a cancelled ctx until end:
 	// each statement still watches ctx.
-	tx, err := s.snaps.BeginTx(context.WithoutCancel(ctx), pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	_, snaps := s.readers()
+	tx, err := snaps.BeginTx(context.WithoutCancel(ctx), pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
 	if err != nil {
 		return nil, nil, fmt.Errorf("read index: %w", err)
 	}
@@ -102,7 +103,8 @@ func (s *Store) each(ctx context.Context, q string, args []any, fn func(pgx.Rows
 		defer sn.mu.Unlock()
 		rows, err = sn.tx.Query(ctx, q, args...)
 	} else {
-		rows, err = s.pool.Query(ctx, q, args...)
+		pool, _ := s.readers()
+		rows, err = pool.Query(ctx, q, args...)
 	}
 	if err != nil {
 		return err
@@ -125,7 +127,8 @@ func (s *Store) one(ctx context.Context, q string, args []any, dest ...any) erro
 		defer sn.mu.Unlock()
 		return sn.tx.QueryRow(ctx, q, args...).Scan(dest...)
 	}
-	return s.pool.QueryRow(ctx, q, args...).Scan(dest...)
+	pool, _ := s.readers()
+	return pool.QueryRow(ctx, q, args...).Scan(dest...)
 }
 
 // ids runs a query of one bigint column and returns its values as a set.

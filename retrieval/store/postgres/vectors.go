@@ -69,6 +69,9 @@ func (s *Store) PutVectors(ctx context.Context, model string, ids []int64, vecs 
 		return fmt.Errorf("store vectors: %w", err)
 	}
 	defer tx.Rollback(ctx)
+	if err := s.fence(ctx, tx); err != nil {
+		return err
+	}
 	var ver int64
 	if err := tx.QueryRow(ctx, `INSERT INTO meta(key, value) VALUES('vectors_version', '1')
 		ON CONFLICT(key) DO UPDATE SET value = (meta.value::bigint + 1)::text RETURNING value::bigint`).Scan(&ver); err != nil {
@@ -81,6 +84,9 @@ func (s *Store) PutVectors(ctx context.Context, model string, ids []int64, vecs 
 	}
 	if err := tx.SendBatch(ctx, b).Close(); err != nil {
 		return fmt.Errorf("store vectors: %w", err)
+	}
+	if err := s.fence(ctx, tx); err != nil {
+		return err
 	}
 	if err := tx.Commit(ctx); err != nil {
 		return fmt.Errorf("store vectors: %w", err)

@@ -110,6 +110,9 @@ func (s *Store) DropVersions(ctx context.Context) error {
 		return fmt.Errorf("drop earlier texts: %w", err)
 	}
 	defer tx.Rollback(ctx)
+	if err := s.fence(ctx, tx); err != nil {
+		return err
+	}
 	if _, err := tx.Exec(ctx, `INSERT INTO meta(key, value) VALUES($1, coalesce((SELECT value FROM meta WHERE key = 'generation'), '0'))
 		ON CONFLICT(key) DO UPDATE SET value = excluded.value`, versionsFrom); err != nil {
 		return fmt.Errorf("drop earlier texts: %w", err)

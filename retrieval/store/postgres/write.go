@@ -107,8 +107,9 @@ func (b *batch) send(ctx context.Context, last string, args []any, dest ...any) 
 	return br.Close()
 }
 
-// Begin starts a write batch for sync generation gen.
-func (s *Store) Begin(ctx context.Context, gen int64) (store.WriteBatch, error) {
+// beginGen starts one transaction of a write batch for sync generation
+// gen (Begin wraps it to re-run the batch on a lost connection: retry.go).
+func (s *Store) beginGen(ctx context.Context, gen int64) (*batch, error) {
 	if s.snap(ctx) != nil {
 		return nil, errWriteInRead
 	}
@@ -129,6 +130,10 @@ func (s *Store) begin(ctx context.Context, gen int64) (*batch, error) {
 	tx, err := s.pool.Begin(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("begin write: %w", err)
+	}
+	if err := s.fence(ctx, tx); err != nil {
+		tx.Rollback(ctx)
+		return nil, err
 	}
 	if err := bumpWrites(ctx, tx); err != nil {
 		tx.Rollback(ctx)
@@ -160,6 +165,10 @@ func (b *batch) Commit() error {
 			b.Rollback()
 			return fmt.Errorf("commit: %w", err)
 		}
+	}
+	if err := b.s.fence(ctx, b.tx); err != nil {
+		b.Rollback()
+		return err
 	}
 	b.done = true
 	if err := b.tx.Commit(ctx); err != nil {

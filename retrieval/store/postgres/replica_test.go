@@ -1,0 +1,185 @@
+package postgres_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gnosearch/gno/retrieval/gnoerr"
+	"github.com/gnosearch/gno/retrieval/query"
+	"github.com/gnosearch/gno/retrieval/store"
+	"github.com/gnosearch/gno/retrieval/store/pgtest"
+	"github.com/gnosearch/gno/retrieval/store/postgres"
+	"github.com/jackc/pgx/v5"
+)
+
+// TestReplicaReads: a store opened with a read URL reads from the
+// replica (a write the replica has not replayed is not seen), says how
+// far behind it is, and reads from the primary while it holds the
+// writer lock.
+func TestReplicaReads(t *testing.T) {
+	u := pgtest.Fresh(t)
+	ctx := context.Background()
+	w := open(t, u)
+	defer w.Close()
+	put(t, w, 1, doc("one.md", "kiwi one"))
+	r := pgtest.StartReplica(t)
+	ru := r.On(t, u)
+	r.CatchUp(t, u)
+
+	st, err := postgres.OpenRead(ctx, u, ru)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if _, err := st.DocByPath(ctx, "c", "one.md"); err != nil {
+		t.Fatalf("read on the replica: %v", err)
+	}
+	info, err := st.Server(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Replica == nil || !info.Replica.Standby || info.Replica.Problem != "" || info.Replica.LagBytes != 0 || info.Schema == "" || info.Vector == "" {
+		t.Fatalf("server info %+v replica %+v", info, info.Replica)
+	}
+	// A transaction replayed, so the replica knows when its last one was.
+	put(t, w, 2, doc("replayed.md", "kiwi replayed"))
+	r.CatchUp(t, u)
+
+	// Replay paused: the primary's next write is not on the replica.
+	rc, err := pgx.Connect(ctx, ru)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close(ctx)
+	if _, err := rc.Exec(ctx, "SELECT pg_wal_replay_pause()"); err != nil {
+		t.Fatal(err)
+	}
+	put(t, w, 3, doc("two.md", "kiwi two"))
+	if _, err := st.DocByPath(ctx, "c", "two.md"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("a read saw a write the replica has not replayed: reads go to the primary (%v)", err)
+	}
+	// Server's answer is reused for a second: poll.
+	waitFor(t, "the paused replica's lag", func() bool {
+		info, err = st.Server(ctx)
+		return err == nil && info.Replica.LagBytes > 0 && info.Replica.LagSeconds > 0
+	})
+	// Holding the writer lock, this process reads what it wrote.
+	l, err := store.LockBackend(ctx, u, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.DocByPath(ctx, "c", "two.md"); err != nil {
+		t.Fatalf("the lock's holder reads from the primary: %v", err)
+	}
+	l.Unlock()
+	if _, err := rc.Exec(ctx, "SELECT pg_wal_replay_resume()"); err != nil {
+		t.Fatal(err)
+	}
+	r.CatchUp(t, u)
+	if _, err := st.DocByPath(ctx, "c", "two.md"); err != nil {
+		t.Fatalf("after replay: %v", err)
+	}
+}
+
+// TestReplicaAsWriter: a replica given as the store (the writer's URL)
+// is refused with a clear error, by Open and by the lock.
+func TestReplicaAsWriter(t *testing.T) {
+	u := pgtest.Fresh(t)
+	ctx := context.Background()
+	open(t, u).Close()
+	r := pgtest.StartReplica(t)
+	ru := r.On(t, u)
+	r.CatchUp(t, u)
+	_, err := store.OpenBackend(ctx, ru)
+	if gnoerr.CodeOf(err) != gnoerr.InvalidInput || !strings.Contains(gnoerr.Public(err), "read-only replica") {
+		t.Fatalf("open a replica as the store: %v", err)
+	}
+	_, err = store.LockBackend(ctx, ru, 0)
+	if gnoerr.CodeOf(err) != gnoerr.InvalidInput || !strings.Contains(gnoerr.Public(err), "read-only replica") {
+		t.Fatalf("lock a replica: %v", err)
+	}
+	// A SQLite index has no replica to read from.
+	if _, err := store.OpenBackendRead(ctx, t.TempDir()+"/index.sqlite", ru); gnoerr.CodeOf(err) != gnoerr.InvalidInput {
+		t.Fatalf("a read URL for a SQLite index: %v", err)
+	}
+}
+
+// TestReplicaPromoted: clients search the replica while it is promoted;
+// their searches go on, every write acknowledged (and replayed) before
+// the promotion is there, and the promoted server takes writes.
+func TestReplicaPromoted(t *testing.T) {
+	u := pgtest.Fresh(t)
+	ctx := context.Background()
+	w := open(t, u)
+	defer w.Close()
+	const n = 40
+	for i := range n {
+		put(t, w, int64(i+1), doc(fmt.Sprintf("d%02d.md", i), fmt.Sprintf("kiwi number %d", i)))
+	}
+	r := pgtest.StartReplica(t)
+	ru := r.On(t, u)
+	r.CatchUp(t, u)
+	st, err := postgres.OpenRead(ctx, u, ru)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+
+	var promoted atomic.Bool
+	var after atomic.Int64 // searches answered in full after the promotion
+	var failures atomic.Int64
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				was := promoted.Load()
+				hits, err := st.SearchFTS(ctx, query.Keywords{Terms: []string{"kiwi"}}, store.Filter{}, 100)
+				switch {
+				case err != nil:
+					failures.Add(1)
+				case len(hits) != n:
+					failures.Add(1)
+					t.Errorf("a search found %d of the %d documents", len(hits), n)
+				case was:
+					after.Add(1)
+				}
+			}
+		}()
+	}
+	start := time.Now()
+	r.Promote(t)
+	promoted.Store(true)
+	t.Logf("promoted in %v (a figure, not a check)", time.Since(start).Round(time.Millisecond))
+	waitFor(t, "searches after the promotion", func() bool { return after.Load() >= 20 })
+	close(stop)
+	wg.Wait()
+	if f := failures.Load(); f > 0 {
+		t.Logf("%d searches failed while the replica was promoted", f)
+	}
+	info, err := st.Server(ctx)
+	if err != nil || info.Replica == nil || info.Replica.Standby {
+		t.Fatalf("after promotion: %+v %v", info, err)
+	}
+	// The promoted server is a primary: it opens as a store and is written.
+	p := open(t, ru)
+	defer p.Close()
+	put(t, p, n+1, doc("new.md", "kiwi after the failover"))
+	hits, err := p.SearchFTS(ctx, query.Keywords{Terms: []string{"kiwi"}}, store.Filter{}, 100)
+	if err != nil || len(hits) != n+1 {
+		t.Fatalf("on the promoted server: %d hits, %v", len(hits), err)
+	}
+}

@@ -1,0 +1,123 @@
+package postgres
+
+import (
+	"context"
+	"crypto/tls"
+	"fmt"
+	"time"
+
+	"github.com/gnosearch/gno/retrieval/gnoerr"
+	"github.com/gnosearch/gno/retrieval/store"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// Server describes the server, the index on it, who holds its writer
+// lock and the read replica's delay (store.ServerInfo), for gno status
+// and gno doctor. The replica's problems are reported in it, not as
+// errors: the primary answers.
+func (s *Store) Server(ctx context.Context) (*store.ServerInfo, error) {
+	s.infoMu.Lock()
+	defer s.infoMu.Unlock()
+	if s.info != nil && time.Since(s.infoAt) < serverInfoFor {
+		c := *s.info
+		if c.Replica != nil {
+			r := *c.Replica
+			c.Replica = &r
+		}
+		return &c, nil
+	}
+	info, err := s.server(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s.info, s.infoAt = info, time.Now()
+	c := *info
+	if c.Replica != nil {
+		r := *c.Replica
+		c.Replica = &r
+	}
+	return &c, nil
+}
+
+// serverInfoFor is how long Server's answer is reused: a search's meta
+// reports the replica's delay without a round trip most of the time.
+const serverInfoFor = time.Second
+
+// server measures what Server reports.
+func (s *Store) server(ctx context.Context) (*store.ServerInfo, error) {
+	info := &store.ServerInfo{Server: s.Path()}
+	err := s.pool.QueryRow(ctx, `SELECT current_setting('server_version'),
+		coalesce((SELECT extversion FROM pg_extension WHERE extname = 'vector'), ''),
+		coalesce((SELECT value FROM meta WHERE key = 'schema'), '')`).Scan(&info.Version, &info.Vector, &info.Schema)
+	if err != nil {
+		return nil, gnoerr.Wrap(gnoerr.Unavailable, err, "the index store %s does not answer", s.Path())
+	}
+	info.TLS = connTLS(ctx, s.pool)
+	var app, addr string
+	var since time.Time
+	err = s.pool.QueryRow(ctx, `SELECT coalesce(a.application_name, ''), coalesce(host(a.client_addr), 'local'), a.backend_start
+		FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+		WHERE l.locktype = 'advisory' AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+		AND l.classid::bigint = $1 AND l.objid::bigint = $2 AND l.objsubid = 1 AND l.granted`, int64(uint64(lockKey)>>32), lockKey&0xffffffff).Scan(&app, &addr, &since)
+	if err == nil {
+		if app == "" {
+			app = "a session"
+		}
+		info.LockHolder = fmt.Sprintf("%s from %s, connected since %s", app, addr, since.UTC().Format(time.RFC3339))
+	}
+	if s.rpool != nil {
+		info.Replica = s.replicaInfo(ctx)
+	}
+	return info, nil
+}
+
+// replicaInfo measures the read replica: its version, TLS, whether it is
+// still a standby, and how far behind the primary it is.
+func (s *Store) replicaInfo(ctx context.Context) *store.ReplicaInfo {
+	r := &store.ReplicaInfo{Server: store.Redact(s.readURL)}
+	var lsn string
+	var age float64
+	err := s.rpool.QueryRow(ctx, `SELECT current_setting('server_version'), pg_is_in_recovery(),
+		coalesce(pg_last_wal_replay_lsn()::text, ''),
+		coalesce(extract(epoch FROM now() - pg_last_xact_replay_timestamp())::float8, 0)`).Scan(&r.Version, &r.Standby, &lsn, &age)
+	if err != nil {
+		r.Problem = "the read replica does not answer"
+		return r
+	}
+	r.TLS = connTLS(ctx, s.rpool)
+	if !r.Standby || lsn == "" {
+		return r // promoted: it is a primary of its own, nothing to replay
+	}
+	if err := s.pool.QueryRow(ctx, "SELECT greatest(pg_wal_lsn_diff(pg_current_wal_lsn(), $1::pg_lsn), 0)::bigint", lsn).Scan(&r.LagBytes); err != nil {
+		r.Problem = "the primary does not say its position in the WAL"
+		return r
+	}
+	if r.LagBytes > 0 {
+		r.LagSeconds = max(age, 0)
+	}
+	return r
+}
+
+// lockAppName names the writer lock's session in pg_stat_activity, for
+// the lock holder gno doctor shows.
+func lockAppName(host string, pid int) string {
+	return fmt.Sprintf("gno writer on %s, pid %d", host, pid)
+}
+
+// connTLS is the TLS version and cipher of a connection of pool as this
+// process sees it ("" in clear text). The client's side is what counts:
+// a TLS-terminating proxy in front of the server (a cloud's, a pooler)
+// encrypts the network the server's own pg_stat_ssl does not see.
+func connTLS(ctx context.Context, pool *pgxpool.Pool) string {
+	c, err := pool.Acquire(ctx)
+	if err != nil {
+		return ""
+	}
+	defer c.Release()
+	tc, ok := c.Conn().PgConn().Conn().(*tls.Conn)
+	if !ok {
+		return ""
+	}
+	st := tc.ConnectionState()
+	return tls.VersionName(st.Version) + " " + tls.CipherSuiteName(st.CipherSuite)
+}
