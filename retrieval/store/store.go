@@ -36,6 +36,8 @@ type Store struct {
 	path  string
 	links LinkCache
 	prune pruneStats
+	// tok tokenizes questions for the block-max postings (impacts.go).
+	tok tokenizer
 }
 
 const schema = `
@@ -338,7 +340,7 @@ func fillSegmented(ctx context.Context, tx *sql.Tx) error {
 const insertSegmented = "INSERT INTO chunks_seg(rowid, title, headings, body) VALUES(?, ?, ?, ?)"
 
 // Close closes the database.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error { return errors.Join(s.db.Close(), s.tok.close()) }
 
 // Path is the database file.
 func (s *Store) Path() string { return s.path }

@@ -1,0 +1,429 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"sync"
+)
+
+// Block-max postings of the word index, scored in Go with FTS5's BM25.
+//
+// FTS5 scores a row by bm25(), which for every statement first counts
+// each phrase's whole doclist (its idf) and then looks up the column sizes
+// of every row it scores; the pruning of prune.go and prunesets.go cut the
+// rows scored, but not those reads: at a million chunks a question with a
+// word in a quarter of the rows reads that word's doclist three to five
+// times (250–320 ms of CPU), however few rows it scores. The impacts table
+// holds, per token, its postings in blocks of impactBlock: each row's id
+// and its frequency weighted by gno's column weights, and per block the
+// largest weighted frequency and the smallest row length. Those two bound
+// every row of the block under BM25 with the idf and average length of
+// the moment (BM25 grows with the frequency and falls with the length), so
+// a search reads each query token's postings once, skips the blocks that
+// cannot place a row above the k-th score found so far without decoding
+// them, and computes the score of the rows that can with FTS5's formula,
+// operation for operation (impactScore), from the same inputs bm25() reads:
+// the row count and token total of FTS5's averages record, each token's
+// row count (its postings' length) and the row's column sizes from
+// chunks_fts_docsize. The result is FTS5's to the bit
+// (TestImpactSearchExact compares every outcome with bm25()).
+//
+// Document-at-a-time over postings ordered by row id was chosen over
+// impact-ordered lists: a row's score needs every query token's frequency
+// in it, which row order gives by merging, and the per-block bounds give
+// most of impact order's skipping for the two-to-six-word questions gno
+// sees (known-item searches).
+//
+// The postings are built from the word index itself (fts5vocab's instance
+// table gives FTS5's own tokens, so no second tokenizer can disagree with
+// it), by BuildImpacts in one transaction with the index state they
+// reflect: meta's writes counter and FTS5's averages record. A search uses
+// them only while both are unchanged, in the same read snapshot; after any
+// sync it runs on FTS5 as before until the next build (gno cleanup). The
+// structure is optional: an index without it (every index before this
+// change) searches as before.
+
+// impactBlock is the number of postings in a block: one block's bound
+// covers this many rows, and skipping it skips their decoding.
+const impactBlock = 128
+
+// impactsKey is the meta key holding the index state the impacts table
+// reflects (impactsVersion).
+const impactsKey = "impacts"
+
+// colWeights2 are gno's column weights (bm25Weights) doubled, so a
+// weighted frequency is an integer: FTS5 sums the weights of a row's
+// instances as doubles, and sums of 2.0, 1.5 and 1.0 are exact.
+var colWeights2 = [3]uint64{4, 3, 2}
+
+// impactsVersion returns the index state the impacts table must reflect
+// to be used: the writes counter and FTS5's averages record (row count and
+// token totals, which FTS5 reads for bm25()).
+func (s *Store) impactsVersion(ctx context.Context, q interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}) (string, []byte, error) {
+	var writes sql.NullString
+	var avg []byte
+	err := q.QueryRowContext(ctx, "SELECT (SELECT value FROM meta WHERE key = 'writes'), (SELECT block FROM chunks_fts_data WHERE id = 1)").Scan(&writes, &avg)
+	if err != nil {
+		return "", nil, err
+	}
+	return writes.String + "/" + hex.EncodeToString(avg), avg, nil
+}
+
+// averages decodes FTS5's averages record: the row count and the total of
+// every column's tokens (xRowCount and xColumnTotalSize(-1)).
+func averages(b []byte) (nRow, nToken int64, ok bool) {
+	v, n := varintAt(b)
+	if n == 0 {
+		return 0, 0, false
+	}
+	nRow = int64(v)
+	b = b[n:]
+	for len(b) > 0 {
+		v, n := varintAt(b)
+		if n == 0 {
+			return 0, 0, false
+		}
+		nToken += int64(v)
+		b = b[n:]
+	}
+	return nRow, nToken, true
+}
+
+// varintAt decodes the SQLite varint at the start of b and its
+// length (0 when b is short).
+func varintAt(b []byte) (uint64, int) {
+	var v uint64
+	for i := 0; i < len(b) && i < 9; i++ {
+		if i == 8 {
+			return v<<8 | uint64(b[i]), 9
+		}
+		v = v<<7 | uint64(b[i]&0x7f)
+		if b[i]&0x80 == 0 {
+			return v, i + 1
+		}
+	}
+	return 0, 0
+}
+
+// rowLength is a chunk's length in tokens as bm25() sees it
+// (xColumnSize(-1)): the sum of its docsize record's columns.
+func rowLength(sz []byte) int64 {
+	var d int64
+	for len(sz) > 0 {
+		v, n := varintAt(sz)
+		if n == 0 {
+			break
+		}
+		d += int64(v)
+		sz = sz[n:]
+	}
+	return d
+}
+
+// impactPosting is one row of a token's postings.
+type impactPosting struct {
+	row int64
+	f2  uint64 // twice the weighted frequency
+}
+
+// encodeImpacts writes a token's postings (ascending rows) in blocks: per
+// block a header (posting count, the last row's delta from the previous
+// block's last row, the largest f2, the smallest row length, the body's
+// length) and then the body (each row's delta and f2), so a reader can
+// bound a block and skip its body without decoding it.
+func encodeImpacts(ps []impactPosting, length func(row int64) int64) []byte {
+	var out, body []byte
+	prev := int64(0)
+	for start := 0; start < len(ps); start += impactBlock {
+		blk := ps[start:min(start+impactBlock, len(ps))]
+		body = body[:0]
+		var maxF uint64
+		minD := int64(-1)
+		last := prev
+		for _, p := range blk {
+			body = binary.AppendUvarint(body, uint64(p.row-last))
+			body = binary.AppendUvarint(body, p.f2)
+			last = p.row
+			maxF = max(maxF, p.f2)
+			if d := length(p.row); minD < 0 || d < minD {
+				minD = d
+			}
+		}
+		out = binary.AppendUvarint(out, uint64(len(blk)))
+		out = binary.AppendUvarint(out, uint64(last-prev))
+		out = binary.AppendUvarint(out, maxF)
+		out = binary.AppendUvarint(out, uint64(minD))
+		out = binary.AppendUvarint(out, uint64(len(body)))
+		out = append(out, body...)
+		prev = last
+	}
+	return out
+}
+
+// impactBlockHdr is one block of a token's postings, as read from its
+// header; its body is data[off:off+size].
+type impactBlockHdr struct {
+	n         int
+	first     int64 // the previous block's last row: rows are > first
+	last      int64
+	maxF2     uint64
+	minD      int64
+	off, size int
+}
+
+// errImpactsDamaged is returned for postings that do not decode.
+var errImpactsDamaged = errors.New("word index postings are damaged: run gno cleanup to rebuild them")
+
+// decodeHeaders reads every block header of a token's postings.
+func decodeHeaders(data []byte) ([]impactBlockHdr, int64, error) {
+	var hs []impactBlockHdr
+	var df int64
+	prev := int64(0)
+	i := 0
+	next := func() (uint64, bool) {
+		v, n := binary.Uvarint(data[i:])
+		if n <= 0 {
+			return 0, false
+		}
+		i += n
+		return v, true
+	}
+	for i < len(data) {
+		var vals [5]uint64
+		for k := range vals {
+			v, ok := next()
+			if !ok {
+				return nil, 0, errImpactsDamaged
+			}
+			vals[k] = v
+		}
+		h := impactBlockHdr{n: int(vals[0]), first: prev, last: prev + int64(vals[1]), maxF2: vals[2], minD: int64(vals[3]), off: i, size: int(vals[4])}
+		if h.n <= 0 || h.n > impactBlock || h.size < 0 || h.size > len(data)-i || vals[1] > 1<<62 {
+			return nil, 0, errImpactsDamaged
+		}
+		i += h.size
+		prev = h.last
+		df += int64(h.n)
+		hs = append(hs, h)
+	}
+	return hs, df, nil
+}
+
+// decodeBlock appends the postings of block h of data to ps.
+func decodeBlock(data []byte, h impactBlockHdr, ps []impactPosting) ([]impactPosting, error) {
+	body := data[h.off : h.off+h.size]
+	row := h.first
+	for range h.n {
+		d, n := binary.Uvarint(body)
+		if n <= 0 {
+			return nil, errImpactsDamaged
+		}
+		body = body[n:]
+		f, m := binary.Uvarint(body)
+		if m <= 0 {
+			return nil, errImpactsDamaged
+		}
+		body = body[m:]
+		row += int64(d)
+		ps = append(ps, impactPosting{row, f})
+	}
+	if row != h.last {
+		return nil, errImpactsDamaged
+	}
+	return ps, nil
+}
+
+// BuildImpacts rebuilds the word index's block-max postings (the impacts
+// table) from the index as it is, in one transaction: a search uses them
+// until the next write. It returns the number of tokens written.
+func (s *Store) BuildImpacts(ctx context.Context) (int, error) {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, fmt.Errorf("build postings: %w", err)
+	}
+	defer tx.Rollback()
+	n, err := buildImpacts(ctx, tx, s)
+	if err != nil {
+		return 0, fmt.Errorf("build postings: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, fmt.Errorf("build postings: %w", err)
+	}
+	return n, nil
+}
+
+func buildImpacts(ctx context.Context, tx *sql.Tx, s *Store) (int, error) {
+	for _, q := range []string{
+		"CREATE TABLE IF NOT EXISTS impacts(term TEXT PRIMARY KEY, data BLOB NOT NULL)",
+		"DELETE FROM impacts",
+		"DELETE FROM meta WHERE key = '" + impactsKey + "'",
+		"CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunks_fts_inst USING fts5vocab(main, chunks_fts, instance)",
+	} {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return 0, err
+		}
+	}
+	// Every chunk's length, for the blocks' smallest lengths.
+	lengths := map[int64]int64{}
+	rows, err := tx.QueryContext(ctx, "SELECT id, sz FROM chunks_fts_docsize")
+	if err != nil {
+		return 0, err
+	}
+	for rows.Next() {
+		var id int64
+		var sz []byte
+		if err := rows.Scan(&id, &sz); err != nil {
+			rows.Close()
+			return 0, err
+		}
+		lengths[id] = rowLength(sz)
+	}
+	if err := rows.Close(); err != nil {
+		return 0, err
+	}
+	length := func(row int64) int64 { return lengths[row] }
+	ins, err := tx.PrepareContext(ctx, "INSERT INTO impacts(term, data) VALUES(?, ?)")
+	if err != nil {
+		return 0, err
+	}
+	defer ins.Close()
+	// The instance table lists (token, row, column, offset) by token, then
+	// row: each token's postings are complete when the next token starts.
+	rows, err = tx.QueryContext(ctx, "SELECT term, doc, col FROM temp.chunks_fts_inst")
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
+	var (
+		cur   string
+		ps    []impactPosting
+		terms int
+		term  sql.RawBytes
+		row   int64
+		col   string
+	)
+	colIdx := map[string]int{"title": 0, "headings": 1, "body": 2}
+	flush := func() error {
+		if len(ps) == 0 {
+			return nil
+		}
+		terms++
+		_, err := ins.ExecContext(ctx, cur, encodeImpacts(ps, length))
+		ps = ps[:0]
+		return err
+	}
+	for rows.Next() {
+		if err := rows.Scan(&term, &row, &col); err != nil {
+			return 0, err
+		}
+		if string(term) != cur {
+			if err := flush(); err != nil {
+				return 0, err
+			}
+			cur = string(term)
+		}
+		c, ok := colIdx[col]
+		if !ok {
+			return 0, fmt.Errorf("word index column %q", col)
+		}
+		if n := len(ps); n > 0 && ps[n-1].row == row {
+			ps[n-1].f2 += colWeights2[c]
+		} else {
+			ps = append(ps, impactPosting{row, colWeights2[c]})
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return 0, err
+	}
+	if err := flush(); err != nil {
+		return 0, err
+	}
+	ver, _, err := s.impactsVersion(ctx, tx)
+	if err != nil {
+		return 0, err
+	}
+	if _, err := tx.ExecContext(ctx, "INSERT INTO meta(key, value) VALUES(?, ?)", impactsKey, ver); err != nil {
+		return 0, err
+	}
+	return terms, nil
+}
+
+// tokenizer turns a query's words into the word index's tokens exactly as
+// FTS5 does, with FTS5 itself: an in-memory table with the word index's
+// tokenizer, whose instance table lists the tokens of what is put in.
+type tokenizer struct {
+	mu sync.Mutex
+	db *sql.DB
+}
+
+// tokens returns the tokens of each word, in order.
+func (t *tokenizer) tokens(ctx context.Context, words []string) ([][]string, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.db == nil {
+		db, err := sql.Open("sqlite", "file::memory:")
+		if err != nil {
+			return nil, err
+		}
+		db.SetMaxOpenConns(1)
+		db.SetConnMaxIdleTime(0)
+		for _, q := range []string{
+			"CREATE VIRTUAL TABLE tok USING fts5(w, tokenize='porter unicode61 remove_diacritics 2')",
+			"CREATE VIRTUAL TABLE tok_inst USING fts5vocab(tok, instance)",
+		} {
+			if _, err := db.ExecContext(ctx, q); err != nil {
+				db.Close()
+				return nil, err
+			}
+		}
+		t.db = db
+	}
+	conn, err := t.db.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "DELETE FROM tok"); err != nil {
+		return nil, err
+	}
+	for i, w := range words {
+		if _, err := conn.ExecContext(ctx, "INSERT INTO tok(rowid, w) VALUES(?, ?)", i+1, w); err != nil {
+			return nil, err
+		}
+	}
+	rows, err := conn.QueryContext(ctx, "SELECT doc, term FROM tok_inst ORDER BY doc, offset")
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := make([][]string, len(words))
+	for rows.Next() {
+		var doc int
+		var term string
+		if err := rows.Scan(&doc, &term); err != nil {
+			return nil, err
+		}
+		if doc >= 1 && doc <= len(words) {
+			out[doc-1] = append(out[doc-1], term)
+		}
+	}
+	return out, rows.Err()
+}
+
+// close closes the tokenizer's database, if it was opened.
+func (t *tokenizer) close() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.db == nil {
+		return nil
+	}
+	err := t.db.Close()
+	t.db = nil
+	return err
+}
