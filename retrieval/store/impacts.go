@@ -40,7 +40,7 @@ import (
 //
 // The postings are built from the word index itself (fts5vocab's instance
 // table gives FTS5's own tokens, so no second tokenizer can disagree with
-// it), by BuildImpacts in one transaction with the index state they
+// it), by rebuildImpacts in one transaction with the index state they
 // reflect: meta's writes counter and FTS5's averages record. A search uses
 // them only while both are unchanged, in the same read snapshot; after any
 // sync it runs on FTS5 as before until the next build (gno cleanup). The
@@ -177,6 +177,11 @@ type impactBlockHdr struct {
 	off, size int
 }
 
+// errImpactsDisagree is returned by rebuildImpacts for a word index
+// whose token lists disagree with its row lengths: no postings are built
+// and searches use FTS5.
+var errImpactsDisagree = errors.New("word index lists a row's tokens twice: postings not built")
+
 // errImpactsDamaged is returned for postings that do not decode.
 var errImpactsDamaged = errors.New("word index postings are damaged: run gno cleanup to rebuild them")
 
@@ -239,10 +244,10 @@ func decodeBlock(data []byte, h impactBlockHdr, ps []impactPosting) ([]impactPos
 	return ps, nil
 }
 
-// BuildImpacts rebuilds the word index's block-max postings (the impacts
+// rebuildImpacts rebuilds the word index's block-max postings (the impacts
 // table) from the index as it is, in one transaction: a search uses them
 // until the next write. It returns the number of tokens written.
-func (s *Store) BuildImpacts(ctx context.Context) (int, error) {
+func (s *Store) rebuildImpacts(ctx context.Context) (int, error) {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, fmt.Errorf("build postings: %w", err)
@@ -260,6 +265,11 @@ func (s *Store) BuildImpacts(ctx context.Context) (int, error) {
 
 func buildImpacts(ctx context.Context, tx *sql.Tx, s *Store) (int, error) {
 	for _, q := range []string{
+		// fts5vocab reads the segments as they are, rows deleted from a
+		// contentless table included (their tombstones are applied by
+		// queries, not by it): merging into one segment drops them first.
+		// An index already merged with no deletions since is not rewritten.
+		"INSERT INTO chunks_fts(chunks_fts) VALUES('optimize')",
 		"CREATE TABLE IF NOT EXISTS impacts(term TEXT PRIMARY KEY, data BLOB NOT NULL)",
 		"DELETE FROM impacts",
 		"DELETE FROM meta WHERE key = '" + impactsKey + "'",
@@ -309,6 +319,7 @@ func buildImpacts(ctx context.Context, tx *sql.Tx, s *Store) (int, error) {
 		col   string
 	)
 	colIdx := map[string]int{"title": 0, "headings": 1, "body": 2}
+	seen := make(map[int64]int64, len(lengths))
 	flush := func() error {
 		if len(ps) == 0 {
 			return nil
@@ -332,6 +343,11 @@ func buildImpacts(ctx context.Context, tx *sql.Tx, s *Store) (int, error) {
 		if !ok {
 			return 0, fmt.Errorf("word index column %q", col)
 		}
+		if _, live := lengths[row]; !live {
+			// Not in the table (a deleted row the merge left): no posting.
+			continue
+		}
+		seen[row]++
 		if n := len(ps); n > 0 && ps[n-1].row == row {
 			ps[n-1].f2 += colWeights2[c]
 		} else {
@@ -343,6 +359,15 @@ func buildImpacts(ctx context.Context, tx *sql.Tx, s *Store) (int, error) {
 	}
 	if err := flush(); err != nil {
 		return 0, err
+	}
+	// Every row's instances must add up to its length, as bm25() sees
+	// them: an index whose segments hold a row twice (seen after the
+	// schema 6 upgrade rewrote every row) answers queries from one copy,
+	// and postings summing both would not score as FTS5 does.
+	for row, d := range lengths {
+		if seen[row] != d {
+			return 0, fmt.Errorf("%w (chunk %d: %d tokens, %d listed)", errImpactsDisagree, row, d, seen[row])
+		}
 	}
 	ver, _, err := s.impactsVersion(ctx, tx)
 	if err != nil {
