@@ -40,10 +40,11 @@ import (
 //
 // The postings are built from the word index itself (fts5vocab's instance
 // table gives FTS5's own tokens, so no second tokenizer can disagree with
-// it), by rebuildImpacts in one transaction with the index state they
-// reflect: meta's writes counter and FTS5's averages record. A search uses
-// them only while both are unchanged, in the same read snapshot; after any
-// sync it runs on FTS5 as before until the next build (gno cleanup). The
+// it), by rebuildImpacts in one transaction with the word index state they
+// reflect: FTS5's structure and averages records (impactsVersion). A
+// search uses them only while both are unchanged, in the same read
+// snapshot; after a sync that changed chunks it runs on FTS5 as before
+// until the next build (gno cleanup). The
 // structure is optional: an index without it (every index before this
 // change) searches as before.
 
@@ -60,19 +61,21 @@ const impactsKey = "impacts"
 // instances as doubles, and sums of 2.0, 1.5 and 1.0 are exact.
 var colWeights2 = [3]uint64{4, 3, 2}
 
-// impactsVersion returns the index state the impacts table must reflect
-// to be used: the writes counter and FTS5's averages record (row count and
-// token totals, which FTS5 reads for bm25()).
+// impactsVersion returns the word index state the impacts table must
+// reflect to be used: FTS5's structure record, rewritten (its cookie
+// counted up) by every transaction that adds, deletes or merges rows of the
+// word index and by nothing else, so a sync that changed no chunk keeps
+// the postings; and its averages record (row count and token totals,
+// which bm25() reads), returned too.
 func (s *Store) impactsVersion(ctx context.Context, q interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }) (string, []byte, error) {
-	var writes sql.NullString
-	var avg []byte
-	err := q.QueryRowContext(ctx, "SELECT (SELECT value FROM meta WHERE key = 'writes'), (SELECT block FROM chunks_fts_data WHERE id = 1)").Scan(&writes, &avg)
+	var structure, avg []byte
+	err := q.QueryRowContext(ctx, "SELECT (SELECT block FROM chunks_fts_data WHERE id = 10), (SELECT block FROM chunks_fts_data WHERE id = 1)").Scan(&structure, &avg)
 	if err != nil {
 		return "", nil, err
 	}
-	return writes.String + "/" + hex.EncodeToString(avg), avg, nil
+	return hex.EncodeToString(structure) + "/" + hex.EncodeToString(avg), avg, nil
 }
 
 // averages decodes FTS5's averages record: the row count and the total of

@@ -73,9 +73,23 @@ func TestImpactsFollowWrites(t *testing.T) {
 	if !used() {
 		t.Fatal("fresh postings not used")
 	}
+	// A write that changes no chunk (an unchanged sync) keeps them.
+	tx, err := st.db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := bumpWrites(ctx, tx); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if !used() {
+		t.Fatal("postings dropped after a write that changed no chunk")
+	}
 	// A new chunk with both words: written as the store's writers do,
 	// with the writes counter.
-	tx, err := st.db.BeginTx(ctx, nil)
+	tx, err = st.db.BeginTx(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
