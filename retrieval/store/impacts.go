@@ -150,7 +150,7 @@ func encodeImpacts(ps []impactPosting, length func(row int64) int64) []byte {
 		minD := int64(-1)
 		last := prev
 		for _, p := range blk {
-			body = binary.AppendUvarint(body, uint64(p.row-last))
+			body = appendRow(body, last, p.row)
 			body = binary.AppendUvarint(body, p.f2)
 			last = p.row
 			maxF = max(maxF, p.f2)
@@ -167,6 +167,58 @@ func encodeImpacts(ps []impactPosting, length func(row int64) int64) []byte {
 		prev = last
 	}
 	return out
+}
+
+// A row id is its document's id above 16 bits of chunk number
+// (DocOfChunk), so a plain delta between rows of two documents is a
+// multiple of 65,536 (three varint bytes): a row is written as the
+// document delta shifted left by three, its low bits the chunk number
+// (below 7; 7 says a varint with the rest follows), and within one
+// document the chunk delta less one. Most postings are then one byte for
+// the row and one for the frequency.
+
+// appendRow appends row, which follows prev, to b.
+func appendRow(b []byte, prev, row int64) []byte {
+	dd := uint64(row>>16 - prev>>16)
+	c := uint64(row & 0xffff)
+	if dd == 0 {
+		c = uint64(row-prev) - 1
+	}
+	b = binary.AppendUvarint(b, dd<<3|min(c, 7))
+	if c >= 7 {
+		b = binary.AppendUvarint(b, c-7)
+	}
+	return b
+}
+
+// readRow reads the row following prev from b, with the bytes it took
+// (0 when b is short or the row does not follow prev).
+func readRow(b []byte, prev int64) (int64, int) {
+	v, n := binary.Uvarint(b)
+	if n <= 0 || v>>3 > 1<<46 {
+		return 0, 0
+	}
+	c := v & 7
+	if c == 7 {
+		w, m := binary.Uvarint(b[n:])
+		if m <= 0 || w > 1<<16 {
+			return 0, 0
+		}
+		c += w
+		n += m
+	}
+	dd := int64(v >> 3)
+	if dd == 0 {
+		row := prev + int64(c) + 1
+		if row>>16 != prev>>16 {
+			return 0, 0
+		}
+		return row, n
+	}
+	if c > 0xffff || prev>>16+dd >= 1<<46 {
+		return 0, 0
+	}
+	return (prev>>16+dd)<<16 | int64(c), n
 }
 
 // impactBlockHdr is one block of a token's postings, as read from its
@@ -212,7 +264,7 @@ func decodeHeaders(data []byte) ([]impactBlockHdr, int64, error) {
 			vals[k] = v
 		}
 		h := impactBlockHdr{n: int(vals[0]), first: prev, last: prev + int64(vals[1]), maxF2: vals[2], minD: int64(vals[3]), off: i, size: int(vals[4])}
-		if h.n <= 0 || h.n > impactBlock || h.size < 0 || h.size > len(data)-i || vals[1] > 1<<62 {
+		if h.n <= 0 || h.n > impactBlock || h.size < 0 || h.size > len(data)-i || vals[1] >= 1<<62 || h.last >= 1<<62 {
 			return nil, 0, errImpactsDamaged
 		}
 		i += h.size
@@ -228,7 +280,7 @@ func decodeBlock(data []byte, h impactBlockHdr, ps []impactPosting) ([]impactPos
 	body := data[h.off : h.off+h.size]
 	row := h.first
 	for range h.n {
-		d, n := binary.Uvarint(body)
+		next, n := readRow(body, row)
 		if n <= 0 {
 			return nil, errImpactsDamaged
 		}
@@ -238,7 +290,7 @@ func decodeBlock(data []byte, h impactBlockHdr, ps []impactPosting) ([]impactPos
 			return nil, errImpactsDamaged
 		}
 		body = body[m:]
-		row += int64(d)
+		row = next
 		ps = append(ps, impactPosting{row, f})
 	}
 	if row != h.last {
