@@ -39,7 +39,7 @@ func (s *Store) searchFTS(ctx context.Context, q query.Keywords, f Filter, limit
 		rank := "bm25(chunks_fts, " + bm25Weights + ")"
 		// The block-max postings when they are current (impacts.go), else
 		// FTS5 with the exact pruning.
-		h, ok, err := s.searchImpacts(ctx, q, where, limit)
+		h, ok, err := s.searchImpacts(ctx, q, where, args, limit)
 		if err == nil && !ok {
 			h, ok, err = s.searchPruned(ctx, q, expr, rank, where, args, limit)
 		}

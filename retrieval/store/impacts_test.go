@@ -51,6 +51,31 @@ func TestImpactSearchExact(t *testing.T) {
 		t.Fatal("no question was answered from the postings")
 	}
 	t.Logf("%d searches from the postings", st.prune.impacts.Load())
+	// Filters: a third of the documents moved to another collection (no
+	// chunk changes, so the postings stay current), some tagged.
+	for _, q := range []string{
+		"UPDATE documents SET collection = 'o' WHERE id % 3 = 0",
+		"INSERT INTO tags(doc_id, tag) SELECT id, 'x' FROM documents WHERE id % 5 = 0",
+	} {
+		if _, err := st.db.ExecContext(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := st.prune.impacts.Load()
+	for i := range 30 {
+		text := words[3+i] + " " + words[40+7*i] + " " + words[300+i]
+		for _, f := range []Filter{{Collections: []string{"o"}}, {Collections: []string{"c"}, TagsAny: []string{"x"}}, {Collections: []string{"none"}}} {
+			for _, limit := range []int{1, 10} {
+				p, full := searchBoth(t, st, query.Parse(text), f, limit)
+				if !reflect.DeepEqual(p, full) {
+					t.Fatalf("%q limit %d filter %+v:\npostings %v\nfull     %v", text, limit, f, p, full)
+				}
+			}
+		}
+	}
+	if st.prune.impacts.Load() == before {
+		t.Fatal("no filtered question was answered from the postings")
+	}
 }
 
 // TestImpactsFollowWrites checks that postings older than the index are
@@ -279,4 +304,49 @@ func impactWords(toks [][]string) string {
 		b.WriteString(strings.Join(t, "+"))
 	}
 	return b.String()
+}
+
+// BenchmarkImpactSearch times the questions of BenchmarkSetSearch (two
+// and three words of alike frequency) and SciFact-like longer ones on a
+// Zipf corpus of 10,000 documents: from the block-max postings, and with
+// FTS5 pruned (prune.go, prunesets.go).
+func BenchmarkImpactSearch(b *testing.B) {
+	ctx := context.Background()
+	st, words := zipfStore(b, 10000, 20000, 13)
+	if _, err := st.rebuildImpacts(ctx); err != nil {
+		b.Fatal(err)
+	}
+	var qs []query.Keywords
+	for i := range 20 {
+		lo := []int{150, 400}[i%2]
+		qs = append(qs, query.Parse(words[lo+i]+" "+words[lo+i+7]+strings.Repeat(" "+words[2*lo+i], i%2)))
+	}
+	for i := range 10 {
+		var ws []string
+		for j := range 9 {
+			ws = append(ws, words[[]int{1, 5, 20, 60, 300, 1000, 3, 40, 2000}[j]+i])
+		}
+		qs = append(qs, query.Parse(strings.Join(ws, " ")))
+	}
+	rank := "bm25(chunks_fts, " + bm25Weights + ")"
+	b.Run("postings", func(b *testing.B) {
+		for i := 0; b.Loop(); i++ {
+			if _, err := st.SearchFTS(ctx, qs[i%len(qs)], Filter{}, 10); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("fts5-pruned", func(b *testing.B) {
+		for i := 0; b.Loop(); i++ {
+			q := qs[i%len(qs)]
+			h, ok, err := st.searchPruned(ctx, q, q.MatchExpr(), rank, "", nil, 10)
+			if err == nil && !ok {
+				_, err = st.bestPerDoc(ctx, "chunks_fts", rank, q.MatchExpr(), "", nil, 10)
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+			_ = h
+		}
+	})
 }

@@ -90,10 +90,11 @@ type impactCand struct {
 
 // searchImpacts returns the top documents of q from the block-max
 // postings, and ok=false when they cannot answer it (not built or older
-// than the index, a filter, a phrase, a word that is not one token): the
-// caller then searches with FTS5. It runs in the caller's snapshot.
-func (s *Store) searchImpacts(ctx context.Context, q query.Keywords, where string, limit int) ([]ChunkHit, bool, error) {
-	if where != "" || q.All || len(q.Phrases) > 0 || len(q.Terms) == 0 || limit <= 0 {
+// than the index, a phrase, a word that is not one token): the caller then
+// searches with FTS5. A filter (where, fargs: conditions on documents d)
+// is checked for the rows scored. It runs in the caller's snapshot.
+func (s *Store) searchImpacts(ctx context.Context, q query.Keywords, where string, fargs []any, limit int) ([]ChunkHit, bool, error) {
+	if q.All || len(q.Phrases) > 0 || len(q.Terms) == 0 || limit <= 0 {
 		return nil, false, nil
 	}
 	var built sql.NullString
@@ -182,7 +183,7 @@ func (s *Store) searchImpacts(ctx context.Context, q query.Keywords, where strin
 		if len(pending) == 0 {
 			return nil
 		}
-		err := s.scoreImpacts(ctx, pending, tokens, len(q.Terms), avgdl, top)
+		err := s.scoreImpacts(ctx, pending, tokens, len(q.Terms), avgdl, where, fargs, top)
 		pending = pending[:0]
 		return err
 	}
@@ -345,10 +346,24 @@ func impactExclusions(toks [][]string, data map[string][]byte) (map[int64]bool, 
 // scoreImpacts scores the candidates exactly as bm25() does: their
 // lengths from the docsize table, the phrases summed in the expression's
 // order (an absent phrase adds exactly zero there).
-func (s *Store) scoreImpacts(ctx context.Context, cands []impactCand, tokens []*impactToken, nPhrase int, avgdl float64, top *impactTop) error {
+func (s *Store) scoreImpacts(ctx context.Context, cands []impactCand, tokens []*impactToken, nPhrase int, avgdl float64, where string, fargs []any, top *impactTop) error {
 	args := make([]any, len(cands))
 	for i, c := range cands {
 		args[i] = c.row
+	}
+	var allowed map[int64]bool
+	if where != "" {
+		// The documents of the candidates that pass the filter, as the
+		// FTS5 search joins them.
+		docs := make([]any, 0, len(cands)+len(fargs))
+		for _, c := range cands {
+			docs = append(docs, DocOfChunk(c.row))
+		}
+		var err error
+		allowed, err = s.idSet(ctx, "SELECT d.id FROM documents d WHERE d.id IN ("+placeholders(len(cands))+")"+where, append(docs, fargs...)...)
+		if err != nil {
+			return fmt.Errorf("search: %w", err)
+		}
 	}
 	rows, err := s.db.QueryContext(ctx, "SELECT id, sz FROM chunks_fts_docsize WHERE id IN ("+placeholders(len(args))+")", args...)
 	if err != nil {
@@ -369,6 +384,9 @@ func (s *Store) scoreImpacts(ctx context.Context, cands []impactCand, tokens []*
 	}
 	freq := make([]float64, nPhrase)
 	for _, c := range cands {
+		if allowed != nil && !allowed[DocOfChunk(c.row)] {
+			continue
+		}
 		d, ok := lengths[c.row]
 		if !ok {
 			return fmt.Errorf("search: %w", errImpactsDamaged)
