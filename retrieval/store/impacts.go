@@ -234,7 +234,7 @@ type impactBlockHdr struct {
 // errImpactsDisagree is returned by rebuildImpacts for a word index
 // whose token lists disagree with its row lengths: no postings are built
 // and searches use FTS5.
-var errImpactsDisagree = errors.New("word index lists a row's tokens twice: postings not built")
+var errImpactsDisagree = errors.New("word index lists more or fewer tokens for a row than its length: postings not built")
 
 // errImpactsDamaged is returned for postings that do not decode.
 var errImpactsDamaged = errors.New("word index postings are damaged: run gno cleanup to rebuild them")
@@ -415,9 +415,9 @@ func buildImpacts(ctx context.Context, tx *sql.Tx, s *Store) (int, error) {
 		return 0, err
 	}
 	// Every row's instances must add up to its length, as bm25() sees
-	// them: an index whose segments hold a row twice (seen after the
-	// schema 6 upgrade rewrote every row) answers queries from one copy,
-	// and postings summing both would not score as FTS5 does.
+	// them: a guard against segments that still list a row twice after
+	// the merge (FTS5 answers queries from the newest copy; postings
+	// summing both would not score as it does). Not seen so far.
 	for row, d := range lengths {
 		if seen[row] != d {
 			return 0, fmt.Errorf("%w (chunk %d: %d tokens, %d listed)", errImpactsDisagree, row, d, seen[row])
