@@ -116,7 +116,8 @@ func (s *Store) searchImpacts(ctx context.Context, q query.Keywords, where strin
 	words := append(append([]string(nil), q.Terms...), q.Excludes...)
 	toks, err := s.tok.tokens(ctx, words)
 	if err != nil {
-		return nil, false, fmt.Errorf("search: tokenize: %w", err)
+		// The tokenizer's own in-memory database failed: FTS5 answers.
+		return nil, false, nil
 	}
 	for _, t := range toks {
 		if len(t) != 1 {

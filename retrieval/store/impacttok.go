@@ -24,16 +24,6 @@ func (t *tokenizer) tokens(ctx context.Context, words []string) ([][]string, err
 			return nil, err
 		}
 		db.SetMaxOpenConns(1)
-		db.SetConnMaxIdleTime(0)
-		for _, q := range []string{
-			"CREATE VIRTUAL TABLE tok USING fts5(w, tokenize='porter unicode61 remove_diacritics 2')",
-			"CREATE VIRTUAL TABLE tok_inst USING fts5vocab(tok, instance)",
-		} {
-			if _, err := db.ExecContext(ctx, q); err != nil {
-				db.Close()
-				return nil, err
-			}
-		}
 		t.db = db
 	}
 	conn, err := t.db.Conn(ctx)
@@ -41,6 +31,16 @@ func (t *tokenizer) tokens(ctx context.Context, words []string) ([][]string, err
 		return nil, err
 	}
 	defer conn.Close()
+	// Each connection to :memory: is a database of its own: a connection
+	// the pool replaced starts empty.
+	for _, q := range []string{
+		"CREATE VIRTUAL TABLE IF NOT EXISTS tok USING fts5(w, tokenize='" + wordTokenizer + "')",
+		"CREATE VIRTUAL TABLE IF NOT EXISTS tok_inst USING fts5vocab(tok, instance)",
+	} {
+		if _, err := conn.ExecContext(ctx, q); err != nil {
+			return nil, err
+		}
+	}
 	if _, err := conn.ExecContext(ctx, "DELETE FROM tok"); err != nil {
 		return nil, err
 	}
