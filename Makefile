@@ -66,6 +66,7 @@ FUZZ_TARGETS := \
 	./retrieval/links:FuzzExtract \
 	./retrieval/store:FuzzDecodeLinks \
 	./retrieval/store:FuzzFTS5Varint \
+	./retrieval/store:FuzzImpactBlocks \
 	./retrieval/store/postgres:FuzzParseExpr \
 	./retrieval/vector:FuzzRead \
 	./retrieval/vector:FuzzGraphFile \

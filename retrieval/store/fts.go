@@ -37,7 +37,12 @@ func (s *Store) searchFTS(ctx context.Context, q query.Keywords, f Filter, limit
 	// script; the word index adds the documents without such script.
 	if expr := q.MatchExpr(); expr != "" && !q.NeedsSegmented() {
 		rank := "bm25(chunks_fts, " + bm25Weights + ")"
-		h, ok, err := s.searchPruned(ctx, q, expr, rank, where, args, limit)
+		// The block-max postings when they are current (impacts.go), else
+		// FTS5 with the exact pruning.
+		h, ok, err := s.searchImpacts(ctx, q, where, args, limit)
+		if err == nil && !ok {
+			h, ok, err = s.searchPruned(ctx, q, expr, rank, where, args, limit)
+		}
 		if err == nil && !ok {
 			h, err = s.bestPerDoc(ctx, "chunks_fts", rank, expr, where, args, limit)
 		}

@@ -53,7 +53,7 @@ const pruneMinRows = 2000
 const pruneCommon = 0.07
 
 // pruneStats counts outcomes, for tests and benchmarks.
-type pruneStats struct{ first, second, full, sets atomic.Int64 }
+type pruneStats struct{ first, second, full, sets, impacts atomic.Int64 }
 
 // term is one word of a question with the number of rows it matches and
 // the bound of what it adds to a row's score.
@@ -213,15 +213,6 @@ func (s *Store) termHits(ctx context.Context, terms []string) (int64, []int64, e
 // fts5Varint decodes the SQLite varint at the start of b (FTS5's
 // averages record begins with the table's row count in that format).
 func fts5Varint(b []byte) (uint64, bool) {
-	var v uint64
-	for i := 0; i < len(b) && i < 9; i++ {
-		if i == 8 {
-			return v<<8 | uint64(b[i]), true
-		}
-		v = v<<7 | uint64(b[i]&0x7f)
-		if b[i]&0x80 == 0 {
-			return v, true
-		}
-	}
-	return 0, false
+	v, n := varintAt(b)
+	return v, n > 0
 }

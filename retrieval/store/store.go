@@ -25,6 +25,10 @@ import (
 	_ "modernc.org/sqlite" // registers the pure-Go "sqlite" driver
 )
 
+// wordTokenizer is the word index's FTS5 tokenizer; questions are
+// tokenized with it too (impacttok.go).
+const wordTokenizer = "porter unicode61 remove_diacritics 2"
+
 // schemaVersion is bumped whenever the schema changes incompatibly.
 const schemaVersion = 6
 
@@ -36,6 +40,8 @@ type Store struct {
 	path  string
 	links LinkCache
 	prune pruneStats
+	// tok tokenizes questions for the block-max postings (impacts.go).
+	tok tokenizer
 }
 
 const schema = `
@@ -90,7 +96,7 @@ CREATE INDEX IF NOT EXISTS chunks_doc ON chunks(doc_id);
 -- rows are written by the store beside their chunk (insertWords) and
 -- deleted by rowid.
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(title, headings, body,
-	content='', contentless_delete=1, tokenize='porter unicode61 remove_diacritics 2');
+	content='', contentless_delete=1, tokenize='` + wordTokenizer + `');
 -- chunks_tri (trigram) is no longer written since schema 2 (chunks_seg
 -- below replaced it); it stays, empty, because chunks_ad names it.
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_tri USING fts5(body, content='', contentless_delete=1, tokenize='trigram');
@@ -338,7 +344,7 @@ func fillSegmented(ctx context.Context, tx *sql.Tx) error {
 const insertSegmented = "INSERT INTO chunks_seg(rowid, title, headings, body) VALUES(?, ?, ?, ?)"
 
 // Close closes the database.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error { return errors.Join(s.db.Close(), s.tok.close()) }
 
 // Path is the database file.
 func (s *Store) Path() string { return s.path }

@@ -328,7 +328,7 @@ func (b *Batch) Remove(ctx context.Context, id int64) error {
 }
 
 // Cleanup deletes documents of collections not in keep, optimises the FTS
-// indexes and vacuums. It returns the number of documents dropped.
+// indexes, rebuilds the word index's block-max postings and vacuums. It returns the number of documents dropped.
 func (s *Store) Cleanup(ctx context.Context, keep []string) (int, error) {
 	q := "DELETE FROM documents"
 	args := make([]any, len(keep))
@@ -366,6 +366,10 @@ func (s *Store) Cleanup(ctx context.Context, keep []string) (int, error) {
 		if _, err := s.db.ExecContext(ctx, stmt); err != nil {
 			return int(n), fmt.Errorf("cleanup (%s): %w", stmt, err)
 		}
+	}
+	// The block-max postings for the index as it now is (impacts.go).
+	if _, err := s.rebuildImpacts(ctx); err != nil && !errors.Is(err, errImpactsDisagree) {
+		return int(n), fmt.Errorf("cleanup: %w", err)
 	}
 	if err := s.vacuum(ctx); err != nil {
 		return int(n), fmt.Errorf("cleanup (VACUUM): %w", err)

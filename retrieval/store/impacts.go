@@ -1,0 +1,434 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+)
+
+// Block-max postings of the word index, scored in Go with FTS5's BM25.
+//
+// FTS5 scores a row by bm25(), which for every statement first counts
+// each phrase's whole doclist (its idf) and then looks up the column sizes
+// of every row it scores; the pruning of prune.go and prunesets.go cut the
+// rows scored, but not those reads: at a million chunks a question with a
+// word in a quarter of the rows reads that word's doclist three to five
+// times (250–320 ms of CPU), however few rows it scores. The impacts table
+// holds, per token, its postings in blocks of impactBlock: each row's id
+// and its frequency weighted by gno's column weights, and per block the
+// largest weighted frequency and the smallest row length. Those two bound
+// every row of the block under BM25 with the idf and average length of
+// the moment (BM25 grows with the frequency and falls with the length), so
+// a search reads each query token's postings once, skips the blocks that
+// cannot place a row above the k-th score found so far without decoding
+// them, and computes the score of the rows that can with FTS5's formula,
+// operation for operation (impactScore), from the same inputs bm25() reads:
+// the row count and token total of FTS5's averages record, each token's
+// row count (its postings' length) and the row's column sizes from
+// chunks_fts_docsize. The result is FTS5's to the bit
+// (TestImpactSearchExact compares every outcome with bm25()).
+//
+// Document-at-a-time over postings ordered by row id was chosen over
+// impact-ordered lists: a row's score needs every query token's frequency
+// in it, which row order gives by merging, and the per-block bounds give
+// most of impact order's skipping for the two-to-six-word questions gno
+// sees (known-item searches).
+//
+// The postings are built from the word index itself (fts5vocab's instance
+// table gives FTS5's own tokens, so no second tokenizer can disagree with
+// it), by rebuildImpacts in one transaction with the word index state they
+// reflect: FTS5's structure and averages records (impactsVersion). A
+// search uses them only while both are unchanged, in the same read
+// snapshot; after a sync that changed chunks it runs on FTS5 as before
+// until the next build (gno cleanup). The
+// structure is optional: an index without it (every index before this
+// change) searches as before.
+
+// impactBlock is the number of postings in a block: one block's bound
+// covers this many rows, and skipping it skips their decoding.
+const impactBlock = 128
+
+// impactsKey is the meta key holding the index state the impacts table
+// reflects (impactsVersion).
+const impactsKey = "impacts"
+
+// colWeights2 are gno's column weights (bm25Weights) doubled, so a
+// weighted frequency is an integer: FTS5 sums the weights of a row's
+// instances as doubles, and sums of 2.0, 1.5 and 1.0 are exact.
+var colWeights2 = [3]uint64{4, 3, 2}
+
+// impactsVersion returns the word index state the impacts table must
+// reflect to be used: FTS5's structure record, rewritten (its cookie
+// counted up) by every transaction that adds, deletes or merges rows of the
+// word index and by nothing else, so a sync that changed no chunk keeps
+// the postings; and its averages record (row count and token totals,
+// which bm25() reads), returned too.
+func (s *Store) impactsVersion(ctx context.Context, q interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}) (string, []byte, error) {
+	var structure, avg []byte
+	err := q.QueryRowContext(ctx, "SELECT (SELECT block FROM chunks_fts_data WHERE id = 10), (SELECT block FROM chunks_fts_data WHERE id = 1)").Scan(&structure, &avg)
+	if err != nil {
+		return "", nil, err
+	}
+	return hex.EncodeToString(structure) + "/" + hex.EncodeToString(avg), avg, nil
+}
+
+// averages decodes FTS5's averages record: the row count and the total of
+// every column's tokens (xRowCount and xColumnTotalSize(-1)).
+func averages(b []byte) (nRow, nToken int64, ok bool) {
+	v, n := varintAt(b)
+	if n == 0 {
+		return 0, 0, false
+	}
+	nRow = int64(v)
+	b = b[n:]
+	for len(b) > 0 {
+		v, n := varintAt(b)
+		if n == 0 {
+			return 0, 0, false
+		}
+		nToken += int64(v)
+		b = b[n:]
+	}
+	return nRow, nToken, true
+}
+
+// varintAt decodes the SQLite varint at the start of b and its
+// length (0 when b is short).
+func varintAt(b []byte) (uint64, int) {
+	var v uint64
+	for i := 0; i < len(b) && i < 9; i++ {
+		if i == 8 {
+			return v<<8 | uint64(b[i]), 9
+		}
+		v = v<<7 | uint64(b[i]&0x7f)
+		if b[i]&0x80 == 0 {
+			return v, i + 1
+		}
+	}
+	return 0, 0
+}
+
+// rowLength is a chunk's length in tokens as bm25() sees it
+// (xColumnSize(-1)): the sum of its docsize record's columns.
+func rowLength(sz []byte) int64 {
+	var d int64
+	for len(sz) > 0 {
+		v, n := varintAt(sz)
+		if n == 0 {
+			break
+		}
+		d += int64(v)
+		sz = sz[n:]
+	}
+	return d
+}
+
+// impactPosting is one row of a token's postings.
+type impactPosting struct {
+	row int64
+	f2  uint64 // twice the weighted frequency
+}
+
+// encodeImpacts writes a token's postings (ascending rows) in blocks: per
+// block a header (posting count, the last row's delta from the previous
+// block's last row, the largest f2, the smallest row length, the body's
+// length) and then the body (each row's delta and f2), so a reader can
+// bound a block and skip its body without decoding it.
+func encodeImpacts(ps []impactPosting, length func(row int64) int64) []byte {
+	var out, body []byte
+	prev := int64(0)
+	for start := 0; start < len(ps); start += impactBlock {
+		blk := ps[start:min(start+impactBlock, len(ps))]
+		body = body[:0]
+		var maxF uint64
+		minD := int64(-1)
+		last := prev
+		for _, p := range blk {
+			body = appendRow(body, last, p.row)
+			body = binary.AppendUvarint(body, p.f2)
+			last = p.row
+			maxF = max(maxF, p.f2)
+			if d := length(p.row); minD < 0 || d < minD {
+				minD = d
+			}
+		}
+		out = binary.AppendUvarint(out, uint64(len(blk)))
+		out = binary.AppendUvarint(out, uint64(last-prev))
+		out = binary.AppendUvarint(out, maxF)
+		out = binary.AppendUvarint(out, uint64(minD))
+		out = binary.AppendUvarint(out, uint64(len(body)))
+		out = append(out, body...)
+		prev = last
+	}
+	return out
+}
+
+// A row id is its document's id above 16 bits of chunk number
+// (DocOfChunk), so a plain delta between rows of two documents is a
+// multiple of 65,536 (three varint bytes): a row is written as the
+// document delta shifted left by three, its low bits the chunk number
+// (below 7; 7 says a varint with the rest follows), and within one
+// document the chunk delta less one. Most postings are then one byte for
+// the row and one for the frequency.
+
+// appendRow appends row, which follows prev, to b.
+func appendRow(b []byte, prev, row int64) []byte {
+	dd := uint64(row>>16 - prev>>16)
+	c := uint64(row & 0xffff)
+	if dd == 0 {
+		c = uint64(row-prev) - 1
+	}
+	b = binary.AppendUvarint(b, dd<<3|min(c, 7))
+	if c >= 7 {
+		b = binary.AppendUvarint(b, c-7)
+	}
+	return b
+}
+
+// readRow reads the row following prev from b, with the bytes it took
+// (0 when b is short or the row does not follow prev).
+func readRow(b []byte, prev int64) (int64, int) {
+	v, n := binary.Uvarint(b)
+	if n <= 0 || v>>3 > 1<<46 {
+		return 0, 0
+	}
+	c := v & 7
+	if c == 7 {
+		w, m := binary.Uvarint(b[n:])
+		if m <= 0 || w > 1<<16 {
+			return 0, 0
+		}
+		c += w
+		n += m
+	}
+	dd := int64(v >> 3)
+	if dd == 0 {
+		row := prev + int64(c) + 1
+		if row>>16 != prev>>16 {
+			return 0, 0
+		}
+		return row, n
+	}
+	if c > 0xffff || prev>>16+dd >= 1<<46 {
+		return 0, 0
+	}
+	return (prev>>16+dd)<<16 | int64(c), n
+}
+
+// impactBlockHdr is one block of a token's postings, as read from its
+// header; its body is data[off:off+size].
+type impactBlockHdr struct {
+	n         int
+	first     int64 // the previous block's last row: rows are > first
+	last      int64
+	maxF2     uint64
+	minD      int64
+	off, size int
+}
+
+// errImpactsDisagree is returned by rebuildImpacts for a word index
+// whose token lists disagree with its row lengths: no postings are built
+// and searches use FTS5.
+var errImpactsDisagree = errors.New("word index lists more or fewer tokens for a row than its length: postings not built")
+
+// errImpactsDamaged is returned for postings that do not decode.
+var errImpactsDamaged = errors.New("word index postings are damaged: run gno cleanup to rebuild them")
+
+// decodeHeaders reads every block header of a token's postings.
+func decodeHeaders(data []byte) ([]impactBlockHdr, int64, error) {
+	var hs []impactBlockHdr
+	var df int64
+	prev := int64(0)
+	i := 0
+	next := func() (uint64, bool) {
+		v, n := binary.Uvarint(data[i:])
+		if n <= 0 {
+			return 0, false
+		}
+		i += n
+		return v, true
+	}
+	for i < len(data) {
+		var vals [5]uint64
+		for k := range vals {
+			v, ok := next()
+			if !ok {
+				return nil, 0, errImpactsDamaged
+			}
+			vals[k] = v
+		}
+		h := impactBlockHdr{n: int(vals[0]), first: prev, last: prev + int64(vals[1]), maxF2: vals[2], minD: int64(vals[3]), off: i, size: int(vals[4])}
+		if h.n <= 0 || h.n > impactBlock || h.size < 0 || h.size > len(data)-i || vals[1] >= 1<<62 || h.last >= 1<<62 {
+			return nil, 0, errImpactsDamaged
+		}
+		i += h.size
+		prev = h.last
+		df += int64(h.n)
+		hs = append(hs, h)
+	}
+	return hs, df, nil
+}
+
+// decodeBlock appends the postings of block h of data to ps.
+func decodeBlock(data []byte, h impactBlockHdr, ps []impactPosting) ([]impactPosting, error) {
+	body := data[h.off : h.off+h.size]
+	row := h.first
+	for range h.n {
+		next, n := readRow(body, row)
+		if n <= 0 {
+			return nil, errImpactsDamaged
+		}
+		body = body[n:]
+		f, m := binary.Uvarint(body)
+		if m <= 0 {
+			return nil, errImpactsDamaged
+		}
+		body = body[m:]
+		row = next
+		ps = append(ps, impactPosting{row, f})
+	}
+	if row != h.last {
+		return nil, errImpactsDamaged
+	}
+	return ps, nil
+}
+
+// rebuildImpacts rebuilds the word index's block-max postings (the impacts
+// table) from the index as it is, in one transaction: a search uses them
+// until the next write. It returns the number of tokens written.
+func (s *Store) rebuildImpacts(ctx context.Context) (int, error) {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, fmt.Errorf("build postings: %w", err)
+	}
+	defer tx.Rollback()
+	n, err := buildImpacts(ctx, tx, s)
+	if err != nil {
+		return 0, fmt.Errorf("build postings: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, fmt.Errorf("build postings: %w", err)
+	}
+	return n, nil
+}
+
+func buildImpacts(ctx context.Context, tx *sql.Tx, s *Store) (int, error) {
+	for _, q := range []string{
+		// fts5vocab reads the segments as they are, rows deleted from a
+		// contentless table included (their tombstones are applied by
+		// queries, not by it): merging into one segment drops them first.
+		// An index already merged with no deletions since is not rewritten.
+		"INSERT INTO chunks_fts(chunks_fts) VALUES('optimize')",
+		"CREATE TABLE IF NOT EXISTS impacts(term TEXT PRIMARY KEY, data BLOB NOT NULL)",
+		"DELETE FROM impacts",
+		"DELETE FROM meta WHERE key = '" + impactsKey + "'",
+		"CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunks_fts_inst USING fts5vocab(main, chunks_fts, instance)",
+	} {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return 0, err
+		}
+	}
+	// Every chunk's length, for the blocks' smallest lengths.
+	lengths := map[int64]int64{}
+	rows, err := tx.QueryContext(ctx, "SELECT id, sz FROM chunks_fts_docsize")
+	if err != nil {
+		return 0, err
+	}
+	for rows.Next() {
+		var id int64
+		var sz []byte
+		if err := rows.Scan(&id, &sz); err != nil {
+			rows.Close()
+			return 0, err
+		}
+		lengths[id] = rowLength(sz)
+	}
+	if err := rows.Close(); err != nil {
+		return 0, err
+	}
+	length := func(row int64) int64 { return lengths[row] }
+	ins, err := tx.PrepareContext(ctx, "INSERT INTO impacts(term, data) VALUES(?, ?)")
+	if err != nil {
+		return 0, err
+	}
+	defer ins.Close()
+	// The instance table lists (token, row, column, offset) by token, then
+	// row: each token's postings are complete when the next token starts.
+	rows, err = tx.QueryContext(ctx, "SELECT term, doc, col FROM temp.chunks_fts_inst")
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
+	var (
+		cur   string
+		ps    []impactPosting
+		terms int
+		term  sql.RawBytes
+		row   int64
+		col   string
+	)
+	colIdx := map[string]int{"title": 0, "headings": 1, "body": 2}
+	seen := make(map[int64]int64, len(lengths))
+	flush := func() error {
+		if len(ps) == 0 {
+			return nil
+		}
+		terms++
+		_, err := ins.ExecContext(ctx, cur, encodeImpacts(ps, length))
+		ps = ps[:0]
+		return err
+	}
+	for rows.Next() {
+		if err := rows.Scan(&term, &row, &col); err != nil {
+			return 0, err
+		}
+		if string(term) != cur {
+			if err := flush(); err != nil {
+				return 0, err
+			}
+			cur = string(term)
+		}
+		c, ok := colIdx[col]
+		if !ok {
+			return 0, fmt.Errorf("word index column %q", col)
+		}
+		if _, live := lengths[row]; !live {
+			// Not in the table (a deleted row the merge left): no posting.
+			continue
+		}
+		seen[row]++
+		if n := len(ps); n > 0 && ps[n-1].row == row {
+			ps[n-1].f2 += colWeights2[c]
+		} else {
+			ps = append(ps, impactPosting{row, colWeights2[c]})
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return 0, err
+	}
+	if err := flush(); err != nil {
+		return 0, err
+	}
+	// Every row's instances must add up to its length, as bm25() sees
+	// them: a guard against segments that still list a row twice after
+	// the merge (FTS5 answers queries from the newest copy; postings
+	// summing both would not score as it does). Not seen so far.
+	for row, d := range lengths {
+		if seen[row] != d {
+			return 0, fmt.Errorf("%w (chunk %d: %d tokens, %d listed)", errImpactsDisagree, row, d, seen[row])
+		}
+	}
+	ver, _, err := s.impactsVersion(ctx, tx)
+	if err != nil {
+		return 0, err
+	}
+	if _, err := tx.ExecContext(ctx, "INSERT INTO meta(key, value) VALUES(?, ?)", impactsKey, ver); err != nil {
+		return 0, err
+	}
+	return terms, nil
+}
