@@ -5,11 +5,11 @@ import (
 	"database/sql"
 	"fmt"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/gnosearch/gno/retrieval/segment"
+	"github.com/jackc/pgx/v5/pgtype"
 	_ "modernc.org/sqlite" // the tokenizer is SQLite's own FTS5
 )
 
@@ -176,16 +176,17 @@ func (t *tokenizer) terms(ctx context.Context, ix int, s string) ([]string, erro
 	return out, nil
 }
 
-// tsvector renders tokens as a tsvector literal: each term with its
-// positions (the column's base plus the offset), weighted by column. It
-// also returns the row's length (its number of tokens, as FTS5 counts
-// them for BM25), its distinct terms and each one's frequency weighted by
-// column (BM25's f, the postings' wf).
-func tsvector(toks []token) (lit string, length int, terms []string, wf []float64) {
+// tsvector turns tokens into a tsvector: each term with its positions
+// (the column's base plus the offset, at most 256, increasing), weighted
+// by column. It also returns the row's length (its number of tokens, as
+// FTS5 counts them for BM25), its distinct terms in byte order and each
+// one's frequency weighted by column (BM25's f, the postings' wf).
+func tsvector(toks []token) (tsv pgtype.TSVector, length int, terms []string, wf []float64) {
+	tsv.Valid = true
 	if len(toks) == 0 {
-		return "", 0, nil, nil
+		return tsv, 0, nil, nil
 	}
-	byTerm := map[string][]string{}
+	byTerm := map[string][]pgtype.TSVectorPosition{}
 	freq := map[string]float64{}
 	for _, tk := range toks {
 		freq[tk.term] += colWeight[tk.col]
@@ -193,10 +194,13 @@ func tsvector(toks []token) (lit string, length int, terms []string, wf []float6
 		if tk.col < 2 {
 			pos = min(pos, colBase[tk.col+1]-1)
 		}
-		// tsvector keeps at most 256 positions of a lexeme; BM25's
-		// frequency saturates long before.
-		if len(byTerm[tk.term]) < 256 {
-			byTerm[tk.term] = append(byTerm[tk.term], strconv.Itoa(pos)+string(colWeights[tk.col]))
+		ps := byTerm[tk.term]
+		// tsvector keeps at most 256 positions of a lexeme (BM25's
+		// frequency saturates long before), each once: the tokens come
+		// in position order, so a repeat (a clamped position) is the
+		// last one.
+		if len(ps) < 256 && (len(ps) == 0 || int(ps[len(ps)-1].Position) != pos) {
+			byTerm[tk.term] = append(ps, pgtype.TSVectorPosition{Position: uint16(pos), Weight: pgtype.TSVectorWeight(colWeights[tk.col])})
 		}
 	}
 	terms = make([]string, 0, len(byTerm))
@@ -205,19 +209,12 @@ func tsvector(toks []token) (lit string, length int, terms []string, wf []float6
 	}
 	sort.Strings(terms)
 	wf = make([]float64, len(terms))
+	tsv.Lexemes = make([]pgtype.TSVectorLexeme, len(terms))
 	for i, t := range terms {
 		wf[i] = freq[t]
+		tsv.Lexemes[i] = pgtype.TSVectorLexeme{Word: t, Positions: byTerm[t]}
 	}
-	var b strings.Builder
-	for i, term := range terms {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteString(quoteLexeme(term))
-		b.WriteByte(':')
-		b.WriteString(strings.Join(byTerm[term], ","))
-	}
-	return b.String(), len(toks), terms, wf
+	return tsv, len(toks), terms, wf
 }
 
 // quoteLexeme quotes a term for a tsvector or tsquery literal.

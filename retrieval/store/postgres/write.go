@@ -1,15 +1,18 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/gnosearch/gno/retrieval/segment"
 	"github.com/gnosearch/gno/retrieval/store"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 )
 
 // DocStates returns the indexed state of every document of a collection,
@@ -66,6 +69,11 @@ type batch struct {
 	// files costs one round trip per file (the server's replies, not its
 	// work, were most of a sync's time).
 	pending *pgx.Batch
+	// docs are the documents whose chunks wait for the next flush
+	// (nChunks chunks in all); held their paths.
+	docs    []pendingDoc
+	nChunks int
+	held    map[[2]string]bool
 }
 
 // queue adds a statement to the next round trip.
@@ -147,7 +155,7 @@ func bumpWrites(ctx context.Context, tx pgx.Tx) error {
 // Commit writes the statistics and makes the batch durable.
 func (b *batch) Commit() error {
 	ctx := context.Background()
-	if err := b.send(ctx, "", nil); err != nil {
+	if err := b.flush(ctx); err != nil {
 		b.Rollback()
 		return fmt.Errorf("commit: %w", err)
 	}
@@ -215,13 +223,21 @@ func (b *batch) flushStats(ctx context.Context) error {
 // Put inserts or replaces a document and its chunks. Its statements are
 // queued, not sent: each names the document by its path (the server finds
 // its id, new or kept), so a whole run of documents goes to the server in
-// one round trip (send, every flushEvery statements and at Commit).
+// one round trip, and its chunks are held for the next flush (every
+// flushEvery statements or flushChunks chunks, and at Commit).
 func (b *batch) Put(ctx context.Context, d *store.Document) error {
 	if len(d.Chunks) > store.MaxChunks {
 		return fmt.Errorf("index %s/%s: %d chunks, more than %d", d.Collection, d.RelPath, len(d.Chunks), store.MaxChunks)
 	}
 	// The old text is kept (a document replaced, not a package unit's);
 	// the old chunks (none for a new document) leave the statistics.
+	if b.held[[2]string{d.Collection, d.RelPath}] {
+		// The same path twice in a batch: the first one's chunks are
+		// written before the second drops them.
+		if err := b.flush(ctx); err != nil {
+			return fmt.Errorf("index %s/%s: %w", d.Collection, d.RelPath, err)
+		}
+	}
 	if !d.NoLinks {
 		b.keepVersion(byPath, d.Collection, d.RelPath)
 	}
@@ -242,19 +258,21 @@ func (b *batch) Put(ctx context.Context, d *store.Document) error {
 		b.queue(`INSERT INTO tags(doc_id, tag) SELECT d.id, t FROM documents d, unnest($3::text[]) AS t
 			WHERE d.collection = $1 AND d.rel_path = $2 ON CONFLICT DO NOTHING`, d.Collection, d.RelPath, d.Tags)
 	}
-	if err := b.putChunks(ctx, d); err != nil {
-		return fmt.Errorf("index %s/%s: %w", d.Collection, d.RelPath, err)
-	}
-	if b.pending.Len() >= flushEvery {
-		if err := b.send(ctx, "", nil); err != nil {
+	b.holdChunks(d)
+	if b.pending.Len() >= flushEvery || b.nChunks >= flushChunks {
+		if err := b.flush(ctx); err != nil {
 			return fmt.Errorf("index %s/%s and the documents before it: %w", d.Collection, d.RelPath, err)
 		}
 	}
 	return nil
 }
 
-// flushEvery is the number of queued statements that makes a round trip.
-const flushEvery = 512
+// flushEvery is the number of queued statements, flushChunks the number
+// of held chunks, that make a flush.
+const (
+	flushEvery  = 512
+	flushChunks = 1024
+)
 
 // byPath selects the id of the document at ($1, $2).
 const byPath = "SELECT id FROM documents WHERE collection = $1 AND rel_path = $2"
@@ -281,27 +299,66 @@ func dropChunks(doc string) string {
 	WHERE st.ix = x.ix AND x.r > 0`
 }
 
-// putChunks tokenizes a document's chunks and queues their rows: one
-// statement for the chunks, one per index for their postings, each
-// chunk's id made by the server from its document's.
-func (b *batch) putChunks(ctx context.Context, d *store.Document) error {
+// pendingDoc is a document whose rows are queued but whose chunks wait
+// for the next flush: the chunks of many documents are tokenized in one
+// call and written with one COPY per table.
+type pendingDoc struct {
+	collection, rel string
+	// title is the chunks' title column (the document's title and
+	// keywords: indexed, never shown).
+	title  string
+	chunks []pendingChunk
+}
+
+// pendingChunk is a chunk's columns as the batch writes them.
+type pendingChunk struct {
+	heads, body              string
+	start, end, startB, endB int32
+}
+
+// holdChunks keeps a document's chunks for the next flush.
+func (b *batch) holdChunks(d *store.Document) {
 	if len(d.Chunks) == 0 {
-		return nil
+		return
 	}
-	// The chunks' title column (indexed, never shown) adds the keywords.
 	title := d.Title
 	if d.Keywords != "" {
 		title += " " + d.Keywords
 	}
-	words := make([]row, len(d.Chunks))
-	var segRows []row
-	var segOf []int
+	p := pendingDoc{collection: d.Collection, rel: d.RelPath, title: title, chunks: make([]pendingChunk, len(d.Chunks))}
 	for i, c := range d.Chunks {
-		heads := strings.Join(c.Headings, " > ")
-		words[i] = row{title, heads, c.Text}
-		if segment.Has(c.Text) || segment.Has(title) || segment.Has(heads) {
-			segRows = append(segRows, row{segment.Text(title), segment.Text(heads), segment.Text(c.Text)})
-			segOf = append(segOf, i)
+		p.chunks[i] = pendingChunk{heads: strings.Join(c.Headings, " > "), body: c.Text,
+			start: int32(c.StartLine), end: int32(c.EndLine), startB: int32(c.StartByte), endB: int32(c.EndByte)}
+	}
+	if b.held == nil {
+		b.held = map[[2]string]bool{}
+	}
+	b.held[[2]string{d.Collection, d.RelPath}] = true
+	b.docs = append(b.docs, p)
+	b.nChunks += len(p.chunks)
+}
+
+// flush sends the queued statements and writes the held documents'
+// chunks and postings: their tokens are cut in one call per index, the
+// documents' ids (new or kept) come back with the queued statements in
+// one round trip, and the rows go by COPY, the postings in their index's
+// order (term, then chunk) so the b-tree grows at few pages at a time.
+func (b *batch) flush(ctx context.Context) error {
+	docs := b.docs
+	if len(docs) == 0 {
+		return b.send(ctx, "", nil)
+	}
+	b.docs, b.nChunks = nil, 0
+	clear(b.held)
+	var words, segRows []row
+	var segOf []int
+	for _, d := range docs {
+		for _, c := range d.chunks {
+			words = append(words, row{d.title, c.heads, c.body})
+			if segment.Has(c.body) || segment.Has(d.title) || segment.Has(c.heads) {
+				segRows = append(segRows, row{segment.Text(d.title), segment.Text(c.heads), segment.Text(c.body)})
+				segOf = append(segOf, len(words)-1)
+			}
 		}
 	}
 	wt, err := b.s.tok.tokenize(ctx, ixWords, words)
@@ -312,46 +369,114 @@ func (b *batch) putChunks(ctx context.Context, d *store.Document) error {
 	if err != nil {
 		return err
 	}
-	segTok := make([][]token, len(d.Chunks))
-	hasSeg := make([]bool, len(d.Chunks))
+	segTok := make([][]token, len(words))
+	hasSeg := make([]bool, len(words))
 	for j, i := range segOf {
 		segTok[i], hasSeg[i] = st[j], true
 	}
-	n := len(d.Chunks)
-	var (
-		seqs, starts, ends, startB, endB, lens, segLens = make([]int32, n), make([]int32, n), make([]int32, n), make([]int32, n), make([]int32, n), make([]int32, n), make([]int32, n)
-		heads, bodies, tsvs                             = make([]string, n), make([]string, n), make([]string, n)
-		segs                                            = make([]*string, n)
-		post                                            [2]postings
-	)
-	for i, c := range d.Chunks {
-		seqs[i], starts[i], ends[i], startB[i], endB[i] = int32(i), int32(c.StartLine), int32(c.EndLine), int32(c.StartByte), int32(c.EndByte)
-		heads[i], bodies[i] = words[i][1], c.Text
-		tsv, l, terms, wf := tsvector(wt[i])
-		tsvs[i], lens[i] = tsv, int32(l)
-		b.count(ixWords, terms, l, 1)
-		post[ixWords].add(int64(i), l, terms, wf)
-		if hasSeg[i] {
-			lit, l, terms, wf := tsvector(segTok[i])
-			segs[i], segLens[i] = &lit, int32(l)
-			b.count(ixSeg, terms, l, 1)
-			post[ixSeg].add(int64(i), l, terms, wf)
+	ids, err := b.sendIDs(ctx, docs)
+	if err != nil {
+		return err
+	}
+	var chunkRows [][]any
+	var post []posting
+	k := 0
+	for di, d := range docs {
+		for seq, c := range d.chunks {
+			id := ids[di]<<16 | int64(seq)
+			tsv, l, terms, wf := tsvector(wt[k])
+			b.count(ixWords, terms, l, 1)
+			post = appendPostings(post, ixWords, id, l, terms, wf)
+			var seg any
+			segLen := 0
+			if hasSeg[k] {
+				var sv pgtype.TSVector
+				var sterms []string
+				var swf []float64
+				sv, segLen, sterms, swf = tsvector(segTok[k])
+				seg = sv
+				b.count(ixSeg, sterms, segLen, 1)
+				post = appendPostings(post, ixSeg, id, segLen, sterms, swf)
+			}
+			chunkRows = append(chunkRows, []any{id, ids[di], int32(seq), d.title, c.heads, c.body, c.start, c.end, c.startB, c.endB,
+				tsv, int32(l), seg, int32(segLen)})
+			k++
 		}
 	}
-	b.queue(`INSERT INTO chunks(id, doc_id, seq, title, headings, body, start_line, end_line, start_byte, end_byte, tsv, len, seg, seg_len)
-		SELECT (d.id << 16) | u.seq, d.id, u.seq, $3, u.h, u.b, u.sl, u.el, u.sb, u.eb, u.tsv::tsvector, u.n, u.seg::tsvector, u.segn
-		FROM documents d, unnest($4::int[], $5::text[], $6::text[], $7::int[], $8::int[], $9::int[], $10::int[], $11::text[], $12::int[], $13::text[], $14::int[])
-			AS u(seq, h, b, sl, el, sb, eb, tsv, n, seg, segn)
-		WHERE d.collection = $1 AND d.rel_path = $2`,
-		d.Collection, d.RelPath, title, seqs, heads, bodies, starts, ends, startB, endB, tsvs, lens, segs, segLens)
-	for ix, p := range post {
-		if len(p.terms) > 0 {
-			b.queue(`INSERT INTO fts_postings(ix, term, chunk_id, wf, len)
-				SELECT $3, u.term, (d.id << 16) | u.seq, u.wf, u.len FROM documents d, unnest($4::text[], $5::bigint[], $6::float8[], $7::int[]) AS u(term, seq, wf, len)
-				WHERE d.collection = $1 AND d.rel_path = $2`, d.Collection, d.RelPath, ix, p.terms, p.ids, p.wf, p.lens)
+	if _, err := b.tx.CopyFrom(ctx, pgx.Identifier{"chunks"},
+		[]string{"id", "doc_id", "seq", "title", "headings", "body", "start_line", "end_line", "start_byte", "end_byte", "tsv", "len", "seg", "seg_len"},
+		pgx.CopyFromRows(chunkRows)); err != nil {
+		return fmt.Errorf("write chunks: %w", err)
+	}
+	slices.SortFunc(post, func(x, y posting) int {
+		if x.ix != y.ix {
+			return int(x.ix) - int(y.ix)
 		}
+		if c := strings.Compare(x.term, y.term); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.chunk, y.chunk)
+	})
+	i := 0
+	if _, err := b.tx.CopyFrom(ctx, pgx.Identifier{"fts_postings"}, []string{"ix", "term", "chunk_id", "wf", "len"},
+		pgx.CopyFromFunc(func() ([]any, error) {
+			if i == len(post) {
+				return nil, nil
+			}
+			p := post[i]
+			i++
+			return []any{p.ix, p.term, p.chunk, p.wf, p.len}, nil
+		})); err != nil {
+		return fmt.Errorf("write the word index: %w", err)
 	}
 	return nil
+}
+
+// sendIDs sends the queued statements (which write the documents) and
+// reads back the id of each of docs, in one round trip.
+func (b *batch) sendIDs(ctx context.Context, docs []pendingDoc) ([]int64, error) {
+	cols, rels := make([]string, len(docs)), make([]string, len(docs))
+	for i, d := range docs {
+		cols[i], rels[i] = d.collection, d.rel
+	}
+	pb := b.pending
+	b.pending = nil
+	if pb == nil {
+		pb = &pgx.Batch{}
+	}
+	queued := pb.Len()
+	pb.Queue(`SELECT u.i, d.id FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS u(c, r, i)
+		JOIN documents d ON d.collection = u.c AND d.rel_path = u.r`, cols, rels)
+	br := b.tx.SendBatch(ctx, pb)
+	defer br.Close()
+	for range queued {
+		if _, err := br.Exec(); err != nil {
+			return nil, err
+		}
+	}
+	ids := make([]int64, len(docs))
+	found := 0
+	rows, err := br.Query()
+	if err != nil {
+		return nil, err
+	}
+	for rows.Next() {
+		var i, id int64
+		if err := rows.Scan(&i, &id); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		ids[i-1] = id
+		found++
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if found != len(docs) {
+		return nil, fmt.Errorf("%d of %d documents written were not found again", len(docs)-found, len(docs))
+	}
+	return ids, br.Close()
 }
 
 // count adds one row's terms and length to index ix's statistics, sign
@@ -364,23 +489,22 @@ func (b *batch) count(ix int, terms []string, length int, sign int64) {
 	b.tokens[ix] += sign * int64(length)
 }
 
-// postings are rows of fts_postings, as columns (ids: the chunks' seq).
-type postings struct {
-	terms []string
-	ids   []int64
-	wf    []float64
-	lens  []int32
+// posting is a row of fts_postings.
+type posting struct {
+	ix    int16
+	term  string
+	chunk int64
+	wf    float64
+	len   int32
 }
 
-// add appends the terms of chunk seq, their weighted frequencies and the
-// chunk's length.
-func (p *postings) add(seq int64, length int, terms []string, wf []float64) {
+// appendPostings appends the postings of chunk id's terms, their
+// weighted frequencies and the chunk's length.
+func appendPostings(post []posting, ix int, id int64, length int, terms []string, wf []float64) []posting {
 	for i, t := range terms {
-		p.terms = append(p.terms, t)
-		p.ids = append(p.ids, seq)
-		p.lens = append(p.lens, int32(length))
-		p.wf = append(p.wf, wf[i])
+		post = append(post, posting{int16(ix), t, id, wf[i], int32(length)})
 	}
+	return post
 }
 
 // Touch records a new size and mtime for an unchanged document.
@@ -391,6 +515,12 @@ func (b *batch) Touch(ctx context.Context, id, size, mtimeNS int64) error {
 
 // Remove deletes a document, recording it in the change feed.
 func (b *batch) Remove(ctx context.Context, id int64) error {
+	if len(b.docs) > 0 {
+		// The document may be one this batch put: its chunks go first.
+		if err := b.flush(ctx); err != nil {
+			return fmt.Errorf("remove document %d: %w", id, err)
+		}
+	}
 	b.keepVersion("SELECT $1::bigint", id)
 	b.queue(dropChunks("SELECT $1::bigint"), id)
 	b.queue("INSERT INTO removed(collection, rel_path, hash, gen) SELECT collection, rel_path, hash, $1 FROM documents WHERE id = $2", b.gen, id)
