@@ -1,18 +1,14 @@
 package postgres
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"slices"
 	"strconv"
-	"strings"
 
-	"github.com/gnosearch/gno/retrieval/segment"
 	"github.com/gnosearch/gno/retrieval/store"
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgtype"
 )
 
 // DocStates returns the indexed state of every document of a collection,
@@ -71,7 +67,7 @@ type batch struct {
 	pending *pgx.Batch
 	// docs are the documents whose chunks wait for the next flush
 	// (nChunks chunks in all); held their paths.
-	docs    []pendingDoc
+	docs    []*store.Document
 	nChunks int
 	held    map[[2]string]bool
 }
@@ -197,13 +193,17 @@ func (b *batch) flushStats(ctx context.Context) error {
 		if len(b.df[ix]) == 0 {
 			continue
 		}
+		// In the key's order: the upsert walks the b-tree forward.
 		terms := make([]string, 0, len(b.df[ix]))
-		deltas := make([]int64, 0, len(b.df[ix]))
 		for t, d := range b.df[ix] {
 			if d != 0 {
 				terms = append(terms, t)
-				deltas = append(deltas, d)
 			}
+		}
+		slices.Sort(terms)
+		deltas := make([]int64, len(terms))
+		for i, t := range terms {
+			deltas[i] = b.df[ix][t]
 		}
 		if _, err := b.tx.Exec(ctx, `INSERT INTO fts_terms(ix, term, df) SELECT $1, t, d FROM unnest($2::text[], $3::bigint[]) AS u(t, d)
 			ON CONFLICT(ix, term) DO UPDATE SET df = fts_terms.df + excluded.df`, ix, terms, deltas); err != nil {
@@ -211,55 +211,27 @@ func (b *batch) flushStats(ctx context.Context) error {
 		}
 		b.df[ix] = map[string]int64{}
 	}
-	// Terms whose last chunk went (by this batch's drops or its own
-	// flush): a partial index finds them.
-	if _, err := b.tx.Exec(ctx, "DELETE FROM fts_terms WHERE df <= 0"); err != nil {
-		return err
-	}
 	b.rows, b.tokens = [2]int64{}, [2]int64{}
 	return nil
 }
 
-// Put inserts or replaces a document and its chunks. Its statements are
-// queued, not sent: each names the document by its path (the server finds
-// its id, new or kept), so a whole run of documents goes to the server in
-// one round trip, and its chunks are held for the next flush (every
-// flushEvery statements or flushChunks chunks, and at Commit).
+// Put inserts or replaces a document and its chunks. The document is
+// held, not sent: a flush (every flushDocs documents or flushChunks
+// chunks, and at Commit) writes all the held documents with a few
+// statements over arrays, their chunks and postings by COPY.
 func (b *batch) Put(ctx context.Context, d *store.Document) error {
 	if len(d.Chunks) > store.MaxChunks {
 		return fmt.Errorf("index %s/%s: %d chunks, more than %d", d.Collection, d.RelPath, len(d.Chunks), store.MaxChunks)
 	}
-	// The old text is kept (a document replaced, not a package unit's);
-	// the old chunks (none for a new document) leave the statistics.
 	if b.held[[2]string{d.Collection, d.RelPath}] {
-		// The same path twice in a batch: the first one's chunks are
-		// written before the second drops them.
+		// The same path twice in a batch: the first one is written
+		// before the second replaces it.
 		if err := b.flush(ctx); err != nil {
 			return fmt.Errorf("index %s/%s: %w", d.Collection, d.RelPath, err)
 		}
 	}
-	if !d.NoLinks {
-		b.keepVersion(byPath, d.Collection, d.RelPath)
-	}
-	b.queue(dropChunks(byPath), d.Collection, d.RelPath)
-	b.queue(`DELETE FROM tags WHERE doc_id = (`+byPath+`) AND NOT "user"`, d.Collection, d.RelPath)
-	b.queue(`INSERT INTO documents(collection, rel_path, hash, title, lang, mime, size, mtime_ns, line_count, invalid_bytes, added_gen, changed_gen)
-		VALUES($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$11)
-		ON CONFLICT(collection, rel_path) DO UPDATE SET hash = excluded.hash, title = excluded.title, lang = excluded.lang, mime = excluded.mime,
-			size = excluded.size, mtime_ns = excluded.mtime_ns, line_count = excluded.line_count, invalid_bytes = excluded.invalid_bytes, changed_gen = excluded.changed_gen`,
-		d.Collection, d.RelPath, d.Hash, d.Title, d.Lang, d.Mime, d.Size, d.MtimeNS, d.LineCount, d.InvalidBytes, b.gen)
-	b.queue(`INSERT INTO contents(doc_id, content) SELECT id, $3 FROM documents WHERE collection = $1 AND rel_path = $2
-		ON CONFLICT(doc_id) DO UPDATE SET content = excluded.content`, d.Collection, d.RelPath, d.Content)
-	if !d.NoLinks {
-		b.putLinks(d)
-		b.putGoverns(d)
-	}
-	if len(d.Tags) > 0 {
-		b.queue(`INSERT INTO tags(doc_id, tag) SELECT d.id, t FROM documents d, unnest($3::text[]) AS t
-			WHERE d.collection = $1 AND d.rel_path = $2 ON CONFLICT DO NOTHING`, d.Collection, d.RelPath, d.Tags)
-	}
-	b.holdChunks(d)
-	if b.pending.Len() >= flushEvery || b.nChunks >= flushChunks {
+	b.hold(d)
+	if len(b.docs) >= flushDocs || b.nChunks >= flushChunks || b.pending != nil && b.pending.Len() >= flushEvery {
 		if err := b.flush(ctx); err != nil {
 			return fmt.Errorf("index %s/%s and the documents before it: %w", d.Collection, d.RelPath, err)
 		}
@@ -267,10 +239,11 @@ func (b *batch) Put(ctx context.Context, d *store.Document) error {
 	return nil
 }
 
-// flushEvery is the number of queued statements, flushChunks the number
-// of held chunks, that make a flush.
+// flushEvery is the number of queued statements, flushDocs the number of
+// held documents and flushChunks of their chunks that make a flush.
 const (
 	flushEvery  = 512
+	flushDocs   = 512
 	flushChunks = 1024
 )
 
@@ -282,7 +255,7 @@ const byPath = "SELECT id FROM documents WHERE collection = $1 AND rel_path = $2
 // statement (data-modifying CTEs) that needs no answer. A term's
 // decrement is an upsert: a term this batch added is still only in the
 // batch's memory (flushStats adds it at commit), and an UPDATE would find
-// no row and lose the decrement. Terms left at 0 go at commit.
+// no row and lose the decrement. Terms left at 0 go at EndBulk.
 func dropChunks(doc string) string {
 	return `WITH g AS (DELETE FROM chunks WHERE doc_id IN (` + doc + `) RETURNING id, tsv, len, seg, seg_len),
 	w AS (SELECT g.id, t.term FROM g, unnest(tsvector_to_array(g.tsv)) AS t(term)),
@@ -299,186 +272,6 @@ func dropChunks(doc string) string {
 	WHERE st.ix = x.ix AND x.r > 0`
 }
 
-// pendingDoc is a document whose rows are queued but whose chunks wait
-// for the next flush: the chunks of many documents are tokenized in one
-// call and written with one COPY per table.
-type pendingDoc struct {
-	collection, rel string
-	// title is the chunks' title column (the document's title and
-	// keywords: indexed, never shown).
-	title  string
-	chunks []pendingChunk
-}
-
-// pendingChunk is a chunk's columns as the batch writes them.
-type pendingChunk struct {
-	heads, body              string
-	start, end, startB, endB int32
-}
-
-// holdChunks keeps a document's chunks for the next flush.
-func (b *batch) holdChunks(d *store.Document) {
-	if len(d.Chunks) == 0 {
-		return
-	}
-	title := d.Title
-	if d.Keywords != "" {
-		title += " " + d.Keywords
-	}
-	p := pendingDoc{collection: d.Collection, rel: d.RelPath, title: title, chunks: make([]pendingChunk, len(d.Chunks))}
-	for i, c := range d.Chunks {
-		p.chunks[i] = pendingChunk{heads: strings.Join(c.Headings, " > "), body: c.Text,
-			start: int32(c.StartLine), end: int32(c.EndLine), startB: int32(c.StartByte), endB: int32(c.EndByte)}
-	}
-	if b.held == nil {
-		b.held = map[[2]string]bool{}
-	}
-	b.held[[2]string{d.Collection, d.RelPath}] = true
-	b.docs = append(b.docs, p)
-	b.nChunks += len(p.chunks)
-}
-
-// flush sends the queued statements and writes the held documents'
-// chunks and postings: their tokens are cut in one call per index, the
-// documents' ids (new or kept) come back with the queued statements in
-// one round trip, and the rows go by COPY, the postings in their index's
-// order (term, then chunk) so the b-tree grows at few pages at a time.
-func (b *batch) flush(ctx context.Context) error {
-	docs := b.docs
-	if len(docs) == 0 {
-		return b.send(ctx, "", nil)
-	}
-	b.docs, b.nChunks = nil, 0
-	clear(b.held)
-	var words, segRows []row
-	var segOf []int
-	for _, d := range docs {
-		for _, c := range d.chunks {
-			words = append(words, row{d.title, c.heads, c.body})
-			if segment.Has(c.body) || segment.Has(d.title) || segment.Has(c.heads) {
-				segRows = append(segRows, row{segment.Text(d.title), segment.Text(c.heads), segment.Text(c.body)})
-				segOf = append(segOf, len(words)-1)
-			}
-		}
-	}
-	wt, err := b.s.tok.tokenize(ctx, ixWords, words)
-	if err != nil {
-		return err
-	}
-	st, err := b.s.tok.tokenize(ctx, ixSeg, segRows)
-	if err != nil {
-		return err
-	}
-	segTok := make([][]token, len(words))
-	hasSeg := make([]bool, len(words))
-	for j, i := range segOf {
-		segTok[i], hasSeg[i] = st[j], true
-	}
-	ids, err := b.sendIDs(ctx, docs)
-	if err != nil {
-		return err
-	}
-	var chunkRows [][]any
-	var post []posting
-	k := 0
-	for di, d := range docs {
-		for seq, c := range d.chunks {
-			id := ids[di]<<16 | int64(seq)
-			tsv, l, terms, wf := tsvector(wt[k])
-			b.count(ixWords, terms, l, 1)
-			post = appendPostings(post, ixWords, id, l, terms, wf)
-			var seg any
-			segLen := 0
-			if hasSeg[k] {
-				var sv pgtype.TSVector
-				var sterms []string
-				var swf []float64
-				sv, segLen, sterms, swf = tsvector(segTok[k])
-				seg = sv
-				b.count(ixSeg, sterms, segLen, 1)
-				post = appendPostings(post, ixSeg, id, segLen, sterms, swf)
-			}
-			chunkRows = append(chunkRows, []any{id, ids[di], int32(seq), d.title, c.heads, c.body, c.start, c.end, c.startB, c.endB,
-				tsv, int32(l), seg, int32(segLen)})
-			k++
-		}
-	}
-	if _, err := b.tx.CopyFrom(ctx, pgx.Identifier{"chunks"},
-		[]string{"id", "doc_id", "seq", "title", "headings", "body", "start_line", "end_line", "start_byte", "end_byte", "tsv", "len", "seg", "seg_len"},
-		pgx.CopyFromRows(chunkRows)); err != nil {
-		return fmt.Errorf("write chunks: %w", err)
-	}
-	slices.SortFunc(post, func(x, y posting) int {
-		if x.ix != y.ix {
-			return int(x.ix) - int(y.ix)
-		}
-		if c := strings.Compare(x.term, y.term); c != 0 {
-			return c
-		}
-		return cmp.Compare(x.chunk, y.chunk)
-	})
-	i := 0
-	if _, err := b.tx.CopyFrom(ctx, pgx.Identifier{"fts_postings"}, []string{"ix", "term", "chunk_id", "wf", "len"},
-		pgx.CopyFromFunc(func() ([]any, error) {
-			if i == len(post) {
-				return nil, nil
-			}
-			p := post[i]
-			i++
-			return []any{p.ix, p.term, p.chunk, p.wf, p.len}, nil
-		})); err != nil {
-		return fmt.Errorf("write the word index: %w", err)
-	}
-	return nil
-}
-
-// sendIDs sends the queued statements (which write the documents) and
-// reads back the id of each of docs, in one round trip.
-func (b *batch) sendIDs(ctx context.Context, docs []pendingDoc) ([]int64, error) {
-	cols, rels := make([]string, len(docs)), make([]string, len(docs))
-	for i, d := range docs {
-		cols[i], rels[i] = d.collection, d.rel
-	}
-	pb := b.pending
-	b.pending = nil
-	if pb == nil {
-		pb = &pgx.Batch{}
-	}
-	queued := pb.Len()
-	pb.Queue(`SELECT u.i, d.id FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS u(c, r, i)
-		JOIN documents d ON d.collection = u.c AND d.rel_path = u.r`, cols, rels)
-	br := b.tx.SendBatch(ctx, pb)
-	defer br.Close()
-	for range queued {
-		if _, err := br.Exec(); err != nil {
-			return nil, err
-		}
-	}
-	ids := make([]int64, len(docs))
-	found := 0
-	rows, err := br.Query()
-	if err != nil {
-		return nil, err
-	}
-	for rows.Next() {
-		var i, id int64
-		if err := rows.Scan(&i, &id); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		ids[i-1] = id
-		found++
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	if found != len(docs) {
-		return nil, fmt.Errorf("%d of %d documents written were not found again", len(docs)-found, len(docs))
-	}
-	return ids, br.Close()
-}
-
 // count adds one row's terms and length to index ix's statistics, sign
 // +1 for a row added, -1 for one removed.
 func (b *batch) count(ix int, terms []string, length int, sign int64) {
@@ -487,24 +280,6 @@ func (b *batch) count(ix int, terms []string, length int, sign int64) {
 	}
 	b.rows[ix] += sign
 	b.tokens[ix] += sign * int64(length)
-}
-
-// posting is a row of fts_postings.
-type posting struct {
-	ix    int16
-	term  string
-	chunk int64
-	wf    float64
-	len   int32
-}
-
-// appendPostings appends the postings of chunk id's terms, their
-// weighted frequencies and the chunk's length.
-func appendPostings(post []posting, ix int, id int64, length int, terms []string, wf []float64) []posting {
-	for i, t := range terms {
-		post = append(post, posting{int16(ix), t, id, wf[i], int32(length)})
-	}
-	return post
 }
 
 // Touch records a new size and mtime for an unchanged document.
@@ -578,11 +353,16 @@ func (s *Store) BeginBulk(ctx context.Context) error { return nil }
 // MergeSegmented merges SQLite's segmented index; nothing to do here.
 func (s *Store) MergeSegmented(ctx context.Context) error { return nil }
 
-// EndBulk runs after a large sync: VACUUM marks the new postings' pages
-// all-visible, so a search reads its words' postings from the index alone
-// (an index-only scan) instead of a heap page per posting; ANALYZE gives
-// the planner the new sizes. Autovacuum would do both, later.
+// EndBulk runs after a large sync: it deletes the terms no chunk holds
+// any more (df 0: they score as absent ones, so only their space was
+// lost), VACUUM marks the new postings' pages all-visible, so a search
+// reads its words' postings from the index alone (an index-only scan)
+// instead of a heap page per posting; ANALYZE gives the planner the new
+// sizes. Autovacuum would do the last two, later.
 func (s *Store) EndBulk(ctx context.Context) error {
+	if _, err := s.pool.Exec(ctx, "DELETE FROM fts_terms WHERE df <= 0"); err != nil {
+		return fmt.Errorf("finish bulk index: %w", err)
+	}
 	if _, err := s.pool.Exec(ctx, "VACUUM (ANALYZE) fts_postings, fts_terms"); err != nil {
 		return fmt.Errorf("finish bulk index: %w", err)
 	}
