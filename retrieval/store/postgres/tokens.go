@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -113,26 +114,26 @@ func (t *tokenizer) tokenize(ctx context.Context, ix int, rows []row) ([][]token
 		}
 	}
 	ins.Close()
-	res, err := tx.QueryContext(ctx, "SELECT doc, col, offset, term FROM "+vocab)
+	// The column as a number and the term as bytes, kept as a string
+	// once per run of equal terms (the vocabulary comes in term order):
+	// a sync reads a row per token, so each allocation counts.
+	res, err := tx.QueryContext(ctx, "SELECT doc, CASE col WHEN 'title' THEN 0 WHEN 'headings' THEN 1 ELSE 2 END, offset, term FROM "+vocab)
 	if err != nil {
 		return nil, fmt.Errorf("tokenize: %w", err)
 	}
+	var raw sql.RawBytes
+	prev := ""
 	for res.Next() {
 		var doc int
-		var col string
 		var tk token
-		if err := res.Scan(&doc, &col, &tk.off, &tk.term); err != nil {
+		if err := res.Scan(&doc, &tk.col, &tk.off, &raw); err != nil {
 			res.Close()
 			return nil, fmt.Errorf("tokenize: %w", err)
 		}
-		switch col {
-		case "title":
-			tk.col = 0
-		case "headings":
-			tk.col = 1
-		default:
-			tk.col = 2
+		if string(raw) != prev {
+			prev = string(raw)
 		}
+		tk.term = prev
 		out[doc-1] = append(out[doc-1], tk)
 	}
 	res.Close()
@@ -146,11 +147,11 @@ func (t *tokenizer) tokenize(ctx context.Context, ix int, rows []row) ([][]token
 		return nil, fmt.Errorf("tokenize: %w", err)
 	}
 	for _, ts := range out {
-		sort.Slice(ts, func(i, j int) bool {
-			if ts[i].col != ts[j].col {
-				return ts[i].col < ts[j].col
+		slices.SortFunc(ts, func(a, b token) int {
+			if a.col != b.col {
+				return a.col - b.col
 			}
-			return ts[i].off < ts[j].off
+			return a.off - b.off
 		})
 	}
 	return out, nil
