@@ -49,6 +49,9 @@ type Backend interface {
 	DocByHashPrefix(ctx context.Context, prefix string) (*DocMeta, error)
 	Content(ctx context.Context, id int64) (string, error)
 	List(ctx context.Context, collections []string, prefix string, limit, offset int) ([]*DocMeta, error)
+	// ListAfter pages through one collection by id (keyset): up to limit
+	// documents whose id is above afterID, in id order.
+	ListAfter(ctx context.Context, collection string, afterID int64, limit int) ([]*DocMeta, error)
 	Stats(ctx context.Context, model string) (map[string]*CollectionStats, error)
 	FilterDocs(ctx context.Context, f Filter) (map[int64]bool, error)
 	CollectionNames(ctx context.Context) ([]string, error)

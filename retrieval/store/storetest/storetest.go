@@ -53,6 +53,8 @@ func Run(t *testing.T, open Open) {
 		{"Governs", testGoverns},
 		{"Links", testLinks},
 		{"LinksChange", testLinksChange},
+		{"ListAfter", testListAfter},
+		{"LargeBatch", testLargeBatch},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
