@@ -146,6 +146,18 @@ type WriteBatch interface {
 	Rollback() error
 }
 
+// VectorSearcher is a backend that answers vector searches itself, from
+// an index it keeps (Postgres: pgvector's HNSW over halfvec), so a gno
+// process needs no graph of its own: an optional capability, as
+// database/sql's drivers have optional interfaces. The engine asks a
+// backend for it and builds its own graph only without it.
+type VectorSearcher interface {
+	// SearchVectors returns the best chunk of each of the top k
+	// documents passing f, by cosine similarity of model's vectors to q
+	// (Score), best first; approximate, as a graph is.
+	SearchVectors(ctx context.Context, model string, q []float32, f Filter, k int) ([]ChunkHit, error)
+}
+
 // Lock is a held writer lock (LockWriter, Driver.LockWriter).
 type Lock interface {
 	Unlock() error

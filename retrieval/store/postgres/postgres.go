@@ -216,7 +216,18 @@ func Open(ctx context.Context, u string) (*Store, error) {
 		if err := c.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_type WHERE typname = 'vector')").Scan(&ok); err != nil || !ok {
 			return err
 		}
-		return pgxvec.RegisterTypes(ctx, c)
+		if err := pgxvec.RegisterTypes(ctx, c); err != nil {
+			return err
+		}
+		// A vector search's candidates (vsearch.go); the iterative scan
+		// (pgvector 0.8) goes on past rows a filter drops. An older
+		// pgvector refuses the second setting: searches then work
+		// without it.
+		if _, err := c.Exec(ctx, "SET hnsw.ef_search = "+strconv.Itoa(hnswEfSearch)); err != nil {
+			return err
+		}
+		c.Exec(ctx, "SET hnsw.iterative_scan = relaxed_order")
+		return nil
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {

@@ -55,6 +55,7 @@ func Run(t *testing.T, open Open) {
 		{"LinksChange", testLinksChange},
 		{"ListAfter", testListAfter},
 		{"LargeBatch", testLargeBatch},
+		{"SearchVectors", testSearchVectors},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
