@@ -247,8 +247,6 @@ const (
 	flushChunks = 1024
 )
 
-// byPath selects the id of the document at ($1, $2).
-const byPath = "SELECT id FROM documents WHERE collection = $1 AND rel_path = $2"
 
 // dropChunks deletes the chunks of the documents whose ids doc selects,
 // with their postings, and takes them out of the BM25 statistics, in one
