@@ -247,7 +247,6 @@ const (
 	flushChunks = 1024
 )
 
-
 // dropChunks deletes the chunks of the documents whose ids doc selects,
 // with their postings, and takes them out of the BM25 statistics, in one
 // statement (data-modifying CTEs) that needs no answer. A term's
