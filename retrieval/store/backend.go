@@ -137,6 +137,9 @@ type Backend interface {
 // WriteBatch is one write transaction of a sync: either all of its changes
 // land or none do. *Batch is SQLite's.
 type WriteBatch interface {
+	// Put may hold d's slices (chunks, tags, links) until Commit: a
+	// backend writes documents in groups; the caller leaves them as
+	// they are.
 	Put(ctx context.Context, d *Document) error
 	Touch(ctx context.Context, id, size, mtimeNS int64) error
 	Remove(ctx context.Context, id int64) error
