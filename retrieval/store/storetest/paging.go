@@ -62,12 +62,15 @@ func testLargeBatch(t *testing.T, st store.Backend) {
 	b, err := st.Begin(ctx, 2)
 	check(t, err)
 	defer b.Rollback()
+	// d0005 again, changed, while the first is still held (Postgres): the
+	// second version wins.
+	again := doc("c", "d0005.md", "title 5", "replaced kiwi", "new")
 	for i := range n {
 		check(t, b.Put(ctx, mk("c", i)))
+		if i == 10 {
+			check(t, b.Put(ctx, again))
+		}
 	}
-	// d0005 again, changed: the second version wins.
-	again := doc("c", "d0005.md", "title 5", "replaced kiwi", "new")
-	check(t, b.Put(ctx, again))
 	check(t, b.Put(ctx, doc("c", "gone.md", "G", "durian")))
 	gone, err := st.DocByPath(ctx, "c", "gone.md")
 	if err == nil && gone != nil {
