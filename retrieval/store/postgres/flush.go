@@ -42,19 +42,64 @@ func (b *batch) hold(d *store.Document) {
 	b.nChunks += len(d.Chunks)
 }
 
-// flush writes the held documents, after the queued statements.
+// flush writes the held documents, after the queued statements. Their
+// tokens are cut here, while the server still writes the flush before
+// (two cores: gno's tokenizer and the server's COPY run at once); then,
+// that flush done, a goroutine writes these on the batch's connection
+// and flush returns. Whatever touches the connection next waits for it
+// (wait): the next flush, Commit, Rollback.
 func (b *batch) flush(ctx context.Context) error {
 	docs := b.docs
+	b.docs, b.nChunks = nil, 0
+	clear(b.held)
+	var tk *flushTokens
+	if len(docs) > 0 {
+		var err error
+		if tk, err = b.tokenizeDocs(ctx, docs); err != nil {
+			return err
+		}
+	}
+	if err := b.wait(); err != nil {
+		return err
+	}
 	if len(docs) == 0 {
 		return b.send(ctx, "", nil)
 	}
-	b.docs, b.nChunks = nil, 0
-	clear(b.held)
-	ids, err := b.writeDocs(ctx, docs)
-	if err != nil {
-		return err
+	// The goroutine's own batch: its statements, statistics and kept
+	// versions, shared with this one at wait; the transaction is the
+	// same.
+	w := &batch{s: b.s, tx: b.tx, gen: b.gen, df: [2]map[string]int64{{}, {}}, pending: b.pending}
+	b.pending = nil
+	done := make(chan error, 1)
+	b.inflight, b.part = done, w
+	go func() {
+		ids, err := w.writeDocs(ctx, docs)
+		if err == nil {
+			err = w.writeChunks(ctx, docs, ids, tk)
+		}
+		done <- err
+	}()
+	return nil
+}
+
+// wait waits for the flush in flight, if any, and adds its statistics to
+// the batch's.
+func (b *batch) wait() error {
+	if b.inflight == nil {
+		return nil
 	}
-	return b.writeChunks(ctx, docs, ids)
+	err := <-b.inflight
+	w := b.part
+	b.inflight, b.part = nil, nil
+	for ix := range 2 {
+		for t, d := range w.df[ix] {
+			b.df[ix][t] += d
+		}
+		b.rows[ix] += w.rows[ix]
+		b.tokens[ix] += w.tokens[ix]
+	}
+	b.versioned = b.versioned || w.versioned
+	return err
 }
 
 // writeDocs queues the held documents' replacement of their earlier rows
@@ -181,25 +226,33 @@ func (b *batch) sendRows(ctx context.Context, q string, args []any, fn func(pgx.
 	return br.Close()
 }
 
-// writeChunks tokenizes the chunks of docs (whose ids are ids) and writes
-// them and their postings by COPY, adding them to the batch's BM25
-// statistics.
-func (b *batch) writeChunks(ctx context.Context, docs []*store.Document, ids []int64) error {
+// flushTokens are the tokens of a flush's chunks, in order, with the
+// columns they were cut from.
+type flushTokens struct {
+	titles []string
+	heads  [][]string
+	wt     [][]token
+	segTok [][]token
+	hasSeg []bool
+}
+
+// tokenizeDocs cuts the tokens of the chunks of docs, one tokenizer call
+// per index.
+func (b *batch) tokenizeDocs(ctx context.Context, docs []*store.Document) (*flushTokens, error) {
 	var words, segRows []row
 	var segOf []int
-	titles := make([]string, len(docs))
-	heads := make([][]string, len(docs))
+	tk := &flushTokens{titles: make([]string, len(docs)), heads: make([][]string, len(docs))}
 	for di, d := range docs {
 		// The chunks' title column (indexed, never shown) adds the keywords.
 		title := d.Title
 		if d.Keywords != "" {
 			title += " " + d.Keywords
 		}
-		titles[di] = title
-		heads[di] = make([]string, len(d.Chunks))
+		tk.titles[di] = title
+		tk.heads[di] = make([]string, len(d.Chunks))
 		for ci, c := range d.Chunks {
 			h := strings.Join(c.Headings, " > ")
-			heads[di][ci] = h
+			tk.heads[di][ci] = h
 			words = append(words, row{title, h, c.Text})
 			if segment.Has(c.Text) || segment.Has(title) || segment.Has(h) {
 				segRows = append(segRows, row{segment.Text(title), segment.Text(h), segment.Text(c.Text)})
@@ -207,23 +260,31 @@ func (b *batch) writeChunks(ctx context.Context, docs []*store.Document, ids []i
 			}
 		}
 	}
-	if len(words) == 0 {
-		return nil
-	}
-	wt, err := b.s.tok.tokenize(ctx, ixWords, words)
-	if err != nil {
-		return err
+	var err error
+	if tk.wt, err = b.s.tok.tokenize(ctx, ixWords, words); err != nil {
+		return nil, err
 	}
 	st, err := b.s.tok.tokenize(ctx, ixSeg, segRows)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	segTok := make([][]token, len(words))
-	hasSeg := make([]bool, len(words))
+	tk.segTok = make([][]token, len(words))
+	tk.hasSeg = make([]bool, len(words))
 	for j, i := range segOf {
-		segTok[i], hasSeg[i] = st[j], true
+		tk.segTok[i], tk.hasSeg[i] = st[j], true
 	}
-	chunkRows := make([][]any, 0, len(words))
+	return tk, nil
+}
+
+// writeChunks writes the chunks of docs (whose ids are ids, whose tokens
+// are tk) and their postings by COPY, adding them to the batch's BM25
+// statistics.
+func (b *batch) writeChunks(ctx context.Context, docs []*store.Document, ids []int64, tk *flushTokens) error {
+	if len(tk.wt) == 0 {
+		return nil
+	}
+	wt, segTok, hasSeg, titles, heads := tk.wt, tk.segTok, tk.hasSeg, tk.titles, tk.heads
+	chunkRows := make([][]any, 0, len(wt))
 	var post []posting
 	k := 0
 	for di, d := range docs {

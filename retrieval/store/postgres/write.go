@@ -70,6 +70,10 @@ type batch struct {
 	docs    []*store.Document
 	nChunks int
 	held    map[[2]string]bool
+	// inflight reports the end of the flush a goroutine is writing (nil:
+	// none), part is that flush's own batch (flush.go).
+	inflight chan error
+	part     *batch
 }
 
 // queue adds a statement to the next round trip.
@@ -155,6 +159,10 @@ func (b *batch) Commit() error {
 		b.Rollback()
 		return fmt.Errorf("commit: %w", err)
 	}
+	if err := b.wait(); err != nil {
+		b.Rollback()
+		return fmt.Errorf("commit: %w", err)
+	}
 	if err := b.flushStats(ctx); err != nil {
 		b.Rollback()
 		return fmt.Errorf("commit: %w", err)
@@ -174,6 +182,7 @@ func (b *batch) Commit() error {
 
 // Rollback abandons the batch; safe after Commit and twice.
 func (b *batch) Rollback() error {
+	b.wait() // the connection is free once the flush in flight ends
 	b.done = true
 	err := b.tx.Rollback(context.Background())
 	if errors.Is(err, pgx.ErrTxClosed) {
