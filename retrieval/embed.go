@@ -217,8 +217,12 @@ func (w *Writer) embed(ctx context.Context, emb inference.Embedder, opt EmbedOpt
 		res.ChunksPerSec = float64(res.Embedded) / d.Seconds()
 	}
 	// Build (or bring up to date) and save the graph now, so searches
-	// start from the export.
+	// start from the export; a backend that searches its own vectors
+	// needs none.
 	e.vectors.forget()
+	if e.vectorSearcher(ctx) != nil {
+		return res, nil
+	}
 	if _, err := e.vectorGraph(ctx, model, true); err != nil {
 		return res, err
 	}

@@ -237,7 +237,9 @@ func (m *Models) warm(ctx context.Context, rerank bool) {
 		graph := make(chan any, 1) // a panic, raised again here
 		go func() {
 			defer func() { graph <- recover() }()
-			m.e.vectorIndex(ctx, emb.ModelID())
+			if m.e.vectorSearcher(ctx) == nil {
+				m.e.vectorIndex(ctx, emb.ModelID())
+			}
 		}()
 		if l, ok := emb.(loader); ok {
 			l.Load()

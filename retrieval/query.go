@@ -253,6 +253,7 @@ func (r *queryRun) candidateLists(bm []hit) ([]fusion.List, error) {
 			return nil, err
 		}
 		r.meta.VectorsUsed = true
+		r.meta.VectorIndex = r.e.vectorIndexKind(r.base)
 		r.meta.Mode = "hybrid"
 		name, w := "vector", vecW
 		if i > 0 {
@@ -278,7 +279,9 @@ func (r *queryRun) vectorReach() func(*fusion.Fused) bool {
 		return nil
 	}
 	emb, err := r.e.models.Embedder(r.base)
-	if err != nil || emb == nil {
+	if err != nil || emb == nil || r.e.vectorSearcher(r.base) != nil {
+		// Over a backend that searches its vectors there is no graph to
+		// ask: every document could appear.
 		return nil
 	}
 	ix, err := r.e.vectorIndex(r.base, emb.ModelID())

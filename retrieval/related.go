@@ -206,13 +206,19 @@ func (e *Engine) vectorNeighbours(ctx context.Context, st store.Backend, doc int
 	for i := range mean {
 		mean[i] *= inv
 	}
-	ix, err := e.vectorIndex(ctx, model)
-	if err != nil || ix.Len() == 0 {
-		return nil, nil // degrade to links
-	}
-	hits, err := e.searchGraph(ctx, ix, mean, k+1, func(d int64) bool { return d != doc }, 0)
-	if err != nil {
-		return nil, nil
+	var hits []hit
+	if vs := e.vectorSearcher(ctx); vs != nil {
+		if hits, err = e.serverNearest(ctx, vs, model, mean, store.Filter{}, k, doc); err != nil {
+			return nil, nil // degrade to links
+		}
+	} else {
+		ix, err := e.vectorIndex(ctx, model)
+		if err != nil || ix.Len() == 0 {
+			return nil, nil // degrade to links
+		}
+		if hits, err = e.searchGraph(ctx, ix, mean, k+1, func(d int64) bool { return d != doc }, 0); err != nil {
+			return nil, nil
+		}
 	}
 	out := make([]int64, 0, len(hits))
 	for _, h := range hits {

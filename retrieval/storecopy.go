@@ -96,7 +96,8 @@ func CopyStore(ctx context.Context, from, to string, progress func(CopyProgress)
 		}
 	}
 	// The source's lock keeps a sync (a daemon's watcher) from changing it
-	// between the copy's reads: pages by offset would skip or repeat rows.
+	// between the copy's reads: a page would miss a document added or
+	// renamed under a lower id.
 	src, closeSrc, err := lockedStore(ctx, from)
 	if err != nil {
 		return nil, err
@@ -234,14 +235,17 @@ func (c *copier) documents(ctx context.Context) error {
 			return err
 		}
 		seen := map[string]bool{}
-		for off := 0; ; off += copyBatch {
-			metas, err := c.src.List(ctx, []string{col}, "", copyBatch, off)
+		// Pages by id (keyset): each a range scan of the key, where
+		// pages by offset would read every row before theirs again.
+		for after := int64(0); ; {
+			metas, err := c.src.ListAfter(ctx, col, after, copyBatch)
 			if err != nil {
 				return err
 			}
 			if len(metas) == 0 {
 				break
 			}
+			after = metas[len(metas)-1].ID
 			if err := c.docBatch(ctx, col, metas, have, tags, declares); err != nil {
 				return err
 			}

@@ -70,10 +70,14 @@ type Explain struct {
 type Meta struct {
 	Query string `json:"query"`
 	// Mode is bm25, vector, hybrid or bm25_only.
-	Mode         string `json:"mode"`
-	Expanded     bool   `json:"expanded"`
-	Reranked     bool   `json:"reranked"`
-	VectorsUsed  bool   `json:"vectorsUsed"`
+	Mode        string `json:"mode"`
+	Expanded    bool   `json:"expanded"`
+	Reranked    bool   `json:"reranked"`
+	VectorsUsed bool   `json:"vectorsUsed"`
+	// VectorIndex says what searched the vectors, when they were used:
+	// "graph" (gno's own, in this process) or "store" (the index store's,
+	// Postgres's HNSW index).
+	VectorIndex  string `json:"vectorIndex,omitempty"`
 	TotalResults int    `json:"totalResults"`
 	// Notes say what degraded or was cut, and why.
 	Notes []string `json:"notes,omitempty"`

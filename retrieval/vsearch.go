@@ -75,12 +75,16 @@ func (e *Engine) vectorHitsFor(ctx, base context.Context, text string, pre *quer
 	if pre.serves(emb) {
 		ctx = base
 	}
-	ix, err := e.vectorIndex(ctx, emb.ModelID())
-	if err != nil {
-		return nil, err
-	}
-	if ix.Len() == 0 {
-		return nil, errNoVectors
+	vs := e.vectorSearcher(ctx)
+	var ix *vector.Graph
+	if vs == nil {
+		// The graph first: without vectors the query is not embedded.
+		if ix, err = e.vectorIndex(ctx, emb.ModelID()); err != nil {
+			return nil, err
+		}
+		if ix.Len() == 0 {
+			return nil, errNoVectors
+		}
 	}
 	vec, ok, err := pre.vector(ctx, emb)
 	if !ok {
@@ -89,11 +93,17 @@ func (e *Engine) vectorHitsFor(ctx, base context.Context, text string, pre *quer
 	if err != nil {
 		return nil, err
 	}
-	allow, admitted, err := e.allowed(ctx, f)
-	if err != nil {
-		return nil, err
+	var hits []hit
+	if vs != nil {
+		hits, err = e.serverNearest(ctx, vs, emb.ModelID(), vec, f, k, 0)
+	} else {
+		var allow func(int64) bool
+		var admitted int
+		if allow, admitted, err = e.allowed(ctx, f); err != nil {
+			return nil, err
+		}
+		hits, err = e.searchGraph(ctx, ix, vec, k, allow, admitted)
 	}
-	hits, err := e.searchGraph(ctx, ix, vec, k, allow, admitted)
 	if err != nil {
 		return nil, err
 	}
@@ -102,6 +112,71 @@ func (e *Engine) vectorHitsFor(ctx, base context.Context, text string, pre *quer
 		hits[i].Score = math.Max(0, math.Min(1, hits[i].Score))
 	}
 	return hits, nil
+}
+
+// Where vectors are searched: the one place that decides. A backend that
+// searches its own vectors (store.VectorSearcher: Postgres's HNSW index)
+// answers every vector search, so a gno server over it keeps no graph and
+// holds no state; any other gets gno's graph (vectorindex.go). Meta's
+// vectorIndex says which answered.
+const (
+	vectorIndexGraph  = "graph"
+	vectorIndexServer = "store"
+)
+
+// vectorSearcher returns the backend as a VectorSearcher, nil when it is
+// not one (or cannot be opened: the graph path reports that).
+func (e *Engine) vectorSearcher(ctx context.Context) store.VectorSearcher {
+	st, err := e.store(ctx)
+	if err != nil {
+		return nil
+	}
+	vs, _ := st.(store.VectorSearcher)
+	return vs
+}
+
+// vectorIndexKind names what answers vector searches, for meta.
+func (e *Engine) vectorIndexKind(ctx context.Context) string {
+	if e.vectorSearcher(ctx) != nil {
+		return vectorIndexServer
+	}
+	return vectorIndexGraph
+}
+
+// serverNearest is searchGraph's answer from the backend's own index: the
+// best chunk of each of the top k documents under f, without the
+// document skip (0: none); errNoVectors when model has none.
+func (e *Engine) serverNearest(ctx context.Context, vs store.VectorSearcher, model string, q []float32, f store.Filter, k int, skip int64) ([]hit, error) {
+	n := k
+	if skip != 0 {
+		n++
+	}
+	hs, err := vs.SearchVectors(ctx, model, q, f, n)
+	if err != nil {
+		return nil, err
+	}
+	if len(hs) == 0 {
+		st, err := e.store(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if c, _, err := st.VectorCount(ctx, model); err != nil {
+			return nil, err
+		} else if c == 0 {
+			return nil, errNoVectors
+		}
+	}
+	out := make([]hit, 0, len(hs))
+	for _, h := range hs {
+		if h.DocID == skip {
+			continue
+		}
+		out = append(out, hit{DocID: h.DocID, ChunkID: h.ChunkID, Score: h.Score})
+		if len(out) == k {
+			break
+		}
+	}
+	return out, nil
 }
 
 // allowed returns a predicate over document ids for a filter, nil if the
@@ -147,6 +222,7 @@ func (e *Engine) vsearch(ctx context.Context, req SearchRequest) (*SearchResults
 	}
 	res.Meta.Mode = "vector"
 	res.Meta.VectorsUsed = true
+	res.Meta.VectorIndex = e.vectorIndexKind(ctx)
 	e.noteCoverage(&res.Meta, false)
 	if req.Explain {
 		res.Meta.Timings = map[string]float64{"total": ms(time.Since(start))}

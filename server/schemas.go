@@ -170,7 +170,7 @@ var resultSchema = `{"type": "object", "required": ["docid", "score", "uri", "sn
 const metaSchema = `{"type": "object", "required": ["query", "mode", "totalResults"], "properties": {
   "query": {"type": "string"}, "mode": {"type": "string", "enum": ["bm25", "vector", "hybrid", "bm25_only"]},
   "expanded": {"type": "boolean"}, "reranked": {"type": "boolean"}, "vectorsUsed": {"type": "boolean"},
-  "totalResults": {"type": "integer"}, "notes": {"type": "array", "items": {"type": "string"}},
+  "vectorIndex": {"type": "string", "enum": ["graph", "store"]}, "totalResults": {"type": "integer"}, "notes": {"type": "array", "items": {"type": "string"}},
   "timings": {"type": "object"}, "rerankModel": {"type": "string"},
   "embedded": {"type": "object", "required": ["vectors", "chunks"], "properties": {"vectors": {"type": "integer"}, "chunks": {"type": "integer"}}},
   "replica": {"type": "object", "required": ["lagSeconds", "lagBytes"], "properties": {"lagSeconds": {"type": "number"}, "lagBytes": {"type": "integer"}}}}}`

@@ -51,6 +51,9 @@ type Backend interface {
 	DocByHashPrefix(ctx context.Context, prefix string) (*DocMeta, error)
 	Content(ctx context.Context, id int64) (string, error)
 	List(ctx context.Context, collections []string, prefix string, limit, offset int) ([]*DocMeta, error)
+	// ListAfter pages through one collection by id (keyset): up to limit
+	// documents whose id is above afterID, in id order.
+	ListAfter(ctx context.Context, collection string, afterID int64, limit int) ([]*DocMeta, error)
 	Stats(ctx context.Context, model string) (map[string]*CollectionStats, error)
 	FilterDocs(ctx context.Context, f Filter) (map[int64]bool, error)
 	CollectionNames(ctx context.Context) ([]string, error)
@@ -149,6 +152,9 @@ type Backend interface {
 // WriteBatch is one write transaction of a sync: either all of its changes
 // land or none do. *Batch is SQLite's.
 type WriteBatch interface {
+	// Put may hold d's slices (chunks, tags, links) until Commit: a
+	// backend writes documents in groups; the caller leaves them as
+	// they are.
 	Put(ctx context.Context, d *Document) error
 	Touch(ctx context.Context, id, size, mtimeNS int64) error
 	Remove(ctx context.Context, id int64) error
@@ -156,6 +162,18 @@ type WriteBatch interface {
 	DeleteSkip(ctx context.Context, collection, rel string) error
 	Commit() error
 	Rollback() error
+}
+
+// VectorSearcher is a backend that answers vector searches itself, from
+// an index it keeps (Postgres: pgvector's HNSW over halfvec), so a gno
+// process needs no graph of its own: an optional capability, as
+// database/sql's drivers have optional interfaces. The engine asks a
+// backend for it and builds its own graph only without it.
+type VectorSearcher interface {
+	// SearchVectors returns the best chunk of each of the top k
+	// documents passing f, by cosine similarity of model's vectors to q
+	// (Score), best first; approximate, as a graph is.
+	SearchVectors(ctx context.Context, model string, q []float32, f Filter, k int) ([]ChunkHit, error)
 }
 
 // Lock is a held writer lock (LockWriter, Driver.LockWriter).

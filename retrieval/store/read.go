@@ -292,6 +292,18 @@ func (s *Store) List(ctx context.Context, collections []string, prefix string, l
 		q += " LIMIT ? OFFSET ?"
 		args = append(args, limit, offset)
 	}
+	return s.listMetas(ctx, q, args...)
+}
+
+// ListAfter returns up to limit documents of collection whose id is above
+// afterID, in id order: pages by key, so a copy of millions of documents
+// reads each row once (pages by offset read all the rows before theirs).
+func (s *Store) ListAfter(ctx context.Context, collection string, afterID int64, limit int) ([]*DocMeta, error) {
+	return s.listMetas(ctx, "SELECT "+metaCols+" FROM documents WHERE collection = ? AND id > ? ORDER BY id LIMIT ?", collection, afterID, limit)
+}
+
+// listMetas runs a query of metaCols and scans its documents.
+func (s *Store) listMetas(ctx context.Context, q string, args ...any) ([]*DocMeta, error) {
 	rows, err := s.db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("list documents: %w", err)

@@ -14,20 +14,29 @@ import (
 // resolved, why it was refused if it was), per system parent (1) and per
 // subsystems child (2), written with the note in its batch.
 
-// putGoverns queues the declarations of d, replacing its earlier ones.
-func (b *batch) putGoverns(d *store.Document) {
-	b.queue("DELETE FROM governs WHERE doc_id = ("+byPath+")", d.Collection, d.RelPath)
-	var kinds []int32
-	var cols, values, problems []string
+// declared are the governs rows of a flush's documents, as columns (i:
+// the document's place in the flush, from 1; seq: the row's place in
+// its document).
+type declared struct {
+	i                      []int64
+	seq, kinds             []int32
+	cols, values, problems []string
+}
+
+// add appends the declarations of the flush's document i.
+func (g *declared) add(i int64, d *store.Document) {
+	var seq int32
 	add := func(kind int32, col, value, problem string) {
-		kinds, cols, values, problems = append(kinds, kind), append(cols, col), append(values, value), append(problems, problem)
+		g.i, g.seq, g.kinds = append(g.i, i), append(g.seq, seq), append(g.kinds, kind)
+		g.cols, g.values, g.problems = append(g.cols, col), append(g.values, value), append(g.problems, problem)
+		seq++
 	}
-	for _, g := range d.Declares.Governs {
-		c := g.Collection
+	for _, gl := range d.Declares.Governs {
+		c := gl.Collection
 		if c == "" {
 			c = d.Collection
 		}
-		add(0, c, g.Glob, g.Problem)
+		add(0, c, gl.Glob, gl.Problem)
 	}
 	if d.Declares.System != "" {
 		add(1, "", d.Declares.System, "")
@@ -35,12 +44,6 @@ func (b *batch) putGoverns(d *store.Document) {
 	for _, s := range d.Declares.Subsystems {
 		add(2, "", s, "")
 	}
-	if len(kinds) == 0 {
-		return
-	}
-	b.queue(`INSERT INTO governs(doc_id, seq, kind, collection, value, problem)
-		SELECT d.id, u.n - 1, u.k, u.c, u.v, u.p FROM documents d, unnest($3::int[], $4::text[], $5::text[], $6::text[]) WITH ORDINALITY AS u(k, c, v, p, n)
-		WHERE d.collection = $1 AND d.rel_path = $2`, d.Collection, d.RelPath, kinds, cols, values, problems)
 }
 
 // GoverningNotes returns every note with declarations, by collection and

@@ -16,15 +16,23 @@ import (
 // set, by the same store.LinkIndex the SQLite store uses, so both answer
 // alike; the index is cached per value of the writes counter.
 
-// putLinks queues the links and aliases of d, replacing its earlier ones.
-func (b *batch) putLinks(d *store.Document) {
+// docLinks are the doc_links rows of a flush's documents, as columns
+// (i: the document's place in the flush, from 1).
+type docLinks struct {
+	i       []int64
+	aliases []string
+	links   [][]byte
+}
+
+// add appends the links and aliases of the flush's document i, if any
+// (a document without leaves no row: its earlier one was deleted).
+func (l *docLinks) add(i int64, d *store.Document) {
 	if len(d.Links) == 0 && len(d.Aliases) == 0 {
-		b.queue("DELETE FROM doc_links WHERE doc_id = ("+byPath+")", d.Collection, d.RelPath)
 		return
 	}
-	b.queue(`INSERT INTO doc_links(doc_id, aliases, links) SELECT id, $3, $4 FROM documents WHERE collection = $1 AND rel_path = $2
-		ON CONFLICT(doc_id) DO UPDATE SET aliases = excluded.aliases, links = excluded.links`,
-		d.Collection, d.RelPath, store.JoinAliases(d.Aliases), store.EncodeLinks(d.Links))
+	l.i = append(l.i, i)
+	l.aliases = append(l.aliases, store.JoinAliases(d.Aliases))
+	l.links = append(l.links, store.EncodeLinks(d.Links))
 }
 
 // linkIndex returns the resolved links of the index ctx reads (its

@@ -122,9 +122,14 @@ CREATE INDEX IF NOT EXISTS chunks_doc ON chunks(doc_id);
 -- their tokens; per index and term, the rows holding it.
 CREATE TABLE IF NOT EXISTS fts_stats(ix SMALLINT PRIMARY KEY, rows BIGINT NOT NULL, tokens BIGINT NOT NULL);
 INSERT INTO fts_stats VALUES (0, 0, 0), (1, 0, 0) ON CONFLICT DO NOTHING;
-CREATE TABLE IF NOT EXISTS fts_terms(ix SMALLINT NOT NULL, term TEXT COLLATE "C" NOT NULL, df BIGINT NOT NULL, PRIMARY KEY(ix, term));
--- A term no chunk holds any more, found by each commit (schema 3).
-CREATE INDEX IF NOT EXISTS fts_terms_dead ON fts_terms(ix) WHERE df <= 0;
+-- Every batch changes the df of thousands of terms: room on each page
+-- (fillfactor) and no index on df let the server update a row in place
+-- (HOT) instead of adding an index entry per change. A term whose df
+-- fell to 0 scores as an absent one; EndBulk deletes such rows (schema 3
+-- had an index to find them at each commit, which made every update
+-- write that index and the key's).
+CREATE TABLE IF NOT EXISTS fts_terms(ix SMALLINT NOT NULL, term TEXT COLLATE "C" NOT NULL, df BIGINT NOT NULL, PRIMARY KEY(ix, term)) WITH (fillfactor = 70);
+DROP INDEX IF EXISTS fts_terms_dead;
 -- The inverted index BM25 reads: per index, term and chunk, the term's
 -- frequency weighted by column (wf) and the chunk's length (len), so a
 -- search reads only its words' rows (the tsvector's GIN index answers
@@ -306,7 +311,18 @@ func poolConfig(u string) (*pgxpool.Config, error) {
 		if err := c.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_type WHERE typname = 'vector')").Scan(&ok); err != nil || !ok {
 			return err
 		}
-		return pgxvec.RegisterTypes(ctx, c)
+		if err := pgxvec.RegisterTypes(ctx, c); err != nil {
+			return err
+		}
+		// A vector search's candidates (vsearch.go); the iterative scan
+		// (pgvector 0.8) goes on past rows a filter drops. An older
+		// pgvector refuses the second setting: searches then work
+		// without it.
+		if _, err := c.Exec(ctx, "SET hnsw.ef_search = "+strconv.Itoa(hnswEfSearch)); err != nil {
+			return err
+		}
+		c.Exec(ctx, "SET hnsw.iterative_scan = relaxed_order")
+		return nil
 	}
 	return cfg, nil
 }

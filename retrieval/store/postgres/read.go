@@ -171,6 +171,16 @@ func (s *Store) List(ctx context.Context, collections []string, prefix string, l
 	return out, nil
 }
 
+// ListAfter returns up to limit documents of collection whose id is above
+// afterID, in id order (keyset pages: each row read once).
+func (s *Store) ListAfter(ctx context.Context, collection string, afterID int64, limit int) ([]*store.DocMeta, error) {
+	out, err := s.metas(ctx, false, "SELECT "+metaCols+" FROM documents WHERE collection = $1 AND id > $2 ORDER BY id LIMIT $3", collection, afterID, limit)
+	if err != nil {
+		return nil, fmt.Errorf("list documents: %w", err)
+	}
+	return out, nil
+}
+
 // Stats counts documents, chunks and vectors of model per collection.
 func (s *Store) Stats(ctx context.Context, model string) (map[string]*store.CollectionStats, error) {
 	out := map[string]*store.CollectionStats{}

@@ -4,12 +4,13 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/gnosearch/gno/retrieval/segment"
+	"github.com/jackc/pgx/v5/pgtype"
 	_ "modernc.org/sqlite" // the tokenizer is SQLite's own FTS5
 )
 
@@ -113,26 +114,26 @@ func (t *tokenizer) tokenize(ctx context.Context, ix int, rows []row) ([][]token
 		}
 	}
 	ins.Close()
-	res, err := tx.QueryContext(ctx, "SELECT doc, col, offset, term FROM "+vocab)
+	// The column as a number and the term as bytes, kept as a string
+	// once per run of equal terms (the vocabulary comes in term order):
+	// a sync reads a row per token, so each allocation counts.
+	res, err := tx.QueryContext(ctx, "SELECT doc, CASE col WHEN 'title' THEN 0 WHEN 'headings' THEN 1 ELSE 2 END, offset, term FROM "+vocab)
 	if err != nil {
 		return nil, fmt.Errorf("tokenize: %w", err)
 	}
+	var raw sql.RawBytes
+	prev := ""
 	for res.Next() {
 		var doc int
-		var col string
 		var tk token
-		if err := res.Scan(&doc, &col, &tk.off, &tk.term); err != nil {
+		if err := res.Scan(&doc, &tk.col, &tk.off, &raw); err != nil {
 			res.Close()
 			return nil, fmt.Errorf("tokenize: %w", err)
 		}
-		switch col {
-		case "title":
-			tk.col = 0
-		case "headings":
-			tk.col = 1
-		default:
-			tk.col = 2
+		if string(raw) != prev {
+			prev = string(raw)
 		}
+		tk.term = prev
 		out[doc-1] = append(out[doc-1], tk)
 	}
 	res.Close()
@@ -146,11 +147,11 @@ func (t *tokenizer) tokenize(ctx context.Context, ix int, rows []row) ([][]token
 		return nil, fmt.Errorf("tokenize: %w", err)
 	}
 	for _, ts := range out {
-		sort.Slice(ts, func(i, j int) bool {
-			if ts[i].col != ts[j].col {
-				return ts[i].col < ts[j].col
+		slices.SortFunc(ts, func(a, b token) int {
+			if a.col != b.col {
+				return a.col - b.col
 			}
-			return ts[i].off < ts[j].off
+			return a.off - b.off
 		})
 	}
 	return out, nil
@@ -176,16 +177,17 @@ func (t *tokenizer) terms(ctx context.Context, ix int, s string) ([]string, erro
 	return out, nil
 }
 
-// tsvector renders tokens as a tsvector literal: each term with its
-// positions (the column's base plus the offset), weighted by column. It
-// also returns the row's length (its number of tokens, as FTS5 counts
-// them for BM25), its distinct terms and each one's frequency weighted by
-// column (BM25's f, the postings' wf).
-func tsvector(toks []token) (lit string, length int, terms []string, wf []float64) {
+// tsvector turns tokens into a tsvector: each term with its positions
+// (the column's base plus the offset, at most 256, increasing), weighted
+// by column. It also returns the row's length (its number of tokens, as
+// FTS5 counts them for BM25), its distinct terms in byte order and each
+// one's frequency weighted by column (BM25's f, the postings' wf).
+func tsvector(toks []token) (tsv pgtype.TSVector, length int, terms []string, wf []float64) {
+	tsv.Valid = true
 	if len(toks) == 0 {
-		return "", 0, nil, nil
+		return tsv, 0, nil, nil
 	}
-	byTerm := map[string][]string{}
+	byTerm := map[string][]pgtype.TSVectorPosition{}
 	freq := map[string]float64{}
 	for _, tk := range toks {
 		freq[tk.term] += colWeight[tk.col]
@@ -193,10 +195,13 @@ func tsvector(toks []token) (lit string, length int, terms []string, wf []float6
 		if tk.col < 2 {
 			pos = min(pos, colBase[tk.col+1]-1)
 		}
-		// tsvector keeps at most 256 positions of a lexeme; BM25's
-		// frequency saturates long before.
-		if len(byTerm[tk.term]) < 256 {
-			byTerm[tk.term] = append(byTerm[tk.term], strconv.Itoa(pos)+string(colWeights[tk.col]))
+		ps := byTerm[tk.term]
+		// tsvector keeps at most 256 positions of a lexeme (BM25's
+		// frequency saturates long before), each once: the tokens come
+		// in position order, so a repeat (a clamped position) is the
+		// last one.
+		if len(ps) < 256 && (len(ps) == 0 || int(ps[len(ps)-1].Position) != pos) {
+			byTerm[tk.term] = append(ps, pgtype.TSVectorPosition{Position: uint16(pos), Weight: pgtype.TSVectorWeight(colWeights[tk.col])})
 		}
 	}
 	terms = make([]string, 0, len(byTerm))
@@ -205,19 +210,12 @@ func tsvector(toks []token) (lit string, length int, terms []string, wf []float6
 	}
 	sort.Strings(terms)
 	wf = make([]float64, len(terms))
+	tsv.Lexemes = make([]pgtype.TSVectorLexeme, len(terms))
 	for i, t := range terms {
 		wf[i] = freq[t]
+		tsv.Lexemes[i] = pgtype.TSVectorLexeme{Word: t, Positions: byTerm[t]}
 	}
-	var b strings.Builder
-	for i, term := range terms {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteString(quoteLexeme(term))
-		b.WriteByte(':')
-		b.WriteString(strings.Join(byTerm[term], ","))
-	}
-	return b.String(), len(toks), terms, wf
+	return tsv, len(toks), terms, wf
 }
 
 // quoteLexeme quotes a term for a tsvector or tsquery literal.

@@ -11,9 +11,9 @@ import (
 )
 
 // Vectors live in pgvector's vector type, one per chunk for one model at a
-// time, with the vectors_version at insertion (ver) as in SQLite; the
-// engine loads them into its own graph (EachVector) as it does from
-// SQLite.
+// time, with the vectors_version at insertion (ver) as in SQLite. The
+// server searches them itself (vsearch.go: an HNSW index per model), so
+// the engine keeps no graph of its own over a Postgres index.
 
 // DropVectors deletes every stored vector except those of keepModel.
 func (s *Store) DropVectors(ctx context.Context, keepModel string) error {
@@ -77,13 +77,21 @@ func (s *Store) PutVectors(ctx context.Context, model string, ids []int64, vecs 
 		ON CONFLICT(key) DO UPDATE SET value = (meta.value::bigint + 1)::text RETURNING value::bigint`).Scan(&ver); err != nil {
 		return fmt.Errorf("store vectors: %w", err)
 	}
-	b := &pgx.Batch{}
-	for i, id := range ids {
-		b.Queue(`INSERT INTO vectors(chunk_id, model, ver, vec) SELECT $1, $2, $3, $4 WHERE EXISTS (SELECT 1 FROM chunks WHERE id = $1)
-			ON CONFLICT(chunk_id) DO UPDATE SET model = excluded.model, ver = excluded.ver, vec = excluded.vec`, id, model, ver, pgvector.NewVector(vecs[i]))
+	// One statement over arrays (a chunk id twice keeps its last vector).
+	vs := make([]pgvector.Vector, len(vecs))
+	for i, v := range vecs {
+		vs[i] = pgvector.NewVector(v)
 	}
-	if err := tx.SendBatch(ctx, b).Close(); err != nil {
+	if _, err := tx.Exec(ctx, `INSERT INTO vectors(chunk_id, model, ver, vec)
+		SELECT DISTINCT ON (u.id) u.id, $2, $3, u.v FROM unnest($1::bigint[], $4::vector[]) WITH ORDINALITY AS u(id, v, n)
+		WHERE EXISTS (SELECT 1 FROM chunks WHERE id = u.id) ORDER BY u.id, u.n DESC
+		ON CONFLICT(chunk_id) DO UPDATE SET model = excluded.model, ver = excluded.ver, vec = excluded.vec`, ids, model, ver, vs); err != nil {
 		return fmt.Errorf("store vectors: %w", err)
+	}
+	if len(vecs) > 0 {
+		if err := ensureVectorIndex(ctx, tx, model, len(vecs[0])); err != nil {
+			return fmt.Errorf("index vectors: %w", err)
+		}
 	}
 	if err := s.fence(ctx, tx); err != nil {
 		return err

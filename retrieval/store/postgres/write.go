@@ -4,10 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
-	"strings"
 
-	"github.com/gnosearch/gno/retrieval/segment"
 	"github.com/gnosearch/gno/retrieval/store"
 	"github.com/jackc/pgx/v5"
 )
@@ -66,6 +65,15 @@ type batch struct {
 	// files costs one round trip per file (the server's replies, not its
 	// work, were most of a sync's time).
 	pending *pgx.Batch
+	// docs are the documents whose chunks wait for the next flush
+	// (nChunks chunks in all); held their paths.
+	docs    []*store.Document
+	nChunks int
+	held    map[[2]string]bool
+	// inflight reports the end of the flush a goroutine is writing (nil:
+	// none), part is that flush's own batch (flush.go).
+	inflight chan error
+	part     *batch
 }
 
 // queue adds a statement to the next round trip.
@@ -152,7 +160,11 @@ func bumpWrites(ctx context.Context, tx pgx.Tx) error {
 // Commit writes the statistics and makes the batch durable.
 func (b *batch) Commit() error {
 	ctx := context.Background()
-	if err := b.send(ctx, "", nil); err != nil {
+	if err := b.flush(ctx); err != nil {
+		b.Rollback()
+		return fmt.Errorf("commit: %w", err)
+	}
+	if err := b.wait(); err != nil {
 		b.Rollback()
 		return fmt.Errorf("commit: %w", err)
 	}
@@ -179,6 +191,7 @@ func (b *batch) Commit() error {
 
 // Rollback abandons the batch; safe after Commit and twice.
 func (b *batch) Rollback() error {
+	b.wait() // the connection is free once the flush in flight ends
 	b.done = true
 	err := b.tx.Rollback(context.Background())
 	if errors.Is(err, pgx.ErrTxClosed) {
@@ -198,13 +211,17 @@ func (b *batch) flushStats(ctx context.Context) error {
 		if len(b.df[ix]) == 0 {
 			continue
 		}
+		// In the key's order: the upsert walks the b-tree forward.
 		terms := make([]string, 0, len(b.df[ix]))
-		deltas := make([]int64, 0, len(b.df[ix]))
 		for t, d := range b.df[ix] {
 			if d != 0 {
 				terms = append(terms, t)
-				deltas = append(deltas, d)
 			}
+		}
+		slices.Sort(terms)
+		deltas := make([]int64, len(terms))
+		for i, t := range terms {
+			deltas[i] = b.df[ix][t]
 		}
 		if _, err := b.tx.Exec(ctx, `INSERT INTO fts_terms(ix, term, df) SELECT $1, t, d FROM unnest($2::text[], $3::bigint[]) AS u(t, d)
 			ON CONFLICT(ix, term) DO UPDATE SET df = fts_terms.df + excluded.df`, ix, terms, deltas); err != nil {
@@ -212,68 +229,48 @@ func (b *batch) flushStats(ctx context.Context) error {
 		}
 		b.df[ix] = map[string]int64{}
 	}
-	// Terms whose last chunk went (by this batch's drops or its own
-	// flush): a partial index finds them.
-	if _, err := b.tx.Exec(ctx, "DELETE FROM fts_terms WHERE df <= 0"); err != nil {
-		return err
-	}
 	b.rows, b.tokens = [2]int64{}, [2]int64{}
 	return nil
 }
 
-// Put inserts or replaces a document and its chunks. Its statements are
-// queued, not sent: each names the document by its path (the server finds
-// its id, new or kept), so a whole run of documents goes to the server in
-// one round trip (send, every flushEvery statements and at Commit).
+// Put inserts or replaces a document and its chunks. The document is
+// held, not sent: a flush (every flushDocs documents or flushChunks
+// chunks, and at Commit) writes all the held documents with a few
+// statements over arrays, their chunks and postings by COPY.
 func (b *batch) Put(ctx context.Context, d *store.Document) error {
 	if len(d.Chunks) > store.MaxChunks {
 		return fmt.Errorf("index %s/%s: %d chunks, more than %d", d.Collection, d.RelPath, len(d.Chunks), store.MaxChunks)
 	}
-	// The old text is kept (a document replaced, not a package unit's);
-	// the old chunks (none for a new document) leave the statistics.
-	if !d.NoLinks {
-		b.keepVersion(byPath, d.Collection, d.RelPath)
+	if b.held[[2]string{d.Collection, d.RelPath}] {
+		// The same path twice in a batch: the first one is written
+		// before the second replaces it.
+		if err := b.flush(ctx); err != nil {
+			return fmt.Errorf("index %s/%s: %w", d.Collection, d.RelPath, err)
+		}
 	}
-	b.queue(dropChunks(byPath), d.Collection, d.RelPath)
-	b.queue(`DELETE FROM tags WHERE doc_id = (`+byPath+`) AND NOT "user"`, d.Collection, d.RelPath)
-	b.queue(`INSERT INTO documents(collection, rel_path, hash, title, lang, mime, size, mtime_ns, line_count, invalid_bytes, added_gen, changed_gen)
-		VALUES($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$11)
-		ON CONFLICT(collection, rel_path) DO UPDATE SET hash = excluded.hash, title = excluded.title, lang = excluded.lang, mime = excluded.mime,
-			size = excluded.size, mtime_ns = excluded.mtime_ns, line_count = excluded.line_count, invalid_bytes = excluded.invalid_bytes, changed_gen = excluded.changed_gen`,
-		d.Collection, d.RelPath, d.Hash, d.Title, d.Lang, d.Mime, d.Size, d.MtimeNS, d.LineCount, d.InvalidBytes, b.gen)
-	b.queue(`INSERT INTO contents(doc_id, content) SELECT id, $3 FROM documents WHERE collection = $1 AND rel_path = $2
-		ON CONFLICT(doc_id) DO UPDATE SET content = excluded.content`, d.Collection, d.RelPath, d.Content)
-	if !d.NoLinks {
-		b.putLinks(d)
-		b.putGoverns(d)
-	}
-	if len(d.Tags) > 0 {
-		b.queue(`INSERT INTO tags(doc_id, tag) SELECT d.id, t FROM documents d, unnest($3::text[]) AS t
-			WHERE d.collection = $1 AND d.rel_path = $2 ON CONFLICT DO NOTHING`, d.Collection, d.RelPath, d.Tags)
-	}
-	if err := b.putChunks(ctx, d); err != nil {
-		return fmt.Errorf("index %s/%s: %w", d.Collection, d.RelPath, err)
-	}
-	if b.pending.Len() >= flushEvery {
-		if err := b.send(ctx, "", nil); err != nil {
+	b.hold(d)
+	if len(b.docs) >= flushDocs || b.nChunks >= flushChunks || b.pending != nil && b.pending.Len() >= flushEvery {
+		if err := b.flush(ctx); err != nil {
 			return fmt.Errorf("index %s/%s and the documents before it: %w", d.Collection, d.RelPath, err)
 		}
 	}
 	return nil
 }
 
-// flushEvery is the number of queued statements that makes a round trip.
-const flushEvery = 512
-
-// byPath selects the id of the document at ($1, $2).
-const byPath = "SELECT id FROM documents WHERE collection = $1 AND rel_path = $2"
+// flushEvery is the number of queued statements, flushDocs the number of
+// held documents and flushChunks of their chunks that make a flush.
+const (
+	flushEvery  = 512
+	flushDocs   = 512
+	flushChunks = 1024
+)
 
 // dropChunks deletes the chunks of the documents whose ids doc selects,
 // with their postings, and takes them out of the BM25 statistics, in one
 // statement (data-modifying CTEs) that needs no answer. A term's
 // decrement is an upsert: a term this batch added is still only in the
 // batch's memory (flushStats adds it at commit), and an UPDATE would find
-// no row and lose the decrement. Terms left at 0 go at commit.
+// no row and lose the decrement. Terms left at 0 go at EndBulk.
 func dropChunks(doc string) string {
 	return `WITH g AS (DELETE FROM chunks WHERE doc_id IN (` + doc + `) RETURNING id, tsv, len, seg, seg_len),
 	w AS (SELECT g.id, t.term FROM g, unnest(tsvector_to_array(g.tsv)) AS t(term)),
@@ -290,79 +287,6 @@ func dropChunks(doc string) string {
 	WHERE st.ix = x.ix AND x.r > 0`
 }
 
-// putChunks tokenizes a document's chunks and queues their rows: one
-// statement for the chunks, one per index for their postings, each
-// chunk's id made by the server from its document's.
-func (b *batch) putChunks(ctx context.Context, d *store.Document) error {
-	if len(d.Chunks) == 0 {
-		return nil
-	}
-	// The chunks' title column (indexed, never shown) adds the keywords.
-	title := d.Title
-	if d.Keywords != "" {
-		title += " " + d.Keywords
-	}
-	words := make([]row, len(d.Chunks))
-	var segRows []row
-	var segOf []int
-	for i, c := range d.Chunks {
-		heads := strings.Join(c.Headings, " > ")
-		words[i] = row{title, heads, c.Text}
-		if segment.Has(c.Text) || segment.Has(title) || segment.Has(heads) {
-			segRows = append(segRows, row{segment.Text(title), segment.Text(heads), segment.Text(c.Text)})
-			segOf = append(segOf, i)
-		}
-	}
-	wt, err := b.s.tok.tokenize(ctx, ixWords, words)
-	if err != nil {
-		return err
-	}
-	st, err := b.s.tok.tokenize(ctx, ixSeg, segRows)
-	if err != nil {
-		return err
-	}
-	segTok := make([][]token, len(d.Chunks))
-	hasSeg := make([]bool, len(d.Chunks))
-	for j, i := range segOf {
-		segTok[i], hasSeg[i] = st[j], true
-	}
-	n := len(d.Chunks)
-	var (
-		seqs, starts, ends, startB, endB, lens, segLens = make([]int32, n), make([]int32, n), make([]int32, n), make([]int32, n), make([]int32, n), make([]int32, n), make([]int32, n)
-		heads, bodies, tsvs                             = make([]string, n), make([]string, n), make([]string, n)
-		segs                                            = make([]*string, n)
-		post                                            [2]postings
-	)
-	for i, c := range d.Chunks {
-		seqs[i], starts[i], ends[i], startB[i], endB[i] = int32(i), int32(c.StartLine), int32(c.EndLine), int32(c.StartByte), int32(c.EndByte)
-		heads[i], bodies[i] = words[i][1], c.Text
-		tsv, l, terms, wf := tsvector(wt[i])
-		tsvs[i], lens[i] = tsv, int32(l)
-		b.count(ixWords, terms, l, 1)
-		post[ixWords].add(int64(i), l, terms, wf)
-		if hasSeg[i] {
-			lit, l, terms, wf := tsvector(segTok[i])
-			segs[i], segLens[i] = &lit, int32(l)
-			b.count(ixSeg, terms, l, 1)
-			post[ixSeg].add(int64(i), l, terms, wf)
-		}
-	}
-	b.queue(`INSERT INTO chunks(id, doc_id, seq, title, headings, body, start_line, end_line, start_byte, end_byte, tsv, len, seg, seg_len)
-		SELECT (d.id << 16) | u.seq, d.id, u.seq, $3, u.h, u.b, u.sl, u.el, u.sb, u.eb, u.tsv::tsvector, u.n, u.seg::tsvector, u.segn
-		FROM documents d, unnest($4::int[], $5::text[], $6::text[], $7::int[], $8::int[], $9::int[], $10::int[], $11::text[], $12::int[], $13::text[], $14::int[])
-			AS u(seq, h, b, sl, el, sb, eb, tsv, n, seg, segn)
-		WHERE d.collection = $1 AND d.rel_path = $2`,
-		d.Collection, d.RelPath, title, seqs, heads, bodies, starts, ends, startB, endB, tsvs, lens, segs, segLens)
-	for ix, p := range post {
-		if len(p.terms) > 0 {
-			b.queue(`INSERT INTO fts_postings(ix, term, chunk_id, wf, len)
-				SELECT $3, u.term, (d.id << 16) | u.seq, u.wf, u.len FROM documents d, unnest($4::text[], $5::bigint[], $6::float8[], $7::int[]) AS u(term, seq, wf, len)
-				WHERE d.collection = $1 AND d.rel_path = $2`, d.Collection, d.RelPath, ix, p.terms, p.ids, p.wf, p.lens)
-		}
-	}
-	return nil
-}
-
 // count adds one row's terms and length to index ix's statistics, sign
 // +1 for a row added, -1 for one removed.
 func (b *batch) count(ix int, terms []string, length int, sign int64) {
@@ -373,25 +297,6 @@ func (b *batch) count(ix int, terms []string, length int, sign int64) {
 	b.tokens[ix] += sign * int64(length)
 }
 
-// postings are rows of fts_postings, as columns (ids: the chunks' seq).
-type postings struct {
-	terms []string
-	ids   []int64
-	wf    []float64
-	lens  []int32
-}
-
-// add appends the terms of chunk seq, their weighted frequencies and the
-// chunk's length.
-func (p *postings) add(seq int64, length int, terms []string, wf []float64) {
-	for i, t := range terms {
-		p.terms = append(p.terms, t)
-		p.ids = append(p.ids, seq)
-		p.lens = append(p.lens, int32(length))
-		p.wf = append(p.wf, wf[i])
-	}
-}
-
 // Touch records a new size and mtime for an unchanged document.
 func (b *batch) Touch(ctx context.Context, id, size, mtimeNS int64) error {
 	b.queue("UPDATE documents SET size = $1, mtime_ns = $2 WHERE id = $3", size, mtimeNS, id)
@@ -400,6 +305,12 @@ func (b *batch) Touch(ctx context.Context, id, size, mtimeNS int64) error {
 
 // Remove deletes a document, recording it in the change feed.
 func (b *batch) Remove(ctx context.Context, id int64) error {
+	if len(b.docs) > 0 {
+		// The document may be one this batch put: its chunks go first.
+		if err := b.flush(ctx); err != nil {
+			return fmt.Errorf("remove document %d: %w", id, err)
+		}
+	}
 	b.keepVersion("SELECT $1::bigint", id)
 	b.queue(dropChunks("SELECT $1::bigint"), id)
 	b.queue("INSERT INTO removed(collection, rel_path, hash, gen) SELECT collection, rel_path, hash, $1 FROM documents WHERE id = $2", b.gen, id)
@@ -457,11 +368,16 @@ func (s *Store) BeginBulk(ctx context.Context) error { return nil }
 // MergeSegmented merges SQLite's segmented index; nothing to do here.
 func (s *Store) MergeSegmented(ctx context.Context) error { return nil }
 
-// EndBulk runs after a large sync: VACUUM marks the new postings' pages
-// all-visible, so a search reads its words' postings from the index alone
-// (an index-only scan) instead of a heap page per posting; ANALYZE gives
-// the planner the new sizes. Autovacuum would do both, later.
+// EndBulk runs after a large sync: it deletes the terms no chunk holds
+// any more (df 0: they score as absent ones, so only their space was
+// lost), VACUUM marks the new postings' pages all-visible, so a search
+// reads its words' postings from the index alone (an index-only scan)
+// instead of a heap page per posting; ANALYZE gives the planner the new
+// sizes. Autovacuum would do the last two, later.
 func (s *Store) EndBulk(ctx context.Context) error {
+	if _, err := s.pool.Exec(ctx, "DELETE FROM fts_terms WHERE df <= 0"); err != nil {
+		return fmt.Errorf("finish bulk index: %w", err)
+	}
 	if _, err := s.pool.Exec(ctx, "VACUUM (ANALYZE) fts_postings, fts_terms"); err != nil {
 		return fmt.Errorf("finish bulk index: %w", err)
 	}

@@ -55,6 +55,9 @@ func Run(t *testing.T, open Open) {
 		{"Jobs", testJobs},
 		{"Links", testLinks},
 		{"LinksChange", testLinksChange},
+		{"ListAfter", testListAfter},
+		{"LargeBatch", testLargeBatch},
+		{"SearchVectors", testSearchVectors},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
