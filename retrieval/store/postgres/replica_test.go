@@ -44,7 +44,9 @@ func TestReplicaReads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if info.Replica == nil || !info.Replica.Standby || info.Replica.Problem != "" || info.Replica.LagBytes != 0 || info.Schema == "" || info.Vector == "" {
+	// The lag is not asserted to be 0: the primary writes WAL of its own
+	// (autovacuum, checkpoints, other databases) at any moment.
+	if info.Replica == nil || !info.Replica.Standby || info.Replica.Problem != "" || info.Replica.LagBytes < 0 || info.Schema == "" || info.Vector == "" {
 		t.Fatalf("server info %+v replica %+v", info, info.Replica)
 	}
 	// A transaction replayed, so the replica knows when its last one was.
