@@ -14,6 +14,7 @@ import (
 
 	"github.com/gnosearch/gno/retrieval"
 	"github.com/gnosearch/gno/retrieval/gnoerr"
+	"github.com/gnosearch/gno/retrieval/store/pgtest"
 )
 
 var beginRE = regexp.MustCompile(`(?m)^BEGIN-(\d+)$`)
@@ -264,7 +265,7 @@ func TestWritersSerialise(t *testing.T) {
 // vector graph being swapped under readers, never mutated.
 func TestConcurrencyInProcess(t *testing.T) {
 	e := newEnv(t, corpus(13, pick(6, 40)))
-	t.Setenv("GNO_HOME", e.home)
+	pgtest.Use(t, e.home, e.store)
 	t.Setenv("GNO_MODELS_DIR", modelsDir())
 	ctx := context.Background()
 	eng, err := retrieval.Open(ctx, retrieval.Options{})

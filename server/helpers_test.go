@@ -15,6 +15,7 @@ import (
 
 	"github.com/gnosearch/gno/retrieval"
 	"github.com/gnosearch/gno/retrieval/config"
+	"github.com/gnosearch/gno/retrieval/store/pgtest"
 )
 
 // fixture is a real index over a temp folder of Markdown files.
@@ -45,7 +46,7 @@ func newFixture(t *testing.T) *fixture {
 			t.Fatal(err)
 		}
 	}
-	t.Setenv("GNO_HOME", f.home)
+	pgtest.Home(t, f.home)
 	ctx := context.Background()
 	e, err := retrieval.Open(ctx, retrieval.Options{})
 	if err != nil {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/gnosearch/gno/models"
 	"github.com/gnosearch/gno/pkgdocs/pkgtest"
+	"github.com/gnosearch/gno/retrieval/store/pgtest"
 	"github.com/gnosearch/gno/server/daemon/wire"
 )
 
@@ -46,7 +47,7 @@ func newDCLI(t *testing.T) *dcli {
 			c.models = dir
 		}
 	}
-	c.env = []string{"GNO_HOME=" + c.home, "GNO_MODELS_DIR=" + c.models, "XDG_RUNTIME_DIR=" + run}
+	c.env = append(pgtest.Env(c.home, pgtest.Store(t)), "GNO_MODELS_DIR="+c.models, "XDG_RUNTIME_DIR="+run)
 	return c
 }
 

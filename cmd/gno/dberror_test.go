@@ -17,7 +17,7 @@ var dbText = regexp.MustCompile(`(^|[^A-Za-z])sql: |SQL logic error|SQLITE|no su
 // TestCLINoDatabaseText: with the index's contents table gone, every
 // command says what to do and prints the database's text only under -v.
 func TestCLINoDatabaseText(t *testing.T) {
-	c := cli{t: t, home: t.TempDir()}
+	c := newCLI(t)
 	root := t.TempDir()
 	os.WriteFile(filepath.Join(root, "a.md"), []byte("# Alpha\n\nThe quick brown fox.\n"), 0o644)
 	os.WriteFile(filepath.Join(root, "b.md"), []byte("# Beta\n\nLazy dogs sleep near the fox.\n"), 0o644)

@@ -9,7 +9,7 @@ import (
 )
 
 func TestCLIStoreCopy(t *testing.T) {
-	c := cli{t: t, home: t.TempDir()}
+	c := newCLI(t)
 	root := t.TempDir()
 	os.WriteFile(filepath.Join(root, "a.md"), []byte("# Alpha\n\nThe quick brown fox.\n"), 0o644)
 	os.WriteFile(filepath.Join(root, "b.md"), []byte("# Beta\n\nLazy dogs sleep.\n"), 0o644)
