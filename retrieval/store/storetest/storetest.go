@@ -42,6 +42,7 @@ func Run(t *testing.T, open Open) {
 		{"BM25Score", testBM25Score},
 		{"Search", testSearch},
 		{"SearchSegmented", testSearchSegmented},
+		{"LongWords", testLongWords},
 		{"Vectors", testVectors},
 		{"Snapshot", testSnapshot},
 		{"ManySnapshots", testManySnapshots},
