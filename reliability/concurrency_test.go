@@ -254,6 +254,12 @@ func TestWritersSerialise(t *testing.T) {
 		}
 		checkWhole(t, e)
 	}
+	if e.store != "" {
+		// The snapshot reads the SQLite file; the lock and checkWhole
+		// above apply to Postgres alike.
+		t.Logf("writers: %d succeeded, %d got LOCKED, index whole (on Postgres: no snapshot compared)", ok, locked)
+		return
+	}
 	if got, want := takeSnapshot(t, e.dbFile()), cleanBuild(t, e.notes, false); got != want {
 		t.Fatalf("after racing writers: %v, clean build %v", got, want)
 	}
