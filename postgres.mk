@@ -49,10 +49,11 @@ unit: export GNO_TEST_PG_URL ?= $(shell .ci/pg live 2>/dev/null)
 # GNO_TEST_STORE=postgres so that each index lives in a database of its
 # own (retrieval/store/pgtest). The few tests about the SQLite file itself
 # skip, saying why. Without a server it prints why and succeeds, like the
-# Postgres tests of `unit`.
+# Postgres tests of `unit`. Its timeout is twice go test's default: every
+# index round-trips to the server, and a loaded CI machine pays for each.
 PG_SUITE := ./retrieval/ ./server/ ./server/web/ ./server/daemon/ ./answer/ ./cmd/gno/ ./reliability/
 test-pg: pg-maybe $(BUILD_WORK)
 	@u="$${GNO_TEST_PG_URL:-$$(.ci/pg live 2>/dev/null)}"; \
 	if [ -z "$$u" ]; then echo 'test-pg: no PostgreSQL running (make pg): the suite on Postgres is skipped'; exit 0; fi; \
 	echo 'test-pg: $(PG_SUITE) with every index on PostgreSQL'; \
-	GNO_TEST_PG_URL="$$u" GNO_TEST_STORE=postgres GOWORK=$(CURDIR)/$(BUILD_WORK) $(GO) test -count=1 $(PG_SUITE)
+	GNO_TEST_PG_URL="$$u" GNO_TEST_STORE=postgres GOWORK=$(CURDIR)/$(BUILD_WORK) $(GO) test -count=1 -timeout 20m $(PG_SUITE)
