@@ -43,6 +43,7 @@ func Run(t *testing.T, open Open) {
 		{"Search", testSearch},
 		{"SearchSegmented", testSearchSegmented},
 		{"LongWords", testLongWords},
+		{"TieOrder", testTieOrder},
 		{"Vectors", testVectors},
 		{"Snapshot", testSnapshot},
 		{"ManySnapshots", testManySnapshots},
