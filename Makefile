@@ -30,9 +30,11 @@ demo: build setup
 	GNO_HOME=$(DEMO_HOME) $(BIN) status
 
 # Everything CI checks: static checks, unit and integration tests with the
-# real ONNX Runtime and models, and a short fuzzing pass.
+# real ONNX Runtime and models, a short fuzzing pass, and the tests that
+# create an index once more on PostgreSQL (test-pg, postgres.mk) when one
+# starts.
 # Go's test output comes last: it is the verdict CI reads.
-test: setup models check cross mcp-checks fuzz unit
+test: setup models check cross mcp-checks fuzz unit test-pg
 
 mcp-checks: build
 	$(if $(MCP_TEST_TARGETS),$(MAKE) $(MCP_TEST_TARGETS),@echo 'npm not found: MCP client checks skipped')

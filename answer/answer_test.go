@@ -12,6 +12,7 @@ import (
 	"github.com/gnosearch/gno/inference/ollama/ollamatest"
 	"github.com/gnosearch/gno/retrieval"
 	"github.com/gnosearch/gno/retrieval/config"
+	"github.com/gnosearch/gno/retrieval/store/pgtest"
 )
 
 var docs = map[string]string{
@@ -34,7 +35,7 @@ func newEngine(t *testing.T) *retrieval.Engine {
 			t.Fatal(err)
 		}
 	}
-	t.Setenv("GNO_HOME", filepath.Join(dir, "home"))
+	pgtest.Home(t, filepath.Join(dir, "home"))
 	ctx := context.Background()
 	e, err := retrieval.Open(ctx, retrieval.Options{})
 	if err != nil {

@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/gnosearch/gno/retrieval/store/pgtest"
 )
 
 // crashStats are the figures the crash harness reports.
@@ -81,6 +83,7 @@ func killAt(t testing.TB, e *env, d time.Duration, args ...string) (bool, time.D
 //
 // Short: 1 seed, 4 kills. Full (-full): 30 seeds, 200+ kills.
 func TestCrash(t *testing.T) {
+	pgtest.SkipOnPostgres(t, "each history is checked against the rows of the SQLite file (takeSnapshot), which an index on Postgres does not have")
 	seeds := pick(1, 30)
 	if n, err := strconv.Atoi(os.Getenv("GNO_CRASH_SEEDS")); err == nil && n > 0 {
 		seeds = n // a shorter full run

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/gnosearch/gno/retrieval/store/pgtest"
 )
 
 // mountTmpfs mounts a tmpfs of size bytes at dir, or skips the test when
@@ -49,6 +51,7 @@ func crashed(r result) bool {
 // sync fails with a clear error and the previous index stays whole and
 // unchanged; with space back, the next sync converges.
 func TestDiskFull(t *testing.T) {
+	pgtest.SkipOnPostgres(t, "a full local disk under the index: the index lives on the server, not in this folder")
 	e := newEnv(t, corpus(7, 12))
 	// An index has 16 KiB pages and each of its ~45 b-trees at least one
 	// (a 84-note index is 0.7 MB, its sync's WAL more): 768 KB no longer
@@ -119,6 +122,7 @@ func TestDiskFullWrite(t *testing.T) {
 // TestReadOnlyIndex makes the index folder read-only between syncs: the
 // next sync fails with a clear error and the index is intact.
 func TestReadOnlyIndex(t *testing.T) {
+	pgtest.SkipOnPostgres(t, "a read-only index folder: the index lives on the server, not in this folder")
 	e := newEnv(t, corpus(8, 10))
 	dir := filepath.Join(e.home, "data")
 	mountTmpfs(t, dir, 64<<20)
@@ -150,6 +154,7 @@ func TestReadOnlyIndex(t *testing.T) {
 // and `gno update --rebuild` recovers a clean build's state, user tags
 // included.
 func TestCorruptIndex(t *testing.T) {
+	pgtest.SkipOnPostgres(t, "the SQLite file scribbled over or truncated: on Postgres the index is no file of ours")
 	for _, how := range []string{"scribbled", "truncated"} {
 		t.Run(how, func(t *testing.T) {
 			e := newEnv(t, corpus(9, 40))

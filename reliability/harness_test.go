@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/gnosearch/gno/retrieval/store/pgtest"
 )
 
 var fullFlag = flag.Bool("full", false, "run the full (long) versions of the harnesses")
@@ -96,6 +98,7 @@ type env struct {
 	dir   string // everything the test owns
 	home  string // GNO_HOME
 	notes string // the collection's folder
+	store string // GNO_STORE_URL: "" (home's SQLite file) or pgtest.Store's
 	vars  []string
 }
 
@@ -104,8 +107,8 @@ type env struct {
 func newEnv(t testing.TB, docs map[string]string) *env {
 	t.Helper()
 	dir := t.TempDir()
-	e := &env{t: t, dir: dir, home: filepath.Join(dir, "home"), notes: filepath.Join(dir, "notes")}
-	e.vars = append(os.Environ(), "GNO_HOME="+e.home, "GNO_MODELS_DIR="+modelsDir(), "NO_COLOR=1")
+	e := &env{t: t, dir: dir, home: filepath.Join(dir, "home"), notes: filepath.Join(dir, "notes"), store: pgtest.Store(t)}
+	e.vars = append(append(os.Environ(), pgtest.Env(e.home, e.store)...), "GNO_MODELS_DIR="+modelsDir(), "NO_COLOR=1")
 	if err := os.MkdirAll(e.notes, 0o755); err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/gnosearch/gno/retrieval"
+	"github.com/gnosearch/gno/retrieval/store/pgtest"
 	"github.com/gnosearch/gno/server"
 )
 
@@ -254,7 +255,7 @@ func rssSeries(s []int64) string {
 func TestNoGoroutineLeak(t *testing.T) {
 	e := newEnv(t, corpus(15, 20))
 	e.mustGno("update")
-	t.Setenv("GNO_HOME", e.home)
+	pgtest.Use(t, e.home, e.store)
 	t.Setenv("GNO_MODELS_DIR", modelsDir())
 	eng, err := retrieval.Open(context.Background(), retrieval.Options{})
 	if err != nil {

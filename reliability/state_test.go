@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/gnosearch/gno/retrieval/store"
+	"github.com/gnosearch/gno/retrieval/store/pgtest"
 	"github.com/gnosearch/gno/retrieval/vector"
 )
 
@@ -29,10 +30,11 @@ func (s snapshot) String() string {
 	return fmt.Sprintf("%d docs, %d chunks, %d vectors, %d link lists, digest %.12s", s.Docs, s.Chunks, s.Vectors, s.LinkLists, s.Digest)
 }
 
-// openIndex opens an index database directly, as gno does.
-func openIndex(t testing.TB, dbFile string) store.Backend {
+// openIndex opens an index directly, as gno does: its SQLite file, or
+// its database on a server (a store URL).
+func openIndex(t testing.TB, location string) store.Backend {
 	t.Helper()
-	st, err := store.Open(context.Background(), dbFile)
+	st, err := store.OpenBackend(context.Background(), location)
 	if err != nil {
 		t.Fatalf("index does not open after the kill: %v", err)
 	}
@@ -43,6 +45,7 @@ func openIndex(t testing.TB, dbFile string) store.Backend {
 // would: what a snapshot reads is gno's schema, not an API of gno's.
 func rawDB(t testing.TB, dbFile string) *sql.DB {
 	t.Helper()
+	pgtest.SkipOnPostgres(t, "the check reads the SQLite file's rows and vector export as an outside checker would")
 	db, err := sql.Open("sqlite", "file:"+dbFile+"?mode=ro")
 	if err != nil {
 		t.Fatal(err)
@@ -52,6 +55,7 @@ func rawDB(t testing.TB, dbFile string) *sql.DB {
 
 func takeSnapshot(t testing.TB, dbFile string) snapshot {
 	t.Helper()
+	pgtest.SkipOnPostgres(t, "the snapshot reads the SQLite file's rows as an outside checker would")
 	openIndex(t, dbFile).Close()
 	db := rawDB(t, dbFile)
 	defer db.Close()
@@ -127,10 +131,14 @@ func takeSnapshot(t testing.TB, dbFile string) snapshot {
 // rename, so it is either the old or the new one, never a torn file).
 func checkWhole(t testing.TB, e *env) {
 	t.Helper()
-	if _, err := os.Stat(e.dbFile()); err != nil {
-		return // killed before the database was created
+	loc := e.store
+	if loc == "" {
+		if _, err := os.Stat(e.dbFile()); err != nil {
+			return // killed before the database was created
+		}
+		loc = e.dbFile()
 	}
-	st := openIndex(t, e.dbFile())
+	st := openIndex(t, loc)
 	defer st.Close()
 	problems, err := st.Check(context.Background())
 	if err != nil {
@@ -158,6 +166,7 @@ func checkWhole(t testing.TB, e *env) {
 // Call it after a search or an embed has reconciled the graph.
 func checkExportMatches(t testing.TB, e *env) {
 	t.Helper()
+	pgtest.SkipOnPostgres(t, "the vector export file is the SQLite index's; pgvector's HNSW index stands in for it on Postgres")
 	st := openIndex(t, e.dbFile())
 	defer st.Close()
 	ctx := context.Background()

@@ -10,6 +10,7 @@ import (
 	"github.com/gnosearch/gno/retrieval/config"
 	"github.com/gnosearch/gno/retrieval/convert"
 	"github.com/gnosearch/gno/retrieval/convert/fixture"
+	"github.com/gnosearch/gno/retrieval/store/pgtest"
 )
 
 // filler is about 300 tokens of text, so that each PDF page is a chunk of
@@ -21,7 +22,7 @@ var filler = strings.Repeat("The survey recorded ordinary observations along the
 // a new collection.
 func mixedFolder(t *testing.T) (*Engine, string) {
 	t.Helper()
-	t.Setenv("GNO_HOME", t.TempDir())
+	pgtest.Home(t, t.TempDir())
 	root := t.TempDir()
 	files := map[string][]byte{
 		"notes.md": []byte("# Notes\n\nPlain markdown about lighthouses.\n"),

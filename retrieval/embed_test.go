@@ -13,6 +13,7 @@ import (
 	"github.com/gnosearch/gno/inference"
 	"github.com/gnosearch/gno/retrieval/config"
 	"github.com/gnosearch/gno/retrieval/store"
+	"github.com/gnosearch/gno/retrieval/store/pgtest"
 )
 
 // countingEmbedder stands in for the model where the test is about the
@@ -69,7 +70,7 @@ func TestOrderQueue(t *testing.T) {
 // batches are timed), publishes it for status while it runs, and a run
 // cut short resumes with what is left.
 func TestEmbedOrderProgressAndStatus(t *testing.T) {
-	t.Setenv("GNO_HOME", t.TempDir())
+	pgtest.Home(t, t.TempDir())
 	ctx := context.Background()
 	e, err := Open(ctx, Options{})
 	if err != nil {

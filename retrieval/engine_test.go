@@ -13,13 +13,14 @@ import (
 	"github.com/gnosearch/gno/retrieval/config"
 	"github.com/gnosearch/gno/retrieval/gnoerr"
 	"github.com/gnosearch/gno/retrieval/ingest"
+	"github.com/gnosearch/gno/retrieval/store/pgtest"
 )
 
 // newEngine makes an engine with its own GNO_HOME and one collection
 // "notes" over a fresh folder holding files.
 func newEngine(t *testing.T, files map[string]string) (*Engine, string) {
 	t.Helper()
-	t.Setenv("GNO_HOME", t.TempDir())
+	pgtest.Home(t, t.TempDir())
 	root := t.TempDir()
 	for name, body := range files {
 		write(t, root, name, body)
@@ -366,7 +367,7 @@ func TestMultiGetAndList(t *testing.T) {
 }
 
 func TestBrokenConfig(t *testing.T) {
-	t.Setenv("GNO_HOME", t.TempDir())
+	pgtest.Home(t, t.TempDir())
 	p, _ := config.Resolve("", "")
 	os.MkdirAll(filepath.Dir(p.ConfigFile), 0o755)
 	os.WriteFile(p.ConfigFile, []byte("collections:\n  - name: a\n    path: /tmp\n    bogus: 1\n"), 0o644)

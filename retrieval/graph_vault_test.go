@@ -9,6 +9,7 @@ import (
 
 	"github.com/gnosearch/gno/retrieval/config"
 	"github.com/gnosearch/gno/retrieval/ref"
+	"github.com/gnosearch/gno/retrieval/store/pgtest"
 	"github.com/gnosearch/gno/retrieval/vaultgen"
 )
 
@@ -65,7 +66,7 @@ func TestGeneratedVault(t *testing.T) {
 	if testing.Short() {
 		t.Skip("5,000 notes")
 	}
-	t.Setenv("GNO_HOME", t.TempDir())
+	pgtest.Home(t, t.TempDir())
 	root := t.TempDir()
 	v, err := vaultgen.Generate(root, 5000)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gnosearch/gno/retrieval/gnoerr"
+	"github.com/gnosearch/gno/retrieval/store/pgtest"
 )
 
 func timeNow() time.Time { return time.Now().Add(time.Second) }
@@ -28,6 +29,7 @@ func lockHeld(t *testing.T, e *Engine) {
 // the engine with it. Only tests may do this; gno's SQL lives in store.
 func rawDB(t testing.TB, e *Engine) *sql.DB {
 	t.Helper()
+	pgtest.SkipOnPostgres(t, "the test edits or reads the SQLite file itself (an older SQLite schema, FTS5's settings)")
 	db, err := sql.Open("sqlite", e.Paths.DBFile)
 	if err != nil {
 		t.Fatal(err)

@@ -84,6 +84,11 @@ func (e *Engine) flushQueryCounts() {
 		return
 	}
 	path := e.queryCountsFile()
+	// An index on a server has no folder of its own until something
+	// local (these counts) needs one.
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return
+	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".query-counts.*")
 	if err != nil {
 		return

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/gnosearch/gno/retrieval/config"
+	"github.com/gnosearch/gno/retrieval/store/pgtest"
 )
 
 // In a package-docs index a unit without a vector (a standard library,
@@ -16,6 +17,7 @@ import (
 // find, stays below the vector list's first. Real SQLite, the installed
 // embedder.
 func TestFastFusionCoversUnembedded(t *testing.T) {
+	pgtest.SkipOnPostgres(t, "the test makes a notes index act as a package-docs one, which is always a SQLite file")
 	e := prefetchEngine(t) // embedded collection "notes", none of the query's words
 	std := t.TempDir()
 	write(t, std, "atoi.md", "# Atoi\n\nAtoi parses a decimal string into an integer.\n")

@@ -13,6 +13,7 @@ import (
 	"github.com/gnosearch/gno/retrieval/config"
 	"github.com/gnosearch/gno/retrieval/gnoerr"
 	"github.com/gnosearch/gno/retrieval/ref"
+	"github.com/gnosearch/gno/retrieval/store/pgtest"
 )
 
 // gitRun runs git in dir for a test, failing it on error.
@@ -37,7 +38,7 @@ func gitRepo(t *testing.T) (*Engine, string) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed:", err)
 	}
-	t.Setenv("GNO_HOME", t.TempDir())
+	pgtest.Home(t, t.TempDir())
 	// gno's git and the test's read the same (no) user config, so their
 	// diffs can be compared byte for byte.
 	t.Setenv("GIT_CONFIG_GLOBAL", os.DevNull)
@@ -358,7 +359,7 @@ func TestReconcileGitNames(t *testing.T) {
 // by name) is affected when the file changes, by "links"; a note linking
 // to another file is not.
 func TestAffectedByAttachmentLink(t *testing.T) {
-	t.Setenv("GNO_HOME", t.TempDir())
+	pgtest.Home(t, t.TempDir())
 	root := t.TempDir()
 	write(t, root, "notes/rel.md", "# Rel\n\nSee [the code](../src/x.go).\n")
 	write(t, root, "notes/wiki.md", "# Wiki\n\nSee [[x.go]].\n")

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/gnosearch/gno/retrieval/store/pgtest"
 )
 
 // gitNoIndex is `git diff --no-index /dev/null name` in dir (exit status
@@ -33,7 +35,7 @@ func workTreeRepo(t *testing.T) (*Engine, string) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed:", err)
 	}
-	t.Setenv("GNO_HOME", t.TempDir())
+	pgtest.Home(t, t.TempDir())
 	t.Setenv("GIT_CONFIG_GLOBAL", os.DevNull)
 	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
 	root := t.TempDir()

@@ -14,6 +14,7 @@ import (
 	"github.com/gnosearch/gno/retrieval/config"
 	"github.com/gnosearch/gno/retrieval/gnoerr"
 	"github.com/gnosearch/gno/retrieval/internal/readhook"
+	"github.com/gnosearch/gno/retrieval/store/pgtest"
 )
 
 // The snapshot rule: every read a front end reaches sees the index as one
@@ -154,7 +155,7 @@ func newSnapshotEnv(t *testing.T) *snapshotEnv {
 	base := t.TempDir()
 	s := &snapshotEnv{home: filepath.Join(base, "home"), root: filepath.Join(base, "notes"),
 		tmplHome: filepath.Join(base, "tmpl-home"), tmplRoot: filepath.Join(base, "tmpl-notes")}
-	t.Setenv("GNO_HOME", s.home)
+	pgtest.Home(t, s.home)
 	t.Setenv("GNO_MODELS_DIR", filepath.Join(base, "no-models"))
 	for name, body := range snapshotNotes {
 		if err := os.MkdirAll(s.root, 0o755); err != nil {

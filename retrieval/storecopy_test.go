@@ -18,7 +18,8 @@ import (
 
 // copyCorpus indexes a small real corpus (Markdown with front matter
 // tags and aliases, wiki and Markdown links, resolved and not, a governing note, CJK text, a file that fails to convert) and
-// gives every chunk a vector, returning the engine's SQLite file.
+// gives every chunk a vector, returning where the engine's index lives
+// (its SQLite file, or its database with GNO_TEST_STORE=postgres).
 func copyCorpus(t *testing.T) string {
 	t.Helper()
 	e, _ := newEngine(t, map[string]string{"plain.txt": "a plain text file about kettles\n"})
@@ -58,7 +59,7 @@ func copyCorpus(t *testing.T) string {
 	if err := st.PutVectors(ctx, "test-model", ids, vecs); err != nil {
 		t.Fatal(err)
 	}
-	return e.Paths.DBFile
+	return e.location()
 }
 
 // snapshotOf is an index's content as a copy must keep it, without ids.

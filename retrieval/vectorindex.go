@@ -2,6 +2,8 @@ package retrieval
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -11,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/gnosearch/gno/retrieval/config"
+	"github.com/gnosearch/gno/retrieval/store"
 	"github.com/gnosearch/gno/retrieval/vector"
 )
 
@@ -67,7 +70,12 @@ func (c *vectorCache) forget() {
 	c.mu.Unlock()
 }
 
-// graphFile is the persisted vector graph of model in the index directory.
+// graphFile is the persisted vector graph of model in the index
+// directory. An index on a server gets a file of its own per store (a
+// hash of its URL without the password): an index copied there from its
+// SQLite file (gno store copy, then store:) has other chunk ids, and the
+// file the SQLite index left, at the same vectors_version, would
+// otherwise answer with other chunks.
 func (e *Engine) graphFile(model string) string {
 	safe := strings.Map(func(r rune) rune {
 		if r == '/' || r == '\\' || r == ':' || r == ' ' {
@@ -75,6 +83,10 @@ func (e *Engine) graphFile(model string) string {
 		}
 		return r
 	}, model)
+	if loc := e.location(); loc != e.Paths.DBFile {
+		h := sha256.Sum256([]byte(store.Redact(loc)))
+		safe += "-" + hex.EncodeToString(h[:4])
+	}
 	return filepath.Join(e.Paths.IndexDir, "vectors-"+safe+".hnsw")
 }
 

@@ -7,6 +7,8 @@ import (
 	"math"
 	"os"
 	"testing"
+
+	"github.com/gnosearch/gno/retrieval/store/pgtest"
 )
 
 // TestVectorGraphUpgradesAndHeals: a graph file in the first format (as
@@ -17,6 +19,7 @@ import (
 // drops the file, dropDamaged, but a corpus this small is scanned, not
 // walked.)
 func TestVectorGraphUpgradesAndHeals(t *testing.T) {
+	pgtest.SkipOnPostgres(t, "the graph file is the SQLite index's; on Postgres pgvector's HNSW index replaces it")
 	dir := installedModels(t)
 	t.Setenv("GNO_MODELS_DIR", dir)
 	e, _ := newEngine(t, map[string]string{

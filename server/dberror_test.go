@@ -9,11 +9,12 @@ import (
 
 	"github.com/gnosearch/gno/retrieval"
 	"github.com/gnosearch/gno/retrieval/gnoerr"
+	"github.com/gnosearch/gno/retrieval/store/pgtest"
 )
 
-// dbText is what the database's own errors look like: none of it may
-// reach an agent.
-var dbText = regexp.MustCompile(`(^|[^A-Za-z])sql: |SQL logic error|SQLITE|no such table`)
+// dbText is what the databases' own errors look like (SQLite's, and
+// Postgres's through pgx): none of it may reach an agent.
+var dbText = regexp.MustCompile(`(^|[^A-Za-z])sql: |SQL logic error|SQLITE|no such table|SQLSTATE|relation "|pgx`)
 
 // TestNoDatabaseTextReachesAgent: with the index's contents table gone
 // (a damaged or foreign database), the tools fail with the contract's
@@ -21,20 +22,24 @@ var dbText = regexp.MustCompile(`(^|[^A-Za-z])sql: |SQL logic error|SQLITE|no su
 // in the server's log.
 func TestNoDatabaseTextReachesAgent(t *testing.T) {
 	f := newFixture(t)
-	e, err := retrieval.Open(context.Background(), retrieval.Options{})
-	if err != nil {
-		t.Fatal(err)
+	if f.store != "" {
+		pgtest.Exec(t, f.store, "DROP TABLE contents")
+	} else {
+		e, err := retrieval.Open(context.Background(), retrieval.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		dbFile := e.Paths.DBFile
+		e.Close()
+		db, err := sql.Open("sqlite", dbFile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.Exec("DROP TABLE contents"); err != nil {
+			t.Fatal(err)
+		}
+		db.Close()
 	}
-	dbFile := e.Paths.DBFile
-	e.Close()
-	db, err := sql.Open("sqlite", dbFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.Exec("DROP TABLE contents"); err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
 	c := startClient(t, newTestServer(t, f, false))
 	msg := c.toolErr("gno_get", map[string]any{"ref": "gno://notes/alpha.md"}, string(gnoerr.Runtime))
 	if msg != gnoerr.Internal {

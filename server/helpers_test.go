@@ -15,12 +15,15 @@ import (
 
 	"github.com/gnosearch/gno/retrieval"
 	"github.com/gnosearch/gno/retrieval/config"
+	"github.com/gnosearch/gno/retrieval/store/pgtest"
 )
 
 // fixture is a real index over a temp folder of Markdown files.
 type fixture struct {
 	home, notes string
-	opens       atomic.Int32
+	// store is the index's GNO_STORE_URL ("" for its SQLite file).
+	store string
+	opens atomic.Int32
 }
 
 var fixtureDocs = map[string]string{
@@ -45,7 +48,7 @@ func newFixture(t *testing.T) *fixture {
 			t.Fatal(err)
 		}
 	}
-	t.Setenv("GNO_HOME", f.home)
+	f.store = pgtest.Home(t, f.home)
 	ctx := context.Background()
 	e, err := retrieval.Open(ctx, retrieval.Options{})
 	if err != nil {

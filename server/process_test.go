@@ -16,7 +16,6 @@ import (
 
 	"github.com/gnosearch/gno/retrieval"
 	"github.com/gnosearch/gno/retrieval/gnoerr"
-	"github.com/gnosearch/gno/retrieval/store"
 )
 
 // TestMain lets the test binary run as a stdio MCP server in a child
@@ -85,7 +84,7 @@ func TestStdioSubprocess(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer e.Close()
-	lock, err := store.LockWriter(context.Background(), e.Paths.IndexDir, 0)
+	lock, err := e.Writer(context.Background(), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +93,7 @@ func TestStdioSubprocess(t *testing.T) {
 	if sc := m["result"].(map[string]any)["structuredContent"].(map[string]any); sc["error"].(map[string]any)["code"] != string(gnoerr.Locked) {
 		t.Fatalf("capture under a foreign lock: %v", m)
 	}
-	lock.Unlock()
+	lock.Close()
 	// A sync with a progress token answers when the job is done.
 	send(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"gno_sync","arguments":{},"_meta":{"progressToken":7}}}`)
 	for {

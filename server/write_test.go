@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gnosearch/gno/retrieval/store"
+	"github.com/gnosearch/gno/retrieval"
 )
 
 func TestCapture(t *testing.T) {
@@ -60,12 +60,14 @@ func TestWriteLock(t *testing.T) {
 	f := newFixture(t)
 	s := newTestServer(t, f, true)
 	c := startClient(t, s)
-	e, err := s.engine(context.Background())
+	// Another writer (another process, or `gno update`) holds the lock:
+	// an engine of its own, whichever store the index is in.
+	other, err := retrieval.Open(context.Background(), retrieval.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Another writer (another process, or `gno update`) holds the lock.
-	lock, err := store.LockWriter(context.Background(), e.Paths.IndexDir, 0)
+	defer other.Close()
+	lock, err := other.Writer(context.Background(), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +75,7 @@ func TestWriteLock(t *testing.T) {
 	c.toolErr("gno_sync", map[string]any{}, "LOCKED")
 	c.toolErr("gno_remove_collection", map[string]any{"collection": "notes"}, "LOCKED")
 	c.toolErr("gno_add_collection", map[string]any{"path": t.TempDir()}, "LOCKED")
-	lock.Unlock()
+	lock.Close()
 	// The failed attempts left the job slot free.
 	job := c.toolOK("gno_sync", map[string]any{})
 	waitJob(t, c, job["jobId"].(string), "completed")

@@ -17,7 +17,7 @@ import (
 
 // askFixture indexes two notes and returns the CLI and the config file.
 func askFixture(t *testing.T) (cli, string) {
-	c := cli{t: t, home: t.TempDir()}
+	c := newCLI(t)
 	root := t.TempDir()
 	os.WriteFile(filepath.Join(root, "foxes.md"), []byte("# Foxes\n\nFoxes live in dens dug into hillsides.\nA red fox hunts at dusk.\n"), 0o644)
 	os.WriteFile(filepath.Join(root, "tea.md"), []byte("# Tea\n\nGreen tea is steamed.\n"), 0o644)
@@ -109,7 +109,7 @@ func jsonNum(n int) string { b, _ := json.Marshal(n); return string(b) }
 func TestServeCLI(t *testing.T) {
 	c, _ := askFixture(t)
 	cmd := exec.Command(gnoBin, "serve", "--addr", "127.0.0.1:0")
-	cmd.Env = append(os.Environ(), "GNO_HOME="+c.home, "GNO_MODELS_DIR="+filepath.Join(c.home, "no-models"))
+	cmd.Env = append(c.env(), "GNO_MODELS_DIR="+filepath.Join(c.home, "no-models"))
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

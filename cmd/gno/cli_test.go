@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gnosearch/gno/retrieval/store/pgtest"
 )
 
 // gnoBin is the binary under test, built once for the package.
@@ -33,12 +35,25 @@ func TestMain(m *testing.M) {
 type cli struct {
 	t    *testing.T
 	home string
+	// store is the index's GNO_STORE_URL: "" (its SQLite file), or a
+	// database of its own with GNO_TEST_STORE=postgres (pgtest.Store).
+	store string
+}
+
+// newCLI runs gno against a fresh GNO_HOME (and store).
+func newCLI(t *testing.T) cli {
+	return cli{t: t, home: t.TempDir(), store: pgtest.Store(t)}
+}
+
+// env is the environment of a gno the test runs: its home and store.
+func (c cli) env() []string {
+	return append(os.Environ(), pgtest.Env(c.home, c.store)...)
 }
 
 func (c cli) run(args ...string) (stdout, stderr string, code int) {
 	c.t.Helper()
 	cmd := exec.Command(gnoBin, args...)
-	cmd.Env = append(os.Environ(), "GNO_HOME="+c.home, "GNO_MODELS_DIR="+filepath.Join(c.home, "no-models"))
+	cmd.Env = append(c.env(), "GNO_MODELS_DIR="+filepath.Join(c.home, "no-models"))
 	var o, e bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &o, &e
 	err := cmd.Run()
@@ -60,7 +75,7 @@ func (c cli) ok(args ...string) string {
 }
 
 func TestCLIEndToEnd(t *testing.T) {
-	c := cli{t: t, home: t.TempDir()}
+	c := newCLI(t)
 	root := t.TempDir()
 	os.WriteFile(filepath.Join(root, "a b#1.md"), []byte("---\ntags: [x]\n---\n# Alpha\n\nThe quick brown fox.\n"), 0o644)
 	os.WriteFile(filepath.Join(root, "b.md"), []byte("# Beta\n\nLazy dogs sleep.\n"), 0o644)
@@ -150,7 +165,7 @@ func TestCLIEndToEnd(t *testing.T) {
 }
 
 func TestCLIBrokenConfig(t *testing.T) {
-	c := cli{t: t, home: t.TempDir()}
+	c := newCLI(t)
 	cfg := filepath.Join(c.home, "bad.yml")
 	os.WriteFile(cfg, []byte("collections:\n  - name: [unclosed\n"), 0o644)
 	_, errOut, code := c.run("--config", cfg, "status")
@@ -160,12 +175,12 @@ func TestCLIBrokenConfig(t *testing.T) {
 }
 
 func TestCLIWatch(t *testing.T) {
-	c := cli{t: t, home: t.TempDir()}
+	c := newCLI(t)
 	root := t.TempDir()
 	os.WriteFile(filepath.Join(root, "a.md"), []byte("# A\n\nalpha\n"), 0o644)
 	c.ok("collection", "add", root, "--name", "w")
 	cmd := exec.Command(gnoBin, "watch", "--debounce", "100ms")
-	cmd.Env = append(os.Environ(), "GNO_HOME="+c.home)
+	cmd.Env = c.env()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,7 @@ import (
 )
 
 func TestCLIConvertedDocuments(t *testing.T) {
-	c := cli{t: t, home: t.TempDir()}
+	c := newCLI(t)
 	root, code := t.TempDir(), t.TempDir()
 	os.WriteFile(filepath.Join(root, "a.md"), []byte("# A\n\nMarkdown still works.\n"), 0o644)
 	os.WriteFile(filepath.Join(root, "report.pdf"), fixture.PDF("Cover page.", "The pangolin census results."), 0o644)

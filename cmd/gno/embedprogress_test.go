@@ -11,6 +11,7 @@ import (
 
 	"github.com/gnosearch/gno/models"
 	"github.com/gnosearch/gno/retrieval"
+	"github.com/gnosearch/gno/retrieval/store/pgtest"
 )
 
 func TestEmbedLine(t *testing.T) {
@@ -51,7 +52,7 @@ func TestEmbedQuietOffATerminal(t *testing.T) {
 	if _, err := (models.Cache{Dir: dir}).Installed(models.DefaultEmbedder); err != nil {
 		t.Skipf("%s not installed (run `make models`): %v", models.DefaultEmbedder, err)
 	}
-	home, notes := t.TempDir(), t.TempDir()
+	home, notes, st := t.TempDir(), t.TempDir(), pgtest.Store(t)
 	for _, n := range []string{"a", "b", "c"} {
 		if err := os.WriteFile(filepath.Join(notes, n+".md"), []byte("# "+n+"\n\nsome text about "+n+"\n"), 0o644); err != nil {
 			t.Fatal(err)
@@ -59,7 +60,7 @@ func TestEmbedQuietOffATerminal(t *testing.T) {
 	}
 	run := func(args ...string) (string, string) {
 		cmd := exec.Command(gnoBin, args...)
-		cmd.Env = append(os.Environ(), "GNO_HOME="+home, "GNO_MODELS_DIR="+dir)
+		cmd.Env = append(append(os.Environ(), pgtest.Env(home, st)...), "GNO_MODELS_DIR="+dir)
 		var o, e bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &o, &e
 		if err := cmd.Run(); err != nil {

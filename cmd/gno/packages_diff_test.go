@@ -14,7 +14,7 @@ import (
 // checked-out Swift package (no client runs): both versions named, the
 // item added between them listed, --json and the exit code of a bad ask.
 func TestPackagesDiffCLI(t *testing.T) {
-	c := cli{t: t, home: t.TempDir()}
+	c := newCLI(t)
 	dir, old := t.TempDir(), t.TempDir()
 	for _, d := range []string{dir, old} {
 		if err := (pkgtest.Project{Swift: true}).Write(d); err != nil {

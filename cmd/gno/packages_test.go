@@ -13,7 +13,7 @@ import (
 // re-run, list, search, describe with and without --symbol, get by URI,
 // rm and cleanup; JSON on stdout, nothing on stderr off a terminal.
 func TestPackagesCLI(t *testing.T) {
-	c := cli{t: t, home: t.TempDir()}
+	c := newCLI(t)
 	dir := t.TempDir()
 	if err := (pkgtest.Project{Swift: true}).Write(dir); err != nil {
 		t.Fatal(err)

@@ -85,7 +85,7 @@ func TestQueryArgsLeavesOthers(t *testing.T) {
 // TestCLIExclusionQuery runs the binary: a query starting with "-" is
 // searched, not refused as an unknown flag.
 func TestCLIExclusionQuery(t *testing.T) {
-	c := cli{t: t, home: t.TempDir()}
+	c := newCLI(t)
 	root := t.TempDir()
 	os.WriteFile(filepath.Join(root, "a.md"), []byte("# A\n\nbudget draft\n"), 0o644)
 	os.WriteFile(filepath.Join(root, "b.md"), []byte("# B\n\nbudget final\n"), 0o644)

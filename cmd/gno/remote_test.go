@@ -30,7 +30,7 @@ func TestRemoteBridge(t *testing.T) {
 	home, proj := t.TempDir(), t.TempDir()
 	inst := exec.Command(gnoBin, "mcp", "install", "-t", "vscode", "-s", "project", "--remote", s.base, "--fingerprint", s.fingerprint)
 	inst.Dir = proj
-	inst.Env = append(os.Environ(), "HOME="+home, "GNO_HOME="+c.home, "GNO_TOKEN="+read)
+	inst.Env = append(c.env(), "HOME="+home, "GNO_TOKEN="+read)
 	out, err := inst.CombinedOutput()
 	if err != nil {
 		t.Fatalf("install: %v\n%s", err, out)

@@ -67,7 +67,7 @@ var (
 
 // shareIndex makes a home with one indexed document.
 func shareIndex(t *testing.T) cli {
-	c := cli{t: t, home: t.TempDir()}
+	c := newCLI(t)
 	root := t.TempDir()
 	os.WriteFile(filepath.Join(root, "plan.md"), []byte("# Plan\n\nThe "+docPhrase+".\n"), 0o644)
 	c.ok("collection", "add", root, "--name", "notes")
@@ -80,7 +80,7 @@ func shareIndex(t *testing.T) cli {
 func startShare(t *testing.T, c cli, args ...string) *shareServer {
 	t.Helper()
 	cmd := exec.Command(gnoBin, args...)
-	cmd.Env = append(os.Environ(), "GNO_HOME="+c.home, "GNO_MODELS_DIR="+filepath.Join(c.home, "no-models"))
+	cmd.Env = append(c.env(), "GNO_MODELS_DIR="+filepath.Join(c.home, "no-models"))
 	pr, pw := io.Pipe()
 	cmd.Stderr = pw
 	if err := cmd.Start(); err != nil {
@@ -283,7 +283,7 @@ func TestShareCorruptTokenFile(t *testing.T) {
 }
 
 func TestShareConcurrentCreate(t *testing.T) {
-	c := cli{t: t, home: t.TempDir()}
+	c := newCLI(t)
 	const rounds = 6
 	var ids sync.Map
 	for range rounds {
@@ -291,7 +291,7 @@ func TestShareConcurrentCreate(t *testing.T) {
 		for range 2 {
 			wg.Go(func() {
 				cmd := exec.Command(gnoBin, "token", "create", "--read", "--json")
-				cmd.Env = append(os.Environ(), "GNO_HOME="+c.home)
+				cmd.Env = c.env()
 				out, err := cmd.Output()
 				if err != nil {
 					t.Error(err)

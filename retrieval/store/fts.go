@@ -103,7 +103,10 @@ func (s *Store) bestPerDocIn(ctx context.Context, table, rank, expr, restrict st
 	// Fast path: the top chunks, grouped here. Most documents have few
 	// chunks, so 2×limit+10 chunks nearly always hold limit documents.
 	fetch := 2*limit + 10
-	plain := `SELECT ` + table + `.rowid, -` + rank + ` AS s FROM ` + from + ` ORDER BY s DESC LIMIT ?`
+	// Ties go by chunk id, as in the grouped path below and on every
+	// backend (storetest's TieOrder): the same index answers in the same
+	// order whichever store holds it.
+	plain := `SELECT ` + table + `.rowid AS id, -` + rank + ` AS s FROM ` + from + ` ORDER BY s DESC, id LIMIT ?`
 	hits, n, err := s.scanHits(ctx, plain, append(args[:len(args):len(args)], fetch), limit)
 	if err != nil || len(hits) >= limit || n < fetch {
 		return hits, err

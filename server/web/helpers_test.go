@@ -14,6 +14,7 @@ import (
 
 	"github.com/gnosearch/gno/retrieval"
 	"github.com/gnosearch/gno/retrieval/config"
+	"github.com/gnosearch/gno/retrieval/store/pgtest"
 	"github.com/gnosearch/gno/server"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
@@ -58,7 +59,7 @@ func newEnv(t testing.TB, opt Options, cfg func(*config.Config)) *env {
 	if err := os.WriteFile(filepath.Join(dir, "secret.md"), []byte("# Secret\n\n"+secret+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("GNO_HOME", filepath.Join(dir, "home"))
+	pgtest.Home(t, filepath.Join(dir, "home"))
 	ctx := context.Background()
 	e, err := retrieval.Open(ctx, retrieval.Options{})
 	if err != nil {

@@ -21,6 +21,7 @@ import (
 	"github.com/gnosearch/gno/retrieval/config"
 	"github.com/gnosearch/gno/retrieval/convert"
 	"github.com/gnosearch/gno/retrieval/convert/fixture"
+	"github.com/gnosearch/gno/retrieval/store/pgtest"
 	"github.com/gnosearch/gno/server"
 )
 
@@ -103,7 +104,7 @@ func vaultEnv(t *testing.T) (*env, string) {
 	if err := os.WriteFile(filepath.Join(root, "Reports.pdf"), fixture.PDF(pdfFiller+"Quarterly report: page one is about revenue.", pdfFiller+"Page two is about zebras crossing the river."), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("GNO_HOME", filepath.Join(dir, "home"))
+	pgtest.Home(t, filepath.Join(dir, "home"))
 	if home, err := os.UserHomeDir(); err == nil {
 		if m := filepath.Join(home, ".cache", "gno", "models"); dirExists(filepath.Join(m, "bge-small-en-v1.5-q")) {
 			t.Setenv("GNO_MODELS_DIR", m) // embed runs on the real model where it is installed

@@ -10,6 +10,12 @@
 //
 //	go run ./bench/cmd/gnoeval -dataset cmrc2018-zh -modes search,trigram
 //	go run ./bench/cmd/gnoeval -dataset scifact -modes search,fast -embed bge-small-en-v1.5-q
+//
+// -runs FILE writes every ranked list (mode, query, rank, document,
+// score; TSV), and -same A,B compares two such files, from two stores, say:
+// it counts the queries whose lists differ and the places where they
+// differ although both stores gave the same score (an order that should
+// have been identical).
 package main
 
 import (
@@ -17,9 +23,11 @@ import (
 	"database/sql"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime/pprof"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -44,7 +52,26 @@ func main() {
 	flag.DurationVar(&budget, "budget", 0, "override every mode's time budget (0: config/defaults); a loaded machine cuts vector search at the 50 ms fast budget")
 	flag.Float64Var(&vectorWeight, "vector-weight", 0, "override search.vectorWeight (0: the per-model default)")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the run to this file")
+	runsFile := flag.String("runs", "", "write every ranked list (mode, query, rank, document, score) to this TSV file")
+	same := flag.String("same", "", "A,B: compare two -runs files and exit")
 	flag.Parse()
+	if *same != "" {
+		a, b, _ := strings.Cut(*same, ",")
+		if err := compareRuns(a, b); err != nil {
+			fmt.Fprintln(os.Stderr, "gnoeval:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if *runsFile != "" {
+		f, err := os.Create(*runsFile)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "gnoeval:", err)
+			os.Exit(1)
+		}
+		defer f.Close()
+		runsOut = f
+	}
 	if *cpuProfile != "" {
 		f, err := os.Create(*cpuProfile)
 		if err == nil {
@@ -120,8 +147,11 @@ func run(ctx context.Context, evalDir, name string, modes []string, embed, home 
 			for _, n := range res.Meta.Notes {
 				notes[n]++
 			}
-			for _, r := range res.Results {
+			for i, r := range res.Results {
 				runs[q.ID] = append(runs[q.ID], beir.DocIDFromPath(r.URI))
+				if runsOut != nil {
+					fmt.Fprintf(runsOut, "%s\t%s\t%d\t%s\t%s\n", m, q.ID, i+1, beir.DocIDFromPath(r.URI), strconv.FormatFloat(r.Score, 'g', -1, 64))
+				}
 			}
 		}
 		report(ds, m, runs, only, time.Since(t0))
@@ -135,6 +165,8 @@ func run(ctx context.Context, evalDir, name string, modes []string, embed, home 
 var (
 	budget       time.Duration
 	vectorWeight float64
+	// runsOut receives the ranked lists (-runs).
+	runsOut io.Writer
 )
 
 // embedModes are the modes that need vectors, embedded before they run.

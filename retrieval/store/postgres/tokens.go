@@ -86,9 +86,10 @@ type token struct {
 	col, off int
 }
 
-// tokenize returns the tokens of each row in index ix (the segmented
-// index's rows must already be segment.Text).
-func (t *tokenizer) tokenize(ctx context.Context, ix int, rows []row) ([][]token, error) {
+// fts5Tokens returns the tokens of each row in index ix as FTS5 cuts them
+// (the segmented index's rows must already be segment.Text); tokenize
+// (lexeme.go) is what the store uses.
+func (t *tokenizer) fts5Tokens(ctx context.Context, ix int, rows []row) ([][]token, error) {
 	out := make([][]token, len(rows))
 	if len(rows) == 0 {
 		return out, nil

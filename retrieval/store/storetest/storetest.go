@@ -42,6 +42,8 @@ func Run(t *testing.T, open Open) {
 		{"BM25Score", testBM25Score},
 		{"Search", testSearch},
 		{"SearchSegmented", testSearchSegmented},
+		{"LongWords", testLongWords},
+		{"TieOrder", testTieOrder},
 		{"Vectors", testVectors},
 		{"Snapshot", testSnapshot},
 		{"ManySnapshots", testManySnapshots},
