@@ -1,14 +1,11 @@
 package reliability
 
 import (
-	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -44,24 +41,13 @@ func scaleEnv(t *testing.T, name string) *env {
 	return e
 }
 
-// long runs gno to completion with no time limit but the test's.
+// long runs gno to completion (a first update of a million files takes
+// tens of minutes on a loaded machine) and logs its CPU and peak RSS.
 func (e *env) long(args ...string) result {
 	e.t.Helper()
-	cmd := exec.CommandContext(context.Background(), gnoBin(), args...)
-	cmd.Env, cmd.Dir = e.vars, e.dir
-	var out, errb strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	start := time.Now()
-	err := cmd.Run()
-	r := result{stdout: out.String(), stderr: errb.String(), err: err, took: time.Since(start)}
-	if cmd.ProcessState != nil {
-		r.code = cmd.ProcessState.ExitCode()
-		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-			r.maxRSS = ru.Maxrss << 10
-			e.t.Logf("gno %s: exit %d, wall %s, CPU %.1f s, peak RSS %d MB", strings.Join(args, " "), r.code,
-				r.took.Round(time.Second), float64(ru.Utime.Nano()+ru.Stime.Nano())/1e9, ru.Maxrss>>10)
-		}
-	}
+	r := e.gnoFor(4*time.Hour, nil, args...)
+	e.t.Logf("gno %s: exit %d, wall %s, CPU %.1f s, peak RSS %d MB", strings.Join(args, " "), r.code,
+		r.took.Round(time.Second), r.cpu.Seconds(), r.maxRSS>>20)
 	return r
 }
 
