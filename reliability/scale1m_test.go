@@ -17,7 +17,7 @@ import (
 //	GNO_SCALE_CORPUS   the corpus folder (its files are only read)
 //	GNO_SCALE_WORK     where the homes go (default: a temporary folder)
 //	GNO_SCALE_KILL     how long the first update runs before kill -9 (default 3m)
-//	GNO_SCALE_TMPFS    the disk-full case's tmpfs size in MiB (default 1024)
+//	GNO_SCALE_TMPFS    the disk-full case's tmpfs size in MiB (default 400)
 
 // scaleEnv is an env whose collection is the corpus, not a folder of its own.
 func scaleEnv(t *testing.T, name string) *env {
@@ -122,7 +122,7 @@ func TestScale1MKill(t *testing.T) {
 // no crash, and what it committed before is whole and opens.
 func TestScale1MDiskFull(t *testing.T) {
 	e := scaleEnv(t, "full")
-	mib := 1024
+	mib := 400
 	if v := os.Getenv("GNO_SCALE_TMPFS"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil {
