@@ -142,7 +142,8 @@ type result struct {
 	code           int
 	err            error
 	took           time.Duration
-	maxRSS         int64 // bytes
+	maxRSS         int64         // bytes
+	cpu            time.Duration // user + system
 }
 
 func (r result) String() string {
@@ -156,7 +157,12 @@ func (e *env) gno(args ...string) result {
 }
 
 func (e *env) gnoIn(stdin []byte, args ...string) result {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	return e.gnoFor(10*time.Minute, stdin, args...)
+}
+
+// gnoFor runs gno to completion, killed after limit.
+func (e *env) gnoFor(limit time.Duration, stdin []byte, args ...string) result {
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, gnoBin(), args...)
 	cmd.Env = e.vars
@@ -173,6 +179,7 @@ func (e *env) gnoIn(stdin []byte, args ...string) result {
 		r.code = cmd.ProcessState.ExitCode()
 		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 			r.maxRSS = ru.Maxrss << 10
+			r.cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 		}
 	}
 	return r

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"path"
 	"path/filepath"
 	"strings"
@@ -207,6 +208,9 @@ func (e *Engine) List(ctx context.Context, target string, limit, offset int) ([]
 	cols := cfg.CollectionNames()
 	if col != "" {
 		cols = []string{col}
+	}
+	if offset > 0 && limit <= 0 {
+		limit = math.MaxInt32 // the store pages only with a limit
 	}
 	ms, err := st.List(ctx, cols, prefix, limit, offset)
 	if err != nil {

@@ -25,10 +25,11 @@ func (e *Engine) status(ctx context.Context) (*Status, error) {
 		return nil, err
 	}
 	model := e.models.EmbedModel()
-	stats, err := st.Stats(ctx, model)
+	counts, err := e.counts(ctx, st, model)
 	if err != nil {
 		return nil, damaged(e.Paths.DBFile, err)
 	}
+	stats := counts.Stats
 	gen, _ := st.Generation(ctx)
 	s := &Status{IndexName: e.Paths.Index, ConfigPath: e.Paths.ConfigFile, DBPath: st.Path(),
 		Collections: []CollectionStatus{}, Generation: gen, EmbedModel: model, Healthy: true}
@@ -66,7 +67,7 @@ func (e *Engine) status(ctx context.Context) (*Status, error) {
 		}
 		s.Collections = append(s.Collections, cs)
 	}
-	if ls, err := st.LinkStats(ctx); err == nil {
+	if ls := counts.Links; ls != nil {
 		for _, x := range ls {
 			s.Links += x.Links
 			s.UnresolvedLinks += x.Unresolved

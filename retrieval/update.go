@@ -34,6 +34,10 @@ type UpdateOptions struct {
 	// generation; vectors must be embedded again.
 	Rebuild  bool
 	Progress func(ingest.Progress)
+	// CountAll, with Only, reports the collection's other documents as
+	// unchanged and every skipped file, as a walk of it would: the
+	// daemon answers `gno update` with its watcher's changed files.
+	CountAll bool
 }
 
 // UpdateResult summarises a sync of one or more collections.
@@ -41,6 +45,17 @@ type UpdateResult struct {
 	Collections []*ingest.Result `json:"collections"`
 	Generation  int64            `json:"generation"`
 	DurationMS  float64          `json:"durationMs"`
+	// Daemon is set when a running `gno daemon` answered the update.
+	Daemon *DaemonSync `json:"daemon,omitempty"`
+}
+
+// DaemonSync says how a daemon brought each collection up to date: from
+// the files its watcher saw change (no walk), or by looking at every file,
+// and why (a watcher that lost events, was set up again, or could not
+// watch a folder is not trusted to have seen everything).
+type DaemonSync struct {
+	Watched []string          `json:"watched"`
+	Walked  map[string]string `json:"walked,omitempty"`
 }
 
 // Update syncs collections with their folders.
@@ -110,6 +125,11 @@ func (w *Writer) Update(ctx context.Context, opt UpdateOptions) (*UpdateResult, 
 		if r.Changed() {
 			res.Generation = gen
 		}
+		if opt.CountAll && iopt.Only != nil {
+			if err := countAll(ctx, st, r); err != nil {
+				return nil, err
+			}
+		}
 		res.Collections = append(res.Collections, r)
 	}
 	if opt.Rebuild {
@@ -124,6 +144,26 @@ func (w *Writer) Update(ctx context.Context, opt UpdateOptions) (*UpdateResult, 
 		return res, fmt.Errorf("%s", strings.Join(errs, "; "))
 	}
 	return res, nil
+}
+
+// countAll fills r, a sync of named files, with what a walk of its whole
+// collection would have reported: the other documents unchanged, every
+// skipped file under its reason.
+func countAll(ctx context.Context, st store.Backend, r *ingest.Result) error {
+	n, err := st.DocCount(ctx, r.Collection)
+	if err != nil {
+		return err
+	}
+	r.Unchanged = max(n-r.Added-r.Updated, 0)
+	skips, err := st.SkipCounts(ctx, r.Collection)
+	if err != nil {
+		return err
+	}
+	r.Skipped = nil
+	if len(skips) > 0 {
+		r.Skipped = skips
+	}
+	return nil
 }
 
 // moveAside replaces the index with an empty one: the database (and its

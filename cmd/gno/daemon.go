@@ -157,6 +157,7 @@ func daemonCLI(e *retrieval.Engine, pkgs func(context.Context) (*pkgdocs.Index, 
 	return func(ctx context.Context, req *wire.Request, out *daemon.Output) int {
 		a, root := trees.get()
 		a.stdout, a.stderr = out.Stdout(), out.Stderr()
+		a.daemonUpdate = out.Update
 		a.cwd = req.Cwd
 		a.term = termInfo{stdout: req.StdoutTTY, stderr: req.StderrTTY, width: req.Width}
 		var refusal string
@@ -242,8 +243,11 @@ func daemonMayAnswer(a *app, cmd *cobra.Command, req *wire.Request) string {
 	if cmd != top {
 		sub = cmd.Name()
 	}
-	if !fastpath.IsRead(top.Name(), sub) || top == cmd.Root() {
+	if !fastpath.Answers(top.Name(), sub) || top == cmd.Root() {
 		return "not a read command"
+	}
+	if top.Name() == "update" && (cmd.Flags().Changed("rebuild") || cmd.Flags().Changed("git-pull")) {
+		return "update --rebuild and --git-pull run in the client"
 	}
 	if a.noDaemon {
 		return "--no-daemon"

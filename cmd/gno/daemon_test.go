@@ -213,6 +213,8 @@ func TestDaemonSameOutput(t *testing.T) {
 		{"ls"},
 		{"ls", "n/sub"},
 		{"ls", "--json"},
+		{"ls", "-n", "2", "--offset", "1"},
+		{"ls", "--offset", "3"},
 		{"status"},
 		{"status", "--json"},
 		{"tags"},

@@ -59,6 +59,9 @@ type app struct {
 	// cwd is the folder relative paths on the command line name: this
 	// process's, or a fast-path client's.
 	cwd string
+	// daemonUpdate, in a daemon's per-command app, runs `gno update` on
+	// the daemon's writer from its watcher's changes.
+	daemonUpdate func(context.Context, retrieval.UpdateOptions) (*retrieval.UpdateResult, error)
 }
 
 // termInfo is what the output code may know of the terminal.

@@ -91,7 +91,7 @@ func newMultiGetCmd(a *app) *cobra.Command {
 }
 
 func newLsCmd(a *app) *cobra.Command {
-	var limit int
+	var limit, offset int
 	cmd := &cobra.Command{
 		Use:   "ls [COLLECTION[/PATH]]",
 		Short: "List indexed documents",
@@ -105,7 +105,10 @@ func newLsCmd(a *app) *cobra.Command {
 			if len(args) == 1 {
 				target = args[0]
 			}
-			entries, err := e.List(cmd.Context(), target, limit, 0)
+			if limit < 0 || offset < 0 {
+				return fmt.Errorf("--limit and --offset must be 0 or more")
+			}
+			entries, err := e.List(cmd.Context(), target, limit, offset)
 			if err != nil {
 				return err
 			}
@@ -119,6 +122,7 @@ func newLsCmd(a *app) *cobra.Command {
 		},
 	}
 	cmd.Flags().IntVarP(&limit, "limit", "n", 0, "at most this many (0: all)")
+	cmd.Flags().IntVar(&offset, "offset", 0, "skip this many first (pages of a large index: --limit 1000 --offset 2000)")
 	return cmd
 }
 

@@ -54,7 +54,13 @@ func (a *app) runUpdate(ctx context.Context, f updateFlags) (*retrieval.UpdateRe
 			bar.Set(p.Done)
 		}
 	}
-	res, err := e.Update(ctx, opt)
+	var res *retrieval.UpdateResult
+	if a.daemonUpdate != nil && !f.rebuild && !f.gitPull && f.only == nil {
+		// Run by a daemon: its watcher knows what changed.
+		res, err = a.daemonUpdate(ctx, opt)
+	} else {
+		res, err = e.Update(ctx, opt)
+	}
 	if bar != nil {
 		bar.Finish()
 	}

@@ -36,7 +36,7 @@ func convertFile(ctx context.Context, col config.Collection, c candidate, states
 	if !ok {
 		return converted{c: c, skip: SkipUnsupported}
 	}
-	data, err := os.ReadFile(c.abs)
+	data, err := os.ReadFile(c.path(col))
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return converted{c: c, skip: SkipVanished}

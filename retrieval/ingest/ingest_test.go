@@ -2,7 +2,6 @@ package ingest
 
 import (
 	"context"
-	"path/filepath"
 	"reflect"
 	"testing"
 
@@ -44,7 +43,7 @@ func TestTitle(t *testing.T) {
 
 func TestConvertVanishedAndExcluded(t *testing.T) {
 	dir := t.TempDir()
-	cv := convertFile(context.Background(), config.Collection{Name: "c", Path: dir}, candidate{rel: "gone.md", abs: filepath.Join(dir, "gone.md")}, map[string]store.DocState{}, nil, Options{MaxFileBytes: 1 << 20})
+	cv := convertFile(context.Background(), config.Collection{Name: "c", Path: dir}, candidate{rel: "gone.md"}, map[string]store.DocState{}, nil, Options{MaxFileBytes: 1 << 20})
 	if cv.skip != SkipVanished {
 		t.Fatalf("deleted between scan and read: %+v", cv)
 	}

@@ -96,9 +96,14 @@ const segMergeThreshold = 100
 
 type candidate struct {
 	rel     string
-	abs     string
 	size    int64
 	mtimeNS int64
+}
+
+// path is the candidate's file: joined when it is read, not for every
+// file a walk finds (a million strings that an unchanged sync never used).
+func (c candidate) path(col config.Collection) string {
+	return filepath.Join(col.Path, filepath.FromSlash(c.rel))
 }
 
 // Sync brings the index of col up to date with its folder. gen is the

@@ -71,11 +71,11 @@ func walk(ctx context.Context, col config.Collection, opt Options, res *Result) 
 			if rel != "." {
 				crel = rel + "/" + crel
 			}
-			cabs := joinName(abs, d.Name())
 			if d.IsDir() {
 				if !WalksDir(col, crel) {
 					continue
 				}
+				cabs := joinName(abs, d.Name())
 				wg.Add(1)
 				select {
 				case sem <- struct{}{}:
@@ -93,7 +93,7 @@ func walk(ctx context.Context, col config.Collection, opt Options, res *Result) 
 				local.skip(SkipVanished)
 				continue
 			}
-			if c, ok := fileCandidate(col, opt, local, crel, cabs, info); ok {
+			if c, ok := fileCandidate(col, opt, local, crel, func() string { return joinName(abs, d.Name()) }, info); ok {
 				found = append(found, c)
 			}
 		}
@@ -138,29 +138,43 @@ func joinName(dir, name string) string {
 // fileCandidate applies the checks every indexed file passes (a format
 // gno reads, symlinks kept inside the root, regular files within the
 // size cap) to the file at p, found by a walk or named by Options.Only.
-func fileCandidate(col config.Collection, opt Options, res *Result, rel, p string, info fs.FileInfo) (candidate, bool) {
+// abs gives the file's path, asked only for a symlink.
+func fileCandidate(col config.Collection, opt Options, res *Result, rel string, abs func() string, info fileStat) (candidate, bool) {
 	f, ok := convert.ForPath(rel, col.Code)
 	if !ok {
 		return candidate{}, false
 	}
-	if info.Mode()&fs.ModeSymlink != 0 {
-		target, err := filepath.EvalSymlinks(p)
+	if info.mode&fs.ModeSymlink != 0 {
+		target, err := filepath.EvalSymlinks(abs())
 		if err != nil || !within(col.Path, target) {
 			res.skip(SkipSymlink)
 			return candidate{}, false
 		}
-		if info, err = os.Stat(target); err != nil || !info.Mode().IsRegular() {
+		fi, err := os.Stat(target)
+		if err != nil || !fi.Mode().IsRegular() {
 			res.skip(SkipSymlink)
 			return candidate{}, false
 		}
-	} else if !info.Mode().IsRegular() {
+		info = statOf(fi)
+	} else if !info.mode.IsRegular() {
 		return candidate{}, false
 	}
-	if info.Size() > opt.maxBytes(f) {
+	if info.size > opt.maxBytes(f) {
 		res.skip(SkipTooLarge)
 		return candidate{}, false
 	}
-	return candidate{rel: rel, abs: p, size: info.Size(), mtimeNS: info.ModTime().UnixNano()}, true
+	return candidate{rel: rel, size: info.size, mtimeNS: info.mtimeNS}, true
+}
+
+// fileStat is what a walk reads of a file's lstat.
+type fileStat struct {
+	mode    fs.FileMode
+	size    int64
+	mtimeNS int64
+}
+
+func statOf(fi fs.FileInfo) fileStat {
+	return fileStat{mode: fi.Mode(), size: fi.Size(), mtimeNS: fi.ModTime().UnixNano()}
 }
 
 // only lists the files of Options.Only that a walk would have found; a
@@ -178,7 +192,7 @@ func only(col config.Collection, opt Options, res *Result) []candidate {
 		if err != nil {
 			continue
 		}
-		if c, ok := fileCandidate(col, opt, res, rel, p, info); ok {
+		if c, ok := fileCandidate(col, opt, res, rel, func() string { return p }, statOf(info)); ok {
 			out = append(out, c)
 		}
 	}

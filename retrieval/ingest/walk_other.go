@@ -8,7 +8,14 @@ import (
 )
 
 // readDir lists the folder at abs; its entries are lstat-ed by path.
-func readDir(abs string) ([]fs.DirEntry, func(fs.DirEntry) (fs.FileInfo, error), func(), error) {
+func readDir(abs string) ([]fs.DirEntry, func(fs.DirEntry) (fileStat, error), func(), error) {
 	entries, err := os.ReadDir(abs)
-	return entries, fs.DirEntry.Info, func() {}, err
+	stat := func(d fs.DirEntry) (fileStat, error) {
+		fi, err := d.Info()
+		if err != nil {
+			return fileStat{}, err
+		}
+		return statOf(fi), nil
+	}
+	return entries, stat, func() {}, err
 }

@@ -43,6 +43,7 @@ type Backend interface {
 	EndBulk(ctx context.Context) error
 	SkipStates(ctx context.Context, collection string) (map[string]SkipState, error)
 	SkipCounts(ctx context.Context, collection string) (map[string]int, error)
+	DocCount(ctx context.Context, collection string) (int, error)
 
 	// Documents and chunks (read.go).
 	Chunks(ctx context.Context, ids []int64) (map[int64]*ChunkRow, error)

@@ -87,3 +87,14 @@ func (b *Batch) DeleteSkip(ctx context.Context, collection, rel string) error {
 	}
 	return nil
 }
+
+// DocCount counts the documents of a collection (from the (collection,
+// rel_path) index, no row read): a sync of a few named files reports the
+// rest as unchanged.
+func (s *Store) DocCount(ctx context.Context, collection string) (int, error) {
+	var n int
+	if err := s.db.QueryRowContext(ctx, "SELECT count(*) FROM documents WHERE collection = ?", collection).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count documents of %s: %w", collection, err)
+	}
+	return n, nil
+}

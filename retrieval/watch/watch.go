@@ -18,7 +18,9 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
@@ -86,6 +88,26 @@ type Watcher struct {
 	pending  map[string]map[string]bool // collection -> rel paths (nil map: whole)
 	hookHits map[int]map[string]bool
 	first    time.Time // first event of the pending batch
+
+	// epoch counts the moments the watches may have missed an event:
+	// a (re)setup of the watches, events lost by the kernel. A sync of
+	// a whole collection begun in an epoch that is still current, plus
+	// every change delivered since, is the folder's state.
+	epoch atomic.Uint64
+
+	// Flush's barrier: a folder of the watcher's own, watched by the
+	// same inotify instance as the collections, so an event in it comes
+	// after every event queued before it.
+	barrierDir string
+	flushReq   chan *flushReq
+	waiting    map[string]*flushReq // barrier file -> its Flush
+	barrierN   int
+}
+
+// flushReq is one Flush waiting for its barrier.
+type flushReq struct {
+	done chan struct{}
+	err  error
 }
 
 // New starts watching; Run delivers the changes.
@@ -100,7 +122,15 @@ func New(opt Options) (*Watcher, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &Watcher{opt: opt, fs: fw, rescan: make(chan struct{}, 1), pending: map[string]map[string]bool{}, hookHits: map[int]map[string]bool{}}
+	w := &Watcher{opt: opt, fs: fw, rescan: make(chan struct{}, 1), pending: map[string]map[string]bool{}, hookHits: map[int]map[string]bool{},
+		flushReq: make(chan *flushReq), waiting: map[string]*flushReq{}}
+	if dir, err := os.MkdirTemp("", "gno-watch-"); err == nil {
+		if fw.Add(dir) == nil {
+			w.barrierDir = dir
+		} else {
+			os.Remove(dir)
+		}
+	}
 	w.setup()
 	for name := range w.cols {
 		w.pending[name] = nil
@@ -126,18 +156,82 @@ func (w *Watcher) Rescan() {
 	}
 }
 
+// Epoch is the current watch epoch (see Watcher.epoch): a caller that
+// synced a collection whole, having read Epoch before it began, may trust
+// the changes delivered since as long as Epoch still returns that value and
+// Folders reports none failed.
+func (w *Watcher) Epoch() uint64 { return w.epoch.Load() }
+
+// ErrNoBarrier is Flush's error when the watcher cannot prove it has seen
+// every event up to the call.
+var ErrNoBarrier = errors.New("the watcher cannot flush its events (no barrier folder)")
+
+// Flush delivers now, without the quiet time, every change whose event the
+// kernel queued before the call: it creates a file in the watcher's own
+// folder and waits for its event (one inotify queue keeps events in
+// order), then hands the pending batch to Sync and returns once Sync has.
+// A caller that must know the folders' state (`gno update` answered by the
+// daemon) calls it instead of walking every file.
+func (w *Watcher) Flush(ctx context.Context) error {
+	if w.barrierDir == "" {
+		return ErrNoBarrier
+	}
+	r := &flushReq{done: make(chan struct{})}
+	select {
+	case w.flushReq <- r:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	select {
+	case <-r.done:
+		return r.err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// barrier starts r: its file's event, when it comes, flushes.
+func (w *Watcher) barrier(r *flushReq) {
+	w.barrierN++
+	p := filepath.Join(w.barrierDir, "b"+strconv.Itoa(w.barrierN))
+	if err := os.WriteFile(p, nil, 0o600); err != nil {
+		r.err = errors.Join(ErrNoBarrier, err)
+		close(r.done)
+		return
+	}
+	w.waiting[p] = r
+}
+
 // Run delivers changes until ctx ends, then releases the watches.
 func (w *Watcher) Run(ctx context.Context) error {
 	defer w.fs.Close()
+	defer func() {
+		if w.barrierDir != "" {
+			os.RemoveAll(w.barrierDir)
+		}
+		for _, r := range w.waiting {
+			r.err = ErrNoBarrier
+			close(r.done)
+		}
+	}()
 	timer := time.NewTimer(0) // the first Sync: everything, at once
 	for {
 		select {
 		case <-ctx.Done():
 			timer.Stop()
 			return nil
+		case r := <-w.flushReq:
+			w.barrier(r)
 		case ev, ok := <-w.fs.Events:
 			if !ok {
 				return nil
+			}
+			if r := w.waiting[ev.Name]; r != nil && ev.Op.Has(fsnotify.Create) {
+				delete(w.waiting, ev.Name)
+				os.Remove(ev.Name)
+				w.flush(ctx)
+				close(r.done)
+				continue
 			}
 			if w.event(ev) {
 				w.arm(timer)
@@ -148,6 +242,7 @@ func (w *Watcher) Run(ctx context.Context) error {
 			}
 			if errors.Is(err, fsnotify.ErrEventOverflow) {
 				w.opt.Log.Warn("watch: events lost; syncing every collection", "err", err)
+				w.epoch.Add(1)
 				w.mu.Lock()
 				for name := range w.cols {
 					w.pending[name] = nil
@@ -225,6 +320,8 @@ func (w *Watcher) setup() bool {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	// Between removing and adding the watches an event can be missed.
+	w.epoch.Add(1)
 	for dir := range w.owner {
 		w.fs.Remove(dir)
 	}

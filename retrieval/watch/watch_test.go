@@ -139,3 +139,63 @@ func TestWatch(t *testing.T) {
 		t.Errorf("Folders() = %d, %d; want 3 (notes, notes/sub, more), 0", n, failed)
 	}
 }
+
+// TestFlush: with a quiet time far beyond the test, Flush alone delivers a
+// change made just before it (the barrier event follows the change's in
+// the one inotify queue), and Sync has run when Flush returns. Epoch moves
+// when the watches are set up again (a Rescan).
+func TestFlush(t *testing.T) {
+	notes := t.TempDir()
+	write(t, filepath.Join(notes, "a.md"), "# A\n")
+	var mu sync.Mutex
+	var got [][]Change
+	w, err := New(Options{
+		Collections: func() []config.Collection { return []config.Collection{{Name: "notes", Path: notes}} },
+		Sync: func(_ context.Context, c []Change) {
+			mu.Lock()
+			got = append(got, c)
+			mu.Unlock()
+		},
+		Debounce: time.Hour,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- w.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+	flushed := func() []Change {
+		t.Helper()
+		if err := w.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if len(got) == 0 {
+			return nil
+		}
+		c := got[len(got)-1]
+		got = nil
+		return c
+	}
+	// The first batch (the whole collection) comes at once anyway.
+	if c := flushed(); !reflect.DeepEqual(c, []Change{{Collection: "notes"}}) {
+		t.Fatalf("first flush %+v", c)
+	}
+	for i, name := range []string{"b.md", "c.md", "a.md"} {
+		write(t, filepath.Join(notes, name), "# changed\n")
+		if c := flushed(); !reflect.DeepEqual(c, []Change{{Collection: "notes", Paths: []string{name}}}) {
+			t.Fatalf("flush %d after writing %s: %+v", i, name, c)
+		}
+	}
+	if c := flushed(); c != nil {
+		t.Fatalf("nothing changed, yet %+v", c)
+	}
+	// Setting the watches up again (what a Rescan runs) moves the epoch.
+	e := w.Epoch()
+	w.setup()
+	if w.Epoch() == e {
+		t.Fatal("setting up the watches again did not move the epoch")
+	}
+}

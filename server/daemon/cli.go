@@ -93,6 +93,7 @@ func (d *daemon) cli(ctx context.Context, c net.Conn, req *wire.Request) {
 	}()
 	start := time.Now()
 	out := newOutput(c, req.StdoutTTY || req.StderrTTY)
+	out.d = d
 	code := d.opt.CLI(cctx, req, out)
 	if out.state.Load() != refused {
 		d.served.Add(1)
@@ -151,6 +152,7 @@ func envDiff(a, b string) []string {
 // Output is where a command run for a client writes: its stdout and
 // stderr become frames in the order written.
 type Output struct {
+	d         *daemon
 	mu        sync.Mutex
 	c         net.Conn
 	bw        *bufio.Writer

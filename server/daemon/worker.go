@@ -44,11 +44,19 @@ type worker struct {
 	lastErr   string
 	warming   atomic.Bool
 	warmAgain atomic.Bool
+
+	// trusted: collection -> the watch epoch in which its last whole
+	// sync began and succeeded. While the epoch is current (and every
+	// folder is watched), that sync plus the changes delivered since is
+	// the folder's state: `gno update` needs no walk.
+	trusted map[string]uint64
+	// updates are `gno update`s waiting for the loop (updates.go).
+	updates []*updateReq
 }
 
 func newWorker(d *daemon) *worker {
 	return &worker{d: d, e: d.e, wake: make(chan struct{}, 1), pending: map[string]map[string]bool{},
-		first: true, state: "starting", needEmbed: !d.opt.NoEmbed, needWarm: true}
+		first: true, state: "starting", needEmbed: !d.opt.NoEmbed, needWarm: true, trusted: map[string]uint64{}}
 }
 
 func (w *worker) signal() {
@@ -118,8 +126,17 @@ func (w *worker) run(ctx context.Context) {
 		}
 		w.pending = map[string]map[string]bool{}
 		embed, warm := w.needEmbed, w.needWarm
+		var up *updateReq
+		if len(w.updates) > 0 {
+			up, w.updates = w.updates[0], w.updates[1:]
+		}
 		w.mu.Unlock()
 		switch {
+		case up != nil:
+			// An update syncs what is queued for its collections
+			// itself; the rest goes back to the queue.
+			w.requeue(changes)
+			w.answer(ctx, up)
 		case len(changes) > 0:
 			w.sync(ctx, changes)
 		case embed:
@@ -191,9 +208,11 @@ func (w *worker) sync(ctx context.Context, changes []watch.Change) {
 			w.pause(ctx, lockedRetry)
 			return
 		}
+		epoch := w.d.watcher.Epoch()
 		res, err := wr.Update(ctx, retrieval.UpdateOptions{Collection: c.Collection, Only: c.Paths, RunUpdateCmd: first && c.Paths == nil})
 		wr.Close()
 		w.mu.Lock()
+		w.trust(c.Collection, c.Paths == nil, epoch, err)
 		w.lastSync = time.Now()
 		w.lastWhat, w.lastErr = summary(res), ""
 		if err != nil && ctx.Err() == nil {
@@ -216,6 +235,19 @@ func (w *worker) sync(ctx context.Context, changes []watch.Change) {
 		case changed(res):
 			w.d.log.Info("synced", "collection", c.Collection, "files", len(c.Paths), "result", summary(res))
 		}
+	}
+}
+
+// trust records a sync's outcome for the update fast path: a whole sync
+// that succeeded makes the collection trusted in the epoch it began in;
+// any failed sync (its changed files not written) makes it untrusted, so
+// the next `gno update` walks it. Called with mu held.
+func (w *worker) trust(col string, whole bool, epoch uint64, err error) {
+	switch {
+	case err != nil:
+		delete(w.trusted, col)
+	case whole:
+		w.trusted[col] = epoch
 	}
 }
 

@@ -376,3 +376,12 @@ func (s *Store) DocTags(ctx context.Context) (map[int64][]string, error) {
 	}
 	return out, nil
 }
+
+// DocCount counts the documents of a collection.
+func (s *Store) DocCount(ctx context.Context, collection string) (int, error) {
+	var n int
+	if err := s.one(ctx, "SELECT count(*) FROM documents WHERE collection = $1", []any{collection}, &n); err != nil {
+		return 0, fmt.Errorf("count documents of %s: %w", collection, err)
+	}
+	return n, nil
+}

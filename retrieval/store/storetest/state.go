@@ -44,6 +44,11 @@ func testSnapshot(t *testing.T, st store.Backend) {
 	if l, err := st.List(sctx, nil, "", 0, 0); err != nil || len(l) != 2 {
 		t.Errorf("after the snapshot ended: %d, %v", len(l), err)
 	}
+	for col, want := range map[string]int{"c": 2, "other": 0} {
+		if n, err := st.DocCount(ctx, col); err != nil || n != want {
+			t.Errorf("DocCount(%s) = %d, %v; want %d", col, n, err, want)
+		}
+	}
 }
 
 func testSkips(t *testing.T, st store.Backend) {

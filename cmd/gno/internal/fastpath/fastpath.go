@@ -53,6 +53,12 @@ func IsRead(cmd, sub string) bool {
 	return false
 }
 
+// Answers reports whether a daemon may be asked to run the command: a read
+// command, or `gno update`, which a daemon answers from its watcher's
+// changes instead of looking at every file (it hands back --rebuild and
+// --git-pull).
+func Answers(cmd, sub string) bool { return IsRead(cmd, sub) || cmd == "update" }
+
 // Line is what Parse reads of a command line.
 type Line struct {
 	// Command is the first word that is not a global flag or its value;
@@ -111,7 +117,7 @@ const Timeout = 2 * time.Second
 // the command must run in-process (nothing has been written then).
 func Forward(args []string) (code int, ok bool) {
 	l := Parse(args)
-	if l.NoDaemon || !IsRead(l.Command, l.Sub) {
+	if l.NoDaemon || !Answers(l.Command, l.Sub) {
 		return 0, false
 	}
 	p, err := dirs.Resolve(l.Index, l.Config)
