@@ -181,7 +181,8 @@ func (e *Engine) vectorGraph(ctx context.Context, model string, save bool) (*vec
 	}
 	var build *vector.Index
 	if g == nil {
-		build = vector.New(dims, model, vector.Params{})
+		build = vector.NewQuantized(dims, model, vector.Params{})
+		build.Reserve(count)
 	}
 	err = st.EachVector(ctx, model, saved, func(id int64, v []float32) {
 		if len(v) != dims {

@@ -276,7 +276,8 @@ func build(dir, graph string) error {
 	}
 	defer f.Close()
 	vf := &vecFile{f: f, dims: m.dims}
-	ix := vector.New(m.dims, "bench", vector.Params{})
+	ix := vector.NewQuantized(m.dims, "bench", vector.Params{})
+	ix.Reserve(m.n)
 	t0, c0 := time.Now(), cpu()
 	for i := range int64(m.n) {
 		if err := ix.Add(i, vf.get(i)); err != nil {
