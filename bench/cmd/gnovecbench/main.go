@@ -12,6 +12,7 @@
 //	go run ./bench/cmd/gnovecbench -dir /tmp/vr -index COPY/index.sqlite -model M real
 //	go run ./bench/cmd/gnovecbench -dir /tmp/vr -index COPY/index.sqlite -model M sqlite
 //	go run ./bench/cmd/gnovecbench -dir /tmp/vb -copies 5 tile  # DIR/tiled.hnsw
+//	go run ./bench/cmd/gnovecbench -dir /tmp/vf -index HOME/.../index.sqlite -model M fill
 //
 // gen writes the vectors (vectors.f32, the full-precision copy the
 // engine keeps in SQLite), the queries (held-out points of the same
@@ -26,6 +27,14 @@
 // the walk. tile writes -copies of the graph side by side
 // (vector.Tile) to measure the open and memory of a file whose build is
 // out of reach; query -graph DIR/tiled.hnsw then searches its first copy.
+//
+// fill gives every chunk of a gno index that has no vector a synthetic
+// one (clustered, -dims wide) under -model: a real index and daemon with
+// as many vectors as it has chunks, without embedding them (~25 chunks/s
+// on these cores), to measure the daemon's memory and a one-shot
+// search's graph load; its answers mean nothing. open times what a
+// one-shot search spends on a saved graph of the engine (-graph, -model):
+// the open and a first walk, codes only.
 package main
 
 import (
@@ -79,6 +88,10 @@ func main() {
 		err = real(*dir, *index, *model, *nq, *seed)
 	case "sqlite":
 		err = sqliteRescore(*index, *model)
+	case "fill":
+		err = fill(*index, *model, *dims, *clusters, *seed)
+	case "open":
+		err = openOnly(*graph, *model, *dims, *seed)
 	case "tile":
 		t0 := time.Now()
 		err = vector.Tile(*graph, filepath.Join(*dir, "tiled.hnsw"), *copies)
@@ -446,4 +459,56 @@ func procStatus(key string) string {
 		}
 	}
 	return "?"
+}
+
+// fill stores a synthetic vector for every chunk of the index that has
+// none, under model, in batches (one vectors_version each, as gno embed
+// writes them).
+func fill(index, model string, dims, clusters int, seed uint64) error {
+	ctx := context.Background()
+	st, err := store.Open(ctx, index)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	queue, err := st.EmbedQueue(ctx, "")
+	if err != nil {
+		return err
+	}
+	t0, c0 := time.Now(), cpu()
+	vecs := vectortest.Clustered(len(queue), clusters, dims, seed)
+	const batch = 10_000
+	for at := 0; at < len(queue); at += batch {
+		end := min(at+batch, len(queue))
+		ids := make([]int64, 0, end-at)
+		for _, q := range queue[at:end] {
+			ids = append(ids, q.ID)
+		}
+		if err := st.PutVectors(ctx, model, ids, vecs[at:end]); err != nil {
+			return err
+		}
+	}
+	fmt.Printf("filled %d chunks with %d-dim vectors of %s: wall %s, cpu %s\n", len(queue), dims, model,
+		time.Since(t0).Round(time.Millisecond), (cpu() - c0).Round(time.Millisecond))
+	return nil
+}
+
+// openOnly opens a saved graph and walks it once for a random query.
+func openOnly(graph, model string, dims int, seed uint64) error {
+	t0, c0 := time.Now(), cpu()
+	g, err := vector.Open(graph, dims, model, vector.Params{})
+	if err != nil {
+		return err
+	}
+	fmt.Printf("open %d vectors: wall %s, cpu %s; RSS %s\n", g.Len(), time.Since(t0).Round(time.Microsecond),
+		(cpu() - c0).Round(time.Microsecond), rss())
+	q := vectortest.Clustered(1, 1, dims, seed)[0]
+	t0, c0 = time.Now(), cpu()
+	hits, err := g.Search(vector.Query{Vector: q, K: 10})
+	if err != nil {
+		return err
+	}
+	fmt.Printf("first walk (cold pages), %d hits: wall %s, cpu %s; RSS %s\n", len(hits), time.Since(t0).Round(time.Microsecond),
+		(cpu() - c0).Round(time.Microsecond), rss())
+	return nil
 }
