@@ -94,7 +94,8 @@ func (e *Engine) vectorIndex(ctx context.Context, model string) (*vector.Graph, 
 
 // heldAtMost is how many changes a graph of n vectors holds beside its
 // file: a one-shot search reads and scans them (about 1 ms per 10,000),
-// a save thaws the whole graph (seconds and 1.7 GB at a million), and a
+// a save thaws the whole graph (seconds, and its int8 codes and links:
+// ~1.2 GB peak at a million, bench/RESULTS.md), and a
 // cached graph holding more is opened again (the embedding process saved
 // a new file).
 func heldAtMost(n int) int { return max(10_000, n/20) }
@@ -103,7 +104,8 @@ func heldAtMost(n int) int { return max(10_000, n/20) }
 // with pending changes beside its file saves a new one: gno embed always
 // (save), any process past heldAtMost, and any process up to 100,000
 // vectors, where a save costs less than every later process finding the
-// changes again (deleted ones need every live key read).
+// changes again (added ones are read by version; deleted ones once by
+// reading every live id, then from the tombstone list, .gone).
 func saveNow(n, pending int, save bool) bool {
 	return pending > 0 && (save || pending > heldAtMost(n) || n <= saveAllBelow)
 }

@@ -18,7 +18,9 @@
 // exact vectors the caller gives (Query.Exact: the engine reads them from
 // SQLite, the one full-precision copy), so codes order the walk and exact
 // vectors the answer. Vectors added or deleted since the save live beside
-// the file in memory, scanned exactly, until the next save (Graph.Thaw).
+// the file in memory, scanned exactly, until the next save (Graph.Thaw);
+// the keys deleted since the save can be kept beside the file
+// (Graph.SaveGone, gone.go), so the next process need not find them again.
 // Why: at a million 384-dimension vectors float32 alone is 1.5 GB in
 // every process that searched; the file is ~0.55 GB of which a one-shot
 // search reads a few thousand nodes' pages, and a daemon's resident share
