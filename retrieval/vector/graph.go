@@ -225,10 +225,11 @@ func (g *Graph) Thaw() (*Index, error) {
 	defer g.mu.RUnlock()
 	m := g.file
 	ix := NewQuantized(g.dims, g.model, g.params)
+	buf := make([]float32, g.dims) // a delta of GraphOf(NewQuantized) holds codes
 	if m == nil {
 		for i, k := range g.delta.keys {
 			if !g.delta.dead[i] {
-				ix.insert(k, g.delta.vec(int32(i)))
+				ix.insert(k, g.delta.vecOf(int32(i), buf))
 			}
 		}
 		return ix, nil
@@ -274,7 +275,7 @@ func (g *Graph) Thaw() (*Index, error) {
 			if old, ok := ix.byKey[k]; ok {
 				ix.kill(old)
 			}
-			ix.insert(k, g.delta.vec(int32(i)))
+			ix.insert(k, g.delta.vecOf(int32(i), buf))
 		}
 	}
 	ix.maybeCompact()

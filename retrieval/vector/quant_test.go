@@ -49,6 +49,10 @@ func TestQuantizedBuild(t *testing.T) {
 	if r := graphRecall(t, ref, own, queries, 10, Query{Exact: exact}); r < 0.97 {
 		t.Errorf("q8 index's own search recall@10 %.3f", r)
 	}
+	// A graph of an unsaved q8 index thaws (its vectors are codes).
+	if th, err := own.Thaw(); err != nil || th.Len() != 5000 || th.vecs != nil {
+		t.Fatalf("thaw of a q8 index's graph: %v", err)
+	}
 	// Codes and scales go to the file as they are.
 	for _, k := range []int64{0, 17, 4999} {
 		i, at := q8.byKey[k], g.file.find(k)
