@@ -72,6 +72,7 @@ func main() {
 	index := flag.String("index", "", "a copy of a gno index.sqlite (real)")
 	model := flag.String("model", "", "the embedding model whose vectors to read (real)")
 	copies := flag.Int("copies", 5, "copies of the graph (tile)")
+	efc := flag.Int("efc", 0, "efConstruction of the build (0: the default; lower builds faster for a memory-only figure)")
 	flag.Parse()
 	if *dir == "" || flag.NArg() != 1 {
 		fmt.Fprintln(os.Stderr, "usage: gnovecbench -dir DIR [flags] gen|build|query")
@@ -97,7 +98,7 @@ func main() {
 		err = vector.Tile(*graph, filepath.Join(*dir, "tiled.hnsw"), *copies)
 		fmt.Printf("tiled %d copies in %s\n", *copies, time.Since(t0).Round(time.Millisecond))
 	case "build":
-		err = build(*dir, *graph)
+		err = build(*dir, *graph, *efc)
 	case "query":
 		err = query(*dir, *graph, *truth)
 	default:
@@ -278,7 +279,7 @@ func (v *vecFile) get(i int64) []float32 {
 	return out
 }
 
-func build(dir, graph string) error {
+func build(dir, graph string, efc int) error {
 	m, err := readMeta(dir)
 	if err != nil {
 		return err
@@ -289,7 +290,7 @@ func build(dir, graph string) error {
 	}
 	defer f.Close()
 	vf := &vecFile{f: f, dims: m.dims}
-	ix := vector.NewQuantized(m.dims, "bench", vector.Params{})
+	ix := vector.NewQuantized(m.dims, "bench", vector.Params{EfConstruction: efc})
 	ix.Reserve(m.n)
 	t0, c0 := time.Now(), cpu()
 	for i := range int64(m.n) {
