@@ -72,6 +72,7 @@ FUZZ_TARGETS := \
 	./retrieval/store/postgres:FuzzParseExpr \
 	./retrieval/vector:FuzzRead \
 	./retrieval/vector:FuzzGraphFile \
+	./retrieval/vector:FuzzGoneList \
 	./answer:FuzzCheck \
 	./retrieval/graph/layout:FuzzDecode \
 	./answer:FuzzCheck \

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/gnosearch/gno/retrieval/config"
 	"github.com/gnosearch/gno/retrieval/store"
@@ -30,6 +31,8 @@ type vectorCache struct {
 	// searches a stale graph.
 	ver string
 	vv  int64
+	// fv is the vectors_version of the file the graph maps (-1: none).
+	fv int64
 	// chunks is the index's chunk count at write state chunksAt (a sync
 	// changes it, an embed does not), for coverage.
 	chunks   int
@@ -103,7 +106,8 @@ func (e *Engine) vectorIndex(ctx context.Context, model string) (*vector.Graph, 
 
 // heldAtMost is how many changes a graph of n vectors holds beside its
 // file: a one-shot search reads and scans them (about 1 ms per 10,000),
-// a save thaws the whole graph (seconds and 1.7 GB at a million), and a
+// a save thaws the whole graph (seconds, and its int8 codes and links:
+// ~1.2 GB peak at a million, bench/RESULTS.md), and a
 // cached graph holding more is opened again (the embedding process saved
 // a new file).
 func heldAtMost(n int) int { return max(10_000, n/20) }
@@ -112,10 +116,15 @@ func heldAtMost(n int) int { return max(10_000, n/20) }
 // with pending changes beside its file saves a new one: gno embed always
 // (save), any process past heldAtMost, and any process up to 100,000
 // vectors, where a save costs less than every later process finding the
-// changes again (deleted ones need every live key read).
+// changes again (added ones are read by version; deleted ones once by
+// reading every live id, then from the tombstone list, .gone).
 func saveNow(n, pending int, save bool) bool {
-	return pending > 0 && (save || pending > heldAtMost(n) || n <= 100_000)
+	return pending > 0 && (save || pending > heldAtMost(n) || n <= saveAllBelow)
 }
+
+// saveAllBelow is the graph size up to which any process saves its
+// changes (a variable for tests of the larger graphs' path).
+var saveAllBelow = 100_000
 
 // vectorGraph is vectorIndex; save makes a freshly loaded graph with
 // changes beside its file save a new one now (gno embed, so searches
@@ -154,18 +163,21 @@ func (e *Engine) vectorGraph(ctx context.Context, model string, save bool) (*vec
 	if c.index != nil && c.index.ModelID() == model && c.ver == ver {
 		return c.index, nil
 	}
-	cached, cachedVer := c.index, c.vv
+	cached, cachedVer, cachedFile := c.index, c.vv, c.fv
 	c.index = nil
 	count, dims, err := st.VectorCount(ctx, model)
 	if err != nil {
 		return nil, err
 	}
 	if count == 0 {
-		c.index, c.ver, c.vv = vector.EmptyGraph(0, model, vector.Params{}), ver, curVer
+		c.index, c.ver, c.vv, c.fv = vector.EmptyGraph(0, model, vector.Params{}), ver, curVer, -1
 		return c.index, nil
 	}
 	path := e.graphFile(model)
-	var saved int64 = -1
+	gonePath := path + ".gone"
+	// saved is the version the graph is up to date with, fileVer that of
+	// the file it maps.
+	var saved, fileVer int64 = -1, -1
 	var g *vector.Graph
 	// A cached graph that holds many changes beside its file is opened
 	// again instead: the process that embedded them saved a new file.
@@ -173,7 +185,7 @@ func (e *Engine) vectorGraph(ctx context.Context, model string, save bool) (*vec
 		cached.Pending() <= heldAtMost(cached.Len())
 	if incremental {
 		// Searches may hold it meanwhile: the graph has its own lock.
-		g, saved = cached, cachedVer
+		g, saved, fileVer = cached, cachedVer, cachedFile
 	} else {
 		// A file of the first format is converted here, once; one of
 		// another model or damaged is rebuilt below.
@@ -186,14 +198,25 @@ func (e *Engine) vectorGraph(ctx context.Context, model string, save bool) (*vec
 		if g == nil || saved < 0 {
 			g, saved = nil, -1
 		}
+		fileVer = saved
+		if g != nil {
+			// The keys deleted since the save, as a process that found
+			// them left them: before the rows stored since, which may
+			// bring a key back. A stale list is another file's, a
+			// damaged one goes; either way the deletions are found below.
+			if _, err := g.LoadGone(gonePath, saved); errors.Is(err, vector.ErrDamaged) {
+				os.Remove(gonePath)
+			}
+		}
 	}
 	if g != nil && saved == curVer && g.Len() == count {
-		c.index, c.ver, c.vv = g, ver, curVer
+		c.index, c.ver, c.vv, c.fv = g, ver, curVer, fileVer
 		return g, nil
 	}
 	var build *vector.Index
 	if g == nil {
-		build = vector.New(dims, model, vector.Params{})
+		build = vector.NewQuantized(dims, model, vector.Params{})
+		build.Reserve(count)
 	}
 	err = st.EachVector(ctx, model, saved, func(id int64, v []float32) {
 		if len(v) != dims {
@@ -211,14 +234,20 @@ func (e *Engine) vectorGraph(ctx context.Context, model string, save bool) (*vec
 	if build != nil {
 		// Built from the store: save it as it is (a thaw would insert
 		// every vector again).
-		g = vector.GraphOf(build)
+		g, fileVer = vector.GraphOf(build), -1
 		if opened, err := saveIndex(build, path, curVer); err == nil {
-			g = opened
+			g, fileVer = opened, curVer
 		}
 		incremental = true // saved, or not worth a second try
 	}
+	scanned := false
 	if g.Len() != count {
 		// Some vectors went with their chunks: drop them from the graph.
+		// Every live id is read (a deleted vector leaves no row): the
+		// keys found gone are saved beside the file below, so the next
+		// process does not read them all again.
+		scanned = true
+		fullScans.Add(1)
 		live, err := st.VectorChunks(ctx, model)
 		if err != nil {
 			return nil, err
@@ -257,16 +286,27 @@ func (e *Engine) vectorGraph(ctx context.Context, model string, save bool) (*vec
 			os.Remove(path) // the next process builds it again
 		} else if err == nil {
 			if opened, err := saveIndex(ix, path, curVer); err == nil {
-				g = opened
+				g, fileVer = opened, curVer
 			}
 		}
 	case g.Pending() == 0 && saved != curVer:
 		// The file holds this version's vectors already.
-		config.WriteFileAtomic(path+".ver", []byte(strconv.FormatInt(curVer, 10)), 0o644)
+		if config.WriteFileAtomic(path+".ver", []byte(strconv.FormatInt(curVer, 10)), 0o644) == nil {
+			fileVer = curVer
+		}
 	}
-	c.index, c.ver, c.vv = g, ver, curVer
+	if scanned && fileVer >= 0 {
+		// A failed write only costs the next process the scan.
+		g.SaveGone(gonePath, fileVer)
+	}
+	c.index, c.ver, c.vv, c.fv = g, ver, curVer, fileVer
 	return g, nil
 }
+
+// fullScans counts the loads that read every live vector id to find
+// deletions (tests: a tombstone list saved beside the graph spares the
+// next process that).
+var fullScans atomic.Int64
 
 // saveIndex saves ix at path, as of vectors_version ver, and opens the
 // file.

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"math"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/gnosearch/gno/retrieval/store/pgtest"
@@ -106,4 +107,71 @@ func firstFormat(model string, keys []int64, vecs [][]float32) []byte {
 		}
 	}
 	return b.Bytes()
+}
+
+// TestVectorGoneSurvivesRestart: above the size where any process saves
+// its changes, the first process after a deletion finds it by reading
+// every live id and leaves the keys beside the graph (.gone); the next
+// process reads that list instead, and answers without the deleted
+// document; a damaged list is dropped and found again the long way.
+func TestVectorGoneSurvivesRestart(t *testing.T) {
+	dir := installedModels(t)
+	t.Setenv("GNO_MODELS_DIR", dir)
+	defer func(n int) { saveAllBelow = n }(saveAllBelow)
+	saveAllBelow = 0 // as a graph of more than 100,000 vectors
+	e, root := newEngine(t, map[string]string{
+		"a.md": "# Volcanoes\n\nMagma erupts as lava and ash.\n",
+		"b.md": "# Lava lakes\n\nA lava lake is molten lava in a volcanic crater.\n",
+		"c.md": "# Espresso\n\nHot water through ground coffee.\n",
+		"d.md": "# Whales\n\nThe blue whale eats krill.\n",
+	})
+	e.Paths.ModelsDir = dir
+	ctx := context.Background()
+	update(t, e)
+	if _, err := e.Embed(ctx, EmbedOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	gone := e.graphFile(e.models.EmbedModel()) + ".gone"
+	if err := os.Remove(filepath.Join(root, "b.md")); err != nil {
+		t.Fatal(err)
+	}
+	update(t, e)
+	search := func(what string, scans int64) {
+		t.Helper()
+		before := fullScans.Load()
+		fresh, err := Open(ctx, Options{}) // another process
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer fresh.Close()
+		fresh.Paths.ModelsDir = dir
+		res, err := fresh.VSearch(ctx, SearchRequest{Query: "volcano lava", Limit: 3})
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		if len(res.Results) != 3 {
+			t.Fatalf("%s: %d results", what, len(res.Results))
+		}
+		for _, r := range res.Results {
+			if r.URI == "gno://notes/b.md" {
+				t.Fatalf("%s: the deleted document was found", what)
+			}
+		}
+		if got := fullScans.Load() - before; got != scans {
+			t.Errorf("%s: %d reads of every id, want %d", what, got, scans)
+		}
+		if _, err := os.Stat(gone); err != nil {
+			t.Errorf("%s: no tombstone list: %v", what, err)
+		}
+	}
+	search("first process after the deletion", 1)
+	search("after a restart", 0)
+	b, err := os.ReadFile(gone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[len(b)-1] ^= 1
+	os.WriteFile(gone, b, 0o644)
+	search("with a damaged list", 1)
+	search("after it was written again", 0)
 }

@@ -141,9 +141,17 @@ func (ix *Index) writeV2(f io.Writer) error {
 			return err
 		}
 	}
-	codes := make([]byte, int64(n)*int64(ix.dims))
-	for to, from := range order {
-		s := quantize(ix.vec(from), codes[int64(to)*int64(ix.dims):int64(to+1)*int64(ix.dims)])
+	// A q8 index's codes are written as they are; a float32 index's are
+	// made here, one node at a time.
+	d := int64(ix.dims)
+	code := make([]byte, d)
+	for _, from := range order {
+		s := float32(0)
+		if ix.q8 {
+			s = ix.scales[from]
+		} else {
+			s = quantize(ix.vec(from), code)
+		}
 		if err := put32(math.Float32bits(s)); err != nil {
 			return err
 		}
@@ -151,10 +159,18 @@ func (ix *Index) writeV2(f io.Writer) error {
 	if err := padTo(4 * int64(n)); err != nil {
 		return err
 	}
-	if _, err := w.Write(codes); err != nil {
-		return err
+	for _, from := range order {
+		c := code
+		if ix.q8 {
+			c = ix.code(from)
+		} else {
+			quantize(ix.vec(from), code)
+		}
+		if _, err := w.Write(c); err != nil {
+			return err
+		}
 	}
-	if err := padTo(int64(len(codes))); err != nil {
+	if err := padTo(int64(n) * d); err != nil {
 		return err
 	}
 	writeLinks := func(ids []int32, slots int) error {

@@ -215,30 +215,33 @@ func (g *Graph) Keys() []int64 {
 	return out
 }
 
-// Thaw returns the graph as an index to change and save: the file's nodes
-// with their links and their vectors decoded from the codes, the changes
-// held beside it applied. It holds every vector as float32: the cost of
-// saving a new graph, paid by the process that saves it (gno embed).
+// Thaw returns the graph as an index to change and save (a q8 one,
+// NewQuantized): the file's nodes with their links and their codes, the
+// changes held beside it applied. It holds every code (a quarter of the
+// float32 vectors) and every link: the cost of saving a new graph, paid
+// by the process that saves it (gno embed).
 func (g *Graph) Thaw() (*Index, error) {
 	g.mu.RLock()
 	defer g.mu.RUnlock()
 	m := g.file
+	ix := NewQuantized(g.dims, g.model, g.params)
+	buf := make([]float32, g.dims) // a delta of GraphOf(NewQuantized) holds codes
 	if m == nil {
-		ix := New(g.dims, g.model, g.params)
 		for i, k := range g.delta.keys {
 			if !g.delta.dead[i] {
-				ix.insert(k, g.delta.vec(int32(i)))
+				ix.insert(k, g.delta.vecOf(int32(i), buf))
 			}
 		}
 		return ix, nil
 	}
 	l := m.l
-	ix := New(g.dims, g.model, g.params)
-	ix.keys = make([]int64, l.n)
-	ix.dead = make([]bool, l.n)
-	ix.vecs = make([]float32, l.n*l.dims)
-	ix.links = make([][][]int32, l.n)
-	ix.byKey = make(map[int64]int32, l.live)
+	grow := g.delta.Len()
+	ix.keys = make([]int64, l.n, l.n+grow)
+	ix.dead = make([]bool, l.n, l.n+grow)
+	ix.codes = slices.Grow(slices.Clone(m.codes[:int64(l.n)*int64(l.dims)]), grow*l.dims)
+	ix.scales = make([]float32, l.n, l.n+grow)
+	ix.links = make([][][]int32, l.n, l.n+grow)
+	ix.byKey = make(map[int64]int32, l.live+grow)
 	w := &fileWalk{g: g}
 	for i := range int32(l.n) {
 		ix.keys[i] = m.key(i)
@@ -249,7 +252,7 @@ func (g *Graph) Thaw() (*Index, error) {
 			}
 			ix.byKey[ix.keys[i]] = i
 		}
-		dequantize(m.code(i), m.scale(i), ix.vec(i))
+		ix.scales[i] = m.scale(i)
 		ix.links[i] = make([][]int32, levelsOf(m.upper, i))
 		for lv := range ix.links[i] {
 			ix.links[i][lv] = slices.Clone(w.neighbors(i, lv))
@@ -272,7 +275,7 @@ func (g *Graph) Thaw() (*Index, error) {
 			if old, ok := ix.byKey[k]; ok {
 				ix.kill(old)
 			}
-			ix.insert(k, g.delta.vec(int32(i)))
+			ix.insert(k, g.delta.vecOf(int32(i), buf))
 		}
 	}
 	ix.maybeCompact()
@@ -372,7 +375,7 @@ func (g *Graph) Search(q Query) ([]Hit, error) {
 	if err != nil {
 		return nil, err
 	}
-	saved, err := g.rescore(q, cands)
+	saved, err := rescore(q, cands, g.dims)
 	if err != nil {
 		return nil, err
 	}
@@ -389,9 +392,9 @@ func (g *Graph) Search(q Query) ([]Hit, error) {
 // rescoreDepth is how many candidates of the walk are re-scored exactly
 // for K hits: int8 codes order the walk well but not the last places
 // (bench/RESULTS.md, "Vectors at a million").
-func (g *Graph) rescoreDepth(k int) int {
-	if g.params.Rescore > 0 {
-		return max(k, g.params.Rescore)
+func rescoreDepth(p Params, k int) int {
+	if p.Rescore > 0 {
+		return max(k, p.Rescore)
 	}
 	return max(2*k, 40)
 }
@@ -400,7 +403,7 @@ func (g *Graph) rescoreDepth(k int) int {
 // their codes: up to rescoreDepth of them, nearest first.
 func (g *Graph) fileCandidates(q Query) ([]Hit, error) {
 	m := g.file
-	want := g.rescoreDepth(q.K)
+	want := rescoreDepth(g.params, q.K)
 	admit := func(i int32) bool {
 		if int(i) >= m.l.live {
 			return false
@@ -463,7 +466,7 @@ func (g *Graph) fileExact(q Query, want int, admit func(int32) bool) []Hit {
 // rescore replaces the code scores of cands with exact ones from q.Exact
 // (a candidate it has no vector for is gone from the store and dropped),
 // and keeps the best q.K. Without q.Exact the code scores stand.
-func (g *Graph) rescore(q Query, cands []Hit) ([]Hit, error) {
+func rescore(q Query, cands []Hit, dims int) ([]Hit, error) {
 	if q.Exact == nil || len(cands) == 0 {
 		return cands[:min(len(cands), q.K)], nil
 	}
@@ -477,7 +480,7 @@ func (g *Graph) rescore(q Query, cands []Hit) ([]Hit, error) {
 	}
 	var top []Hit
 	for i, c := range cands {
-		if i >= len(vecs) || len(vecs[i]) != g.dims {
+		if i >= len(vecs) || len(vecs[i]) != dims {
 			continue
 		}
 		top = pushTop(top, Hit{Key: c.Key, Score: vek32.Dot(q.Vector, vecs[i])}, q.K)

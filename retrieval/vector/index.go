@@ -5,16 +5,22 @@
 // Vectors must be L2-normalised (as inference.Embedder returns them), so
 // cosine similarity is a dot product.
 //
-// Two forms. Index is the graph being built: float32 vectors and links in
-// memory, held only by the process that builds or saves it (gno embed, or
-// a search that finds no usable file). Graph is a saved file opened for
+// Two forms. Index is the graph being built: vectors and links in memory,
+// held only by the process that builds or saves it (gno embed, or a
+// search that finds no usable file); the builder the engine uses
+// (NewQuantized, and Graph.Thaw) holds each vector as the int8 codes and
+// scale the file will hold, so building or saving a million 384-dimension
+// vectors holds ~0.4 GB of codes, not 1.5 GB of float32 (the new node's
+// own vector stays exact while it is inserted). Graph is a saved file opened for
 // search (format.go): the file is memory-mapped, not decoded, and holds
 // each vector as int8 codes with a scale (quant.go), a quarter of float32;
 // a search walks the codes and re-scores its best candidates with the
 // exact vectors the caller gives (Query.Exact: the engine reads them from
 // SQLite, the one full-precision copy), so codes order the walk and exact
 // vectors the answer. Vectors added or deleted since the save live beside
-// the file in memory, scanned exactly, until the next save (Graph.Thaw).
+// the file in memory, scanned exactly, until the next save (Graph.Thaw);
+// the keys deleted since the save can be kept beside the file
+// (Graph.SaveGone, gone.go), so the next process need not find them again.
 // Why: at a million 384-dimension vectors float32 alone is 1.5 GB in
 // every process that searched; the file is ~0.55 GB of which a one-shot
 // search reads a few thousand nodes' pages, and a daemon's resident share
@@ -97,10 +103,16 @@ type Index struct {
 	ml     float64
 	rng    *rand.Rand
 
-	vecs    []float32   // node i's vector at [i*dims : (i+1)*dims]
-	keys    []int64     // node i's key
-	dead    []bool      // node i was deleted (a tombstone, still walked through)
-	links   [][][]int32 // links[i][level] are node i's neighbours on that level
+	vecs []float32 // node i's vector at [i*dims : (i+1)*dims]; nil when q8
+	// q8 indexes hold node i's vector as int8 codes at
+	// [i*dims : (i+1)*dims] and a scale (quant.go), as the saved file.
+	q8      bool
+	codes   []byte
+	scales  []float32
+	tmp     [2][]float32 // decoded vectors, used under mu (write)
+	keys    []int64      // node i's key
+	dead    []bool       // node i was deleted (a tombstone, still walked through)
+	links   [][][]int32  // links[i][level] are node i's neighbours on that level
 	byKey   map[int64]int32
 	entry   int32 // -1 when empty
 	top     int   // entry's level
@@ -122,6 +134,36 @@ func New(dims int, modelID string, p Params) *Index {
 		rng:   rand.New(rand.NewPCG(1, 2)), // reproducible graphs for a given insert order
 		byKey: map[int64]int32{},
 		entry: -1,
+	}
+}
+
+// NewQuantized returns an empty index that holds each vector as int8
+// codes and a scale, as a saved graph does: a quarter of the memory of
+// New, for building a graph to save. Its own searches score by codes
+// unless the query gives exact vectors (Query.Exact), which re-score the
+// best candidates, as a saved graph's search does.
+func NewQuantized(dims int, modelID string, p Params) *Index {
+	ix := New(dims, modelID, p)
+	ix.q8 = true
+	return ix
+}
+
+// Reserve makes room for n more nodes, so a build of known size does not
+// grow (and briefly double) its arrays as it goes.
+func (ix *Index) Reserve(n int) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	ix.keys = slices.Grow(ix.keys, n)
+	ix.dead = slices.Grow(ix.dead, n)
+	ix.links = slices.Grow(ix.links, n)
+	if ix.q8 {
+		ix.codes = slices.Grow(ix.codes, n*ix.dims)
+		ix.scales = slices.Grow(ix.scales, n)
+	} else {
+		ix.vecs = slices.Grow(ix.vecs, n*ix.dims)
+	}
+	if len(ix.byKey) == 0 {
+		ix.byKey = make(map[int64]int32, n)
 	}
 }
 
@@ -153,11 +195,49 @@ func (ix *Index) check(vec []float32) error {
 	return nil
 }
 
+// vec is node i's float32 vector; only for an index that is not q8.
 func (ix *Index) vec(i int32) []float32 {
 	return ix.vecs[int(i)*ix.dims : int(i+1)*ix.dims]
 }
 
-func (ix *Index) dist(q []float32, i int32) float32 { return 1 - vek32.Dot(q, ix.vec(i)) }
+func (ix *Index) code(i int32) []byte {
+	return ix.codes[int(i)*ix.dims : int(i+1)*ix.dims]
+}
+
+// vecOf is node i's vector: the stored one, or a q8 index's codes
+// decoded into buf (then valid until buf is used again).
+func (ix *Index) vecOf(i int32, buf []float32) []float32 {
+	if !ix.q8 {
+		return ix.vec(i)
+	}
+	dequantize(ix.code(i), ix.scales[i], buf)
+	return buf
+}
+
+// scratch is the index's k-th decoding buffer (the write lock held).
+func (ix *Index) scratch(k int) []float32 {
+	if len(ix.tmp[k]) != ix.dims {
+		ix.tmp[k] = make([]float32, ix.dims)
+	}
+	return ix.tmp[k]
+}
+
+func (ix *Index) push(vec []float32) {
+	if !ix.q8 {
+		ix.vecs = append(ix.vecs, vec...)
+		return
+	}
+	at := len(ix.codes)
+	ix.codes = slices.Grow(ix.codes, ix.dims)[:at+ix.dims]
+	ix.scales = append(ix.scales, quantize(vec, ix.codes[at:]))
+}
+
+func (ix *Index) dist(q []float32, i int32) float32 {
+	if ix.q8 {
+		return 1 - ix.scales[i]*dot8(q, ix.code(i))
+	}
+	return 1 - vek32.Dot(q, ix.vec(i))
+}
 
 // Add inserts the vector stored under key, replacing any earlier one. The
 // index keeps its own copy.
@@ -204,20 +284,23 @@ func (ix *Index) maybeCompact() {
 		return
 	}
 	fresh := New(ix.dims, ix.model, ix.params)
-	fresh.flat = ix.flat
+	fresh.flat, fresh.q8 = ix.flat, ix.q8
 	for i, key := range ix.keys {
 		if !ix.dead[i] {
-			fresh.insert(key, ix.vec(int32(i)))
+			// A q8 node's codes decode to a vector that quantises
+			// back to the same codes.
+			fresh.insert(key, ix.vecOf(int32(i), ix.scratch(0)))
 		}
 	}
-	ix.vecs, ix.keys, ix.dead, ix.links = fresh.vecs, fresh.keys, fresh.dead, fresh.links
+	ix.vecs, ix.codes, ix.scales = fresh.vecs, fresh.codes, fresh.scales
+	ix.keys, ix.dead, ix.links = fresh.keys, fresh.dead, fresh.links
 	ix.byKey, ix.entry, ix.top, ix.ndead = fresh.byKey, fresh.entry, fresh.top, 0
 }
 
 func (ix *Index) insert(key int64, vec []float32) {
 	id := int32(len(ix.keys))
 	level := int(math.Floor(-math.Log(1-ix.rng.Float64()) * ix.ml))
-	ix.vecs = append(ix.vecs, vec...)
+	ix.push(vec)
 	ix.keys = append(ix.keys, key)
 	ix.dead = append(ix.dead, false)
 	ix.links = append(ix.links, make([][]int32, level+1))
@@ -226,7 +309,7 @@ func (ix *Index) insert(key int64, vec []float32) {
 		ix.links[id] = nil
 		return
 	}
-	q := ix.vec(id)
+	q := vec // exact while it is inserted, in a q8 index too
 	if ix.entry < 0 {
 		ix.entry, ix.top = id, level
 		return
@@ -274,8 +357,12 @@ func (ix *Index) selectNeighbors(cands []cand, m int) []int32 {
 			break
 		}
 		ok := true
-		for _, o := range out {
-			if ix.dist(ix.vec(c.id), o) < c.dist {
+		var cv []float32
+		for k, o := range out {
+			if k == 0 {
+				cv = ix.vecOf(c.id, ix.scratch(1))
+			}
+			if ix.dist(cv, o) < c.dist {
 				ok = false
 				break
 			}
@@ -296,7 +383,7 @@ func (ix *Index) selectNeighbors(cands []cand, m int) []int32 {
 }
 
 func (ix *Index) prune(n int32, links []int32, m int) []int32 {
-	q := ix.vec(n)
+	q := ix.vecOf(n, ix.scratch(0))
 	cands := make([]cand, len(links))
 	for i, l := range links {
 		cands[i] = cand{l, ix.dist(q, l)}

@@ -3,6 +3,7 @@ package vector
 import (
 	"encoding/binary"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -21,22 +22,28 @@ const magic = "gno-hnsw-v1\n"
 func (ix *Index) Save(path string) error {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
-	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("save vector index %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name())
-	if err := ix.writeV2(tmp); err != nil {
-		tmp.Close()
-		return fmt.Errorf("save vector index %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("save vector index %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	if err := writeAtomic(path, ix.writeV2); err != nil {
 		return fmt.Errorf("save vector index %s: %w", path, err)
 	}
 	return nil
+}
+
+// writeAtomic writes path through a temporary file beside it, renamed
+// over it once whole.
+func writeAtomic(path string, write func(io.Writer) error) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if err := write(tmp); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
 }
 
 // Load reads a saved index, of either format, into an index to change

@@ -25,12 +25,13 @@ func quantize(v []float32, code []byte) float32 {
 	return m / 127
 }
 
-// dot8 is q·code, the code read as int8. Four sums break the dependency
-// chain of one: about twice as fast on amd64.
+// dot8 is q·code, the code read as int8: in assembly where the CPU has
+// AVX2 (dot8_amd64.s), else four sums, which break the dependency chain
+// of one.
 func dot8(q []float32, code []byte) float32 {
 	code = code[:len(q)]
-	var s0, s1, s2, s3 float32
-	j := 0
+	s0, j := dot8SIMD(q, code) // amd64 with AVX2: all but the last len%8
+	var s1, s2, s3 float32
 	for ; j+4 <= len(q); j += 4 {
 		c := code[j : j+4 : j+4]
 		r := q[j : j+4 : j+4]

@@ -3,8 +3,6 @@ package vector
 import (
 	"errors"
 	"slices"
-
-	"github.com/viterin/vek/vek32"
 )
 
 // Query is one search.
@@ -24,7 +22,9 @@ type Query struct {
 
 // Search returns up to q.K hits, best first. With a filter, the walk
 // widens until it finds K admitted keys, and falls back to an exact scan
-// when the admitted set is small or the walk grows to half the index.
+// when the admitted set is small or the walk grows to half the index. A
+// q8 index (NewQuantized) scores by codes and, given q.Exact, re-scores
+// its best candidates with the exact vectors, as a saved graph does.
 func (ix *Index) Search(q Query) ([]Hit, error) {
 	if err := ix.check(q.Vector); err != nil {
 		return nil, err
@@ -34,11 +34,20 @@ func (ix *Index) Search(q Query) ([]Hit, error) {
 	}
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
+	if !ix.q8 || q.Exact == nil {
+		return ix.search(q), nil
+	}
+	wide := q
+	wide.K = rescoreDepth(ix.params, q.K)
+	return rescore(q, ix.search(wide), ix.dims)
+}
+
+func (ix *Index) search(q Query) []Hit {
 	if len(ix.byKey) == 0 {
-		return nil, nil
+		return nil
 	}
 	if ix.flat || q.Filter != nil && q.Admitted > 0 && q.Admitted < ix.params.ExactBelow {
-		return ix.exact(q), nil
+		return ix.exact(q)
 	}
 	vs := ix.getVisited()
 	defer ix.visited.Put(vs)
@@ -52,7 +61,7 @@ func (ix *Index) Search(q Query) ([]Hit, error) {
 	}
 	for {
 		if ef >= len(ix.keys)/2 {
-			return ix.exact(q), nil
+			return ix.exact(q)
 		}
 		cands := ix.searchLayer(q.Vector, ep, ef, 0, vs)
 		hits := make([]Hit, 0, q.K)
@@ -62,11 +71,11 @@ func (ix *Index) Search(q Query) ([]Hit, error) {
 			}
 			hits = append(hits, Hit{Key: ix.keys[c.id], Score: 1 - c.dist})
 			if len(hits) == q.K {
-				return hits, nil
+				return hits
 			}
 		}
 		if len(cands) < ef { // the whole reachable graph was seen
-			return hits, nil
+			return hits
 		}
 		ef *= 4
 	}
@@ -92,8 +101,7 @@ func (ix *Index) exact(q Query) []Hit {
 		if ix.dead[i] || (q.Filter != nil && !q.Filter(key)) {
 			continue
 		}
-		s := vek32.Dot(q.Vector, ix.vec(int32(i)))
-		top = pushTop(top, Hit{Key: key, Score: s}, q.K)
+		top = pushTop(top, Hit{Key: key, Score: 1 - ix.dist(q.Vector, int32(i))}, q.K)
 	}
 	return top
 }

@@ -12,6 +12,7 @@
 //	go run ./bench/cmd/gnovecbench -dir /tmp/vr -index COPY/index.sqlite -model M real
 //	go run ./bench/cmd/gnovecbench -dir /tmp/vr -index COPY/index.sqlite -model M sqlite
 //	go run ./bench/cmd/gnovecbench -dir /tmp/vb -copies 5 tile  # DIR/tiled.hnsw
+//	go run ./bench/cmd/gnovecbench -dir /tmp/vf -index HOME/.../index.sqlite -model M fill
 //
 // gen writes the vectors (vectors.f32, the full-precision copy the
 // engine keeps in SQLite), the queries (held-out points of the same
@@ -26,6 +27,14 @@
 // the walk. tile writes -copies of the graph side by side
 // (vector.Tile) to measure the open and memory of a file whose build is
 // out of reach; query -graph DIR/tiled.hnsw then searches its first copy.
+//
+// fill gives every chunk of a gno index that has no vector a synthetic
+// one (clustered, -dims wide) under -model: a real index and daemon with
+// as many vectors as it has chunks, without embedding them (~25 chunks/s
+// on these cores), to measure the daemon's memory and a one-shot
+// search's graph load; its answers mean nothing. open times what a
+// one-shot search spends on a saved graph of the engine (-graph, -model):
+// the open and a first walk, codes only.
 package main
 
 import (
@@ -63,6 +72,7 @@ func main() {
 	index := flag.String("index", "", "a copy of a gno index.sqlite (real)")
 	model := flag.String("model", "", "the embedding model whose vectors to read (real)")
 	copies := flag.Int("copies", 5, "copies of the graph (tile)")
+	efc := flag.Int("efc", 0, "efConstruction of the build (0: the default; lower builds faster for a memory-only figure)")
 	flag.Parse()
 	if *dir == "" || flag.NArg() != 1 {
 		fmt.Fprintln(os.Stderr, "usage: gnovecbench -dir DIR [flags] gen|build|query")
@@ -79,12 +89,16 @@ func main() {
 		err = real(*dir, *index, *model, *nq, *seed)
 	case "sqlite":
 		err = sqliteRescore(*index, *model)
+	case "fill":
+		err = fill(*index, *model, *dims, *clusters, *seed)
+	case "open":
+		err = openOnly(*graph, *model, *dims, *seed)
 	case "tile":
 		t0 := time.Now()
 		err = vector.Tile(*graph, filepath.Join(*dir, "tiled.hnsw"), *copies)
 		fmt.Printf("tiled %d copies in %s\n", *copies, time.Since(t0).Round(time.Millisecond))
 	case "build":
-		err = build(*dir, *graph)
+		err = build(*dir, *graph, *efc)
 	case "query":
 		err = query(*dir, *graph, *truth)
 	default:
@@ -265,7 +279,7 @@ func (v *vecFile) get(i int64) []float32 {
 	return out
 }
 
-func build(dir, graph string) error {
+func build(dir, graph string, efc int) error {
 	m, err := readMeta(dir)
 	if err != nil {
 		return err
@@ -276,7 +290,8 @@ func build(dir, graph string) error {
 	}
 	defer f.Close()
 	vf := &vecFile{f: f, dims: m.dims}
-	ix := vector.New(m.dims, "bench", vector.Params{})
+	ix := vector.NewQuantized(m.dims, "bench", vector.Params{EfConstruction: efc})
+	ix.Reserve(m.n)
 	t0, c0 := time.Now(), cpu()
 	for i := range int64(m.n) {
 		if err := ix.Add(i, vf.get(i)); err != nil {
