@@ -31,7 +31,12 @@ type SearchRequest struct {
 	Projects []string
 	// Package (a name or short name) and Ecosystem narrow the search.
 	Package, Ecosystem string
-	Limit              int
+	// Path is the file the caller is editing (a path or a bare name:
+	// "cmd/main.go", "package.json"). Without Ecosystem, its language
+	// narrows the search to that ecosystem's packages when the projects
+	// have any (EcosystemOfPath, searchScope).
+	Path  string
+	Limit int
 	// Mode is search, fast or query (default DefaultMode).
 	Mode     string
 	MinScore float64
@@ -83,7 +88,7 @@ func (x *Index) Search(ctx context.Context, req SearchRequest) (*SearchResults, 
 	if err := sr.Validate(); err != nil {
 		return nil, err
 	}
-	s, err := x.scope(ctx, req.Projects, req.Package, req.Ecosystem, "", req.Auto)
+	s, err := x.searchScope(ctx, req)
 	if err != nil {
 		return nil, err
 	}

@@ -132,6 +132,17 @@ func TestPackageToolsNoRoots(t *testing.T) {
 	c.toolErr("gno_describe_package", map[string]any{"package": "left-pad"}, "NOT_FOUND")
 	c.toolErr("gno_describe_package", map[string]any{"package": "swift-retry", "symbol": "NoSuchThing"}, "NOT_FOUND")
 	c.toolErr("gno_search_package_docs", map[string]any{"query": "x", "ecosystem": "cobol"}, "INVALID_INPUT")
+
+	// The file being edited narrows the search to its language; one the
+	// project has no package of searches everything and says so.
+	hinted := c.toolOK("gno_search_package_docs", map[string]any{"query": "circuit breaker", "path": "Sources/App/main.swift"})
+	if n, _ := json.Marshal(hinted["meta"].(map[string]any)["notes"]); !strings.Contains(string(n), "searched the swift packages only") {
+		t.Errorf("path hint: notes %s", n)
+	}
+	hinted = c.toolOK("gno_search_package_docs", map[string]any{"query": "circuit breaker", "path": "src/lib.rs"})
+	if n, _ := json.Marshal(hinted["meta"].(map[string]any)["notes"]); !strings.Contains(string(n), "no rust package in scope") || len(hinted["results"].([]any)) == 0 {
+		t.Errorf("path hint of an absent ecosystem: notes %s, results %v", n, hinted["results"])
+	}
 }
 
 // TestPackageToolsRoots: a client with roots has its roots searched, is
