@@ -106,6 +106,7 @@ func (x *Index) Search(ctx context.Context, req SearchRequest) (*SearchResults, 
 	weigh, want := s.hasStdlib(), cmp.Or(max(req.Limit, 0), 5) // 5: the engine's default
 	if weigh {
 		sr.Limit = min(max(want, 10)*stdlibCandidates, retrieval.MaxLimit)
+		sr.Explain = true // weighStdlib reads which results the vector search found
 	}
 	res, err := x.pk.Run(ctx, mode, retrieval.PackageSearch{QueryRequest: retrieval.QueryRequest{SearchRequest: sr, Fast: fast}, Versions: versions})
 	if err != nil {
@@ -113,6 +114,11 @@ func (x *Index) Search(ctx context.Context, req SearchRequest) (*SearchResults, 
 	}
 	if weigh {
 		res.Results = weighStdlib(req.Query, res.Results, want)
+		if !req.Explain {
+			for i := range res.Results {
+				res.Results[i].Explain = nil
+			}
+		}
 	}
 	exact, err := x.exactSymbols(ctx, s, req.Query)
 	if err != nil {
