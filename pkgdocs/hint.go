@@ -71,10 +71,13 @@ func (x *Index) searchScope(ctx context.Context, req SearchRequest) (*scoped, er
 		s.notes = append(s.notes, fmt.Sprintf("searched the %s packages only (the ecosystem of %s); pass ecosystem to choose another", hint, filepath.Base(req.Path)))
 		return s, nil
 	}
-	s, err = x.scope(ctx, req.Projects, req.Package, "", "", req.Auto)
-	if err != nil {
+	var notes []string
+	if s != nil {
+		notes = s.notes // what the first resolution did (a project indexed on first use)
+	}
+	if s, err = x.scope(ctx, req.Projects, req.Package, "", "", req.Auto); err != nil {
 		return nil, err
 	}
-	s.notes = append(s.notes, fmt.Sprintf("no %s package in scope for %s: searched every ecosystem", hint, filepath.Base(req.Path)))
+	s.notes = append(append(notes, s.notes...), fmt.Sprintf("no %s package in scope for %s: searched every ecosystem", hint, filepath.Base(req.Path)))
 	return s, nil
 }

@@ -205,3 +205,18 @@ func TestPackageToolsBudget(t *testing.T) {
 		t.Errorf("cut README not marked: %v", readme)
 	}
 }
+
+// TestPackageToolsPathFirstUse: a hint that falls back to every
+// ecosystem on a project's first use still says it was indexed.
+func TestPackageToolsPathFirstUse(t *testing.T) {
+	p := newPkgFixture(t)
+	c := startClient(t, p.srv)
+	sc := c.toolOK("gno_search_package_docs", map[string]any{"query": "circuit breaker", "path": "src/lib.rs", "limit": 3})
+	notes, _ := json.Marshal(sc["meta"].(map[string]any)["notes"])
+	if !strings.Contains(string(notes), "indexed on first use") || !strings.Contains(string(notes), "no rust package in scope for lib.rs") {
+		t.Errorf("notes %s", notes)
+	}
+	if len(sc["results"].([]any)) == 0 {
+		t.Errorf("no results: %v", sc)
+	}
+}
