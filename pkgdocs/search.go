@@ -115,6 +115,7 @@ func (x *Index) Search(ctx context.Context, req SearchRequest) (*SearchResults, 
 	if weigh {
 		res.Results = weighStdlib(req.Query, res.Results, want)
 		if !req.Explain {
+			res.Meta.Timings = nil
 			for i := range res.Results {
 				res.Results[i].Explain = nil
 			}

@@ -279,3 +279,35 @@ func TestWeighStdlib(t *testing.T) {
 		t.Errorf("code tokens %q", got)
 	}
 }
+
+// TestStdlibWeighingHidesExplain: the standard-library weighting reads
+// the engine's explanation, and an answer that did not ask for one
+// carries none (no per-result scores, no timings).
+func TestStdlibWeighingHidesExplain(t *testing.T) {
+	needStdTools(t)
+	ctx := context.Background()
+	x := stdIndex(t, append(os.Environ(), "VIRTUAL_ENV="))
+	dir := stdProject(t)
+	if err := (pkgtest.Project{Swift: true}).Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	add(t, x, dir, AddOptions{NoFetch: true})
+	for _, explain := range []bool{false, true} {
+		// Weighed: a dependency beside standard libraries.
+		res, err := x.Search(ctx, SearchRequest{Query: "retry with a timeout", Projects: []string{dir}, Mode: ModeSearch, Limit: 10, Explain: explain})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range res.Results {
+			if (r.Explain != nil) != explain {
+				t.Errorf("explain %v: result %s has explain %+v", explain, r.URI, r.Explain)
+			}
+		}
+		if len(res.Results) == 0 || res.Scope.Packages < 3 {
+			t.Errorf("want the dependency and both standard libraries searched (%d), got\n%s", res.Scope.Packages, describeResults(res))
+		}
+		if (res.Meta.Timings != nil) != explain {
+			t.Errorf("explain %v: timings %v", explain, res.Meta.Timings)
+		}
+	}
+}
