@@ -53,6 +53,7 @@ func Run(t *testing.T, open Open) {
 		{"Governs", testGoverns},
 		{"Links", testLinks},
 		{"LinksChange", testLinksChange},
+		{"PkgSectionTitles", testPkgSectionTitles},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
