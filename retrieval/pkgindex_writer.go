@@ -68,9 +68,7 @@ func (pw *PackagesWriter) Put(ctx context.Context, v *PackageVersion, units []Un
 		text, invalid := ingest.Normalize([]byte(u.Text))
 		sum := blake3.Sum256([]byte(text))
 		d := &store.Document{Collection: v.Key, RelPath: u.Path, Hash: hex.EncodeToString(sum[:]), Title: u.Title,
-			Mime: "text/markdown", Content: text, Size: int64(len(text)), InvalidBytes: invalid, Keywords: u.Keywords,
-			// a guide's section is found by its heading as an API item is by its name
-			SectionTitles: u.Kind == "readme" || u.Kind == "doc"}
+			Mime: "text/markdown", Content: text, Size: int64(len(text)), InvalidBytes: invalid, Keywords: u.Keywords}
 		d.LineCount = strings.Count(text, "\n")
 		if text != "" && !strings.HasSuffix(text, "\n") {
 			d.LineCount++

@@ -110,8 +110,12 @@ func (b *Batch) putUnitDocs(ctx context.Context, key string, docs []*Document) (
 		if _, err := b.exec(ctx, "INSERT INTO contents(doc_id, content) VALUES(?, ?)", id, d.Content); err != nil {
 			return nil, fmt.Errorf("unit %s: %w", d.RelPath, err)
 		}
+		title := d.Title
+		if d.Keywords != "" {
+			title += " " + d.Keywords
+		}
 		for j, c := range d.Chunks {
-			cid, heads, title := ChunkID(id, j), strings.Join(c.Headings, " > "), d.ChunkTitle(c)
+			cid, heads := ChunkID(id, j), strings.Join(c.Headings, " > ")
 			body, end := storedBody(d.Content, c.Text, c.StartByte, c.EndByte)
 			rows = append(rows, cid, id, j, title, heads, body, c.StartLine, c.EndLine, c.StartByte, end)
 			words.add(cid, title, heads, c.Text)

@@ -130,26 +130,6 @@ type Document struct {
 	// Keywords are more words its chunks are found by (indexed with the
 	// title, never shown): a package unit's symbol split into words.
 	Keywords string
-	// SectionTitles indexes each chunk's own heading with its title: a
-	// package guide's "Persistent Flags" section is then a title match,
-	// as an API item named by those words is, not only a heading one.
-	SectionTitles bool
-}
-
-// ChunkTitle is the text of a chunk's title column (indexed and embedded,
-// never shown): the document's title, its keywords and, with
-// SectionTitles, the chunk's innermost heading when it is another text.
-func (d *Document) ChunkTitle(c chunk.Chunk) string {
-	title := d.Title
-	if d.SectionTitles && len(c.Headings) > 0 {
-		if h := c.Headings[len(c.Headings)-1]; h != "" && h != d.Title {
-			title = h + " · " + title
-		}
-	}
-	if d.Keywords != "" {
-		title += " " + d.Keywords
-	}
-	return title
 }
 
 // Batch is one write transaction of a sync. Either all of its changes land

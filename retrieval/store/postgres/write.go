@@ -288,12 +288,16 @@ func (b *batch) putChunks(ctx context.Context, d *store.Document) error {
 	if len(d.Chunks) == 0 {
 		return nil
 	}
+	// The chunks' title column (indexed, never shown) adds the keywords.
+	title := d.Title
+	if d.Keywords != "" {
+		title += " " + d.Keywords
+	}
 	words := make([]row, len(d.Chunks))
 	var segRows []row
 	var segOf []int
 	for i, c := range d.Chunks {
-		// the title column (indexed, never shown) adds the keywords
-		heads, title := strings.Join(c.Headings, " > "), d.ChunkTitle(c)
+		heads := strings.Join(c.Headings, " > ")
 		words[i] = row{title, heads, c.Text}
 		if segment.Has(c.Text) || segment.Has(title) || segment.Has(heads) {
 			segRows = append(segRows, row{segment.Text(title), segment.Text(heads), segment.Text(c.Text)})
@@ -316,13 +320,13 @@ func (b *batch) putChunks(ctx context.Context, d *store.Document) error {
 	n := len(d.Chunks)
 	var (
 		seqs, starts, ends, startB, endB, lens, segLens = make([]int32, n), make([]int32, n), make([]int32, n), make([]int32, n), make([]int32, n), make([]int32, n), make([]int32, n)
-		titles, heads, bodies, tsvs                     = make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+		heads, bodies, tsvs                             = make([]string, n), make([]string, n), make([]string, n)
 		segs                                            = make([]*string, n)
 		post                                            [2]postings
 	)
 	for i, c := range d.Chunks {
 		seqs[i], starts[i], ends[i], startB[i], endB[i] = int32(i), int32(c.StartLine), int32(c.EndLine), int32(c.StartByte), int32(c.EndByte)
-		titles[i], heads[i], bodies[i] = words[i][0], words[i][1], c.Text
+		heads[i], bodies[i] = words[i][1], c.Text
 		tsv, l, terms, wf := tsvector(wt[i])
 		tsvs[i], lens[i] = tsv, int32(l)
 		b.count(ixWords, terms, l, 1)
@@ -335,11 +339,11 @@ func (b *batch) putChunks(ctx context.Context, d *store.Document) error {
 		}
 	}
 	b.queue(`INSERT INTO chunks(id, doc_id, seq, title, headings, body, start_line, end_line, start_byte, end_byte, tsv, len, seg, seg_len)
-		SELECT (d.id << 16) | u.seq, d.id, u.seq, u.t, u.h, u.b, u.sl, u.el, u.sb, u.eb, u.tsv::tsvector, u.n, u.seg::tsvector, u.segn
-		FROM documents d, unnest($3::text[], $4::int[], $5::text[], $6::text[], $7::int[], $8::int[], $9::int[], $10::int[], $11::text[], $12::int[], $13::text[], $14::int[])
-			AS u(t, seq, h, b, sl, el, sb, eb, tsv, n, seg, segn)
+		SELECT (d.id << 16) | u.seq, d.id, u.seq, $3, u.h, u.b, u.sl, u.el, u.sb, u.eb, u.tsv::tsvector, u.n, u.seg::tsvector, u.segn
+		FROM documents d, unnest($4::int[], $5::text[], $6::text[], $7::int[], $8::int[], $9::int[], $10::int[], $11::text[], $12::int[], $13::text[], $14::int[])
+			AS u(seq, h, b, sl, el, sb, eb, tsv, n, seg, segn)
 		WHERE d.collection = $1 AND d.rel_path = $2`,
-		d.Collection, d.RelPath, titles, seqs, heads, bodies, starts, ends, startB, endB, tsvs, lens, segs, segLens)
+		d.Collection, d.RelPath, title, seqs, heads, bodies, starts, ends, startB, endB, tsvs, lens, segs, segLens)
 	for ix, p := range post {
 		if len(p.terms) > 0 {
 			b.queue(`INSERT INTO fts_postings(ix, term, chunk_id, wf, len)

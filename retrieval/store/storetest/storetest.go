@@ -53,7 +53,6 @@ func Run(t *testing.T, open Open) {
 		{"Governs", testGoverns},
 		{"Links", testLinks},
 		{"LinksChange", testLinksChange},
-		{"PkgSectionTitles", testPkgSectionTitles},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
