@@ -90,7 +90,9 @@ import (
 // extractorVersion is stored with each version; raising it makes the
 // next add re-extract versions stored by an older gno. 3: two branches
 // had each set 2 for different changes; data from either is re-read.
-const extractorVersion = 3
+// 4: Python names defined under `if __name__ == "__main__":` are no
+// longer units.
+const extractorVersion = 4
 
 // DefaultMaxTokens is the token budget of a read when the caller gives
 // none.

@@ -31,7 +31,12 @@ type SearchRequest struct {
 	Projects []string
 	// Package (a name or short name) and Ecosystem narrow the search.
 	Package, Ecosystem string
-	Limit              int
+	// Path is the file the caller is editing (a path or a bare name:
+	// "cmd/main.go", "package.json"). Without Ecosystem, its language
+	// narrows the search to that ecosystem's packages when the projects
+	// have any (EcosystemOfPath, searchScope).
+	Path  string
+	Limit int
 	// Mode is search, fast or query (default DefaultMode).
 	Mode     string
 	MinScore float64
@@ -83,7 +88,7 @@ func (x *Index) Search(ctx context.Context, req SearchRequest) (*SearchResults, 
 	if err := sr.Validate(); err != nil {
 		return nil, err
 	}
-	s, err := x.scope(ctx, req.Projects, req.Package, req.Ecosystem, "", req.Auto)
+	s, err := x.searchScope(ctx, req)
 	if err != nil {
 		return nil, err
 	}
@@ -101,6 +106,7 @@ func (x *Index) Search(ctx context.Context, req SearchRequest) (*SearchResults, 
 	weigh, want := s.hasStdlib(), cmp.Or(max(req.Limit, 0), 5) // 5: the engine's default
 	if weigh {
 		sr.Limit = min(max(want, 10)*stdlibCandidates, retrieval.MaxLimit)
+		sr.Explain = true // weighStdlib reads which results the vector search found
 	}
 	res, err := x.pk.Run(ctx, mode, retrieval.PackageSearch{QueryRequest: retrieval.QueryRequest{SearchRequest: sr, Fast: fast}, Versions: versions})
 	if err != nil {
@@ -108,6 +114,12 @@ func (x *Index) Search(ctx context.Context, req SearchRequest) (*SearchResults, 
 	}
 	if weigh {
 		res.Results = weighStdlib(req.Query, res.Results, want)
+		if !req.Explain {
+			res.Meta.Timings = nil
+			for i := range res.Results {
+				res.Results[i].Explain = nil
+			}
+		}
 	}
 	exact, err := x.exactSymbols(ctx, s, req.Query)
 	if err != nil {

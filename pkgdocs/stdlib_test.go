@@ -117,6 +117,21 @@ func TestStdlibShared(t *testing.T) {
 	if sr.Meta.TotalResults != len(sr.Results) {
 		t.Errorf("search WithTimeout: total %d for %d results", sr.Meta.TotalResults, len(sr.Results))
 	}
+	// The file being edited picks the standard library of its language.
+	for path, eco := range map[string]string{"tool.py": "python", "cmd/main.go": "go"} {
+		sr, err = x.Search(ctx, SearchRequest{Query: "split a string on whitespace", Projects: []string{b}, Mode: "search", Path: path, Limit: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range sr.Results {
+			if r.Package == nil || r.Package.Ecosystem != eco || r.Explain != nil {
+				t.Errorf("path %s: result %s (%+v), want %s only, no explain", path, r.URI, r.Package, eco)
+			}
+		}
+		if len(sr.Results) == 0 {
+			t.Errorf("path %s: no results", path)
+		}
+	}
 	ps, err := x.List(ctx, []string{a})
 	if err != nil {
 		t.Fatal(err)
@@ -252,7 +267,47 @@ func TestWeighStdlib(t *testing.T) {
 			t.Errorf("%q: %s, want %s", c.query, got, c.want)
 		}
 	}
+	// A standard-library result the vector search found keeps its score
+	// (an embedded standard library); a keyword-only one is discounted.
+	found := in()
+	found[1].Explain = &retrieval.Explain{BM25Rank: 2, VectorRank: 1}
+	found[0].Explain = &retrieval.Explain{BM25Rank: 1}
+	if got := order(weighStdlib("run a command with a timeout", found, 5)); got != "os/exec.Command Command.Execute context.WithTimeout" {
+		t.Errorf("embedded result: %s, want os/exec.Command Command.Execute context.WithTimeout", got)
+	}
 	if got := codeTokens("how to split a String with str.split() or os/exec"); strings.Join(got, " ") != "str.split os/exec" {
 		t.Errorf("code tokens %q", got)
+	}
+}
+
+// TestStdlibWeighingHidesExplain: the standard-library weighting reads
+// the engine's explanation, and an answer that did not ask for one
+// carries none (no per-result scores, no timings).
+func TestStdlibWeighingHidesExplain(t *testing.T) {
+	needStdTools(t)
+	ctx := context.Background()
+	x := stdIndex(t, append(os.Environ(), "VIRTUAL_ENV="))
+	dir := stdProject(t)
+	if err := (pkgtest.Project{Swift: true}).Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	add(t, x, dir, AddOptions{NoFetch: true})
+	for _, explain := range []bool{false, true} {
+		// Weighed: a dependency beside standard libraries.
+		res, err := x.Search(ctx, SearchRequest{Query: "retry with a timeout", Projects: []string{dir}, Mode: ModeSearch, Limit: 10, Explain: explain})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range res.Results {
+			if (r.Explain != nil) != explain {
+				t.Errorf("explain %v: result %s has explain %+v", explain, r.URI, r.Explain)
+			}
+		}
+		if len(res.Results) == 0 || res.Scope.Packages < 3 {
+			t.Errorf("want the dependency and both standard libraries searched (%d), got\n%s", res.Scope.Packages, describeResults(res))
+		}
+		if (res.Meta.Timings != nil) != explain {
+			t.Errorf("explain %v: timings %v", explain, res.Meta.Timings)
+		}
 	}
 }

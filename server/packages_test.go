@@ -132,6 +132,17 @@ func TestPackageToolsNoRoots(t *testing.T) {
 	c.toolErr("gno_describe_package", map[string]any{"package": "left-pad"}, "NOT_FOUND")
 	c.toolErr("gno_describe_package", map[string]any{"package": "swift-retry", "symbol": "NoSuchThing"}, "NOT_FOUND")
 	c.toolErr("gno_search_package_docs", map[string]any{"query": "x", "ecosystem": "cobol"}, "INVALID_INPUT")
+
+	// The file being edited narrows the search to its language; one the
+	// project has no package of searches everything and says so.
+	hinted := c.toolOK("gno_search_package_docs", map[string]any{"query": "circuit breaker", "path": "Sources/App/main.swift"})
+	if n, _ := json.Marshal(hinted["meta"].(map[string]any)["notes"]); !strings.Contains(string(n), "searched the swift packages only") {
+		t.Errorf("path hint: notes %s", n)
+	}
+	hinted = c.toolOK("gno_search_package_docs", map[string]any{"query": "circuit breaker", "path": "src/lib.rs"})
+	if n, _ := json.Marshal(hinted["meta"].(map[string]any)["notes"]); !strings.Contains(string(n), "no rust package in scope") || len(hinted["results"].([]any)) == 0 {
+		t.Errorf("path hint of an absent ecosystem: notes %s, results %v", n, hinted["results"])
+	}
 }
 
 // TestPackageToolsRoots: a client with roots has its roots searched, is
@@ -192,5 +203,20 @@ func TestPackageToolsBudget(t *testing.T) {
 	readme := c.toolOK("gno_get_package_doc", map[string]any{"package": "swift-retry", "project": p.work, "maxTokens": 200})
 	if !strings.HasSuffix(readme["content"].(string), "[… truncated]") || readme["totalTokens"].(float64) < 50 {
 		t.Errorf("cut README not marked: %v", readme)
+	}
+}
+
+// TestPackageToolsPathFirstUse: a hint that falls back to every
+// ecosystem on a project's first use still says it was indexed.
+func TestPackageToolsPathFirstUse(t *testing.T) {
+	p := newPkgFixture(t)
+	c := startClient(t, p.srv)
+	sc := c.toolOK("gno_search_package_docs", map[string]any{"query": "circuit breaker", "path": "src/lib.rs", "limit": 3})
+	notes, _ := json.Marshal(sc["meta"].(map[string]any)["notes"])
+	if !strings.Contains(string(notes), "indexed on first use") || !strings.Contains(string(notes), "no rust package in scope for lib.rs") {
+		t.Errorf("notes %s", notes)
+	}
+	if len(sc["results"].([]any)) == 0 {
+		t.Errorf("no results: %v", sc)
 	}
 }

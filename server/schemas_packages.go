@@ -15,6 +15,7 @@ const searchPackageDocsInput = `{
   "properties": {
     "query": {"type": "string", "description": "A question or an identifier, e.g. \"flag every subcommand inherits\" or \"PersistentFlags\""},
     "package": {"type": "string", "description": "Only this package: its name or short name (cobra, github.com/spf13/cobra, @scope/name, requests)"},
+    "path": {"type": "string", "description": "The file you are editing (src/main.rs, app/models.py, package.json): without ecosystem, its language narrows the search to that ecosystem's packages and standard library"},
     "limit": {"type": "integer", "description": "Maximum number of results (1-50)", "default": 5, "minimum": 1, "maximum": 50},
     "mode": {"type": "string", "enum": ["search", "fast", "query"], "default": "fast", "description": "search: keywords (BM25); fast: keywords and meaning fused; query: fast plus reranking"},` + pkgCommonInput + `
   },

@@ -22,7 +22,7 @@ func packageTools() []toolDef {
 		{name: "gno_search_package_docs", title: "Search dependency docs", input: searchPackageDocsInput, output: searchPackageDocsOutput,
 			desc: "Search the docs of the project's dependencies at the exact versions it uses (Go, npm, Python, Rust, Swift): API items with signatures and doc comments, README sections, docs and examples; the standard library of its toolchain too, as package \"stdlib\" (Go, Python with its built-ins, Node via @types/node, Rust). " +
 				"A query that names an item (PersistentFlags, errgroup.SetLimit, z.string().email()) returns it first. Each result names its package {ecosystem, name, version} and, for an API item, its symbol {name, kind, signature}; its snippet is the whole unit (doc and first example, or the prose passage). " +
-				"Narrow with package or ecosystem; read a hit with gno_get (its gno://pkg/ URI), or its whole section with gno_get_package_doc (section: the URI#L<line> or the headings).",
+				"Narrow with package or ecosystem, or pass path (the file you are editing) to search its language's packages; read a hit with gno_get (its gno://pkg/ URI), or its whole section with gno_get_package_doc (section: the URI#L<line> or the headings).",
 			readOnly: true, idempotent: true, run: (*Server).searchPackageDocs},
 		{name: "gno_describe_package", title: "Describe a dependency", input: describePackageInput, output: describePackageOutput,
 			desc: "A dependency of the project at its installed version: summary, licence, install and usage from its README, and its top-level API as signatures. " +
@@ -60,7 +60,7 @@ func (s *Server) packages(ctx context.Context) (*pkgdocs.Index, error) {
 
 func (s *Server) searchPackageDocs(ctx context.Context, a args, _ mcp.CallToolRequest) (any, string, error) {
 	req := pkgdocs.SearchRequest{Query: a.str("query"), Package: a.str("package"), Ecosystem: a.str("ecosystem"),
-		Limit: a.int("limit", 5), Mode: a.str("mode"), MaxTokens: a.int("maxTokens", pkgdocs.DefaultMaxTokens), Auto: true}
+		Path: a.str("path"), Limit: a.int("limit", 5), Mode: a.str("mode"), MaxTokens: a.int("maxTokens", pkgdocs.DefaultMaxTokens), Auto: true}
 	if err := (&retrieval.SearchRequest{Query: req.Query}).Validate(); err != nil {
 		return nil, "", err
 	}

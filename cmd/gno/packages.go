@@ -280,6 +280,7 @@ func newPackagesSearchCmd(a *app) *cobra.Command {
 	f.StringVar(&project, "project", ".", "project folder")
 	f.StringVar(&req.Package, "package", "", "only this package (name or short name)")
 	f.StringVar(&req.Ecosystem, "ecosystem", "", "only this ecosystem (go, npm, python, rust, swift)")
+	f.StringVar(&req.Path, "path", "", "the file being edited: without --ecosystem, its language narrows the search to that ecosystem")
 	f.IntVarP(&req.Limit, "limit", "n", 10, "number of results")
 	f.StringVar(&req.Mode, "mode", pkgdocs.DefaultMode, "search (BM25), fast (BM25 + vectors) or query (+ reranking)")
 	f.BoolVar(&req.Explain, "explain", false, "per-stage scores and timings")

@@ -38,6 +38,10 @@ func TestPackagesCLI(t *testing.T) {
 	if !strings.Contains(out, "swift swift-retry 1.2.0 · class CircuitBreaker") || !strings.Contains(out, "gno://pkg/swift/swift-retry@1.2.0/api/CircuitBreaker") {
 		t.Errorf("search: %s", out)
 	}
+	out = c.ok("packages", "search", "circuit breaker", "--project", dir, "--mode", "search", "-n", "3", "--path", "Sources/App/main.swift")
+	if !strings.Contains(out, "swift swift-retry 1.2.0 · class CircuitBreaker") || !strings.Contains(out, "searched the swift packages only (the ecosystem of main.swift)") {
+		t.Errorf("search --path: %s", out)
+	}
 	out = c.ok("packages", "describe", "swift-retry", "--project", dir)
 	if !strings.Contains(out, "== Install ==") || !strings.Contains(out, "public func retry<T>") {
 		t.Errorf("describe: %s", out)

@@ -115,6 +115,7 @@ func FuzzPython(f *testing.F) {
 		"\"\"\"Module.\"\"\"\n__all__ = ['f', \"C\"]\n@decorator(x=[1, 2])\nasync def f(a: int = (1,\n  2), *args, **kw) -> dict[str, int]:\n    '''Doc.\n\n    >>> f()\n    1\n    '''\n",
 		"class C(B, metaclass=M):\n    x = f\"{a['}']}\"\n    @property\n    def p(self): return 1\n    @overload\n    def g(self, a: int) -> int: ...\n    @overload\n    def g(self, a: str) -> str: ...\n    def g(self, a):\n        \"\"\"Impl.\"\"\"\n",
 		"if sys.version_info >= (3, 8):\n\tdef h(): pass\nelse:\n    def h(): pass\nx = \\\n  1\n",
+		"if ('__main__' == __name__) and X:  # demo\n    def demo(): pass\n    y = 1\nelse:\n    z = 2\nif __name__ == \"__main__\": main()\n",
 	} {
 		f.Add(s)
 	}

@@ -133,3 +133,55 @@ func TestPythonCycleNotMemoised(t *testing.T) {
 		}
 	}
 }
+
+// TestPythonMainBlock: what a module defines under `if __name__ ==
+// "__main__":` is a script run by hand, never there on import, so it is
+// no API unit; definitions under other ifs (TYPE_CHECKING, a version
+// test, the main guard's else) stay.
+func TestPythonMainBlock(t *testing.T) {
+	dir := writePkg(t, map[string]string{
+		"scr/__init__.py": "",
+		"scr/tool.py": "from typing import TYPE_CHECKING\n\n" +
+			"if TYPE_CHECKING:\n    from os import PathLike\n    Alias = Union[int, str]\n\n" +
+			"def real(x: int) -> int:\n    \"\"\"Real.\"\"\"\n\n" +
+			"if __name__ == \"__main__\":  # pragma: no cover\n    console = object()\n\n    def foo(a) -> None:\n        \"\"\"Demo.\"\"\"\n\n    class Demo:\n        pass\n" +
+			"else:\n    imported = True\n\n" +
+			"if ('__main__' == __name__):\n    bar = 1\n\n" +
+			"if sys.platform != \"win32\" and __name__ == '__main__':\n    baz = 2\n\n" +
+			"if __name__ != \"__main__\":\n    kept = 3\n\n" +
+			"if __name__ == \"__main__\" or DEBUG:\n    maybe = 4\n",
+	})
+	d := extract(t, Python, "scr", "1.0", dir)
+	if u := unit(t, d, "api/scr.tool.real"); u.Doc != "Real." {
+		t.Errorf("real = %+v", u)
+	}
+	for _, p := range []string{"api/scr.tool.Alias", "api/scr.tool.imported", "api/scr.tool.kept", "api/scr.tool.maybe"} {
+		unit(t, d, p)
+	}
+	for _, name := range []string{"console", "foo", "Demo", "bar", "baz"} {
+		if hasUnit(d, func(u Unit) bool { return u.Path == "api/scr.tool."+name }) {
+			t.Errorf("scr.tool.%s, defined under the main guard, is listed", name)
+		}
+	}
+}
+
+// TestPythonRichMainBlocks: rich 13.9.4 ends most modules with a demo
+// under `if __name__ == "__main__":` (markdown.py's `console`,
+// traceback.py's `foo`, ansi.py's guard joined with `and`); none of its
+// names is a unit, while the modules' real API is.
+func TestPythonRichMainBlocks(t *testing.T) {
+	dir := pyWheel(t, "rich==13.9.4")
+	d := extract(t, Python, "rich", "13.9.4", dir)
+	u := unit(t, d, "api/rich.markdown.Markdown")
+	if u.File != "rich/markdown.py" || u.Symbol.Kind != SymClass {
+		t.Errorf("Markdown: file %s kind %s", u.File, u.Symbol.Kind)
+	}
+	unit(t, d, "api/rich.traceback.install")
+	unit(t, d, "api/rich.console.Console")
+	for _, p := range []string{"api/rich.markdown.console", "api/rich.markdown.parser", "api/rich.traceback.foo",
+		"api/rich.traceback.bar", "api/rich.traceback.error", "api/rich.ansi.decoder", "api/rich.console.console"} {
+		if hasUnit(d, func(u Unit) bool { return u.Path == p }) {
+			t.Errorf("%s, defined under the main guard, is listed", p)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package apidoc
 
 import (
+	"regexp"
 	"strings"
 )
 
@@ -199,7 +200,12 @@ func (p *pyParser) block(i, end, indent int, prefix string, inClass bool, depth 
 			i = bodyEnd
 			continue
 		case "if", "elif", "else", "try", "except", "finally", "with":
-			// conditional definitions stay in this scope
+			// conditional definitions stay in this scope, but a module's
+			// `if __name__ == "__main__":` block is a script: what it
+			// defines never exists when the module is imported
+			if top && kw == "if" && l.colon >= 0 && pyMainGuard(p.src[l.start:l.colon]) {
+				break
+			}
 			if !inClass && i+1 < bodyEnd {
 				p.block(i+1, bodyEnd, p.lines[i+1].indent, prefix, inClass, depth+1)
 			}
@@ -216,6 +222,32 @@ func (p *pyParser) block(i, end, indent int, prefix string, inClass bool, depth 
 		i = bodyEnd
 	}
 }
+
+// pyMainGuard reports whether head, an if statement up to its ":",
+// holds only when the module runs as a script: `__name__ == "__main__"`
+// (either side, either quote, in parentheses or not), alone or as one
+// term of an `and` (rich's ansi.py: `sys.platform != "win32" and …`).
+func pyMainGuard(head string) bool {
+	cond := strings.TrimPrefix(head, "if")
+	for _, term := range pyAndTerms.Split(cond, -1) {
+		term = strings.Map(func(r rune) rune {
+			switch r {
+			case ' ', '\t', '(', ')', '\\', '\n', '\r':
+				return -1
+			case '\'':
+				return '"'
+			}
+			return r
+		}, term)
+		if term == `__name__=="__main__"` || term == `"__main__"==__name__` {
+			return true
+		}
+	}
+	return false
+}
+
+// pyAndTerms splits a condition at its `and` operators.
+var pyAndTerms = regexp.MustCompile(`\band\b`)
 
 // maxPyStmt bounds the text kept of an import or a variable's statement.
 const maxPyStmt = 400

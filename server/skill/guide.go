@@ -191,7 +191,9 @@ re-read only those. After editing files yourself, ` + "`gno_sync`" + ` (or ` + "
 **Use a dependency of the project.** Before writing code against a library the
 project depends on, ask gno about the version installed, not the one you
 remember: ` + "`gno_search_package_docs`" + ` (CLI ` + "`gno packages search`" + `) finds the API
-item or doc section, each hit naming its package version and symbol;
+item or doc section, each hit naming its package version and symbol (pass
+` + "`path`" + `, the file you are editing, so that a project of several languages
+answers in that file's);
 ` + "`gno_describe_package`" + ` with ` + "`symbol`" + ` gives one item's signature, doc and
 examples; ` + "`gno_get_package_doc`" + ` reads the README or a section within
 ` + "`maxTokens`" + `. Before upgrading one, ` + "`gno_package_changes`" + ` (CLI ` + "`gno packages diff`" + `)

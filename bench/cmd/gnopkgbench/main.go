@@ -52,6 +52,7 @@ func main() {
 	half := fs.String("half", "both", "ranked: the half of the ranking set to run: tune, check or both")
 	scope := fs.String("scope", "project", "ranked: search the whole project, the question's ecosystem or its package")
 	verbose := fs.Bool("v", false, "ranked: list the misses")
+	hint := fs.Bool("hint", false, "ranked: pass the path of a file in the question's language (main.go, index.ts, app.py, main.rs, main.swift), as an agent editing that file would")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file")
 	fs.Parse(args)
 	if *cpuProfile != "" {
@@ -99,7 +100,7 @@ func main() {
 		})
 	case "ranked":
 		err = withIndex(ctx, *project, *embed, func(ctx context.Context, x *pkgdocs.Index, dir string) error {
-			return ranked(ctx, x, dir, strings.Split(*modes, ","), *half, *scope, *verbose)
+			return ranked(ctx, x, dir, strings.Split(*modes, ","), *half, *scope, *hint, *verbose)
 		})
 	case "rcheck":
 		err = withIndex(ctx, *project, false, rankedCheck)

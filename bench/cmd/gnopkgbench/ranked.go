@@ -19,7 +19,7 @@ import (
 // over every question and over those no known extraction gap affects.
 // Standard-library questions are skipped, saying so, when the project
 // has no standard library indexed.
-func ranked(ctx context.Context, x *pkgdocs.Index, dir string, modes []string, half, scope string, verbose bool) error {
+func ranked(ctx context.Context, x *pkgdocs.Index, dir string, modes []string, half, scope string, hint, verbose bool) error {
 	cs := bpkg.Ranked()
 	halves := bpkg.Halves(cs)
 	std, err := stdlibIndexed(ctx, x, dir)
@@ -45,7 +45,7 @@ func ranked(ctx context.Context, x *pkgdocs.Index, dir string, modes []string, h
 	var names []string
 	for _, m := range modes {
 		run, misses, err := bpkg.RunRanked(ctx, keep, func(ctx context.Context, c bpkg.Case) ([]bpkg.RankedHit, error) {
-			hits, err := rankedHits(ctx, x, dir, m, c, scope)
+			hits, err := rankedHits(ctx, x, dir, m, c, scope, hint)
 			if err == nil && showMisses && halves[c.ID] == "tune" && bpkg.ScoreRanked(c, hits).Hit3 == 0 {
 				fmt.Printf("MISS %s %s: %q want %s %v %v\n", m, c.ID, c.Query, c.Package, c.Answers, c.Sections)
 				for i, h := range hits[:min(5, len(hits))] {
@@ -75,6 +75,9 @@ func ranked(ctx context.Context, x *pkgdocs.Index, dir string, modes []string, h
 			fmt.Printf("%s misses (no answer in top 3): %s\n", m, strings.Join(misses, " "))
 		}
 	}
+	if hint {
+		scope += " (with the caller's file as a hint)"
+	}
 	fmt.Printf("\nscope %s; %d questions asked (%d skipped: standard library not indexed), split seed %d; cells: hit@3 / MRR@10 (n); \"wide\": a prose passage of the package naming an answer in code counts too; load %s\n\n",
 		scope, len(keep), skipped, bpkg.SplitSeed, load())
 	fmt.Print(bpkg.RankedTable(names, rows))
@@ -85,9 +88,14 @@ func ranked(ctx context.Context, x *pkgdocs.Index, dir string, modes []string, h
 // checking half's: it is not looked at while tuning).
 var showMisses = os.Getenv("GNO_BENCH_SHOW_MISSES") != ""
 
+// hintFiles name a file of each ecosystem's language: with -hint, the
+// path an agent editing such a file passes with its question.
+var hintFiles = map[string]string{"go": "main.go", "npm": "src/index.ts", "python": "app.py", "rust": "src/main.rs", "swift": "Sources/App/main.swift"}
+
 // rankedHits runs one question in mode, over the whole project, the
-// question's ecosystem (as in a project of one language) or its package.
-func rankedHits(ctx context.Context, x *pkgdocs.Index, dir, mode string, c bpkg.Case, scope string) ([]bpkg.RankedHit, error) {
+// question's ecosystem (as in a project of one language) or its package;
+// with hint, the path of a file in the question's language goes with it.
+func rankedHits(ctx context.Context, x *pkgdocs.Index, dir, mode string, c bpkg.Case, scope string, hint bool) ([]bpkg.RankedHit, error) {
 	req := pkgdocs.SearchRequest{Query: c.Query, Projects: []string{dir}, Limit: 10, Mode: mode}
 	switch scope {
 	case "ecosystem":
@@ -96,6 +104,9 @@ func rankedHits(ctx context.Context, x *pkgdocs.Index, dir, mode string, c bpkg.
 		if c.Package != "stdlib" {
 			req.Package, req.Ecosystem = c.Package, c.Ecosystem
 		}
+	}
+	if hint {
+		req.Path = hintFiles[c.Ecosystem]
 	}
 	res, err := x.Search(ctx, req)
 	if gnoerr.Is(err, gnoerr.NotFound) {
