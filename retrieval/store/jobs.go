@@ -91,11 +91,13 @@ func (s *Store) jobs(ctx context.Context, where string, args ...any) ([]SharedJo
 	return out, nil
 }
 
-// DropJobs forgets the finished jobs last written before before, and
-// the oldest finished beyond keep.
+// DropJobs forgets the finished jobs last written before before, the
+// oldest finished beyond keep, and running jobs not rewritten since
+// before (a running job is rewritten at least every minute: its server
+// died).
 func (s *Store) DropJobs(ctx context.Context, before time.Time, keep int) error {
-	_, err := s.db.ExecContext(ctx, `DELETE FROM jobs WHERE running = 0 AND (updated < ?
-		OR id NOT IN (SELECT id FROM jobs WHERE running = 0 ORDER BY created DESC LIMIT ?))`, msOf(before), keep)
+	_, err := s.db.ExecContext(ctx, `DELETE FROM jobs WHERE (running = 1 AND updated < ?1) OR (running = 0 AND (updated < ?1
+		OR id NOT IN (SELECT id FROM jobs WHERE running = 0 ORDER BY created DESC LIMIT ?2)))`, msOf(before), keep)
 	if err != nil && !strings.Contains(err.Error(), "no such table") {
 		return fmt.Errorf("drop old jobs: %w", err)
 	}

@@ -237,6 +237,10 @@ func (g *Guard) verifyFailed(w http.ResponseWriter, r *http.Request, ip string, 
 		g.fail(w, r, ip, now, http.StatusUnauthorized, "expired token")
 	case errors.Is(err, ErrInvalidToken):
 		g.fail(w, r, ip, now, http.StatusUnauthorized, "unknown or revoked token")
+	case r.Context().Err() != nil:
+		// The client hung up while its token was looked up: not an
+		// outage, and nobody is left to answer.
+		return
 	default:
 		// The tokens cannot be read: admit nobody, blame no client.
 		g.log.Error("auth: access tokens unreadable, refusing every request", "err", err)

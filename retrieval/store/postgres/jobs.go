@@ -90,11 +90,13 @@ func (s *Store) jobs(ctx context.Context, where string, args ...any) ([]store.Sh
 	return out, nil
 }
 
-// DropJobs forgets the finished jobs last written before before, and
-// the oldest finished beyond keep.
+// DropJobs forgets the finished jobs last written before before, the
+// oldest finished beyond keep, and running jobs not rewritten since
+// before (a running job is rewritten at least every minute: its server
+// died).
 func (s *Store) DropJobs(ctx context.Context, before time.Time, keep int) error {
-	_, err := s.pool.Exec(ctx, `DELETE FROM jobs WHERE NOT running AND (updated < $1
-		OR id NOT IN (SELECT id FROM jobs WHERE NOT running ORDER BY created DESC LIMIT $2))`, before.UnixMilli(), keep)
+	_, err := s.pool.Exec(ctx, `DELETE FROM jobs WHERE (running AND updated < $1) OR (NOT running AND (updated < $1
+		OR id NOT IN (SELECT id FROM jobs WHERE NOT running ORDER BY created DESC LIMIT $2)))`, before.UnixMilli(), keep)
 	if err != nil && !noTable(err) {
 		return fmt.Errorf("drop old jobs: %w", err)
 	}

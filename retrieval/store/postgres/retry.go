@@ -122,7 +122,10 @@ func (r *retryBatch) rerun(ctx context.Context) error {
 }
 
 func (r *retryBatch) Put(ctx context.Context, d *store.Document) error {
-	return r.do(ctx, func(ctx context.Context, b *batch) error { return b.Put(ctx, d) })
+	// A copy: the replay must write what was put, even if the caller
+	// reuses its Document after Put returns.
+	dd := *d
+	return r.do(ctx, func(ctx context.Context, b *batch) error { return b.Put(ctx, &dd) })
 }
 
 func (r *retryBatch) Touch(ctx context.Context, id, size, mtimeNS int64) error {
@@ -156,7 +159,10 @@ func (r *retryBatch) Commit() error {
 		switch {
 		case lerr == nil && landed:
 			return nil
-		case lerr != nil || !r.again(r.ctx, err):
+		case lerr != nil:
+			// Whether the COMMIT landed is unknown: say so, not "nothing".
+			return gnoerr.Wrap(gnoerr.Unavailable, err, "the connection to the index store %s was lost while committing a batch, and whether it was written could not be checked: sync again (a sync converges either way)", r.s.Path())
+		case !r.again(r.ctx, err):
 			return gnoerr.Wrap(gnoerr.Unavailable, err, "the connection to the index store %s was lost while writing a batch, and %d tries to write it again failed: nothing of the batch was written; sync again", r.s.Path(), r.tries)
 		}
 		if err = r.rerun(r.ctx); err == nil {

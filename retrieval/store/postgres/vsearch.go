@@ -55,6 +55,14 @@ func ensureVectorIndex(ctx context.Context, tx pgx.Tx, model string, dims int) e
 		return nil
 	}
 	name, expr := vectorIndex(model, dims)
+	// CREATE INDEX IF NOT EXISTS takes a SHARE lock on vectors even when
+	// the index exists, held to the end of the embedding's transaction:
+	// a sync deleting chunks (their vectors cascade) would wait for it.
+	// Asked first, an existing index costs a catalogue read.
+	var exists bool
+	if err := tx.QueryRow(ctx, "SELECT to_regclass($1) IS NOT NULL", pgx.Identifier{name}.Sanitize()).Scan(&exists); err != nil || exists {
+		return err
+	}
 	_, err := tx.Exec(ctx, "CREATE INDEX IF NOT EXISTS "+pgx.Identifier{name}.Sanitize()+" ON vectors USING hnsw ("+expr+
 		" halfvec_cosine_ops) WHERE model = "+quoteLiteral(model))
 	return err

@@ -42,7 +42,7 @@ func TestLostConnectionMidBatch(t *testing.T) {
 	defer c.Close(ctx)
 	var n int
 	if err := c.QueryRow(ctx, `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
-		WHERE datname = current_database() AND pid <> pg_backend_pid() AND xact_start IS NOT NULL`).Scan(&n); err != nil || n != 1 {
+		WHERE datname = current_database() AND pid <> pg_backend_pid() AND xact_start IS NOT NULL AND backend_type = 'client backend'`).Scan(&n); err != nil || n != 1 {
 		t.Fatalf("cut the batch's connection: %d, %v", n, err)
 	}
 	if err := b.Commit(); err != nil {
