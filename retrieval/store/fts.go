@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 
@@ -40,6 +41,11 @@ func (s *Store) searchFTS(ctx context.Context, q query.Keywords, f Filter, limit
 		// The block-max postings when they are current (impacts.go), else
 		// FTS5 with the exact pruning.
 		h, ok, err := s.searchImpacts(ctx, q, where, args, limit)
+		if errors.Is(err, errImpactsDamaged) {
+			// Damaged postings are a cache gone bad, not a lost index:
+			// FTS5 still answers (gno cleanup rebuilds them).
+			h, ok, err = nil, false, nil
+		}
 		if err == nil && !ok {
 			h, ok, err = s.searchPruned(ctx, q, expr, rank, where, args, limit)
 		}

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -122,5 +123,30 @@ func TestImpactSearchIsSnapshot(t *testing.T) {
 			t.Logf("the search ran %d statements", n-1)
 			return
 		}
+	}
+}
+
+// TestImpactsDamagedFallBack: postings that no longer decode do not fail
+// a search: FTS5 answers it, with the same results.
+func TestImpactsDamagedFallBack(t *testing.T) {
+	ctx := context.Background()
+	st, words := zipfStore(t, 300, 600, 5)
+	if _, err := st.rebuildImpacts(ctx); err != nil {
+		t.Fatal(err)
+	}
+	q := words[2] + " " + words[9]
+	before, err := st.SearchFTS(ctx, query.Parse(q), Filter{}, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.db.ExecContext(ctx, "UPDATE impacts SET data = x'ffffffffffffffffff'"); err != nil {
+		t.Fatal(err)
+	}
+	after, err := st.SearchFTS(ctx, query.Parse(q), Filter{}, 10)
+	if err != nil {
+		t.Fatalf("a search over damaged postings: %v", err)
+	}
+	if len(after) == 0 || !reflect.DeepEqual(before, after) {
+		t.Fatalf("damaged postings changed the answer:\nbefore %v\nafter  %v", before, after)
 	}
 }
