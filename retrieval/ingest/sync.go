@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -192,9 +193,13 @@ func Sync(ctx context.Context, st store.Backend, col config.Collection, gen int6
 
 	// Files whose size and mtime match the index are unchanged without
 	// being read.
-	var todo []candidate
+	var todo, unnamable []candidate
 	inIndex := 0 // candidates with a document: all of them leaves none gone
 	for _, c := range cands {
+		if st.PathProblem(c.rel) != "" {
+			unnamable = append(unnamable, c)
+			continue
+		}
 		s, ok := states[c.rel]
 		if ok {
 			inIndex++
@@ -233,6 +238,9 @@ func Sync(ctx context.Context, st store.Backend, col config.Collection, gen int6
 		defer st.MergeSegmented(context.WithoutCancel(ctx))
 	}
 	if err := w.process(ctx, col, todo, states, opt, res); err != nil {
+		return nil, err
+	}
+	if err := w.unnamable(ctx, unnamable, res); err != nil {
 		return nil, err
 	}
 	// The documents whose file is gone; the set of found paths (a map of
@@ -460,6 +468,37 @@ func (w *writer) process(ctx context.Context, col config.Collection, todo []cand
 		}
 	}
 	return ctx.Err()
+}
+
+// unnamable records the files whose names the store cannot hold
+// (PostgreSQL: not UTF-8, or a NUL): each is skipped with the store's
+// reason, under its Go-quoted name (which the store can hold), so that
+// status counts it and the rest of the collection is indexed. A recorded
+// one whose size and mtime are unchanged is not written again.
+func (w *writer) unnamable(ctx context.Context, cands []candidate, res *Result) error {
+	for _, c := range cands {
+		reason := w.st.PathProblem(c.rel)
+		key := strconv.Quote(c.rel)
+		res.skip(reason)
+		if len(res.Errors) < 20 {
+			res.Errors = append(res.Errors, key+": "+reason)
+		}
+		w.skipped[key] = true
+		if s, ok := w.skips[key]; ok && s.Size == c.size && s.MtimeNS == c.mtimeNS && s.Reason == reason {
+			continue
+		}
+		if err := w.begin(ctx); err != nil {
+			return err
+		}
+		st := store.SkipState{Size: c.size, MtimeNS: c.mtimeNS, Reason: reason, Detail: key}
+		if err := w.batch.PutSkip(ctx, w.col, key, st); err != nil {
+			return err
+		}
+		if err := w.step(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // withHashes fills in states the hashes of the indexed files among todo.

@@ -43,6 +43,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gnosearch/gno/retrieval/gnoerr"
 	"github.com/gnosearch/gno/retrieval/store"
@@ -447,6 +448,32 @@ func (s *Store) Close() error {
 
 // Path names the index: its URL without the password.
 func (s *Store) Path() string { return store.Redact(s.url) }
+
+// PathProblem names what PostgreSQL's text refuses in a path: bytes that
+// are not UTF-8 and NUL.
+func (s *Store) PathProblem(rel string) string { return textProblem("name", rel) }
+
+// textProblem is why PostgreSQL's text cannot hold s ("" when it can).
+func textProblem(what, s string) string {
+	switch {
+	case !utf8.ValidString(s):
+		return "its " + what + " is not valid UTF-8, which PostgreSQL cannot store"
+	case strings.IndexByte(s, 0) >= 0:
+		return "its " + what + " holds a NUL byte, which PostgreSQL cannot store"
+	}
+	return ""
+}
+
+// storable reports whether PostgreSQL's text can hold every one of ss: a
+// read by a value it cannot hold finds nothing, rather than failing.
+func storable(ss ...string) bool {
+	for _, s := range ss {
+		if textProblem("", s) != "" {
+			return false
+		}
+	}
+	return true
+}
 
 // Meta reads a meta value; a missing key gives "".
 func (s *Store) Meta(ctx context.Context, key string) (string, error) {
