@@ -112,6 +112,12 @@ func TestUnstorableTextOnPostgres(t *testing.T) {
 				t.Fatalf("get text.md: %+v, %v", d, err)
 			}
 
+			// Marking it reconciled is refused by name, never half-done.
+			_, err = e.Notes().MarkReconciled(ctx, MarkRequest{Files: []string{"vault/a.md", "vault/" + badName}})
+			if onPG && gnoerr.CodeOf(err) != gnoerr.InvalidPath || !onPG && err != nil {
+				t.Errorf("mark reconciled of %q: %v", badName, err)
+			}
+
 			// Unchanged, the verdict stands without the file being read.
 			c = update(t, e).Collections[0]
 			if c.Added != 0 || c.Unchanged != want || len(c.Skipped) != skipped {
