@@ -9,6 +9,7 @@ import (
 
 	"github.com/gnosearch/gno/retrieval/config"
 	"github.com/gnosearch/gno/retrieval/gnoerr"
+	"github.com/gnosearch/gno/retrieval/store"
 	"github.com/gnosearch/gno/retrieval/store/pgtest"
 	_ "github.com/gnosearch/gno/retrieval/store/postgres" // registers postgres://
 )
@@ -133,5 +134,31 @@ func TestUnstorableTextOnPostgres(t *testing.T) {
 				t.Errorf("after removing the file: %+v, status %v", c, status())
 			}
 		})
+	}
+}
+
+// TestStoreCopyRefusesUnstorableNames: copying a SQLite index that holds
+// a document whose name PostgreSQL cannot hold is refused up front, by
+// name, with nothing written; the destination stays empty and unclaimed.
+func TestStoreCopyRefusesUnstorableNames(t *testing.T) {
+	pg := pgtest.Fresh(t)
+	pgtest.SkipOnPostgres(t, "the source is a SQLite index")
+	e, _ := newEngine(t, map[string]string{"ok.md": "# OK\n\nfine\n", "bad\xc0\xafname.md": "# Bad\n\nbad\n"})
+	update(t, e)
+	src := e.location()
+	e.Close()
+	ctx := context.Background()
+	_, err := CopyStore(ctx, src, pg, nil)
+	if !gnoerr.Is(err, gnoerr.InvalidInput) || !strings.Contains(err.Error(), `"bad\xc0\xafname.md": its name is not valid UTF-8`) {
+		t.Fatalf("copy: %v", err)
+	}
+	st, err := store.OpenBackend(ctx, pg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	docs, err := st.List(ctx, nil, "", 0, 0)
+	if meta, _ := st.Meta(ctx, CopyMetaSource); err != nil || len(docs) != 0 || meta != "" {
+		t.Errorf("destination after a refused copy: %d documents, copy source %q, %v", len(docs), meta, err)
 	}
 }
