@@ -22,8 +22,8 @@ type Backend interface {
 	// Lifetime and identity.
 	Close() error
 	Path() string
-	// PathProblem says, in a sentence, why this backend cannot hold a
-	// document at rel ("" when it can): a sync skips such a file with
+	// PathProblem says, in a short phrase, why this backend cannot hold
+	// a document at rel ("" when it can): a sync skips such a file with
 	// that reason, and a read by such a path finds nothing.
 	PathProblem(rel string) string
 	Meta(ctx context.Context, key string) (string, error)

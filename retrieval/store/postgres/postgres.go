@@ -457,9 +457,9 @@ func (s *Store) PathProblem(rel string) string { return textProblem("name", rel)
 func textProblem(what, s string) string {
 	switch {
 	case !utf8.ValidString(s):
-		return "its " + what + " is not valid UTF-8, which PostgreSQL cannot store"
+		return what + " not valid UTF-8 (PostgreSQL cannot store it)"
 	case strings.IndexByte(s, 0) >= 0:
-		return "its " + what + " holds a NUL byte, which PostgreSQL cannot store"
+		return what + " holds a NUL byte (PostgreSQL cannot store it)"
 	}
 	return ""
 }
