@@ -7,8 +7,10 @@ import (
 	"math"
 	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/gnosearch/gno/retrieval/config"
@@ -67,6 +69,10 @@ func (e *Engine) resolve(ctx context.Context, s string) (*store.DocMeta, error) 
 // (store.ErrNotFound); other errors pass through.
 func gone(err error, ref string) error {
 	if errors.Is(err, store.ErrNotFound) {
+		if !utf8.ValidString(ref) {
+			// Shown as it was asked for, not as replacement characters.
+			ref = strconv.Quote(ref)
+		}
 		return gnoerr.New(gnoerr.NotFound, "document not found: %s", ref)
 	}
 	return err

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/gnosearch/gno/retrieval/config"
@@ -79,6 +80,10 @@ func (n *Notes) MarkReconciled(ctx context.Context, req MarkRequest) (*MarkResul
 	if len(req.Files) > MaxMarkFiles {
 		return nil, gnoerr.New(gnoerr.InvalidInput, "at most %d files at once, not %d", MaxMarkFiles, len(req.Files))
 	}
+	st, err := n.e.store(ctx)
+	if err != nil {
+		return nil, err
+	}
 	cfg := n.e.Config()
 	out := &MarkResult{Cursor: cursor, Missing: []string{}}
 	var rows []store.Reconciled
@@ -87,6 +92,10 @@ func (n *Notes) MarkReconciled(ctx context.Context, req MarkRequest) (*MarkResul
 		col, rel, err := locate(cfg, f)
 		if err != nil {
 			return nil, err
+		}
+		if p := st.PathProblem(rel); p != "" {
+			// Its document is not indexed either (the sync skips it).
+			return nil, gnoerr.New(gnoerr.InvalidPath, "%s: %s", strconv.Quote(f), p)
 		}
 		h, err := hasher.hash(col, rel)
 		if errors.Is(err, fs.ErrNotExist) {
@@ -100,10 +109,6 @@ func (n *Notes) MarkReconciled(ctx context.Context, req MarkRequest) (*MarkResul
 			return nil, err
 		}
 		rows = append(rows, store.Reconciled{Collection: col.Name, RelPath: rel, Hash: h})
-	}
-	st, err := n.e.store(ctx)
-	if err != nil {
-		return nil, err
 	}
 	if _, err = st.MarkReconciled(ctx, cursor, rows); err != nil {
 		return nil, err

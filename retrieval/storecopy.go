@@ -110,6 +110,9 @@ func CopyStore(ctx context.Context, from, to string, progress func(CopyProgress)
 	defer closeDst()
 	c := &copier{src: src, dst: dst, progress: progress,
 		res: &CopyResult{From: store.Redact(from), To: store.Redact(to), NotCopied: notCopied}}
+	if err := c.refuseNames(ctx); err != nil {
+		return nil, err
+	}
 	if err := c.claim(ctx, fromID); err != nil {
 		return nil, err
 	}

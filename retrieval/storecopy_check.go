@@ -3,6 +3,8 @@ package retrieval
 import (
 	"context"
 	"math"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/gnosearch/gno/retrieval/gnoerr"
@@ -10,8 +12,8 @@ import (
 	"github.com/gnosearch/gno/retrieval/store"
 )
 
-// The check that ends a store copy (storecopy.go): counts, then a sample
-// of searches, on both sides.
+// The checks of a store copy (storecopy.go): the names first (refuseNames),
+// and at the end the counts, then a sample of searches, on both sides.
 
 // checkSearches is how many titles' words are searched on both sides.
 const checkSearches = 20
@@ -121,4 +123,33 @@ func (c *copier) sameHits(a, b []store.ChunkHit) bool {
 
 func copyMismatch(format string, args ...any) error {
 	return gnoerr.New(gnoerr.Conflict, "the copy differs from its source: "+format+"; run the copy again to resume it", args...)
+}
+
+// refuseNames refuses, before anything is written, a copy of documents
+// whose names the destination cannot hold (PostgreSQL: not UTF-8): a sync
+// into it skips those files, so no copy of them could be equal. The user
+// renames them first.
+func (c *copier) refuseNames(ctx context.Context) error {
+	cols, err := c.src.CollectionNames(ctx)
+	if err != nil {
+		return err
+	}
+	for _, col := range cols {
+		docs, err := c.src.DocStates(ctx, col)
+		if err != nil {
+			return err
+		}
+		var bad []string
+		for rel := range docs {
+			if c.dst.PathProblem(rel) != "" {
+				bad = append(bad, rel)
+			}
+		}
+		if len(bad) > 0 {
+			slices.Sort(bad)
+			return gnoerr.New(gnoerr.InvalidInput, "%d document(s) of %s cannot be copied to %s (nothing was copied): %s: %s; rename the file(s) and run gno update first",
+				len(bad), col, c.res.To, strconv.Quote(bad[0]), c.dst.PathProblem(bad[0]))
+		}
+	}
+	return nil
 }

@@ -113,7 +113,10 @@ func Mirror(col config.Collection, rel string, f convert.Format, m *convert.Doc,
 	copt.BreakLevel = f.Sections
 	doc := build(col, rel, text, invalid, "text/markdown", copt)
 	doc.Mime = f.Mime
-	if t := strings.Join(strings.Fields(m.Title), " "); t != "" {
+	// A converter's title comes from the file's own metadata: cleaned like
+	// the text, so no store is handed bytes it cannot hold.
+	title, _ := Normalize([]byte(m.Title))
+	if t := strings.Join(strings.Fields(title), " "); t != "" {
 		doc.Title = t
 	}
 	return doc

@@ -19,7 +19,9 @@ import (
 )
 
 // Normalize returns src as clean UTF-8 with LF line ends and no BOM, and
-// the number of invalid bytes replaced by U+FFFD.
+// the number of invalid bytes replaced by U+FFFD. A NUL byte counts as
+// invalid too: it is no text, and PostgreSQL's text cannot hold it, so
+// both stores index the same content.
 func Normalize(src []byte) (string, int) {
 	src = bytes.TrimPrefix(src, []byte("\xef\xbb\xbf"))
 	invalid := 0
@@ -28,7 +30,10 @@ func Normalize(src []byte) (string, int) {
 	for i := 0; i < len(src); {
 		c := src[i]
 		if c < utf8.RuneSelf {
-			if c == '\r' {
+			if c == 0 {
+				invalid++
+				b.WriteRune(utf8.RuneError)
+			} else if c == '\r' {
 				b.WriteByte('\n')
 				if i+1 < len(src) && src[i+1] == '\n' {
 					i++

@@ -192,9 +192,13 @@ func Sync(ctx context.Context, st store.Backend, col config.Collection, gen int6
 
 	// Files whose size and mtime match the index are unchanged without
 	// being read.
-	var todo []candidate
+	var todo, unnamable []candidate
 	inIndex := 0 // candidates with a document: all of them leaves none gone
 	for _, c := range cands {
+		if st.PathProblem(c.rel) != "" {
+			unnamable = append(unnamable, c)
+			continue
+		}
 		s, ok := states[c.rel]
 		if ok {
 			inIndex++
@@ -233,6 +237,9 @@ func Sync(ctx context.Context, st store.Backend, col config.Collection, gen int6
 		defer st.MergeSegmented(context.WithoutCancel(ctx))
 	}
 	if err := w.process(ctx, col, todo, states, opt, res); err != nil {
+		return nil, err
+	}
+	if err := w.unnamable(ctx, unnamable, res); err != nil {
 		return nil, err
 	}
 	// The documents whose file is gone; the set of found paths (a map of

@@ -22,6 +22,10 @@ type Backend interface {
 	// Lifetime and identity.
 	Close() error
 	Path() string
+	// PathProblem says, in a short phrase, why this backend cannot hold
+	// a document at rel ("" when it can): a sync skips such a file with
+	// that reason, and a read by such a path finds nothing.
+	PathProblem(rel string) string
 	Meta(ctx context.Context, key string) (string, error)
 	SetMeta(ctx context.Context, key, value string) error
 	Generation(ctx context.Context) (int64, error)

@@ -349,6 +349,10 @@ func (s *Store) Close() error { return errors.Join(s.db.Close(), s.tok.close()) 
 // Path is the database file.
 func (s *Store) Path() string { return s.path }
 
+// PathProblem is always "": SQLite's TEXT holds any bytes, so every name a
+// file system gives is stored as it is.
+func (s *Store) PathProblem(string) string { return "" }
+
 // Meta reads a meta value; a missing key gives "".
 func (s *Store) Meta(ctx context.Context, key string) (string, error) {
 	var v string

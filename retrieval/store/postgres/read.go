@@ -122,11 +122,18 @@ func (s *Store) metaOne(ctx context.Context, what, q string, args ...any) (*stor
 
 // DocByPath finds a document by collection and relative path.
 func (s *Store) DocByPath(ctx context.Context, collection, rel string) (*store.DocMeta, error) {
+	if !storable(collection, rel) {
+		// No document can have a name PostgreSQL cannot store.
+		return nil, store.ErrNotFound
+	}
 	return s.metaOne(ctx, collection+"/"+rel, "SELECT "+metaCols+metaTags+" FROM documents WHERE collection = $1 AND rel_path = $2", collection, rel)
 }
 
 // DocByHashPrefix finds a document whose content hash starts with prefix.
 func (s *Store) DocByHashPrefix(ctx context.Context, prefix string) (*store.DocMeta, error) {
+	if !storable(prefix) {
+		return nil, store.ErrNotFound
+	}
 	return s.metaOne(ctx, "#"+prefix, "SELECT "+metaCols+metaTags+" FROM documents WHERE hash >= $1 AND hash < $2 ORDER BY collection, rel_path LIMIT 1", prefix, prefix+"g")
 }
 
@@ -147,6 +154,9 @@ func (s *Store) Content(ctx context.Context, id int64) (string, error) {
 // List returns documents of the given collections (all if nil) whose path
 // starts with prefix, ordered by collection and path.
 func (s *Store) List(ctx context.Context, collections []string, prefix string, limit, offset int) ([]*store.DocMeta, error) {
+	if !storable(append([]string{prefix}, collections...)...) {
+		return nil, nil
+	}
 	q := "SELECT " + metaCols + " FROM documents WHERE true"
 	var args []any
 	if collections != nil {
@@ -318,6 +328,9 @@ func (s *Store) SkipCounts(ctx context.Context, collection string) (map[string]i
 
 // TagCounts lists tags with document counts, most used first.
 func (s *Store) TagCounts(ctx context.Context, collection, prefix string) ([]store.TagCount, error) {
+	if !storable(collection, prefix) {
+		return nil, nil
+	}
 	var out []store.TagCount
 	err := s.each(ctx, `SELECT t.tag, count(*) FROM tags t JOIN documents d ON d.id = t.doc_id
 		WHERE ($1 = '' OR d.collection = $1) AND starts_with(t.tag, $2)

@@ -54,6 +54,10 @@ func (b *batch) trimVersions(ctx context.Context) error {
 // TextAt returns the text the document at collection/rel had at
 // generation gen.
 func (s *Store) TextAt(ctx context.Context, collection, rel string, gen int64) (string, store.TextState, error) {
+	if !storable(collection, rel) {
+		// Never a document here: nothing was there at any generation.
+		return "", store.TextAbsent, nil
+	}
 	type answer struct {
 		text  string
 		state store.TextState

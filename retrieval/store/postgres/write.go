@@ -22,10 +22,18 @@ func (s *Store) DocStates(ctx context.Context, collection string) (map[string]st
 // DocStatesOf is DocStates limited to the documents at rels.
 func (s *Store) DocStatesOf(ctx context.Context, collection string, rels []string) (map[string]store.DocState, error) {
 	out := map[string]store.DocState{}
-	if len(rels) == 0 {
+	// A name PostgreSQL cannot store has no document: it is left out of
+	// the query rather than failing it.
+	var ok []string
+	for _, rel := range rels {
+		if storable(rel) {
+			ok = append(ok, rel)
+		}
+	}
+	if len(ok) == 0 || !storable(collection) {
 		return out, nil
 	}
-	err := s.docStates(ctx, out, "SELECT id, rel_path, hash, size, mtime_ns FROM documents WHERE collection = $1 AND rel_path = ANY($2)", collection, rels)
+	err := s.docStates(ctx, out, "SELECT id, rel_path, hash, size, mtime_ns FROM documents WHERE collection = $1 AND rel_path = ANY($2)", collection, ok)
 	return out, err
 }
 

@@ -48,6 +48,7 @@ func Run(t *testing.T, open Open) {
 		{"Snapshot", testSnapshot},
 		{"ManySnapshots", testManySnapshots},
 		{"Skips", testSkips},
+		{"PathProblem", testPathProblem},
 		{"Tags", testTags},
 		{"Cleanup", testCleanup},
 		{"Reconciled", testReconciled},
