@@ -139,19 +139,23 @@ func (w *worker) update(ctx context.Context, r *updateReq) (*retrieval.UpdateRes
 
 	res := &retrieval.UpdateResult{Daemon: &retrieval.DaemonSync{Watched: []string{}}}
 	var errs []string
+	// What is not synced goes back to the worker's queue: the
+	// changes taken out above are known nowhere else.
+	putBack := func(rest []config.Collection) {
+		for _, c := range rest {
+			if !isQueued[c.Name] {
+				continue
+			}
+			back := watch.Change{Collection: c.Name}
+			if queued[c.Name] != nil {
+				back.Paths = keys(queued[c.Name])
+			}
+			w.requeue([]watch.Change{back})
+		}
+	}
 	for i, c := range cols {
 		if ctx.Err() != nil {
-			// What is left stays queued for the worker.
-			for _, rest := range cols[i:] {
-				if !isQueued[rest.Name] {
-					continue
-				}
-				back := watch.Change{Collection: rest.Name}
-				if queued[rest.Name] != nil {
-					back.Paths = keys(queued[rest.Name])
-				}
-				w.requeue([]watch.Change{back})
-			}
+			putBack(cols[i:])
 			return nil, ctx.Err()
 		}
 		why := walkReason(r, c, failed, trusted[c.Name], isQueued[c.Name] && queued[c.Name] == nil)
@@ -166,8 +170,12 @@ func (w *worker) update(ctx context.Context, r *updateReq) (*retrieval.UpdateRes
 		w.mu.Unlock()
 		if err != nil {
 			if ctx.Err() != nil {
+				// Ctrl-C: this collection's sync was cut short and the
+				// later ones never ran.
+				putBack(cols[i:])
 				return nil, err
 			}
+			putBack(cols[i : i+1])
 			errs = append(errs, gnoerr.Public(err))
 			continue
 		}
