@@ -112,9 +112,12 @@ func TestDaemonUpdate(t *testing.T) {
 	if u.Collections[0]["added"] != 1.0 || u.Daemon.Walked["vault"] == "" {
 		t.Fatalf("after a new folder: %+v", u)
 	}
-	// --rebuild runs in the client.
+	// --rebuild is refused while the daemon runs: it keeps the database
+	// open and would go on with the file moved aside.
 	served = c.served()
-	c.ok("update", "--rebuild")
+	if r := c.run("update", "--rebuild"); r.code == 0 || !strings.Contains(r.stderr, "gno daemon stop") {
+		t.Fatalf("update --rebuild with a daemon running: %+v", r)
+	}
 	if c.served() != served {
 		t.Fatal("the daemon answered update --rebuild")
 	}
