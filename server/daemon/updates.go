@@ -118,6 +118,8 @@ func (w *worker) update(ctx context.Context, r *updateReq) (*retrieval.UpdateRes
 		return nil, err
 	}
 	defer wr.Close()
+	w.checkWrites(ctx)
+	defer w.recordWrites(ctx) // deferred after Close: runs before it
 	_, failed := w.d.watcher.Folders()
 	epoch := w.d.watcher.Epoch()
 	// The queued changes of these collections are this update's.
@@ -130,10 +132,10 @@ func (w *worker) update(ctx context.Context, r *updateReq) (*retrieval.UpdateRes
 			delete(w.pending, c.Name)
 		}
 	}
-	trusted := map[string]bool{}
+	trusted, distrust := map[string]bool{}, map[string]string{}
 	for _, c := range cols {
 		e, ok := w.trusted[c.Name]
-		trusted[c.Name] = ok && e == epoch
+		trusted[c.Name], distrust[c.Name] = ok && e == epoch, w.distrust[c.Name]
 	}
 	w.mu.Unlock()
 
@@ -158,7 +160,7 @@ func (w *worker) update(ctx context.Context, r *updateReq) (*retrieval.UpdateRes
 			putBack(cols[i:])
 			return nil, ctx.Err()
 		}
-		why := walkReason(r, c, failed, trusted[c.Name], isQueued[c.Name] && queued[c.Name] == nil)
+		why := walkReason(r, c, failed, trusted[c.Name], distrust[c.Name], isQueued[c.Name] && queued[c.Name] == nil)
 		opt := retrieval.UpdateOptions{Collection: c.Name, RunUpdateCmd: r.opt.RunUpdateCmd, Progress: r.opt.Progress}
 		if why == "" {
 			opt.Only, opt.CountAll, opt.RunUpdateCmd = keys(queued[c.Name]), true, false
@@ -198,12 +200,14 @@ func (w *worker) update(ctx context.Context, r *updateReq) (*retrieval.UpdateRes
 
 // walkReason says why collection c must be walked ("" if the watcher's
 // changes are enough).
-func walkReason(r *updateReq, c config.Collection, failed int, trusted, whole bool) string {
+func walkReason(r *updateReq, c config.Collection, failed int, trusted bool, distrust string, whole bool) string {
 	switch {
 	case r.flushErr != nil:
 		return "the watcher could not hand over its events: " + r.flushErr.Error()
 	case failed > 0:
 		return fmt.Sprintf("%d folders cannot be watched (the OS limit on watches?)", failed)
+	case !trusted && distrust != "":
+		return distrust
 	case !trusted:
 		return "no whole sync since the watches were set up, events were lost or a sync failed"
 	case whole:

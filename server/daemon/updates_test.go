@@ -84,3 +84,43 @@ func TestUpdateCancelRequeues(t *testing.T) {
 		t.Fatalf("queue after a cancelled update: %v, want %v", w.pending, want)
 	}
 }
+
+// TestUpdateForeignWrites: a collection the daemon trusts is walked, with
+// the reason, once another process has written to the index (its writes
+// counter moved under the daemon), and trusted again after that walk.
+func TestUpdateForeignWrites(t *testing.T) {
+	d, roots := testDaemon(t)
+	w := d.work
+	ctx := context.Background()
+	w.sync(ctx, []watch.Change{{Collection: "a"}, {Collection: "b"}})
+	update := func() *retrieval.UpdateResult {
+		t.Helper()
+		r := &updateReq{ctx: ctx, done: make(chan struct{})}
+		res, err := w.update(ctx, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	if res := update(); !reflect.DeepEqual(res.Daemon.Watched, []string{"a", "b"}) {
+		t.Fatalf("after whole syncs: %+v", res.Daemon)
+	}
+
+	// Another process (here another engine on the same index) writes.
+	writeNote(t, roots["a"], "other.md")
+	other, err := retrieval.Open(ctx, retrieval.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.Update(ctx, retrieval.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	other.Close()
+	res := update()
+	if res.Daemon.Walked["a"] != foreignWrites || res.Daemon.Walked["b"] != foreignWrites || len(res.Daemon.Watched) != 0 {
+		t.Fatalf("after another process wrote: %+v", res.Daemon)
+	}
+	if res := update(); !reflect.DeepEqual(res.Daemon.Watched, []string{"a", "b"}) {
+		t.Fatalf("after the walk: %+v", res.Daemon)
+	}
+}
