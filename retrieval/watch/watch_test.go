@@ -199,3 +199,68 @@ func TestFlush(t *testing.T) {
 		t.Fatal("setting up the watches again did not move the epoch")
 	}
 }
+
+// TestRootGone: a collection's folder removed or renamed (its own event:
+// its parent is not watched) moves the epoch and counts as a folder that
+// cannot be watched, so nothing trusts the watcher for it; a root that
+// watches nothing (a symbolic link) counts as failed from the start.
+func TestRootGone(t *testing.T) {
+	for _, how := range []string{"rename", "remove"} {
+		t.Run(how, func(t *testing.T) {
+			root := filepath.Join(t.TempDir(), "notes")
+			write(t, filepath.Join(root, "a.md"), "# A\n")
+			w, err := New(Options{
+				Collections: func() []config.Collection { return []config.Collection{{Name: "notes", Path: root}} },
+				Debounce:    time.Hour,
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan error, 1)
+			go func() { done <- w.Run(ctx) }()
+			defer func() { cancel(); <-done }()
+			if err := w.Flush(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if _, failed := w.Folders(); failed != 0 {
+				t.Fatalf("%d folders failed before", failed)
+			}
+			e := w.Epoch()
+			if how == "rename" {
+				err = os.Rename(root, root+"-old")
+			} else {
+				err = os.RemoveAll(root)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The barrier comes after the root's own event.
+			if err := w.Flush(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if w.Epoch() == e {
+				t.Error("the root went and the epoch did not move")
+			}
+			if _, failed := w.Folders(); failed == 0 {
+				t.Error("the root went and no folder counts as failed")
+			}
+		})
+	}
+	t.Run("symlink", func(t *testing.T) {
+		dir := t.TempDir()
+		write(t, filepath.Join(dir, "real", "a.md"), "# A\n")
+		link := filepath.Join(dir, "link")
+		if err := os.Symlink(filepath.Join(dir, "real"), link); err != nil {
+			t.Skip("no symbolic links here:", err)
+		}
+		w, err := New(Options{Collections: func() []config.Collection { return []config.Collection{{Name: "notes", Path: link}} }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer w.fs.Close()
+		if watched, failed := w.Folders(); watched != 0 || failed == 0 {
+			t.Errorf("a symlink root: %d watched, %d failed", watched, failed)
+		}
+	})
+}
