@@ -215,7 +215,7 @@ func walkReason(r *updateReq, c config.Collection, failed int, trusted bool, dis
 	case r.opt.RunUpdateCmd && c.UpdateCmd != "":
 		return "the collection has an update command"
 	}
-	return ""
+	return remoteFS(c.Path)
 }
 
 // keys is the sorted keys of m; non-nil, so an empty set syncs no file.

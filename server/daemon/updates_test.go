@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/gnosearch/gno/retrieval"
@@ -122,5 +123,21 @@ func TestUpdateForeignWrites(t *testing.T) {
 	}
 	if res := update(); !reflect.DeepEqual(res.Daemon.Watched, []string{"a", "b"}) {
 		t.Fatalf("after the walk: %+v", res.Daemon)
+	}
+}
+
+// TestRemoteFS: NFS, SMB/CIFS, FUSE and 9p collections are walked, with
+// the file system named; a local one is not.
+func TestRemoteFS(t *testing.T) {
+	for magic, name := range map[int64]string{0x6969: "NFS", 0xff534d42: "CIFS", 0x65735546: "FUSE", 0x01021997: "9p"} {
+		if why := remoteReason(magic); !strings.Contains(why, name) {
+			t.Errorf("%#x: %q", magic, why)
+		}
+	}
+	if why := remoteReason(0xef53); why != "" { // ext4
+		t.Errorf("ext4: %q", why)
+	}
+	if why := remoteFS(filepath.Join(t.TempDir(), "missing")); why != "" {
+		t.Errorf("a missing folder: %q", why)
 	}
 }
