@@ -52,6 +52,21 @@ func write(t *testing.T, p, s string) {
 	}
 }
 
+// running starts a Watcher's Run until the test ends, and returns it with
+// Run's context.
+func running(t *testing.T, opt Options) (*Watcher, context.Context) {
+	t.Helper()
+	w, err := New(opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- w.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return w, ctx
+}
+
 // TestWatch: the first sync names every collection whole; a changed note
 // is reported alone; a new folder syncs its collection whole; files a
 // sync would not read (.git, a swap file) start nothing; a hook sees its
@@ -149,7 +164,7 @@ func TestFlush(t *testing.T) {
 	write(t, filepath.Join(notes, "a.md"), "# A\n")
 	var mu sync.Mutex
 	var got [][]Change
-	w, err := New(Options{
+	w, ctx := running(t, Options{
 		Collections: func() []config.Collection { return []config.Collection{{Name: "notes", Path: notes}} },
 		Sync: func(_ context.Context, c []Change) {
 			mu.Lock()
@@ -158,13 +173,6 @@ func TestFlush(t *testing.T) {
 		},
 		Debounce: time.Hour,
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- w.Run(ctx) }()
-	defer func() { cancel(); <-done }()
 	flushed := func() []Change {
 		t.Helper()
 		if err := w.Flush(ctx); err != nil {
@@ -209,17 +217,10 @@ func TestRootGone(t *testing.T) {
 		t.Run(how, func(t *testing.T) {
 			root := filepath.Join(t.TempDir(), "notes")
 			write(t, filepath.Join(root, "a.md"), "# A\n")
-			w, err := New(Options{
+			w, ctx := running(t, Options{
 				Collections: func() []config.Collection { return []config.Collection{{Name: "notes", Path: root}} },
 				Debounce:    time.Hour,
 			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			ctx, cancel := context.WithCancel(context.Background())
-			done := make(chan error, 1)
-			go func() { done <- w.Run(ctx) }()
-			defer func() { cancel(); <-done }()
 			if err := w.Flush(ctx); err != nil {
 				t.Fatal(err)
 			}
@@ -227,6 +228,7 @@ func TestRootGone(t *testing.T) {
 				t.Fatalf("%d folders failed before", failed)
 			}
 			e := w.Epoch()
+			var err error
 			if how == "rename" {
 				err = os.Rename(root, root+"-old")
 			} else {
