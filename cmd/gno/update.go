@@ -9,8 +9,10 @@ import (
 
 	"github.com/gnosearch/gno/retrieval"
 	"github.com/gnosearch/gno/retrieval/config"
+	"github.com/gnosearch/gno/retrieval/gnoerr"
 	"github.com/gnosearch/gno/retrieval/ingest"
 	"github.com/gnosearch/gno/retrieval/watch"
+	"github.com/gnosearch/gno/server/daemon"
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 )
@@ -53,6 +55,11 @@ func (a *app) runUpdate(ctx context.Context, f updateFlags) (*retrieval.UpdateRe
 			}
 			bar.Set(p.Done)
 		}
+	}
+	if f.rebuild && a.daemonUpdate == nil && daemon.Held(e.Paths.IndexDir) {
+		// The daemon keeps the database open: it would go on reading
+		// and writing the file moved aside.
+		return nil, gnoerr.New(gnoerr.Locked, "a daemon is running on this index and keeps its database open; stop it with `gno daemon stop`, rebuild, then start it again")
 	}
 	var res *retrieval.UpdateResult
 	if a.daemonUpdate != nil && !f.rebuild && !f.gitPull && f.only == nil {

@@ -381,6 +381,15 @@ func (w *Watcher) addTree(c config.Collection, dir string) {
 		w.owner[p] = c.Name
 		return nil
 	})
+	if dir == c.Path {
+		if _, ok := w.owner[dir]; !ok {
+			// A root that watches nothing (missing, unreadable, a
+			// symbolic link the walk does not enter): its changes
+			// would go unseen.
+			w.failed++
+			w.opt.Log.Warn("watch: cannot watch a collection's folder; it syncs only on whole-collection syncs", "collection", c.Name, "dir", dir)
+		}
+	}
 }
 
 // event records one file-system event and reports whether it matters.
@@ -391,13 +400,9 @@ func (w *Watcher) event(ev fsnotify.Event) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	hit := w.hookEvent(ev.Name)
-	name, ok := w.owner[filepath.Dir(ev.Name)]
-	if !ok {
-		return hit
-	}
-	c := w.cols[name]
-	r := rel(c.Path, ev.Name)
-	if _, wasDir := w.owner[ev.Name]; wasDir && (ev.Op.Has(fsnotify.Remove) || ev.Op.Has(fsnotify.Rename)) {
+	// The event's own path first: a collection's root reports its own
+	// removal or rename (its parent is not watched).
+	if name, wasDir := w.owner[ev.Name]; wasDir && (ev.Op.Has(fsnotify.Remove) || ev.Op.Has(fsnotify.Rename)) {
 		// A folder went: drop its watches (and those below) and look
 		// at the whole collection.
 		for dir := range w.owner {
@@ -407,8 +412,24 @@ func (w *Watcher) event(ev fsnotify.Event) bool {
 			}
 		}
 		w.pending[name] = nil
+		if ev.Name == w.cols[name].Path {
+			// The root itself: nothing of the collection is watched
+			// now, so the watcher vouches for nothing until the
+			// watches are set up again (a root put back, or one
+			// missing, counted as failed).
+			w.epoch.Add(1)
+			w.failed++
+			w.opt.Log.Warn("watch: a collection's folder was removed or renamed", "collection", name, "dir", ev.Name)
+			w.Rescan()
+		}
 		return true
 	}
+	name, ok := w.owner[filepath.Dir(ev.Name)]
+	if !ok {
+		return hit
+	}
+	c := w.cols[name]
+	r := rel(c.Path, ev.Name)
 	if ev.Op.Has(fsnotify.Create) {
 		if fi, err := os.Lstat(ev.Name); err == nil && fi.IsDir() {
 			if !ingest.WalksDir(c, r) {

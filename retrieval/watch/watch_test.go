@@ -52,6 +52,21 @@ func write(t *testing.T, p, s string) {
 	}
 }
 
+// running starts a Watcher's Run until the test ends, and returns it with
+// Run's context.
+func running(t *testing.T, opt Options) (*Watcher, context.Context) {
+	t.Helper()
+	w, err := New(opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- w.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return w, ctx
+}
+
 // TestWatch: the first sync names every collection whole; a changed note
 // is reported alone; a new folder syncs its collection whole; files a
 // sync would not read (.git, a swap file) start nothing; a hook sees its
@@ -149,7 +164,7 @@ func TestFlush(t *testing.T) {
 	write(t, filepath.Join(notes, "a.md"), "# A\n")
 	var mu sync.Mutex
 	var got [][]Change
-	w, err := New(Options{
+	w, ctx := running(t, Options{
 		Collections: func() []config.Collection { return []config.Collection{{Name: "notes", Path: notes}} },
 		Sync: func(_ context.Context, c []Change) {
 			mu.Lock()
@@ -158,13 +173,6 @@ func TestFlush(t *testing.T) {
 		},
 		Debounce: time.Hour,
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- w.Run(ctx) }()
-	defer func() { cancel(); <-done }()
 	flushed := func() []Change {
 		t.Helper()
 		if err := w.Flush(ctx); err != nil {
@@ -198,4 +206,63 @@ func TestFlush(t *testing.T) {
 	if w.Epoch() == e {
 		t.Fatal("setting up the watches again did not move the epoch")
 	}
+}
+
+// TestRootGone: a collection's folder removed or renamed (its own event:
+// its parent is not watched) moves the epoch and counts as a folder that
+// cannot be watched, so nothing trusts the watcher for it; a root that
+// watches nothing (a symbolic link) counts as failed from the start.
+func TestRootGone(t *testing.T) {
+	for _, how := range []string{"rename", "remove"} {
+		t.Run(how, func(t *testing.T) {
+			root := filepath.Join(t.TempDir(), "notes")
+			write(t, filepath.Join(root, "a.md"), "# A\n")
+			w, ctx := running(t, Options{
+				Collections: func() []config.Collection { return []config.Collection{{Name: "notes", Path: root}} },
+				Debounce:    time.Hour,
+			})
+			if err := w.Flush(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if _, failed := w.Folders(); failed != 0 {
+				t.Fatalf("%d folders failed before", failed)
+			}
+			e := w.Epoch()
+			var err error
+			if how == "rename" {
+				err = os.Rename(root, root+"-old")
+			} else {
+				err = os.RemoveAll(root)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The barrier comes after the root's own event.
+			if err := w.Flush(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if w.Epoch() == e {
+				t.Error("the root went and the epoch did not move")
+			}
+			if _, failed := w.Folders(); failed == 0 {
+				t.Error("the root went and no folder counts as failed")
+			}
+		})
+	}
+	t.Run("symlink", func(t *testing.T) {
+		dir := t.TempDir()
+		write(t, filepath.Join(dir, "real", "a.md"), "# A\n")
+		link := filepath.Join(dir, "link")
+		if err := os.Symlink(filepath.Join(dir, "real"), link); err != nil {
+			t.Skip("no symbolic links here:", err)
+		}
+		w, err := New(Options{Collections: func() []config.Collection { return []config.Collection{{Name: "notes", Path: link}} }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer w.fs.Close()
+		if watched, failed := w.Folders(); watched != 0 || failed == 0 {
+			t.Errorf("a symlink root: %d watched, %d failed", watched, failed)
+		}
+	})
 }

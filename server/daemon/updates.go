@@ -118,6 +118,8 @@ func (w *worker) update(ctx context.Context, r *updateReq) (*retrieval.UpdateRes
 		return nil, err
 	}
 	defer wr.Close()
+	w.checkWrites(ctx)
+	defer w.recordWrites(ctx) // deferred after Close: runs before it
 	_, failed := w.d.watcher.Folders()
 	epoch := w.d.watcher.Epoch()
 	// The queued changes of these collections are this update's.
@@ -130,31 +132,35 @@ func (w *worker) update(ctx context.Context, r *updateReq) (*retrieval.UpdateRes
 			delete(w.pending, c.Name)
 		}
 	}
-	trusted := map[string]bool{}
+	trusted, distrust := map[string]bool{}, map[string]string{}
 	for _, c := range cols {
 		e, ok := w.trusted[c.Name]
-		trusted[c.Name] = ok && e == epoch
+		trusted[c.Name], distrust[c.Name] = ok && e == epoch, w.distrust[c.Name]
 	}
 	w.mu.Unlock()
 
 	res := &retrieval.UpdateResult{Daemon: &retrieval.DaemonSync{Watched: []string{}}}
 	var errs []string
+	// What is not synced goes back to the worker's queue: the
+	// changes taken out above are known nowhere else.
+	putBack := func(rest []config.Collection) {
+		for _, c := range rest {
+			if !isQueued[c.Name] {
+				continue
+			}
+			back := watch.Change{Collection: c.Name}
+			if queued[c.Name] != nil {
+				back.Paths = keys(queued[c.Name])
+			}
+			w.requeue([]watch.Change{back})
+		}
+	}
 	for i, c := range cols {
 		if ctx.Err() != nil {
-			// What is left stays queued for the worker.
-			for _, rest := range cols[i:] {
-				if !isQueued[rest.Name] {
-					continue
-				}
-				back := watch.Change{Collection: rest.Name}
-				if queued[rest.Name] != nil {
-					back.Paths = keys(queued[rest.Name])
-				}
-				w.requeue([]watch.Change{back})
-			}
+			putBack(cols[i:])
 			return nil, ctx.Err()
 		}
-		why := walkReason(r, c, failed, trusted[c.Name], isQueued[c.Name] && queued[c.Name] == nil)
+		why := walkReason(r, c, failed, trusted[c.Name], distrust[c.Name], isQueued[c.Name] && queued[c.Name] == nil)
 		opt := retrieval.UpdateOptions{Collection: c.Name, RunUpdateCmd: r.opt.RunUpdateCmd, Progress: r.opt.Progress}
 		if why == "" {
 			opt.Only, opt.CountAll, opt.RunUpdateCmd = keys(queued[c.Name]), true, false
@@ -166,8 +172,12 @@ func (w *worker) update(ctx context.Context, r *updateReq) (*retrieval.UpdateRes
 		w.mu.Unlock()
 		if err != nil {
 			if ctx.Err() != nil {
+				// Ctrl-C: this collection's sync was cut short and the
+				// later ones never ran.
+				putBack(cols[i:])
 				return nil, err
 			}
+			putBack(cols[i : i+1])
 			errs = append(errs, gnoerr.Public(err))
 			continue
 		}
@@ -190,12 +200,14 @@ func (w *worker) update(ctx context.Context, r *updateReq) (*retrieval.UpdateRes
 
 // walkReason says why collection c must be walked ("" if the watcher's
 // changes are enough).
-func walkReason(r *updateReq, c config.Collection, failed int, trusted, whole bool) string {
+func walkReason(r *updateReq, c config.Collection, failed int, trusted bool, distrust string, whole bool) string {
 	switch {
 	case r.flushErr != nil:
 		return "the watcher could not hand over its events: " + r.flushErr.Error()
 	case failed > 0:
 		return fmt.Sprintf("%d folders cannot be watched (the OS limit on watches?)", failed)
+	case !trusted && distrust != "":
+		return distrust
 	case !trusted:
 		return "no whole sync since the watches were set up, events were lost or a sync failed"
 	case whole:
@@ -203,7 +215,7 @@ func walkReason(r *updateReq, c config.Collection, failed int, trusted, whole bo
 	case r.opt.RunUpdateCmd && c.UpdateCmd != "":
 		return "the collection has an update command"
 	}
-	return ""
+	return remoteFS(c.Path)
 }
 
 // keys is the sorted keys of m; non-nil, so an empty set syncs no file.

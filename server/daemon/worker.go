@@ -50,13 +50,22 @@ type worker struct {
 	// folder is watched), that sync plus the changes delivered since is
 	// the folder's state: `gno update` needs no walk.
 	trusted map[string]uint64
+	// writes is the store's writes counter after the daemon's last
+	// write ("" before the first): under the writer lock a different
+	// value means another process wrote to the index (an interrupted
+	// rebuild, a restored file, a store switch), which no watcher saw.
+	writes string
+	// distrust says why a collection lost its trust, when the generic
+	// reason would mislead.
+	distrust map[string]string
 	// updates are `gno update`s waiting for the loop (updates.go).
 	updates []*updateReq
 }
 
 func newWorker(d *daemon) *worker {
 	return &worker{d: d, e: d.e, wake: make(chan struct{}, 1), pending: map[string]map[string]bool{},
-		first: true, state: "starting", needEmbed: !d.opt.NoEmbed, needWarm: true, trusted: map[string]uint64{}}
+		first: true, state: "starting", needEmbed: !d.opt.NoEmbed, needWarm: true, trusted: map[string]uint64{},
+		distrust: map[string]string{}}
 }
 
 func (w *worker) signal() {
@@ -208,8 +217,10 @@ func (w *worker) sync(ctx context.Context, changes []watch.Change) {
 			w.pause(ctx, lockedRetry)
 			return
 		}
+		w.checkWrites(ctx)
 		epoch := w.d.watcher.Epoch()
 		res, err := wr.Update(ctx, retrieval.UpdateOptions{Collection: c.Collection, Only: c.Paths, RunUpdateCmd: first && c.Paths == nil})
+		w.recordWrites(ctx)
 		wr.Close()
 		w.mu.Lock()
 		w.trust(c.Collection, c.Paths == nil, epoch, err)
@@ -238,6 +249,41 @@ func (w *worker) sync(ctx context.Context, changes []watch.Change) {
 	}
 }
 
+// foreignWrites is why a collection is walked after another process
+// wrote to the index.
+const foreignWrites = "another process wrote to the index since the daemon's last sync"
+
+// checkWrites, called under the writer lock before the daemon writes,
+// drops every collection's trust when another process wrote to the index
+// since the daemon's last write (recordWrites).
+func (w *worker) checkWrites(ctx context.Context) {
+	cur, err := w.e.Graph().State(ctx)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err != nil || w.writes != "" && cur != w.writes {
+		for col := range w.trusted {
+			w.distrust[col] = foreignWrites
+		}
+		clear(w.trusted)
+	}
+	w.writes = cur
+}
+
+// recordWrites, called under the writer lock after the daemon wrote,
+// notes the writes counter its own writes left.
+func (w *worker) recordWrites(ctx context.Context) {
+	// Even after Ctrl-C: what was written is known only now.
+	cur, err := w.e.Graph().State(context.WithoutCancel(ctx))
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err != nil {
+		// Unknown: the next check cannot tell, so nothing is trusted.
+		clear(w.trusted)
+		cur = ""
+	}
+	w.writes = cur
+}
+
 // trust records a sync's outcome for the update fast path: a whole sync
 // that succeeded makes the collection trusted in the epoch it began in;
 // any failed sync (its changed files not written) makes it untrusted, so
@@ -248,6 +294,7 @@ func (w *worker) trust(col string, whole bool, epoch uint64, err error) {
 		delete(w.trusted, col)
 	case whole:
 		w.trusted[col] = epoch
+		delete(w.distrust, col)
 	}
 }
 
@@ -282,6 +329,7 @@ func (w *worker) embed(ctx context.Context) {
 		return
 	}
 	w.set("embedding")
+	w.checkWrites(ctx)
 	// The slice ends between batches, never inside one (a batch on a
 	// busy machine can take longer than a slice: cut inside, it would
 	// never commit). New work (a file changed) ends it early too, so a
@@ -305,6 +353,7 @@ func (w *worker) embed(ctx context.Context) {
 	cut := sctx.Err() != nil
 	close(done)
 	cancel()
+	w.recordWrites(ctx)
 	wr.Close()
 	if woke.Load() {
 		w.signal() // the loop's: syncs are waiting
