@@ -121,3 +121,19 @@ func connTLS(ctx context.Context, pool *pgxpool.Pool) string {
 	st := tc.ConnectionState()
 	return tls.VersionName(st.Version) + " " + tls.CipherSuiteName(st.CipherSuite)
 }
+
+// checkVector refuses a pgvector older than 0.7: vectors are indexed and
+// searched as halfvec (vsearch.go), which 0.7 brought; 0.8's iterative
+// scan only makes filtered searches complete sooner (postgres.go's
+// AfterConnect tolerates its absence).
+func (s *Store) checkVector(ctx context.Context) error {
+	var v string
+	if err := s.pool.QueryRow(ctx, "SELECT extversion FROM pg_extension WHERE extname = 'vector'").Scan(&v); err != nil {
+		return fmt.Errorf("open index: read pgvector's version: %w", err)
+	}
+	var major, minor int
+	if _, err := fmt.Sscanf(v, "%d.%d", &major, &minor); err != nil || major == 0 && minor < 7 {
+		return gnoerr.New(gnoerr.Unavailable, "PostgreSQL at %s has pgvector %s: gno needs 0.7 or later (halfvec vectors and their HNSW index): ALTER EXTENSION vector UPDATE after installing a newer pgvector", s.Path(), v)
+	}
+	return nil
+}
