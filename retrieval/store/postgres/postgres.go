@@ -354,15 +354,6 @@ func connectError(u string, err error) error {
 	return gnoerr.Wrap(gnoerr.Unavailable, err, "cannot connect to the index store PostgreSQL at %s", store.Redact(u))
 }
 
-// checkVersion refuses a server older than minServer (num is its
-// server_version_num).
-func checkVersion(num int, name string) error {
-	if num < minServer {
-		return gnoerr.New(gnoerr.Unavailable, "PostgreSQL at %s is version %d.%d: gno needs 16 or later", name, num/10000, num%10000)
-	}
-	return nil
-}
-
 // migrate checks the server and creates the tables, under a transaction
 // lock so two processes opening a new index do not race.
 func (s *Store) migrate(ctx context.Context) error {

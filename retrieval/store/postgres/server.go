@@ -137,3 +137,12 @@ func (s *Store) checkVector(ctx context.Context) error {
 	}
 	return nil
 }
+
+// checkVersion refuses a server older than minServer (num is its
+// server_version_num).
+func checkVersion(num int, name string) error {
+	if num < minServer {
+		return gnoerr.New(gnoerr.Unavailable, "PostgreSQL at %s is version %d.%d: gno needs 16 or later", name, num/10000, num%10000)
+	}
+	return nil
+}
