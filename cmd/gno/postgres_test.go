@@ -18,8 +18,7 @@ import (
 func TestCLIPostgresDoctor(t *testing.T) {
 	u := pgtest.Fresh(t)
 	pw, _ := mustURL(t, u).User.Password()
-	c := cli{t: t, home: t.TempDir()}
-	t.Setenv("GNO_STORE_URL", u)
+	c := cli{t: t, home: t.TempDir(), store: u}
 	root := t.TempDir()
 	os.WriteFile(filepath.Join(root, "a.md"), []byte("# Alpha\n\nThe quick brown fox.\n"), 0o644)
 	c.ok("init")
@@ -72,7 +71,7 @@ func TestCLIPostgresDoctor(t *testing.T) {
 		t.Fatalf("search on the replica:\n%s", out)
 	}
 
-	t.Setenv("GNO_STORE_URL", ru)
+	c.store = ru
 	_, errOut, code := c.run("status")
 	if code == 0 || !strings.Contains(errOut, "read-only replica") || strings.Contains(errOut, pw) {
 		t.Fatalf("a replica as the store: exit %d: %s", code, errOut)
