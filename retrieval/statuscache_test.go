@@ -2,6 +2,7 @@ package retrieval
 
 import (
 	"context"
+	"github.com/gnosearch/gno/retrieval/store/pgtest"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -13,6 +14,7 @@ import (
 // stale (a new writes value) and the next status counts again; a torn file
 // or one with another key is never believed.
 func TestStatusCounts(t *testing.T) {
+	pgtest.SkipOnPostgres(t, "the status counts are cached beside a local index file only")
 	ctx := context.Background()
 	e, root := newEngine(t, map[string]string{
 		"a.txt": "alpha see [[b]] and [[nowhere]]",

@@ -15,6 +15,7 @@ import (
 // and find what the graph finds on SQLite, and related notes work. It
 // skips, saying why, without a PostgreSQL or the embedding model.
 func TestVectorsSearchedByTheStore(t *testing.T) {
+	pgtest.SkipOnPostgres(t, "it compares a SQLite index with a Postgres one itself")
 	pgtest.URL(t) // skips when there is no server
 	dir := installedModels(t)
 	t.Setenv("GNO_MODELS_DIR", dir)
