@@ -34,7 +34,7 @@ func (t *tokenizer) tokens(ctx context.Context, words []string) ([][]string, err
 	// Each connection to :memory: is a database of its own: a connection
 	// the pool replaced starts empty.
 	for _, q := range []string{
-		"CREATE VIRTUAL TABLE IF NOT EXISTS tok USING fts5(w, tokenize='" + wordTokenizer + "')",
+		"CREATE VIRTUAL TABLE IF NOT EXISTS tok USING fts5(w, tokenize='" + WordTokenizer + "')",
 		"CREATE VIRTUAL TABLE IF NOT EXISTS tok_inst USING fts5vocab(tok, instance)",
 	} {
 		if _, err := conn.ExecContext(ctx, q); err != nil {

@@ -25,9 +25,10 @@ import (
 	_ "modernc.org/sqlite" // registers the pure-Go "sqlite" driver
 )
 
-// wordTokenizer is the word index's FTS5 tokenizer; questions are
-// tokenized with it too (impacttok.go).
-const wordTokenizer = "porter unicode61 remove_diacritics 2"
+// WordTokenizer is the word index's FTS5 tokenizer; questions are
+// tokenized with it too (impacttok.go), and the Postgres store cuts its
+// words with it, so both stores index the same words.
+const WordTokenizer = "porter unicode61 remove_diacritics 2"
 
 // schemaVersion is bumped whenever the schema changes incompatibly.
 const schemaVersion = 6
@@ -96,7 +97,7 @@ CREATE INDEX IF NOT EXISTS chunks_doc ON chunks(doc_id);
 -- rows are written by the store beside their chunk (insertWords) and
 -- deleted by rowid.
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(title, headings, body,
-	content='', contentless_delete=1, tokenize='` + wordTokenizer + `');
+	content='', contentless_delete=1, tokenize='` + WordTokenizer + `');
 -- chunks_tri (trigram) is no longer written since schema 2 (chunks_seg
 -- below replaced it); it stays, empty, because chunks_ad names it.
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_tri USING fts5(body, content='', contentless_delete=1, tokenize='trigram');

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/gnosearch/gno/retrieval/segment"
+	"github.com/gnosearch/gno/retrieval/store"
 	"github.com/jackc/pgx/v5/pgtype"
 	_ "modernc.org/sqlite" // the tokenizer is SQLite's own FTS5
 )
@@ -21,7 +22,7 @@ import (
 // differently), and a search must mean the same on both backends. So the
 // words are cut by the very tokenizers of the SQLite index: an in-memory
 // SQLite database holds an FTS5 table per index (the word index's
-// "porter unicode61 remove_diacritics 2", the segmented index's
+// store.WordTokenizer, the segmented index's
 // segment.Tokenizer over segment.Text), and fts5vocab reads back each
 // token with its column and offset. The Postgres store keeps them as a
 // tsvector whose lexemes are those tokens, so candidate finding (GIN) and
@@ -62,7 +63,7 @@ func newTokenizer() (*tokenizer, error) {
 	db.SetMaxIdleConns(1)
 	db.SetConnMaxLifetime(0)
 	for _, q := range []string{
-		`CREATE VIRTUAL TABLE w USING fts5(title, headings, body, content='', contentless_delete=1, tokenize='porter unicode61 remove_diacritics 2')`,
+		`CREATE VIRTUAL TABLE w USING fts5(title, headings, body, content='', contentless_delete=1, tokenize='` + store.WordTokenizer + `')`,
 		`CREATE VIRTUAL TABLE wv USING fts5vocab(w, 'instance')`,
 		`CREATE VIRTUAL TABLE s USING fts5(title, headings, body, content='', contentless_delete=1, tokenize="` + segment.Tokenizer + `")`,
 		`CREATE VIRTUAL TABLE sv USING fts5vocab(s, 'instance')`,
