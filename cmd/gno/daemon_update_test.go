@@ -97,7 +97,13 @@ func TestDaemonUpdate(t *testing.T) {
 	os.Remove(filepath.Join(root, "delta.txt"))
 	u = c.update()
 	got := u.Collections[0]
-	if got["updated"] != 1.0 || got["removed"] != 1.0 || got["unchanged"] != 3.0 || u.Daemon == nil {
+	// Under load the watcher's quiet time (500 ms) can pass before the
+	// update reaches the daemon, and the daemon's own sync takes the
+	// change first: then this update finds it already indexed. Either
+	// way the walk below must find nothing left to do.
+	applied := got["updated"] == 1.0 && got["removed"] == 1.0 && got["unchanged"] == 3.0
+	already := got["updated"] == 0.0 && got["removed"] == 0.0 && got["unchanged"] == 4.0
+	if (!applied && !already) || u.Daemon == nil {
 		t.Fatalf("after an edit and a removal: %+v", u)
 	}
 	if again := c.update("--no-daemon"); again.Collections[0]["updated"] != 0.0 || again.Collections[0]["removed"] != 0.0 {
@@ -111,8 +117,13 @@ func TestDaemonUpdate(t *testing.T) {
 	}
 	os.WriteFile(filepath.Join(root, "new", "n.md"), []byte("# New\n\nKoalas sleep.\n"), 0o644)
 	u = c.update()
-	if u.Collections[0]["added"] != 1.0 || u.Daemon.Walked["vault"] == "" {
+	// As above, the daemon's own sync may have taken the new folder
+	// first; then there is nothing left for this update to add.
+	if u.Daemon == nil || (u.Collections[0]["added"] != 1.0 || u.Daemon.Walked["vault"] == "") && u.Collections[0]["added"] != 0.0 {
 		t.Fatalf("after a new folder: %+v", u)
+	}
+	if again := c.update("--no-daemon"); again.Collections[0]["added"] != 0.0 {
+		t.Fatalf("the new folder's file was left for a walk: %+v", again)
 	}
 	// --rebuild is refused while the daemon runs: it keeps the database
 	// open and would go on with the file moved aside.
