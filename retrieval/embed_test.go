@@ -221,7 +221,6 @@ func TestQueryCountsSurviveClose(t *testing.T) {
 // vector and hybrid searches work and say how much of the index the
 // vectors cover; once it is done they say nothing.
 func TestSearchSaysHowMuchIsEmbedded(t *testing.T) {
-	pgtest.SkipOnPostgres(t, "the server-side vector search (store.VectorSearcher) does not report meta.embedded yet")
 	dir := installedModels(t)
 	t.Setenv("GNO_MODELS_DIR", dir)
 	files := map[string]string{}

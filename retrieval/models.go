@@ -239,6 +239,8 @@ func (m *Models) warm(ctx context.Context, rerank bool) {
 			defer func() { graph <- recover() }()
 			if m.e.vectorSearcher(ctx) == nil {
 				m.e.vectorIndex(ctx, emb.ModelID())
+			} else {
+				m.e.serverVectors(ctx, emb.ModelID())
 			}
 		}()
 		if l, ok := emb.(loader); ok {

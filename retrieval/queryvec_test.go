@@ -3,7 +3,6 @@ package retrieval
 import (
 	"context"
 	"encoding/json"
-	"github.com/gnosearch/gno/retrieval/store/pgtest"
 	"io"
 	"slices"
 	"testing"
@@ -137,7 +136,6 @@ func stripTimings(t *testing.T, js string) string {
 }
 
 func TestQueryVectorPrefetchDegradesAsBefore(t *testing.T) {
-	pgtest.SkipOnPostgres(t, "the server-side vector search embeds the question before it knows the index has no vectors")
 	e := prefetchEngine(t)
 	ctx := context.Background()
 	// Budgets lifted except where a test cuts one: a loaded test machine

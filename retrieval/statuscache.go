@@ -3,8 +3,6 @@ package retrieval
 import (
 	"context"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strconv"
 
 	"github.com/gnosearch/gno/retrieval/store"
@@ -13,17 +11,15 @@ import (
 // The counts `gno status` shows — documents, chunks and vectors per
 // collection, links and unresolved links — take a pass over every document,
 // chunk and link (8 s of CPU at a million documents; resolving links needs
-// every name). They are kept in a file beside the index, keyed by what
-// they depend on: the store's writes counter (bumped in every write
+// every name). The store keeps them (store.Backend's CountsCache: a file
+// beside a SQLite index, a meta row on Postgres that every server shares),
+// keyed by what they depend on: the store's writes counter (bumped in every write
 // batch's transaction, starting at a random value, so a rebuilt index
 // never matches an old key), the embedding model and its vector count
 // (vectors are added without a batch, never moved between chunks). A key
-// that differs is recomputed; a file torn by a kill does not parse or does
-// not match. So the file is never wrong, only missing or stale, and status
+// that differs is recomputed; a cache torn by a kill does not parse or does
+// not match. So the cache is never wrong, only missing or stale, and status
 // costs a scan once per change of the index instead of every time.
-
-// statusCountsFile is the cache's name in the index folder.
-const statusCountsFile = "status-counts.json"
 
 type statusCounts struct {
 	Key   string                            `json:"key"`
@@ -46,9 +42,8 @@ func (e *Engine) counts(ctx context.Context, st store.Backend, model string) (*s
 		}
 		key += "|v" + strconv.Itoa(n)
 	}
-	p := filepath.Join(e.Paths.IndexDir, statusCountsFile)
 	if writes != "" {
-		if b, err := os.ReadFile(p); err == nil {
+		if b, err := st.CountsCache(ctx); err == nil && b != nil {
 			var c statusCounts
 			if json.Unmarshal(b, &c) == nil && c.Key == key && c.Stats != nil {
 				return &c, nil
@@ -63,24 +58,10 @@ func (e *Engine) counts(ctx context.Context, st store.Backend, model string) (*s
 		c.Links = nil // status shows no link counts, as before
 	}
 	if writes != "" && c.Links != nil {
-		saveCounts(p, c)
+		// A read-only index folder or replica just keeps none.
+		if b, err := json.Marshal(c); err == nil {
+			st.PutCountsCache(ctx, b)
+		}
 	}
 	return c, nil
-}
-
-// saveCounts writes the cache whole (a temporary file renamed over it); a
-// read-only index folder just keeps none.
-func saveCounts(p string, c *statusCounts) {
-	b, err := json.Marshal(c)
-	if err != nil {
-		return
-	}
-	f, err := os.CreateTemp(filepath.Dir(p), statusCountsFile+".*")
-	if err != nil {
-		return
-	}
-	_, werr := f.Write(b)
-	if cerr := f.Close(); werr != nil || cerr != nil || os.Rename(f.Name(), p) != nil {
-		os.Remove(f.Name())
-	}
 }

@@ -2,9 +2,6 @@ package retrieval
 
 import (
 	"context"
-	"github.com/gnosearch/gno/retrieval/store/pgtest"
-	"os"
-	"path/filepath"
 	"reflect"
 	"testing"
 )
@@ -14,7 +11,6 @@ import (
 // stale (a new writes value) and the next status counts again; a torn file
 // or one with another key is never believed.
 func TestStatusCounts(t *testing.T) {
-	pgtest.SkipOnPostgres(t, "the status counts are cached beside a local index file only")
 	ctx := context.Background()
 	e, root := newEngine(t, map[string]string{
 		"a.txt": "alpha see [[b]] and [[nowhere]]",
@@ -23,7 +19,7 @@ func TestStatusCounts(t *testing.T) {
 	update(t, e)
 	fresh := func() *Status {
 		t.Helper()
-		os.Remove(filepath.Join(e.Paths.IndexDir, statusCountsFile))
+		putCounts(t, e, "")
 		s, err := e.Status(ctx)
 		if err != nil {
 			t.Fatal(err)
@@ -39,8 +35,8 @@ func TestStatusCounts(t *testing.T) {
 		return s
 	}
 	want := fresh()
-	if _, err := os.Stat(filepath.Join(e.Paths.IndexDir, statusCountsFile)); err != nil {
-		t.Fatalf("no cache written: %v", err)
+	if b := countsCache(t, e); len(b) == 0 {
+		t.Fatal("no cache written")
 	}
 	if got := cached(); !reflect.DeepEqual(got, want) || got.TotalDocuments != 2 {
 		t.Fatalf("cached status %+v, fresh %+v", got, want)
@@ -51,16 +47,40 @@ func TestStatusCounts(t *testing.T) {
 	if got := cached(); got.TotalDocuments != 3 || !reflect.DeepEqual(got, fresh()) {
 		t.Fatalf("after a sync: %+v", got)
 	}
-	p := filepath.Join(e.Paths.IndexDir, statusCountsFile)
 	for name, body := range map[string]string{
 		"torn":      `{"key":"w`,
 		"other key": `{"key":"w1|m","stats":{"Notes":{"Name":"Notes","Docs":99}},"links":{}}`,
 	} {
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		putCounts(t, e, body)
 		if got := cached(); got.TotalDocuments != 3 {
 			t.Fatalf("%s cache file believed: %+v", name, got)
 		}
+	}
+}
+
+// countsCache is the store's status counts cache (a file beside a SQLite
+// index, a meta row on Postgres).
+func countsCache(t *testing.T, e *Engine) []byte {
+	t.Helper()
+	st, err := e.store(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := st.CountsCache(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// putCounts stores body as the cache, as a torn or foreign one would be.
+func putCounts(t *testing.T, e *Engine, body string) {
+	t.Helper()
+	st, err := e.store(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.PutCountsCache(context.Background(), []byte(body)); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -37,6 +37,12 @@ type vectorCache struct {
 	// changes it, an embed does not), for coverage.
 	chunks   int
 	chunksAt string
+	// srv is the same for a backend that searches its own vectors
+	// (store.VectorSearcher), which gno keeps no graph of: how many
+	// vectors of srvModel and how many chunks it held at write state
+	// srvAt (serverVectors).
+	srvModel, srvAt     string
+	srvCount, srvChunks int
 }
 
 // coverage is how many chunks the cached graph covers, nil when it covers
@@ -44,10 +50,51 @@ type vectorCache struct {
 func (c *vectorCache) coverage() *Coverage {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.index == nil || c.chunksAt == "" || c.index.Len() >= c.chunks {
+	if c.index == nil {
+		if c.srvAt == "" || c.srvCount >= c.srvChunks {
+			return nil
+		}
+		return &Coverage{Vectors: c.srvCount, Chunks: c.srvChunks}
+	}
+	if c.chunksAt == "" || c.index.Len() >= c.chunks {
 		return nil
 	}
 	return &Coverage{Vectors: c.index.Len(), Chunks: c.chunks}
+}
+
+// serverVectors returns how many vectors of model a backend that searches
+// its own vectors holds, and how many chunks, for what the graph tells
+// otherwise: whether to embed a question at all, and coverage. They are
+// counted again only when the index's write state changed (a sync, an
+// embed), so a warm search pays two small reads.
+func (e *Engine) serverVectors(ctx context.Context, model string) (count, chunks int, err error) {
+	st, err := e.store(ctx)
+	if err != nil {
+		return 0, 0, err
+	}
+	writes, err := st.LinkVersion(ctx)
+	if err != nil {
+		return 0, 0, err
+	}
+	vv, err := st.Meta(ctx, "vectors_version")
+	if err != nil {
+		return 0, 0, err
+	}
+	at := writes + "/" + vv
+	c := &e.vectors
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.srvAt == at && c.srvModel == model {
+		return c.srvCount, c.srvChunks, nil
+	}
+	if count, _, err = st.VectorCount(ctx, model); err != nil {
+		return 0, 0, err
+	}
+	if chunks, err = st.ChunkCount(ctx); err != nil {
+		return 0, 0, err
+	}
+	c.srvModel, c.srvAt, c.srvCount, c.srvChunks = model, at, count, chunks
+	return count, chunks, nil
 }
 
 // noteCoverage tells a search that used vectors how much of the index
@@ -70,6 +117,7 @@ func (e *Engine) noteCoverage(m *Meta, hybrid bool) {
 func (c *vectorCache) forget() {
 	c.mu.Lock()
 	c.index = nil
+	c.srvAt = ""
 	c.mu.Unlock()
 }
 
@@ -339,5 +387,8 @@ func (c *vectorCache) knownEmpty(model string) bool {
 		return false
 	}
 	defer c.mu.Unlock()
-	return c.index != nil && c.index.ModelID() == model && c.index.Len() == 0
+	if c.index == nil {
+		return c.srvAt != "" && c.srvModel == model && c.srvCount == 0
+	}
+	return c.index.ModelID() == model && c.index.Len() == 0
 }

@@ -77,14 +77,19 @@ func (e *Engine) vectorHitsFor(ctx, base context.Context, text string, pre *quer
 	}
 	vs := e.vectorSearcher(ctx)
 	var ix *vector.Graph
+	// The graph (or the server's count) first: without vectors the
+	// query is not embedded.
 	if vs == nil {
-		// The graph first: without vectors the query is not embedded.
 		if ix, err = e.vectorIndex(ctx, emb.ModelID()); err != nil {
 			return nil, err
 		}
 		if ix.Len() == 0 {
 			return nil, errNoVectors
 		}
+	} else if n, _, err := e.serverVectors(ctx, emb.ModelID()); err != nil {
+		return nil, err
+	} else if n == 0 {
+		return nil, errNoVectors
 	}
 	vec, ok, err := pre.vector(ctx, emb)
 	if !ok {

@@ -109,6 +109,12 @@ type Backend interface {
 	DocNames(ctx context.Context, collections []string) ([]DocName, error)
 	GoverningNotes(ctx context.Context) ([]*GoverningNote, error)
 
+	// The status counts' cache (countscache.go): what CountsCache
+	// returns is what PutCountsCache last stored (nil: nothing), for any
+	// process on the index; it is a cache, so a failed put loses nothing.
+	CountsCache(ctx context.Context) ([]byte, error)
+	PutCountsCache(ctx context.Context, body []byte) error
+
 	// The reconcile cache (reconcile.go).
 	MarkReconciled(ctx context.Context, cursor string, files []Reconciled) (int, error)
 	ClearReconciled(ctx context.Context, cursor string) (int, error)

@@ -52,6 +52,7 @@ func Run(t *testing.T, open Open) {
 		{"Tags", testTags},
 		{"Cleanup", testCleanup},
 		{"Reconciled", testReconciled},
+		{"CountsCache", testCountsCache},
 		{"Versions", testVersions},
 		{"Governs", testGoverns},
 		{"AccessTokens", testAccessTokens},
