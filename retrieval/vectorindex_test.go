@@ -115,7 +115,7 @@ func firstFormat(model string, keys []int64, vecs [][]float32) []byte {
 // process reads that list instead, and answers without the deleted
 // document; a damaged list is dropped and found again the long way.
 func TestVectorGoneSurvivesRestart(t *testing.T) {
-	pgtest.SkipOnPostgres(t, "an index on a server keeps no graph file, so no tombstone list")
+	pgtest.SkipOnPostgres(t, "an index on a server keeps no graph file, so no tombstone list: TestVectorGoneAnyProcess checks its answers there")
 	dir := installedModels(t)
 	t.Setenv("GNO_MODELS_DIR", dir)
 	defer func(n int) { saveAllBelow = n }(saveAllBelow)
@@ -175,4 +175,68 @@ func TestVectorGoneSurvivesRestart(t *testing.T) {
 	os.WriteFile(gone, b, 0o644)
 	search("with a damaged list", 1)
 	search("after it was written again", 0)
+}
+
+// TestVectorGoneAnyProcess: a document deleted by one process's sync is
+// never found by another process's vector search, on either store; on a
+// server store (pgvector's index answers, nothing is kept beside the
+// index) that costs no read of every vector id and leaves no graph file.
+func TestVectorGoneAnyProcess(t *testing.T) {
+	dir := installedModels(t)
+	t.Setenv("GNO_MODELS_DIR", dir)
+	e, root := newEngine(t, map[string]string{
+		"a.md": "# Volcanoes\n\nMagma erupts as lava and ash.\n",
+		"b.md": "# Lava lakes\n\nA lava lake is molten lava in a volcanic crater.\n",
+		"c.md": "# Espresso\n\nHot water through ground coffee.\n",
+		"d.md": "# Whales\n\nThe blue whale eats krill.\n",
+	})
+	e.Paths.ModelsDir = dir
+	ctx := context.Background()
+	update(t, e)
+	if _, err := e.Embed(ctx, EmbedOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	server := e.vectorSearcher(ctx) != nil
+	other, err := Open(ctx, Options{}) // another process, searching before and after
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	other.Paths.ModelsDir = dir
+	search := func(what string, e *Engine, wantB bool) {
+		t.Helper()
+		before := fullScans.Load()
+		res, err := e.VSearch(ctx, SearchRequest{Query: "volcano lava", Limit: 4})
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		found := false
+		for _, r := range res.Results {
+			found = found || r.URI == "gno://notes/b.md"
+		}
+		if found != wantB {
+			t.Fatalf("%s: b.md found %v, want %v (%d results)", what, found, wantB, len(res.Results))
+		}
+		if server && fullScans.Load() != before {
+			t.Errorf("%s: a server store's search read every vector id", what)
+		}
+	}
+	search("before the deletion", other, true)
+	if err := os.Remove(filepath.Join(root, "b.md")); err != nil {
+		t.Fatal(err)
+	}
+	update(t, e)
+	search("the process that had searched before", other, false)
+	fresh, err := Open(ctx, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fresh.Close()
+	fresh.Paths.ModelsDir = dir
+	search("a new process", fresh, false)
+	if server {
+		if _, err := os.Stat(e.graphFile(e.models.EmbedModel())); !os.IsNotExist(err) {
+			t.Errorf("a server store left a graph file: %v", err)
+		}
+	}
 }
