@@ -4,7 +4,6 @@ package main
 
 import (
 	"encoding/json"
-	"github.com/gnosearch/gno/retrieval/store/pgtest"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -56,9 +55,9 @@ func (c *dcli) untilWatched() (updateOut, int) {
 // TestDaemonUpdate: with a daemon running, `gno update` is answered from
 // the daemon's watcher (no walk), reports what an in-process update would,
 // sees a file saved just before it (the watcher's barrier, not the quiet
-// time), and walks a collection the watcher cannot vouch for, saying why.
+// time), and walks a collection the watcher cannot vouch for, saying why;
+// on either store (a daemon refuses --rebuild on both).
 func TestDaemonUpdate(t *testing.T) {
-	pgtest.SkipOnPostgres(t, "the daemon-answered update is not yet checked on a server index (and --rebuild is SQLite-only)")
 	c := newDCLI(t)
 	root := vault(t)
 	c.ok("collection", "add", root, "--name", "vault")
