@@ -208,6 +208,9 @@ type Store struct {
 	// rpool and rsnaps are pool and snaps on the read replica, nil
 	// without one (replica.go); readURL is its URL.
 	rpool, rsnaps *pgxpool.Pool
+	// rw watches this process's writes, so that it reads them back
+	// from the primary until the replica has them (ryw.go).
+	rw *readYourWrites
 	readURL       string
 	// info is Server's last answer, measured at infoAt (server.go).
 	infoMu sync.Mutex
@@ -252,6 +255,10 @@ func OpenRead(ctx context.Context, u, readURL string) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
+	rw := new(readYourWrites)
+	if readURL != "" {
+		cfg.ConnConfig.Tracer = rywTracer{rw}
+	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, connectError(u, err)
@@ -273,7 +280,7 @@ func OpenRead(ctx context.Context, u, readURL string) (*Store, error) {
 		snaps.Close()
 		return nil, err
 	}
-	s := &Store{pool: pool, snaps: snaps, url: u, key: dbKey(&cfg.ConnConfig.Config), tok: tok}
+	s := &Store{pool: pool, snaps: snaps, url: u, key: dbKey(&cfg.ConnConfig.Config), tok: tok, rw: rw}
 	s.unsupported.name = store.Redact(u)
 	s.LinkReads.Load = s.linkIndex
 	if err := s.refuseReplica(ctx); err != nil {

@@ -20,7 +20,8 @@ import (
 // to the primary. While this process holds the writer lock (a syncing
 // daemon, gno update), its reads go to the primary too: a writer must
 // read what it has just written (the documents' states a sync compares
-// with the files), which a replica shows only after its replay.
+// with the files), which a replica shows only after its replay; and
+// after any write of its own, until the replica has replayed it (ryw.go).
 //
 // Replication is asynchronous: a reader sees the index as it was some
 // time ago. ServerInfo measures how long ago (pg_last_xact_replay_timestamp
@@ -29,9 +30,10 @@ import (
 // A replica promoted to primary keeps its connections: reads go on.
 
 // readers returns the pools reads use: the replica's, unless there is
-// none or this process holds the writer lock.
-func (s *Store) readers() (pool, snaps *pgxpool.Pool) {
-	if s.rpool == nil || heldLock(s.key) != nil {
+// none, this process holds the writer lock, or the replica has yet to
+// replay a write of this process (ryw.go).
+func (s *Store) readers(ctx context.Context) (pool, snaps *pgxpool.Pool) {
+	if s.rpool == nil || heldLock(s.key) != nil || s.replicaBehind(ctx) {
 		return s.pool, s.snaps
 	}
 	return s.rpool, s.rsnaps

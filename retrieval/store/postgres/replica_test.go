@@ -185,3 +185,114 @@ func TestReplicaPromoted(t *testing.T) {
 		t.Fatalf("on the promoted server: %d hits, %v", len(hits), err)
 	}
 }
+
+// TestReplicaReadsOwnWrites: a process reading from a replica reads its
+// own writes (a batch, as `gno update` writes under the writer lock; a
+// tag edit, as MCP's tag tool makes) from the primary until the replica
+// has replayed them, and reads the replica again after. Another process
+// on the same replica, paused, does not see them: the writer's reads
+// did not come from it.
+func TestReplicaReadsOwnWrites(t *testing.T) {
+	u := pgtest.Fresh(t)
+	ctx := context.Background()
+	w := open(t, u)
+	defer w.Close()
+	put(t, w, 1, doc("one.md", "kiwi one"))
+	r := pgtest.StartReplica(t)
+	ru := r.On(t, u)
+	r.CatchUp(t, u)
+	openRead := func() *postgres.Store {
+		st, err := postgres.OpenRead(ctx, u, ru)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		return st
+	}
+	st, other := openRead(), openRead()
+	one, err := st.DocByPath(ctx, "c", "one.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc, err := pgx.Connect(ctx, ru)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close(ctx)
+	replay := func(on bool) {
+		t.Helper()
+		q := "SELECT pg_wal_replay_pause()"
+		if on {
+			q = "SELECT pg_wal_replay_resume()"
+		}
+		if _, err := rc.Exec(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	replay(false)
+	defer replay(true)
+
+	l, err := store.LockBackend(ctx, u, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	put(t, st, 2, doc("two.md", "kiwi two"))
+	l.Unlock()
+	if _, err := st.DocByPath(ctx, "c", "two.md"); err != nil {
+		t.Fatalf("the writer's read after its batch: %v", err)
+	}
+	if _, err := other.DocByPath(ctx, "c", "two.md"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("another process on the paused replica saw the batch (%v): the test proves nothing", err)
+	}
+	err = st.Read(ctx, func(ctx context.Context) error {
+		_, err := st.DocByPath(ctx, "c", "two.md")
+		return err
+	})
+	if err != nil {
+		t.Fatalf("the writer's snapshot after its batch: %v", err)
+	}
+	// Replayed, then paused again: the tag edit below is the one write
+	// the replica lacks.
+	replay(true)
+	r.CatchUp(t, u)
+	if _, err := st.DocByPath(ctx, "c", "two.md"); err != nil {
+		t.Fatal(err)
+	}
+	replay(false)
+
+	if err := st.AddUserTag(ctx, one.ID, "ripe"); err != nil {
+		t.Fatal(err)
+	}
+	hasTag := func(st *postgres.Store) bool {
+		t.Helper()
+		tags, err := st.DocTags(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tag := range tags[one.ID] {
+			if tag == "ripe" {
+				return true
+			}
+		}
+		return false
+	}
+	if !hasTag(st) {
+		t.Fatal("the writer's read after its tag edit lacks the tag")
+	}
+	if hasTag(other) {
+		t.Fatal("another process on the paused replica saw the tag")
+	}
+
+	// Replayed: the writer reads the replica again, so a write of
+	// another process that the paused replica lacks is not seen.
+	replay(true)
+	r.CatchUp(t, u)
+	if _, err := st.DocByPath(ctx, "c", "two.md"); err != nil {
+		t.Fatal(err)
+	}
+	replay(false)
+	put(t, w, 3, doc("three.md", "kiwi three"))
+	if _, err := st.DocByPath(ctx, "c", "three.md"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("after the replica replayed the writer's writes, its reads still go to the primary (%v)", err)
+	}
+}

@@ -57,7 +57,7 @@ func (s *Store) Snapshot(ctx context.Context) (context.Context, func(), error) {
 	}
 	// Like SQLite's, the transaction outlives a cancelled ctx until end:
 	// each statement still watches ctx.
-	_, snaps := s.readers()
+	_, snaps := s.readers(ctx)
 	tx, err := snaps.BeginTx(context.WithoutCancel(ctx), pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
 	if err != nil {
 		return nil, nil, fmt.Errorf("read index: %w", err)
@@ -103,7 +103,7 @@ func (s *Store) each(ctx context.Context, q string, args []any, fn func(pgx.Rows
 		defer sn.mu.Unlock()
 		rows, err = sn.tx.Query(ctx, q, args...)
 	} else {
-		pool, _ := s.readers()
+		pool, _ := s.readers(ctx)
 		rows, err = pool.Query(ctx, q, args...)
 	}
 	if err != nil {
@@ -127,7 +127,7 @@ func (s *Store) one(ctx context.Context, q string, args []any, dest ...any) erro
 		defer sn.mu.Unlock()
 		return sn.tx.QueryRow(ctx, q, args...).Scan(dest...)
 	}
-	pool, _ := s.readers()
+	pool, _ := s.readers(ctx)
 	return pool.QueryRow(ctx, q, args...).Scan(dest...)
 }
 
