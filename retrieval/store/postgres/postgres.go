@@ -208,10 +208,10 @@ type Store struct {
 	// rpool and rsnaps are pool and snaps on the read replica, nil
 	// without one (replica.go); readURL is its URL.
 	rpool, rsnaps *pgxpool.Pool
+	readURL       string
 	// rw watches this process's writes, so that it reads them back
 	// from the primary until the replica has them (ryw.go).
 	rw *readYourWrites
-	readURL       string
 	// info is Server's last answer, measured at infoAt (server.go).
 	infoMu sync.Mutex
 	info   *store.ServerInfo
