@@ -1,8 +1,10 @@
-"""gno_query fast, warm, over `gno mcp` (stdio): one warm-up call, then the
-first N lines of QUERIES as {"fast": true}; prints meta of the warm-up
-(vectorIndex says graph or store) and p50/p90/mean in ms.
+"""gno_query fast (or another tool), warm, over `gno mcp` (stdio): one
+warm-up call, then the first N lines of QUERIES as {"fast": true} (TOOL
+gno_search: {"query": ...} alone); prints meta of the warm-up (vectorIndex
+says graph or store), p50/p90/mean in ms, and the CPU the gno process
+spent per call (user+sys from /proc, the warm-up excluded).
 
-Usage: GNO_MODELS_DIR=~/.cache/gno/models python3 bench/postgres/mcpquery.py GNO GNO_HOME QUERIES N
+Usage: GNO_MODELS_DIR=~/.cache/gno/models python3 bench/postgres/mcpquery.py GNO GNO_HOME QUERIES N [TOOL]
 """
 import json
 import os
@@ -12,6 +14,7 @@ import sys
 import time
 
 gno, home, queries, n = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+tool = sys.argv[5] if len(sys.argv) > 5 else "gno_query"
 qs = [line.strip() for line in open(queries) if line.strip()][:n]
 p = subprocess.Popen([gno, "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                      env=dict(os.environ, GNO_HOME=home), text=True, bufsize=1)
@@ -35,7 +38,8 @@ def call(method, params):
 
 def query(text):
     t = time.perf_counter()
-    m = call("tools/call", {"name": "gno_query", "arguments": {"query": text, "fast": True}})
+    args = {"query": text, "fast": True} if tool == "gno_query" else {"query": text}
+    m = call("tools/call", {"name": tool, "arguments": args})
     return (time.perf_counter() - t) * 1000, m
 
 
@@ -43,7 +47,16 @@ call("initialize", {"protocolVersion": "2025-06-18", "capabilities": {}, "client
 send({"jsonrpc": "2.0", "method": "notifications/initialized"})
 _, m = query("warm up the models")
 print("meta:", json.dumps(m["result"].get("structuredContent", {}).get("meta")))
+
+
+def cpu():
+    f = open(f"/proc/{p.pid}/stat").read().rsplit(")", 1)[1].split()
+    return (int(f[11]) + int(f[12])) / os.sysconf("SC_CLK_TCK")
+
+
+c0 = cpu()
 ts = sorted(query(q)[0] for q in qs)
-print(f"{home}: n={len(ts)} p50={statistics.median(ts):.1f} ms p90={ts[int(len(ts) * 0.9)]:.1f} ms mean={statistics.mean(ts):.1f} ms")
+per = (cpu() - c0) * 1000 / len(ts)
+print(f"{home} {tool}: n={len(ts)} p50={statistics.median(ts):.1f} ms p90={ts[int(len(ts) * 0.9)]:.1f} ms mean={statistics.mean(ts):.1f} ms gno cpu={per:.1f} ms/call")
 p.stdin.close()
 p.wait()
