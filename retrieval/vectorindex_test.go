@@ -38,12 +38,8 @@ func TestVectorGraphUpgradesAndHeals(t *testing.T) {
 	path := e.graphFile(model)
 	search := func(what string) string {
 		t.Helper()
-		fresh, err := Open(ctx, Options{}) // another process: loads the file
-		if err != nil {
-			t.Fatal(err)
-		}
+		fresh := otherProcess(t, dir) // another process: loads the file
 		defer fresh.Close()
-		fresh.Paths.ModelsDir = dir
 		res, err := fresh.VSearch(ctx, SearchRequest{Query: "volcano eruption", Limit: 3})
 		if err != nil {
 			t.Fatalf("%s: %v", what, err)
@@ -120,18 +116,8 @@ func TestVectorGoneSurvivesRestart(t *testing.T) {
 	t.Setenv("GNO_MODELS_DIR", dir)
 	defer func(n int) { saveAllBelow = n }(saveAllBelow)
 	saveAllBelow = 0 // as a graph of more than 100,000 vectors
-	e, root := newEngine(t, map[string]string{
-		"a.md": "# Volcanoes\n\nMagma erupts as lava and ash.\n",
-		"b.md": "# Lava lakes\n\nA lava lake is molten lava in a volcanic crater.\n",
-		"c.md": "# Espresso\n\nHot water through ground coffee.\n",
-		"d.md": "# Whales\n\nThe blue whale eats krill.\n",
-	})
-	e.Paths.ModelsDir = dir
+	e, root := lavaNotes(t, dir)
 	ctx := context.Background()
-	update(t, e)
-	if _, err := e.Embed(ctx, EmbedOptions{}); err != nil {
-		t.Fatal(err)
-	}
 	gone := e.graphFile(e.models.EmbedModel()) + ".gone"
 	if err := os.Remove(filepath.Join(root, "b.md")); err != nil {
 		t.Fatal(err)
@@ -140,12 +126,8 @@ func TestVectorGoneSurvivesRestart(t *testing.T) {
 	search := func(what string, scans int64) {
 		t.Helper()
 		before := fullScans.Load()
-		fresh, err := Open(ctx, Options{}) // another process
-		if err != nil {
-			t.Fatal(err)
-		}
+		fresh := otherProcess(t, dir) // another process
 		defer fresh.Close()
-		fresh.Paths.ModelsDir = dir
 		res, err := fresh.VSearch(ctx, SearchRequest{Query: "volcano lava", Limit: 3})
 		if err != nil {
 			t.Fatalf("%s: %v", what, err)
@@ -184,25 +166,11 @@ func TestVectorGoneSurvivesRestart(t *testing.T) {
 func TestVectorGoneAnyProcess(t *testing.T) {
 	dir := installedModels(t)
 	t.Setenv("GNO_MODELS_DIR", dir)
-	e, root := newEngine(t, map[string]string{
-		"a.md": "# Volcanoes\n\nMagma erupts as lava and ash.\n",
-		"b.md": "# Lava lakes\n\nA lava lake is molten lava in a volcanic crater.\n",
-		"c.md": "# Espresso\n\nHot water through ground coffee.\n",
-		"d.md": "# Whales\n\nThe blue whale eats krill.\n",
-	})
-	e.Paths.ModelsDir = dir
+	e, root := lavaNotes(t, dir)
 	ctx := context.Background()
-	update(t, e)
-	if _, err := e.Embed(ctx, EmbedOptions{}); err != nil {
-		t.Fatal(err)
-	}
 	server := e.vectorSearcher(ctx) != nil
-	other, err := Open(ctx, Options{}) // another process, searching before and after
-	if err != nil {
-		t.Fatal(err)
-	}
+	other := otherProcess(t, dir) // another process, searching before and after
 	defer other.Close()
-	other.Paths.ModelsDir = dir
 	search := func(what string, e *Engine, wantB bool) {
 		t.Helper()
 		before := fullScans.Load()
@@ -227,16 +195,42 @@ func TestVectorGoneAnyProcess(t *testing.T) {
 	}
 	update(t, e)
 	search("the process that had searched before", other, false)
-	fresh, err := Open(ctx, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	fresh := otherProcess(t, dir)
 	defer fresh.Close()
-	fresh.Paths.ModelsDir = dir
 	search("a new process", fresh, false)
 	if server {
 		if _, err := os.Stat(e.graphFile(e.models.EmbedModel())); !os.IsNotExist(err) {
 			t.Errorf("a server store left a graph file: %v", err)
 		}
 	}
+}
+
+// lavaNotes is an engine over four notes, two about lava (b.md one of
+// them), synced and embedded with the models in dir.
+func lavaNotes(t *testing.T, dir string) (*Engine, string) {
+	t.Helper()
+	e, root := newEngine(t, map[string]string{
+		"a.md": "# Volcanoes\n\nMagma erupts as lava and ash.\n",
+		"b.md": "# Lava lakes\n\nA lava lake is molten lava in a volcanic crater.\n",
+		"c.md": "# Espresso\n\nHot water through ground coffee.\n",
+		"d.md": "# Whales\n\nThe blue whale eats krill.\n",
+	})
+	e.Paths.ModelsDir = dir
+	update(t, e)
+	if _, err := e.Embed(context.Background(), EmbedOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	return e, root
+}
+
+// otherProcess opens the index again, as another process would, with
+// the models in dir.
+func otherProcess(t *testing.T, dir string) *Engine {
+	t.Helper()
+	o, err := Open(context.Background(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Paths.ModelsDir = dir
+	return o
 }

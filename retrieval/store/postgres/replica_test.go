@@ -23,14 +23,8 @@ import (
 // far behind it is, and reads from the primary while it holds the
 // writer lock.
 func TestReplicaReads(t *testing.T) {
-	u := pgtest.Fresh(t)
+	u, w, r, ru := replicated(t)
 	ctx := context.Background()
-	w := open(t, u)
-	defer w.Close()
-	put(t, w, 1, doc("one.md", "kiwi one"))
-	r := pgtest.StartReplica(t)
-	ru := r.On(t, u)
-	r.CatchUp(t, u)
 
 	st, err := postgres.OpenRead(ctx, u, ru)
 	if err != nil {
@@ -193,14 +187,8 @@ func TestReplicaPromoted(t *testing.T) {
 // on the same replica, paused, does not see them: the writer's reads
 // did not come from it.
 func TestReplicaReadsOwnWrites(t *testing.T) {
-	u := pgtest.Fresh(t)
+	u, w, r, ru := replicated(t)
 	ctx := context.Background()
-	w := open(t, u)
-	defer w.Close()
-	put(t, w, 1, doc("one.md", "kiwi one"))
-	r := pgtest.StartReplica(t)
-	ru := r.On(t, u)
-	r.CatchUp(t, u)
 	openRead := func() *postgres.Store {
 		st, err := postgres.OpenRead(ctx, u, ru)
 		if err != nil {
@@ -295,4 +283,18 @@ func TestReplicaReadsOwnWrites(t *testing.T) {
 	if _, err := st.DocByPath(ctx, "c", "three.md"); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("after the replica replayed the writer's writes, its reads still go to the primary (%v)", err)
 	}
+}
+
+// replicated is a fresh index at u with one.md written by w, and a
+// streaming replica r of it (the index there at ru) that has replayed it.
+func replicated(t *testing.T) (u string, w *postgres.Store, r *pgtest.Replica, ru string) {
+	t.Helper()
+	u = pgtest.Fresh(t)
+	w = open(t, u)
+	t.Cleanup(func() { w.Close() })
+	put(t, w, 1, doc("one.md", "kiwi one"))
+	r = pgtest.StartReplica(t)
+	ru = r.On(t, u)
+	r.CatchUp(t, u)
+	return u, w, r, ru
 }
