@@ -255,10 +255,7 @@ func OpenRead(ctx context.Context, u, readURL string) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	rw := new(readYourWrites)
-	if readURL != "" {
-		cfg.ConnConfig.Tracer = rywTracer{rw}
-	}
+	rw := watchWrites(cfg, readURL)
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, connectError(u, err)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // Read-your-writes beside a replica.
@@ -27,6 +28,16 @@ import (
 type readYourWrites struct {
 	dirty  atomic.Bool
 	target atomic.Uint64
+}
+
+// watchWrites returns the write watch of a store opened with cfg, which
+// it sets to feed it when there is a replica to read from (readURL).
+func watchWrites(cfg *pgxpool.Config, readURL string) *readYourWrites {
+	rw := new(readYourWrites)
+	if readURL != "" {
+		cfg.ConnConfig.Tracer = rywTracer{rw}
+	}
+	return rw
 }
 
 // The statements that write nothing: everything else on the primary's
