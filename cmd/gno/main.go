@@ -143,6 +143,7 @@ func main() {
 	a.cwd, _ = os.Getwd()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	stopProfile := startProfile()
+	heapOnSignal()
 	err := execute(ctx, a, os.Args[1:], nil)
 	stop()
 	stopProfile()

@@ -8,7 +8,7 @@ import (
 	"path"
 	"path/filepath"
 	"runtime"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -141,6 +141,7 @@ func Sync(ctx context.Context, st store.Backend, col config.Collection, gen int6
 	// are the whole sync.
 	var (
 		states      map[string]store.DocState
+		list        *store.StateList
 		skips       map[string]store.SkipState
 		stateErr    error
 		statesReady = make(chan struct{})
@@ -151,7 +152,8 @@ func Sync(ctx context.Context, st store.Backend, col config.Collection, gen int6
 			// Only the named files are looked at: their rows are enough.
 			states, stateErr = st.DocStatesOf(ctx, col.Name, cleanPaths(opt.Only))
 		} else {
-			states, stateErr = st.DocStates(ctx, col.Name)
+			// Every row, in the walk's order: merged below.
+			list, stateErr = st.DocStateList(ctx, col.Name)
 		}
 		if stateErr == nil {
 			skips, stateErr = st.SkipStates(ctx, col.Name)
@@ -191,36 +193,57 @@ func Sync(ctx context.Context, st store.Backend, col config.Collection, gen int6
 	defer w.rollback()
 
 	// Files whose size and mtime match the index are unchanged without
-	// being read.
+	// being read; documents no file matches are gone.
 	var todo, unnamable []candidate
-	inIndex := 0 // candidates with a document: all of them leaves none gone
-	for _, c := range cands {
+	var gone []goneDoc
+	var indexed []string // of todo, the files that have a document
+	triage := func(c candidate, s store.DocState, ok bool) {
 		if st.PathProblem(c.rel) != "" {
 			unnamable = append(unnamable, c)
-			continue
-		}
-		s, ok := states[c.rel]
-		if ok {
-			inIndex++
+			return
 		}
 		if ok && s.Size == c.size && s.MtimeNS == c.mtimeNS {
 			res.Unchanged++
-			continue
+			return
 		}
 		// A file that failed to convert is not tried again until it
 		// changes; it is counted under its reason every sync.
 		if s, ok := skips[c.rel]; ok && s.Size == c.size && s.MtimeNS == c.mtimeNS {
 			res.skip(s.Reason)
 			w.skipped[c.rel] = true
-			continue
+			return
 		}
 		todo = append(todo, c)
+		if ok {
+			indexed = append(indexed, c.rel)
+		}
 	}
-	if opt.Only == nil {
-		// DocStates leaves the hashes out; the files to read need theirs
-		// (an edit that changed nothing is recognised by it).
-		if err := withHashes(ctx, st, col.Name, todo, states); err != nil {
-			return nil, err
+	if opt.Only != nil {
+		for _, c := range cands {
+			s, ok := states[c.rel]
+			triage(c, s, ok)
+		}
+		found := make(map[string]bool, len(cands))
+		for _, c := range cands {
+			found[c.rel] = true
+		}
+		for rel, s := range states {
+			if !found[rel] {
+				gone = append(gone, goneDoc{rel, s.ID})
+			}
+		}
+	} else {
+		// The walk and the list are both in byte order of the path: one
+		// merge finds the unchanged, the changed and the gone, with no
+		// map of every path (bench/RESULTS.md, issue 30).
+		gone = mergeStates(cands, list, triage)
+		// The list has no hashes; the changed files that have a document
+		// need theirs (an edit that changed nothing is recognised by it).
+		states = map[string]store.DocState{}
+		if len(indexed) > 0 {
+			if states, err = st.DocStatesOf(ctx, col.Name, indexed); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if len(todo) >= bulkThreshold {
@@ -242,25 +265,9 @@ func Sync(ctx context.Context, st store.Backend, col config.Collection, gen int6
 	if err := w.unnamable(ctx, unnamable, res); err != nil {
 		return nil, err
 	}
-	// The documents whose file is gone; the set of found paths (a map of
-	// every path: 6% of an unchanged sync's CPU at 100k) is built only
-	// when some are. A file that exists but could not be read this time
-	// is a candidate, so it keeps its entry.
-	var gone []string
-	if inIndex < len(states) {
-		seen := make(map[string]bool, len(cands))
-		for _, c := range cands {
-			seen[c.rel] = true
-		}
-		for rel := range states {
-			if !seen[rel] {
-				gone = append(gone, rel)
-			}
-		}
-	}
-	sort.Strings(gone)
-	for _, rel := range gone {
-		if err := w.remove(ctx, states[rel].ID); err != nil {
+	slices.SortFunc(gone, func(a, b goneDoc) int { return strings.Compare(a.rel, b.rel) })
+	for _, g := range gone {
+		if err := w.remove(ctx, g.id); err != nil {
 			return nil, err
 		}
 		res.Removed++
@@ -467,25 +474,4 @@ func (w *writer) process(ctx context.Context, col config.Collection, todo []cand
 		}
 	}
 	return ctx.Err()
-}
-
-// withHashes fills in states the hashes of the indexed files among todo.
-func withHashes(ctx context.Context, st store.Backend, col string, todo []candidate, states map[string]store.DocState) error {
-	var rels []string
-	for _, c := range todo {
-		if _, ok := states[c.rel]; ok {
-			rels = append(rels, c.rel)
-		}
-	}
-	if len(rels) == 0 {
-		return nil
-	}
-	hs, err := st.DocStatesOf(ctx, col, rels)
-	if err != nil {
-		return err
-	}
-	for rel, s := range hs {
-		states[rel] = s
-	}
-	return nil
 }

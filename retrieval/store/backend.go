@@ -41,6 +41,7 @@ type Backend interface {
 	Begin(ctx context.Context, gen int64) (WriteBatch, error)
 	DocStates(ctx context.Context, collection string) (map[string]DocState, error)
 	DocStatesOf(ctx context.Context, collection string, rels []string) (map[string]DocState, error)
+	DocStateList(ctx context.Context, collection string) (*StateList, error)
 	Cleanup(ctx context.Context, keep []string) (int, error)
 	BeginBulk(ctx context.Context) error
 	MergeSegmented(ctx context.Context) error

@@ -31,7 +31,7 @@ import (
 const WordTokenizer = "porter unicode61 remove_diacritics 2"
 
 // schemaVersion is bumped whenever the schema changes incompatibly.
-const schemaVersion = 6
+const schemaVersion = 7
 
 // Store is an open index database. It is safe for concurrent use.
 type Store struct {
@@ -69,6 +69,9 @@ CREATE TABLE IF NOT EXISTS contents(
 	doc_id INTEGER PRIMARY KEY REFERENCES documents(id) ON DELETE CASCADE,
 	content TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS documents_gen ON documents(changed_gen);
+-- Schema 7: what a sync compares, read in path order without the table
+-- (DocStateList, statelist.go).
+CREATE INDEX IF NOT EXISTS documents_state ON documents(collection, rel_path, size, mtime_ns);
 CREATE TABLE IF NOT EXISTS removed(
 	collection TEXT NOT NULL, rel_path TEXT NOT NULL, hash TEXT NOT NULL, gen INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS removed_gen ON removed(gen);

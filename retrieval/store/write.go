@@ -43,30 +43,13 @@ func (s *Store) DocStates(ctx context.Context, collection string) (map[string]Do
 	}
 	// Sized up front: growing a map of 100k paths rehashes it ~17 times.
 	out := make(map[string]DocState, n)
-	var rows *sql.Rows
-	var err error
-	if s.db.tx(ctx) == nil && 2*n >= total {
-		// The pass over the table reads its pages through a memory map
-		// on a connection of its own: no page-cache buffer allocated and
-		// no read call per page (−11 % of an unchanged sync's CPU at
-		// 100k, bench/RESULTS.md). Only here: a mapped file's pages count
-		// in a process's RSS, and a daemon's reads keep their cache.
-		conn, cerr := s.db.DB.Conn(ctx)
-		if cerr != nil {
-			return nil, fmt.Errorf("read documents of %s: %w", collection, cerr)
-		}
-		defer conn.Close()
-		if _, err := conn.ExecContext(ctx, "PRAGMA mmap_size = 4294967296"); err == nil {
-			defer conn.ExecContext(context.WithoutCancel(ctx), "PRAGMA mmap_size = 0")
-		}
-		rows, err = conn.QueryContext(ctx, q, collection)
-	} else {
-		rows, err = s.db.QueryContext(ctx, q, collection)
-	}
+	// The pass over the table reads its pages through a memory map
+	// (queryMapped).
+	rows, done, err := s.queryMapped(ctx, 2*n >= total, q, collection)
 	if err != nil {
 		return nil, fmt.Errorf("read documents of %s: %w", collection, err)
 	}
-	defer rows.Close()
+	defer done()
 	for rows.Next() {
 		var st DocState
 		var rel string

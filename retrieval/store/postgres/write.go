@@ -19,6 +19,26 @@ func (s *Store) DocStates(ctx context.Context, collection string) (map[string]st
 	return out, err
 }
 
+// DocStateList returns the state of every document of a collection in
+// byte order of the path (store.StateList; the list checks the order).
+func (s *Store) DocStateList(ctx context.Context, collection string) (*store.StateList, error) {
+	l := &store.StateList{}
+	err := s.each(ctx, `SELECT id, rel_path, size, mtime_ns FROM documents WHERE collection = $1 ORDER BY rel_path COLLATE "C"`, []any{collection}, func(r pgx.Rows) error {
+		var st store.DocState
+		var rel []byte
+		if err := r.Scan(&st.ID, &rel, &st.Size, &st.MtimeNS); err != nil {
+			return err
+		}
+		l.Add(rel, st)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read documents of %s: %w", collection, err)
+	}
+	l.Sort()
+	return l, nil
+}
+
 // DocStatesOf is DocStates limited to the documents at rels.
 func (s *Store) DocStatesOf(ctx context.Context, collection string, rels []string) (map[string]store.DocState, error) {
 	out := map[string]store.DocState{}

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -36,6 +37,7 @@ func Run(t *testing.T, open Open) {
 		{"Meta", testMeta},
 		{"PutAndRead", testPutAndRead},
 		{"DocStatesOf", testDocStatesOf},
+		{"DocStateList", testDocStateList},
 		{"ReplaceAndRemove", testReplaceAndRemove},
 		{"Rollback", testRollback},
 		{"Filter", testFilter},
@@ -251,6 +253,46 @@ func testDocStatesOf(t *testing.T, st store.Backend) {
 	}
 	if len(want) != 600 || !reflect.DeepEqual(got, want) {
 		t.Fatalf("DocStatesOf: %d states, want %d equal to DocStates'", len(got), len(want))
+	}
+}
+
+// testDocStateList: the packed list holds every document of the
+// collection, and only those, in byte order of the path (what a sync's
+// merge with its sorted walk needs: case, punctuation that sorts before
+// '/', non-ASCII), with DocStates' ids, sizes and mtimes.
+func testDocStateList(t *testing.T, st store.Backend) {
+	ctx := context.Background()
+	rels := []string{"b.md", "B.md", "a-b.md", "a/x.md", "a.md", "a b.md", "a/b/c.md", "é.md", "z.md", "Z/ä.md", "a0.md"}
+	b, err := st.Begin(ctx, 1)
+	check(t, err)
+	for i, rel := range rels {
+		check(t, b.Put(ctx, &store.Document{Collection: "c", RelPath: rel, Hash: "h", Size: int64(i), MtimeNS: int64(100 + i), NoLinks: true}))
+		check(t, b.Put(ctx, &store.Document{Collection: "other", RelPath: "o" + rel, Hash: "h", NoLinks: true}))
+	}
+	check(t, b.Commit())
+	all, err := st.DocStates(ctx, "c")
+	check(t, err)
+	l, err := st.DocStateList(ctx, "c")
+	check(t, err)
+	want := slices.Clone(rels)
+	slices.Sort(want)
+	var got []string
+	for i := range l.Len() {
+		rel := l.Rel(i)
+		got = append(got, rel)
+		s := l.State(i)
+		if w := all[rel]; s.ID != w.ID || s.Size != w.Size || s.MtimeNS != w.MtimeNS || s.Hash != "" {
+			t.Errorf("DocStateList %s: %+v, DocStates %+v", rel, s, w)
+		}
+		if l.Compare(i, rel) != 0 || (i > 0 && l.Compare(i-1, rel) >= 0) {
+			t.Errorf("DocStateList: Compare at %d (%s)", i, rel)
+		}
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("DocStateList order:\n got %q\nwant %q", got, want)
+	}
+	if l, err := st.DocStateList(ctx, "none"); err != nil || l.Len() != 0 {
+		t.Errorf("DocStateList of no collection: %v %v", l, err)
 	}
 }
 

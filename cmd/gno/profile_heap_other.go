@@ -1,0 +1,6 @@
+//go:build !unix
+
+package main
+
+// heapOnSignal is unix-only (SIGUSR1).
+func heapOnSignal() {}
