@@ -146,13 +146,13 @@ type rule struct {
 // apply applies the first rule of step (by the word's second-last byte)
 // whose suffix ends the word with at least one byte before it; a rule
 // whose condition fails ends the step too.
-func apply(step map[byte][]rule, buf []byte, n int) int {
+func apply(step *steps, buf []byte, n int) int {
 	n, _ = applyRule(step, buf, n)
 	return n
 }
 
 // applyRule is apply, also saying whether a rule's condition held.
-func applyRule(step map[byte][]rule, buf []byte, n int) (int, bool) {
+func applyRule(step *steps, buf []byte, n int) (int, bool) {
 	for _, r := range step[at(buf, n-2)] {
 		ls := len(r.suffix)
 		if n > ls && string(buf[n-ls:n]) == r.suffix {
@@ -209,13 +209,13 @@ func always([]byte) bool { return true }
 // step1B2 turns -at, -bl, -iz into -ate, -ble, -ize; true when it did.
 func step1B2(buf []byte, n int) (int, bool) { return applyRule(step1B2Rules, buf, n) }
 
-var step1B2Rules = map[byte][]rule{
+var step1B2Rules = bySecondLast(map[byte][]rule{
 	'a': {{"at", "ate", always}},
 	'b': {{"bl", "ble", always}},
 	'i': {{"iz", "ize", always}},
-}
+})
 
-var step2 = map[byte][]rule{
+var step2 = bySecondLast(map[byte][]rule{
 	'a': {{"ational", "ate", mGt0}, {"tional", "tion", mGt0}},
 	'c': {{"enci", "ence", mGt0}, {"anci", "ance", mGt0}},
 	'e': {{"izer", "ize", mGt0}},
@@ -224,18 +224,18 @@ var step2 = map[byte][]rule{
 	'o': {{"ization", "ize", mGt0}, {"ation", "ate", mGt0}, {"ator", "ate", mGt0}},
 	's': {{"alism", "al", mGt0}, {"iveness", "ive", mGt0}, {"fulness", "ful", mGt0}, {"ousness", "ous", mGt0}},
 	't': {{"aliti", "al", mGt0}, {"iviti", "ive", mGt0}, {"biliti", "ble", mGt0}},
-}
+})
 
-var step3 = map[byte][]rule{
+var step3 = bySecondLast(map[byte][]rule{
 	'a': {{"ical", "ic", mGt0}},
 	's': {{"ness", "", mGt0}},
 	't': {{"icate", "ic", mGt0}, {"iciti", "ic", mGt0}},
 	'u': {{"ful", "", mGt0}},
 	'v': {{"ative", "", mGt0}},
 	'z': {{"alize", "al", mGt0}},
-}
+})
 
-var step4 = map[byte][]rule{
+var step4 = bySecondLast(map[byte][]rule{
 	'a': {{"al", "", mGt1}},
 	'c': {{"ance", "", mGt1}, {"ence", "", mGt1}},
 	'e': {{"er", "", mGt1}},
@@ -248,4 +248,16 @@ var step4 = map[byte][]rule{
 	'u': {{"ous", "", mGt1}},
 	'v': {{"ive", "", mGt1}},
 	'z': {{"ize", "", mGt1}},
+})
+
+// steps are a step's rules by the word's second-last byte (a table, not
+// a map: a sync stems every word).
+type steps [256][]rule
+
+func bySecondLast(m map[byte][]rule) *steps {
+	var s steps
+	for b, rs := range m {
+		s[b] = rs
+	}
+	return &s
 }
