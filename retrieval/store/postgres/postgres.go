@@ -453,9 +453,12 @@ func (s *Store) Meta(ctx context.Context, key string) (string, error) {
 	return v, err
 }
 
-// SetMeta writes a meta value.
+// SetMeta writes a meta value (fenced by the writer lock).
 func (s *Store) SetMeta(ctx context.Context, key, value string) error {
-	_, err := s.pool.Exec(ctx, "INSERT INTO meta(key, value) VALUES($1, $2) ON CONFLICT(key) DO UPDATE SET value = excluded.value", key, value)
+	err := s.fenced(ctx, func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, "INSERT INTO meta(key, value) VALUES($1, $2) ON CONFLICT(key) DO UPDATE SET value = excluded.value", key, value)
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("write meta %s: %w", key, err)
 	}
