@@ -120,33 +120,44 @@ func tsvector(toks []token) (tsv pgtype.TSVector, length int, terms []string, wf
 	if len(toks) == 0 {
 		return tsv, 0, nil, nil
 	}
-	byTerm := map[string][]pgtype.TSVectorPosition{}
-	freq := map[string]float64{}
+	// One map from term to its entry (a chunk has a few hundred tokens:
+	// the map, not the tokens, was this function's cost).
+	type entry struct {
+		ps []pgtype.TSVectorPosition
+		f  float64
+	}
+	idx := make(map[string]int32, len(toks)/2+1)
+	ents := make([]entry, 0, len(toks)/2+1)
+	terms = make([]string, 0, len(toks)/2+1)
 	for _, tk := range toks {
-		freq[tk.term] += colWeight[tk.col]
 		pos := min(colBase[tk.col]+tk.off, maxPos)
 		if tk.col < 2 {
 			pos = min(pos, colBase[tk.col+1]-1)
 		}
-		ps := byTerm[tk.term]
+		i, ok := idx[tk.term]
+		if !ok {
+			i = int32(len(ents))
+			idx[tk.term] = i
+			ents = append(ents, entry{})
+			terms = append(terms, tk.term)
+		}
+		e := &ents[i]
+		e.f += colWeight[tk.col]
 		// tsvector keeps at most 256 positions of a lexeme (BM25's
 		// frequency saturates long before), each once: the tokens come
 		// in position order, so a repeat (a clamped position) is the
 		// last one.
-		if len(ps) < 256 && (len(ps) == 0 || int(ps[len(ps)-1].Position) != pos) {
-			byTerm[tk.term] = append(ps, pgtype.TSVectorPosition{Position: uint16(pos), Weight: pgtype.TSVectorWeight(colWeights[tk.col])})
+		if len(e.ps) < 256 && (len(e.ps) == 0 || int(e.ps[len(e.ps)-1].Position) != pos) {
+			e.ps = append(e.ps, pgtype.TSVectorPosition{Position: uint16(pos), Weight: pgtype.TSVectorWeight(colWeights[tk.col])})
 		}
-	}
-	terms = make([]string, 0, len(byTerm))
-	for term := range byTerm {
-		terms = append(terms, term)
 	}
 	sort.Strings(terms)
 	wf = make([]float64, len(terms))
 	tsv.Lexemes = make([]pgtype.TSVectorLexeme, len(terms))
 	for i, t := range terms {
-		wf[i] = freq[t]
-		tsv.Lexemes[i] = pgtype.TSVectorLexeme{Word: t, Positions: byTerm[t]}
+		e := ents[idx[t]]
+		wf[i] = e.f
+		tsv.Lexemes[i] = pgtype.TSVectorLexeme{Word: t, Positions: e.ps}
 	}
 	return tsv, len(toks), terms, wf
 }

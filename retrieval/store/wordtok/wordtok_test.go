@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -234,4 +235,14 @@ func FuzzTokens(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		same(t, []string{s, segment.Text(s)})
 	})
+}
+
+// BenchmarkWords: English prose through the word index's tokenizer.
+func BenchmarkWords(b *testing.B) {
+	s := strings.Repeat("Several lines of evidence indicate that proteins regulate cells in mice; relational conditional hopping. ", 40)
+	b.SetBytes(int64(len(s)))
+	var dst []string
+	for b.Loop() {
+		dst = wordtok.Words.Append(dst[:0], s)
+	}
 }
