@@ -4,7 +4,7 @@
 // gno command imports it, which registers its driver.
 //
 // It keeps the SQLite index's tables (types adapted) and its meaning:
-// the same words (tokens.go cuts them with SQLite's own FTS5 tokenizers),
+// the same words (tokens.go cuts them as SQLite's FTS5 tokenizers do, by store/wordtok),
 // BM25 as FTS5 computes it, from the document frequencies and lengths
 // kept at write time (bm25.go), one transaction per write batch, read
 // snapshots carried in the context (snapshot.go).
