@@ -69,6 +69,7 @@ FUZZ_TARGETS := \
 	./retrieval/store:FuzzDecodeLinks \
 	./retrieval/store:FuzzFTS5Varint \
 	./retrieval/store:FuzzImpactBlocks \
+	./retrieval/store/wordtok:FuzzTokens \
 	./retrieval/store/postgres:FuzzParseExpr \
 	./retrieval/vector:FuzzRead \
 	./retrieval/vector:FuzzGraphFile \

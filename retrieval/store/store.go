@@ -25,9 +25,10 @@ import (
 	_ "modernc.org/sqlite" // registers the pure-Go "sqlite" driver
 )
 
-// WordTokenizer is the word index's FTS5 tokenizer; questions are
-// tokenized with it too (impacttok.go), and the Postgres store cuts its
-// words with it, so both stores index the same words.
+// WordTokenizer is the word index's FTS5 tokenizer. wordtok.Words is
+// it in Go (its tests hold the two equal): questions are tokenized with
+// that (impacttok.go), and the Postgres store cuts its words with it, so
+// both stores index the same words.
 const WordTokenizer = "porter unicode61 remove_diacritics 2"
 
 // schemaVersion is bumped whenever the schema changes incompatibly.

@@ -15,10 +15,10 @@ import (
 // meets.
 const maxLexeme = 1024
 
-// tokenize returns the tokens of each row in index ix (fts5Tokens), each
+// tokenize returns the tokens of each row in index ix (cut), each
 // term cut to maxLexeme bytes.
 func (t *tokenizer) tokenize(ctx context.Context, ix int, rows []row) ([][]token, error) {
-	out, err := t.fts5Tokens(ctx, ix, rows)
+	out, err := t.cut(ctx, ix, rows)
 	for _, ts := range out {
 		for i := range ts {
 			ts[i].term = cutLexeme(ts[i].term)

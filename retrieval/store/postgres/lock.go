@@ -33,7 +33,8 @@ import (
 //     session, and the process remembers it with the session's pid
 //     (held, keyed by server and database).
 //   - Every write transaction of that process (a sync's batch, a batch of
-//     vectors) reads the epoch FOR SHARE and checks that its own lock's
+//     vectors, and the small writes: DropVectors, SetMeta, tags, through
+//     fenced) reads the epoch FOR SHARE and checks that its own lock's
 //     session still holds the advisory lock (pg_locks), when it begins
 //     and again just before COMMIT (fence). A lost lock fails the
 //     batch, which rolls back whole: nothing half-written.
@@ -286,4 +287,25 @@ func (s *Store) fence(ctx context.Context, tx pgx.Tx) error {
 		return errLockLost(l.name)
 	}
 	return nil
+}
+
+// fenced runs fn in a transaction passing the fence at its start and
+// just before COMMIT, as a batch does: the small writes outside batches
+// (DropVectors, SetMeta, tags) must not slip past a takeover either.
+func (s *Store) fenced(ctx context.Context, fn func(pgx.Tx) error) error {
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback(ctx)
+	if err := s.fence(ctx, tx); err != nil {
+		return err
+	}
+	if err := fn(tx); err != nil {
+		return err
+	}
+	if err := s.fence(ctx, tx); err != nil {
+		return err
+	}
+	return tx.Commit(ctx)
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/gnosearch/gno/retrieval/gnoerr"
 	"github.com/gnosearch/gno/retrieval/store"
 	"github.com/gnosearch/gno/retrieval/store/pgtest"
+	"github.com/gnosearch/gno/retrieval/store/postgres"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -268,5 +269,66 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 			t.Fatalf("timed out waiting for %s", what)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestSmallWritesFenced: DropVectors, SetMeta and the tag writes pass the
+// writer lock's fence like a batch: refused (LOCKED, nothing written)
+// while another session holds the lock, written once it is free.
+func TestSmallWritesFenced(t *testing.T) {
+	u := pgtest.Fresh(t)
+	ctx := context.Background()
+	st := open(t, u)
+	defer st.Close()
+	put(t, st, 1, doc("a.md", "a document to tag"))
+	d, err := st.DocByPath(ctx, "c", "a.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.AddUserTag(ctx, d.ID, "kept"); err != nil {
+		t.Fatal(err)
+	}
+	admin, err := pgx.Connect(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close(ctx)
+	// Another session takes the writer lock (as another gno would).
+	if _, err := admin.Exec(ctx, "SELECT pg_advisory_lock($1)", postgres.LockKey); err != nil {
+		t.Fatal(err)
+	}
+	writes := map[string]func() error{
+		"DropVectors": func() error { return st.DropVectors(ctx, "") },
+		"SetMeta":     func() error { return st.SetMeta(ctx, "fenced", "x") },
+		"AddUserTag":  func() error { return st.AddUserTag(ctx, d.ID, "new") },
+		"RemoveTag": func() error {
+			_, err := st.RemoveTag(ctx, d.ID, "kept")
+			return err
+		},
+		"RestoreUserTags": func() error {
+			return st.RestoreUserTags(ctx, []store.UserTag{{Collection: "c", RelPath: "a.md", Tag: "restored"}})
+		},
+	}
+	for name, w := range writes {
+		if err := w(); gnoerr.CodeOf(err) != gnoerr.Locked {
+			t.Errorf("%s while another session holds the lock: %v, want LOCKED", name, err)
+		}
+	}
+	if v, err := st.Meta(ctx, "fenced"); err != nil || v != "" {
+		t.Errorf("meta written past the fence: %q, %v", v, err)
+	}
+	if m, err := st.DocByPath(ctx, "c", "a.md"); err != nil || strings.Join(m.Tags, ",") != "kept" {
+		t.Errorf("tags changed past the fence: %+v, %v", m, err)
+	}
+	if _, err := admin.Exec(ctx, "SELECT pg_advisory_unlock($1)", postgres.LockKey); err != nil {
+		t.Fatal(err)
+	}
+	for name, w := range writes {
+		if err := w(); err != nil {
+			t.Errorf("%s with the lock free: %v", name, err)
+		}
+	}
+	if v, err := st.Meta(ctx, "fenced"); err != nil || v != "x" {
+		t.Errorf("meta after the lock was freed: %q, %v", v, err)
 	}
 }

@@ -4,7 +4,7 @@
 // gno command imports it, which registers its driver.
 //
 // It keeps the SQLite index's tables (types adapted) and its meaning:
-// the same words (tokens.go cuts them with SQLite's own FTS5 tokenizers),
+// the same words (tokens.go cuts them as SQLite's FTS5 tokenizers do, by store/wordtok),
 // BM25 as FTS5 computes it, from the document frequencies and lengths
 // kept at write time (bm25.go), one transaction per write batch, read
 // snapshots carried in the context (snapshot.go).
@@ -457,9 +457,12 @@ func (s *Store) Meta(ctx context.Context, key string) (string, error) {
 	return v, err
 }
 
-// SetMeta writes a meta value.
+// SetMeta writes a meta value (fenced by the writer lock).
 func (s *Store) SetMeta(ctx context.Context, key, value string) error {
-	_, err := s.pool.Exec(ctx, "INSERT INTO meta(key, value) VALUES($1, $2) ON CONFLICT(key) DO UPDATE SET value = excluded.value", key, value)
+	err := s.fenced(ctx, func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, "INSERT INTO meta(key, value) VALUES($1, $2) ON CONFLICT(key) DO UPDATE SET value = excluded.value", key, value)
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("write meta %s: %w", key, err)
 	}

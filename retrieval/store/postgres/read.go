@@ -348,7 +348,11 @@ func (s *Store) TagCounts(ctx context.Context, collection, prefix string) ([]sto
 
 // AddUserTag puts a user tag on a document (a no-op when it has it).
 func (s *Store) AddUserTag(ctx context.Context, doc int64, tag string) error {
-	if _, err := s.pool.Exec(ctx, `INSERT INTO tags(doc_id, tag, "user") VALUES($1, $2, true) ON CONFLICT DO NOTHING`, doc, tag); err != nil {
+	err := s.fenced(ctx, func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `INSERT INTO tags(doc_id, tag, "user") VALUES($1, $2, true) ON CONFLICT DO NOTHING`, doc, tag)
+		return err
+	})
+	if err != nil {
 		return fmt.Errorf("tag document %d: %w", doc, err)
 	}
 	return nil
@@ -356,22 +360,33 @@ func (s *Store) AddUserTag(ctx context.Context, doc int64, tag string) error {
 
 // RemoveTag removes a tag from a document, reporting whether it had it.
 func (s *Store) RemoveTag(ctx context.Context, doc int64, tag string) (bool, error) {
-	res, err := s.pool.Exec(ctx, "DELETE FROM tags WHERE doc_id = $1 AND tag = $2", doc, tag)
+	var n int64
+	err := s.fenced(ctx, func(tx pgx.Tx) error {
+		res, err := tx.Exec(ctx, "DELETE FROM tags WHERE doc_id = $1 AND tag = $2", doc, tag)
+		n = res.RowsAffected()
+		return err
+	})
 	if err != nil {
 		return false, fmt.Errorf("untag document %d: %w", doc, err)
 	}
-	return res.RowsAffected() > 0, nil
+	return n > 0, nil
 }
 
 // RestoreUserTags puts user tags back on the documents at their paths.
 func (s *Store) RestoreUserTags(ctx context.Context, tags []store.UserTag) error {
-	for _, t := range tags {
-		if _, err := s.pool.Exec(ctx, `INSERT INTO tags(doc_id, tag, "user") SELECT id, $1, true FROM documents
-			WHERE collection = $2 AND rel_path = $3 ON CONFLICT (doc_id, tag) DO UPDATE SET "user" = true`, t.Tag, t.Collection, t.RelPath); err != nil {
-			return fmt.Errorf("rebuild: restore tag %s on %s/%s: %w", t.Tag, t.Collection, t.RelPath, err)
-		}
+	if len(tags) == 0 {
+		return nil
 	}
-	return nil
+	// One transaction: all of them or none.
+	return s.fenced(ctx, func(tx pgx.Tx) error {
+		for _, t := range tags {
+			if _, err := tx.Exec(ctx, `INSERT INTO tags(doc_id, tag, "user") SELECT id, $1, true FROM documents
+			WHERE collection = $2 AND rel_path = $3 ON CONFLICT (doc_id, tag) DO UPDATE SET "user" = true`, t.Tag, t.Collection, t.RelPath); err != nil {
+				return fmt.Errorf("rebuild: restore tag %s on %s/%s: %w", t.Tag, t.Collection, t.RelPath, err)
+			}
+		}
+		return nil
+	})
 }
 
 // DocTags returns every document's tags, sorted, by document id.

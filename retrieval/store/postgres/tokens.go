@@ -2,17 +2,13 @@ package postgres
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/gnosearch/gno/retrieval/segment"
-	"github.com/gnosearch/gno/retrieval/store"
+	"github.com/gnosearch/gno/retrieval/store/wordtok"
 	"github.com/jackc/pgx/v5/pgtype"
-	_ "modernc.org/sqlite" // the tokenizer is SQLite's own FTS5
 )
 
 // Tokens.
@@ -20,13 +16,14 @@ import (
 // Postgres's text search parsers and stemmers are not SQLite's (its
 // english config is Snowball, with stop words; its parser cuts words
 // differently), and a search must mean the same on both backends. So the
-// words are cut by the very tokenizers of the SQLite index: an in-memory
-// SQLite database holds an FTS5 table per index (the word index's
-// store.WordTokenizer, the segmented index's
-// segment.Tokenizer over segment.Text), and fts5vocab reads back each
-// token with its column and offset. The Postgres store keeps them as a
-// tsvector whose lexemes are those tokens, so candidate finding (GIN) and
-// BM25 see exactly the words SQLite's FTS5 sees.
+// words are cut by the tokenizers of the SQLite index, in Go:
+// store/wordtok is FTS5's unicode61 and porter tokenizer with SQLite's
+// own character tables, proven token for token against FTS5 (the word
+// index's store.WordTokenizer, the segmented index's segment.Tokenizer
+// over segment.Text). The Postgres store keeps them as a tsvector whose
+// lexemes are those tokens, so candidate finding (GIN) and BM25 see
+// exactly the words SQLite's FTS5 sees. (It asked an in-memory FTS5 table
+// before: half of a sync's CPU went to reading the tokens back.)
 
 // The two indexes, as the ix column of the statistics names them.
 const (
@@ -47,36 +44,14 @@ var colWeight = [3]float64{2, 1.5, 1}
 // maxPos is the largest tsvector position.
 const maxPos = 16383
 
-// tokenizer cuts text into FTS5's tokens.
-type tokenizer struct {
-	mu sync.Mutex
-	db *sql.DB
-}
+// tokenizer cuts text into FTS5's tokens (a value for the store to hold;
+// wordtok keeps no state per store).
+type tokenizer struct{}
 
-func newTokenizer() (*tokenizer, error) {
-	db, err := sql.Open("sqlite", "file::memory:")
-	if err != nil {
-		return nil, err
-	}
-	// One connection: an in-memory database is one per connection.
-	db.SetMaxOpenConns(1)
-	db.SetMaxIdleConns(1)
-	db.SetConnMaxLifetime(0)
-	for _, q := range []string{
-		`CREATE VIRTUAL TABLE w USING fts5(title, headings, body, content='', contentless_delete=1, tokenize='` + store.WordTokenizer + `')`,
-		`CREATE VIRTUAL TABLE wv USING fts5vocab(w, 'instance')`,
-		`CREATE VIRTUAL TABLE s USING fts5(title, headings, body, content='', contentless_delete=1, tokenize="` + segment.Tokenizer + `")`,
-		`CREATE VIRTUAL TABLE sv USING fts5vocab(s, 'instance')`,
-	} {
-		if _, err := db.Exec(q); err != nil {
-			db.Close()
-			return nil, fmt.Errorf("start the tokenizer: %w", err)
-		}
-	}
-	return &tokenizer{db: db}, nil
-}
+func newTokenizer() (*tokenizer, error) { return &tokenizer{}, nil }
 
-func (t *tokenizer) Close() error { return t.db.Close() }
+// Close releases nothing: the tokenizer holds no resources.
+func (t *tokenizer) Close() error { return nil }
 
 // row is one chunk's three columns.
 type row [3]string
@@ -87,74 +62,30 @@ type token struct {
 	col, off int
 }
 
-// fts5Tokens returns the tokens of each row in index ix as FTS5 cuts them
-// (the segmented index's rows must already be segment.Text); tokenize
-// (lexeme.go) is what the store uses.
-func (t *tokenizer) fts5Tokens(ctx context.Context, ix int, rows []row) ([][]token, error) {
-	out := make([][]token, len(rows))
-	if len(rows) == 0 {
-		return out, nil
-	}
-	table, vocab := "w", "wv"
+// cut returns the tokens of each row in index ix as FTS5 cuts them (the
+// segmented index's rows must already be segment.Text), by column then
+// offset; tokenize (lexeme.go) is what the store uses.
+func (t *tokenizer) cut(ctx context.Context, ix int, rows []row) ([][]token, error) {
+	tk := wordtok.Words
 	if ix == ixSeg {
-		table, vocab = "s", "sv"
+		tk = wordtok.Segmented
 	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	tx, err := t.db.BeginTx(ctx, nil)
-	if err != nil {
-		return nil, fmt.Errorf("tokenize: %w", err)
-	}
-	defer tx.Rollback()
-	ins, err := tx.PrepareContext(ctx, "INSERT INTO "+table+"(rowid, title, headings, body) VALUES(?, ?, ?, ?)")
-	if err != nil {
-		return nil, fmt.Errorf("tokenize: %w", err)
-	}
+	out := make([][]token, len(rows))
+	var terms []string
 	for i, r := range rows {
-		if _, err := ins.ExecContext(ctx, i+1, r[0], r[1], r[2]); err != nil {
-			return nil, fmt.Errorf("tokenize: %w", err)
-		}
-	}
-	ins.Close()
-	// The column as a number and the term as bytes, kept as a string
-	// once per run of equal terms (the vocabulary comes in term order):
-	// a sync reads a row per token, so each allocation counts.
-	res, err := tx.QueryContext(ctx, "SELECT doc, CASE col WHEN 'title' THEN 0 WHEN 'headings' THEN 1 ELSE 2 END, offset, term FROM "+vocab)
-	if err != nil {
-		return nil, fmt.Errorf("tokenize: %w", err)
-	}
-	var raw sql.RawBytes
-	prev := ""
-	for res.Next() {
-		var doc int
-		var tk token
-		if err := res.Scan(&doc, &tk.col, &tk.off, &raw); err != nil {
-			res.Close()
-			return nil, fmt.Errorf("tokenize: %w", err)
-		}
-		if string(raw) != prev {
-			prev = string(raw)
-		}
-		tk.term = prev
-		out[doc-1] = append(out[doc-1], tk)
-	}
-	res.Close()
-	if err := res.Err(); err != nil {
-		return nil, fmt.Errorf("tokenize: %w", err)
-	}
-	if _, err := tx.ExecContext(ctx, "INSERT INTO "+table+"("+table+") VALUES('delete-all')"); err != nil {
-		return nil, fmt.Errorf("tokenize: %w", err)
-	}
-	if err := tx.Commit(); err != nil {
-		return nil, fmt.Errorf("tokenize: %w", err)
-	}
-	for _, ts := range out {
-		slices.SortFunc(ts, func(a, b token) int {
-			if a.col != b.col {
-				return a.col - b.col
+		if i%256 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, fmt.Errorf("tokenize: %w", err)
 			}
-			return a.off - b.off
-		})
+		}
+		ts := make([]token, 0, (len(r[0])+len(r[1])+len(r[2]))/6+1)
+		for col := range r {
+			terms = tk.Append(terms[:0], r[col])
+			for off, term := range terms {
+				ts = append(ts, token{term: term, col: col, off: off})
+			}
+		}
+		out[i] = ts
 	}
 	return out, nil
 }
@@ -189,33 +120,44 @@ func tsvector(toks []token) (tsv pgtype.TSVector, length int, terms []string, wf
 	if len(toks) == 0 {
 		return tsv, 0, nil, nil
 	}
-	byTerm := map[string][]pgtype.TSVectorPosition{}
-	freq := map[string]float64{}
+	// One map from term to its entry (a chunk has a few hundred tokens:
+	// the map, not the tokens, was this function's cost).
+	type entry struct {
+		ps []pgtype.TSVectorPosition
+		f  float64
+	}
+	idx := make(map[string]int32, len(toks)/2+1)
+	ents := make([]entry, 0, len(toks)/2+1)
+	terms = make([]string, 0, len(toks)/2+1)
 	for _, tk := range toks {
-		freq[tk.term] += colWeight[tk.col]
 		pos := min(colBase[tk.col]+tk.off, maxPos)
 		if tk.col < 2 {
 			pos = min(pos, colBase[tk.col+1]-1)
 		}
-		ps := byTerm[tk.term]
+		i, ok := idx[tk.term]
+		if !ok {
+			i = int32(len(ents))
+			idx[tk.term] = i
+			ents = append(ents, entry{})
+			terms = append(terms, tk.term)
+		}
+		e := &ents[i]
+		e.f += colWeight[tk.col]
 		// tsvector keeps at most 256 positions of a lexeme (BM25's
 		// frequency saturates long before), each once: the tokens come
 		// in position order, so a repeat (a clamped position) is the
 		// last one.
-		if len(ps) < 256 && (len(ps) == 0 || int(ps[len(ps)-1].Position) != pos) {
-			byTerm[tk.term] = append(ps, pgtype.TSVectorPosition{Position: uint16(pos), Weight: pgtype.TSVectorWeight(colWeights[tk.col])})
+		if len(e.ps) < 256 && (len(e.ps) == 0 || int(e.ps[len(e.ps)-1].Position) != pos) {
+			e.ps = append(e.ps, pgtype.TSVectorPosition{Position: uint16(pos), Weight: pgtype.TSVectorWeight(colWeights[tk.col])})
 		}
-	}
-	terms = make([]string, 0, len(byTerm))
-	for term := range byTerm {
-		terms = append(terms, term)
 	}
 	sort.Strings(terms)
 	wf = make([]float64, len(terms))
 	tsv.Lexemes = make([]pgtype.TSVectorLexeme, len(terms))
 	for i, t := range terms {
-		wf[i] = freq[t]
-		tsv.Lexemes[i] = pgtype.TSVectorLexeme{Word: t, Positions: byTerm[t]}
+		e := ents[idx[t]]
+		wf[i] = e.f
+		tsv.Lexemes[i] = pgtype.TSVectorLexeme{Word: t, Positions: e.ps}
 	}
 	return tsv, len(toks), terms, wf
 }

@@ -17,7 +17,11 @@ import (
 
 // DropVectors deletes every stored vector except those of keepModel.
 func (s *Store) DropVectors(ctx context.Context, keepModel string) error {
-	if _, err := s.pool.Exec(ctx, "DELETE FROM vectors WHERE $1 = '' OR model <> $1", keepModel); err != nil {
+	err := s.fenced(ctx, func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, "DELETE FROM vectors WHERE $1 = '' OR model <> $1", keepModel)
+		return err
+	})
+	if err != nil {
 		return fmt.Errorf("clear stale vectors: %w", err)
 	}
 	return nil
