@@ -91,8 +91,9 @@ import (
 // next add re-extract versions stored by an older gno. 3: two branches
 // had each set 2 for different changes; data from either is re-read.
 // 4: Python names defined under `if __name__ == "__main__":` are no
-// longer units.
-const extractorVersion = 4
+// longer units. 5: a plain Python module without __all__ no longer lists
+// the names it imports as its own (rich.markdown.Syntax).
+const extractorVersion = 5
 
 // DefaultMaxTokens is the token budget of a read when the caller gives
 // none.

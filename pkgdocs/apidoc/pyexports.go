@@ -372,6 +372,15 @@ func pyEmit(x *extractor, r *pyResolver, mods []pyMod) {
 		aliases []string
 	}
 	emitted := map[string]*done{} // module\x00item → unit
+	type later struct {
+		m    *pySrc
+		name string
+	}
+	// incidental: names a plain module without __all__ imports for its
+	// own use (rich.markdown's `from .syntax import Syntax`). They are
+	// not its API: they are emitted after every module, and only for a
+	// definition no public path reaches (a facade over a private module).
+	var incidental []later
 	for _, pm := range mods {
 		if x.ctx.Err() != nil || x.full {
 			return
@@ -385,6 +394,10 @@ func pyEmit(x *extractor, r *pyResolver, mods []pyMod) {
 		}
 		for _, name := range r.publicNames(m) {
 			if strings.HasPrefix(name, "_") {
+				continue
+			}
+			if pyIncidental(m, name) {
+				incidental = append(incidental, later{m, name})
 				continue
 			}
 			ref, ok := r.resolve(m, name, 0)
@@ -404,10 +417,7 @@ func pyEmit(x *extractor, r *pyResolver, mods []pyMod) {
 			if d := emitted[key]; d != nil {
 				// a deeper path to the same name is mentioned; another
 				// name, or another top-level package, is a unit of its own
-				// (so is a name a plain module without __all__ imports
-				// for its own use: requests.sessions.HTTPAdapter)
-				incidental := !m.pkg && !m.hasAll && m.binds[name].kind == pyBindImport && !m.binds[name].explicit
-				if incidental || strings.Count(public, ".") > strings.Count(d.name, ".") && lastDot(public) == lastDot(d.name) {
+				if strings.Count(public, ".") > strings.Count(d.name, ".") && lastDot(public) == lastDot(d.name) {
 					d.aliases = append(d.aliases, public)
 					continue
 				}
@@ -426,6 +436,25 @@ func pyEmit(x *extractor, r *pyResolver, mods []pyMod) {
 			}
 		}
 	}
+	for _, l := range incidental {
+		if x.ctx.Err() != nil || x.full {
+			return
+		}
+		ref, ok := r.resolve(l.m, l.name, 0)
+		if !ok || ref.mod != "" || ref.ext != "" {
+			continue
+		}
+		key := ref.src.name + "\x00" + ref.src.items[ref.item].name
+		if emitted[key] != nil {
+			continue
+		}
+		first := len(x.docs.Units)
+		public := l.m.name + "." + l.name
+		pyEmitItem(x, ref.src, ref.item, public)
+		if len(x.docs.Units) > first {
+			emitted[key] = &done{unit: first, name: public}
+		}
+	}
 	for _, d := range emitted {
 		if len(d.aliases) == 0 || d.unit >= len(x.docs.Units) {
 			continue
@@ -433,6 +462,17 @@ func pyEmit(x *extractor, r *pyResolver, mods []pyMod) {
 		u := &x.docs.Units[d.unit]
 		u.Text = strings.TrimRight(u.Text, "\n") + "\n\nAlso importable as " + strings.Join(quoteAll(d.aliases), ", ") + ".\n"
 	}
+}
+
+// pyIncidental says whether name is bound in m, a plain module (no
+// package __init__) without __all__, by an import from another module
+// that is not written as a re-export (`from x import a as a`).
+func pyIncidental(m *pySrc, name string) bool {
+	if m.pkg || m.hasAll {
+		return false
+	}
+	b, ok := m.binds[name]
+	return ok && b.kind == pyBindImport && b.mod != m.name && !b.explicit
 }
 
 func lastDot(name string) string { return name[strings.LastIndexByte(name, '.')+1:] }
