@@ -218,7 +218,9 @@ func TestPythonImportsNotAPI(t *testing.T) {
 			t.Errorf("%s, imported for the module's own use, is listed", p)
 		}
 	}
-	if hasUnit(d, func(u Unit) bool { return strings.Contains(u.Text, "fx.aaa.Syntax") || strings.Contains(u.Text, "fx.aaa.Button") }) {
+	if hasUnit(d, func(u Unit) bool {
+		return strings.Contains(u.Text, "fx.aaa.Syntax") || strings.Contains(u.Text, "fx.aaa.Button")
+	}) {
 		t.Error("an incidental import is named as a path of a unit")
 	}
 }
