@@ -13,8 +13,9 @@
 //   - pkgdocs: Add, Search, Describe, GetDoc, List, Diff (what changed
 //     between two versions: diff.go, diff_out.go), the scope of a read
 //     (scope.go), exact symbol lookup (symbols.go), whole-unit hits
-//     (hits.go), sections (sections.go), the standard library's policy
-//     (stdlib.go), token budgets;
+//     (hits.go), the result order after fusion (overview.go,
+//     foldexamples.go), sections (sections.go), the standard library's
+//     policy (stdlib.go), token budgets;
 //   - pkgdocs/packages: which dependencies a project has, at which
 //     versions, in which folders; fetching a missing one through its
 //     ecosystem's client; fingerprints; each toolchain's standard library;
