@@ -13,8 +13,9 @@
 //   - pkgdocs: Add, Search, Describe, GetDoc, List, Diff (what changed
 //     between two versions: diff.go, diff_out.go), the scope of a read
 //     (scope.go), exact symbol lookup (symbols.go), whole-unit hits
-//     (hits.go), sections (sections.go), the standard library's policy
-//     (stdlib.go), token budgets;
+//     (hits.go), the result order after fusion (overview.go,
+//     foldexamples.go), sections (sections.go), the standard library's
+//     policy (stdlib.go), token budgets;
 //   - pkgdocs/packages: which dependencies a project has, at which
 //     versions, in which folders; fetching a missing one through its
 //     ecosystem's client; fingerprints; each toolchain's standard library;
@@ -91,8 +92,9 @@ import (
 // next add re-extract versions stored by an older gno. 3: two branches
 // had each set 2 for different changes; data from either is re-read.
 // 4: Python names defined under `if __name__ == "__main__":` are no
-// longer units.
-const extractorVersion = 4
+// longer units. 5: a plain Python module without __all__ no longer lists
+// the names it imports as its own (rich.markdown.Syntax).
+const extractorVersion = 5
 
 // DefaultMaxTokens is the token budget of a read when the caller gives
 // none.

@@ -132,7 +132,7 @@ func (x *Index) Search(ctx context.Context, req SearchRequest) (*SearchResults, 
 	if res.Results, err = x.foldDunders(ctx, s, res.Results); err != nil {
 		return nil, err
 	}
-	res.Results = aboveMinScore(demoteOverviews(res.Results), req.MinScore)
+	res.Results = aboveMinScore(foldExamples(demoteOverviews(res.Results)), req.MinScore)
 	if res.Results, err = x.withExact(ctx, exact, res.Results, limit); err != nil {
 		return nil, err
 	}

@@ -29,6 +29,10 @@ type EmbedOptions struct {
 	Progress func(done, total int)
 	// OnProgress is Progress with the rate and the time left.
 	OnProgress func(EmbedProgress)
+	// Text, when set, gives the text embedded for a chunk of a collection
+	// ("" for the default: title, headings and body). The package index
+	// embeds a standard library's API items as a compact text.
+	Text func(collection, title, headings, body string) string
 }
 
 // EmbedProgress is where an embedding run stands.
@@ -174,7 +178,14 @@ func (w *Writer) embed(ctx context.Context, emb inference.Embedder, opt EmbedOpt
 		todo := make([]pending, 0, len(win))
 		for _, q := range win {
 			if c, ok := texts[q.ID]; ok { // else deleted meanwhile
-				todo = append(todo, pending{id: c.ID, text: embedText(c.Title, c.Headings, c.Body), bytes: q.Bytes})
+				text := ""
+				if opt.Text != nil {
+					text = opt.Text(q.Collection, c.Title, c.Headings, c.Body)
+				}
+				if text == "" {
+					text = embedText(c.Title, c.Headings, c.Body)
+				}
+				todo = append(todo, pending{id: c.ID, text: text, bytes: q.Bytes})
 			} else {
 				run.skip(q.Bytes)
 			}

@@ -159,6 +159,9 @@ func FuzzPyExports(f *testing.F) {
 		"from ._a import *\nfrom ._b import X as Y\n__all__ = ['f', 'Y']\n__all__ += ('g',)\n#%%\nfrom ._b import *\ndef f(): pass\n#%%\nfrom ._a import *\nclass X:\n    def m(self): pass\n#%%\nfrom . import _a\n",
 		"_lazy = {'A': (__spec__.parent, '._a'), 'B': '.c', 'c': (__spec__.parent, '__module__')}\ndef __getattr__(n): pass\n#%%\nA = 1\n#%%\n#%%\nB = C = D\nD = B\n",
 		"from loop import x\nfrom .c import y as y\nx = y\n#%%\nfrom .. import *\nfrom ... import z\n#%%\nfrom loop._a import (\n  a,  # c\n  b as c,\n)\n#%%\nimport loop._b as b\n",
+		// loop.c, a plain module without __all__: what it imports is its API
+		// only where no public path reaches the definition
+		"from ._a import A\n#%%\nclass A:\n    pass\n#%%\nclass B:\n    pass\n#%%\nfrom ._a import A\nfrom ._b import B\nimport os\nC = B\n",
 	} {
 		f.Add(s)
 	}

@@ -185,3 +185,64 @@ func TestPythonRichMainBlocks(t *testing.T) {
 		}
 	}
 }
+
+// TestPythonImportsNotAPI: a plain module without __all__ imports names
+// for its own use; they are not its API (rich.markdown's Syntax is
+// rich.syntax's). An import the package's __init__ re-exports, one
+// written `as` itself, an alias of the module's own, and a facade over a
+// private module that no public path reaches stay.
+func TestPythonImportsNotAPI(t *testing.T) {
+	dir := writePkg(t, map[string]string{
+		"fx/__init__.py": "from .widgets import Button\n",
+		"fx/aaa.py": "from .syntax import Syntax\nfrom .widgets import Button\nfrom .widgets import Label as Label\n" +
+			"import os\nfrom os.path import join\n\nclass Page:\n    \"\"\"A page.\"\"\"\n\nDoc = Page\n",
+		"fx/syntax.py":  "class Syntax:\n    \"\"\"Highlights code.\"\"\"\n\n    def highlight(self, code: str) -> str:\n        \"\"\"Highlight.\"\"\"\n",
+		"fx/widgets.py": "class Button:\n    \"\"\"A button.\"\"\"\n\nclass Label:\n    \"\"\"A label.\"\"\"\n",
+		"fx/facade.py":  "from ._impl import Engine\n",
+		"fx/_impl.py":   "class Engine:\n    \"\"\"Runs.\"\"\"\n",
+	})
+	d := extract(t, Python, "fx", "1.0", dir)
+	if u := unit(t, d, "api/fx.syntax.Syntax"); u.File != "fx/syntax.py" || u.Doc != "Highlights code." {
+		t.Errorf("Syntax = %+v", u)
+	}
+	unit(t, d, "api/fx.syntax.Syntax.highlight")
+	unit(t, d, "api/fx.Button")
+	unit(t, d, "api/fx.aaa.Label") // `as` itself: a re-export by convention
+	unit(t, d, "api/fx.aaa.Page")
+	unit(t, d, "api/fx.aaa.Doc")
+	if u := unit(t, d, "api/fx.facade.Engine"); u.File != "fx/_impl.py" {
+		t.Errorf("Engine file %s", u.File)
+	}
+	for _, p := range []string{"api/fx.aaa.Syntax", "api/fx.aaa.Syntax.highlight", "api/fx.aaa.Button", "api/fx.aaa.join", "api/fx.aaa.os"} {
+		if hasUnit(d, func(u Unit) bool { return u.Path == p }) {
+			t.Errorf("%s, imported for the module's own use, is listed", p)
+		}
+	}
+	if hasUnit(d, func(u Unit) bool {
+		return strings.Contains(u.Text, "fx.aaa.Syntax") || strings.Contains(u.Text, "fx.aaa.Button")
+	}) {
+		t.Error("an incidental import is named as a path of a unit")
+	}
+}
+
+// TestPythonRichImports: rich 13.9.4's modules have no __all__ and
+// import each other's classes; each class is a unit of the module that
+// defines it only (rich.syntax.Syntax, not rich.markdown.Syntax).
+func TestPythonRichImports(t *testing.T) {
+	dir := pyWheel(t, "rich==13.9.4")
+	d := extract(t, Python, "rich", "13.9.4", dir)
+	if u := unit(t, d, "api/rich.syntax.Syntax"); u.File != "rich/syntax.py" || strings.HasPrefix(u.Doc, "Same as") {
+		t.Errorf("Syntax: file %s doc %q", u.File, u.Doc)
+	}
+	unit(t, d, "api/rich.syntax.Syntax.highlight")
+	unit(t, d, "api/rich.traceback.Traceback")
+	if u := unit(t, d, "api/rich.console.Console"); strings.HasPrefix(u.Doc, "Same as") {
+		t.Errorf("Console doc %q", u.Doc)
+	}
+	for _, p := range []string{"api/rich.markdown.Syntax", "api/rich.markdown.Syntax.highlight", "api/rich.align.Console",
+		"api/rich.align.Console.out", "api/rich.logging.Traceback", "api/rich.markdown.Console"} {
+		if hasUnit(d, func(u Unit) bool { return u.Path == p }) {
+			t.Errorf("%s, an import of a module without __all__, is listed", p)
+		}
+	}
+}

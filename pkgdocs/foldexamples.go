@@ -1,0 +1,85 @@
+package pkgdocs
+
+import (
+	"strings"
+
+	"github.com/gnosearch/gno/retrieval"
+)
+
+// An example unit repeats its item: the item's hit already shows its
+// doc and first example (hits.go), so an example hit ranked below the
+// item it exemplifies, or below another example of the same item, adds
+// nothing to the top results and takes the place of another answer
+// (hex's "Example: decode" under `decode`, above `decode_to_slice`).
+// foldExamples moves such hits to the end, in order; an example ranked
+// above its item stays where it is.
+func foldExamples(results []retrieval.Result) []retrieval.Result {
+	seen := map[string]bool{}
+	var kept, moved []retrieval.Result
+	for _, r := range results {
+		key, example := itemKey(r)
+		if key == "" {
+			kept = append(kept, r)
+			continue
+		}
+		if example && seen[key] {
+			moved = append(moved, r)
+			continue
+		}
+		seen[key] = true
+		kept = append(kept, r)
+	}
+	if len(moved) == 0 {
+		return results
+	}
+	return append(kept, moved...)
+}
+
+// itemKey names the API item a result documents, within its package
+// version, and says whether the result is an example of it; "" for
+// prose and for a Go example of the whole package.
+func itemKey(r retrieval.Result) (string, bool) {
+	if r.Package == nil {
+		return "", false
+	}
+	pkg := retrieval.PackageKey(r.Package.Ecosystem, r.Package.Name, r.Package.Version) + "\x00"
+	if r.Symbol != nil {
+		return pkg + r.Symbol.Name, false
+	}
+	rest, ok := strings.CutPrefix(r.Source.RelPath, "example/")
+	if !ok || rest == "" {
+		return "", false
+	}
+	if r.Package.Ecosystem == "go" {
+		rest = goExampleItem(rest)
+		if rest == "" {
+			return "", false
+		}
+	}
+	return pkg + rest, true
+}
+
+// goExampleItem maps a Go example's path ("strconv/ExampleAppendInt",
+// "ExampleCmd_Output_stderr") to the item it exemplifies
+// ("strconv.AppendInt", "Cmd.Output"): `go doc`'s naming of examples,
+// Example, then the item's name with "_" for ".", then an optional
+// lower-case suffix. "" for an example of the whole package.
+func goExampleItem(rest string) string {
+	dir, base := "", rest
+	if i := strings.LastIndexByte(rest, '/'); i >= 0 {
+		dir, base = rest[:i], rest[i+1:]
+	}
+	name, ok := strings.CutPrefix(base, "Example")
+	if !ok || name == "" || name[0] == '_' {
+		return ""
+	}
+	parts := strings.Split(name, "_")
+	if n := len(parts); n > 1 && parts[n-1] != "" && parts[n-1][0] >= 'a' && parts[n-1][0] <= 'z' {
+		parts = parts[:n-1]
+	}
+	name = strings.Join(parts, ".")
+	if dir != "" {
+		name = dir + "." + name
+	}
+	return name
+}
