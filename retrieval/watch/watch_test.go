@@ -316,3 +316,29 @@ func TestRootGone(t *testing.T) {
 		}
 	})
 }
+
+// TestFirstSyncWithoutCollections: with no collection the first Sync
+// still comes (an empty list), once, so a caller can tell "started,
+// nothing to do" from "not started yet".
+func TestFirstSyncWithoutCollections(t *testing.T) {
+	var mu sync.Mutex
+	var calls [][]Change
+	w, ctx := running(t, Options{
+		Sync: func(_ context.Context, c []Change) {
+			mu.Lock()
+			calls = append(calls, c)
+			mu.Unlock()
+		},
+		Debounce: time.Hour,
+	})
+	for range 2 {
+		if err := w.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(calls) != 1 || len(calls[0]) != 0 {
+		t.Fatalf("Sync calls %+v, want one with no change", calls)
+	}
+}

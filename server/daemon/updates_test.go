@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gnosearch/gno/retrieval"
 	"github.com/gnosearch/gno/retrieval/config"
@@ -139,5 +140,41 @@ func TestRemoteFS(t *testing.T) {
 	}
 	if why := remoteFS(filepath.Join(t.TempDir(), "missing")); why != "" {
 		t.Errorf("a missing folder: %q", why)
+	}
+}
+
+// TestIdleOnlyOnceFed: the worker out of work before the watcher's first
+// Sync has come (its goroutine not yet run, as on a busy machine) says
+// "starting", not "idle": until then the daemon has not looked at the
+// folders, and a caller waiting for idle must not be told it is done.
+func TestIdleOnlyOnceFed(t *testing.T) {
+	d, _ := testDaemon(t)
+	w := d.work
+	w.needWarm = false // no models to load here
+	rested := make(chan string, 8)
+	w.rested = rested
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { w.run(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+	next := func() string {
+		t.Helper()
+		select {
+		case s := <-rested:
+			return s
+		case <-time.After(time.Minute):
+			t.Fatal("the worker did not run out of work within a minute")
+			return ""
+		}
+	}
+	if s := next(); s != "starting" {
+		t.Fatalf("out of work before the watcher's first sync: state %q, want starting", s)
+	}
+	if st := d.status(ctx); st.State != "starting" {
+		t.Fatalf("status before the first sync: %q", st.State)
+	}
+	w.enqueue(ctx, []watch.Change{{Collection: "a"}, {Collection: "b"}})
+	if s := next(); s != "idle" {
+		t.Fatalf("after the first sync: state %q, want idle", s)
 	}
 }
