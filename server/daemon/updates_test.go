@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -45,7 +46,10 @@ func testDaemon(t *testing.T) (*daemon, map[string]string) {
 		t.Fatal(err)
 	}
 	d := &daemon{e: e, log: slog.New(slog.DiscardHandler), opt: Options{NoEmbed: true}}
-	d.watcher, err = watch.New(watch.Options{Collections: func() []config.Collection { return e.Config().Collections }})
+	// No sync of the watcher's own quiet time during a test: only the
+	// first and Flush deliver.
+	d.watcher, err = watch.New(watch.Options{Collections: func() []config.Collection { return e.Config().Collections }, Debounce: time.Hour,
+		Sync: func(ctx context.Context, c []watch.Change) { d.work.enqueue(ctx, c) }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,5 +180,49 @@ func TestIdleOnlyOnceFed(t *testing.T) {
 	w.enqueue(ctx, []watch.Change{{Collection: "a"}, {Collection: "b"}})
 	if s := next(); s != "idle" {
 		t.Fatalf("after the first sync: state %q, want idle", s)
+	}
+}
+
+// TestUpdateTakesItsFlush: the changes an update's flush brings into the
+// queue are the update's to sync, even when the worker, woken by the
+// flush, gets to run before the update is queued (a busy machine): the
+// worker holds the queue, and the update reports the new note.
+func TestUpdateTakesItsFlush(t *testing.T) {
+	d, roots := testDaemon(t)
+	w := d.work
+	w.needWarm = false
+	rested := make(chan string, 16)
+	w.rested = rested
+	ctx, cancel := context.WithCancel(context.Background())
+	var bg sync.WaitGroup
+	bg.Go(func() { d.watcher.Run(ctx) })
+	bg.Go(func() { w.run(ctx) })
+	t.Cleanup(func() { cancel(); bg.Wait() })
+	next := func() string {
+		t.Helper()
+		select {
+		case s := <-rested:
+			return s
+		case <-time.After(time.Minute):
+			t.Fatal("the worker did not run out of work within a minute")
+			return ""
+		}
+	}
+	for next() != "idle" {
+	}
+	writeNote(t, roots["a"], "new.md")
+	// Between the flush and the update joining the queue, let the worker
+	// run until it rests: it must not have synced the note itself.
+	d.afterFlush = func() {
+		if s := next(); s != "held for an update" {
+			t.Errorf("the worker, woken by the flush, rested %q", s)
+		}
+	}
+	res, err := d.update(ctx, retrieval.UpdateOptions{Collection: "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Collections) != 1 || res.Collections[0].Added != 1 {
+		t.Fatalf("the update did not sync the note its flush brought: %+v", res.Collections)
 	}
 }

@@ -61,6 +61,9 @@ type worker struct {
 	distrust map[string]string
 	// updates are `gno update`s waiting for the loop (updates.go).
 	updates []*updateReq
+	// flushing counts the updates flushing the watcher, not yet in
+	// updates: the queue is theirs, the loop leaves it alone.
+	flushing int
 	// rested, when set (tests), receives the state the loop rests in
 	// each time it runs out of work.
 	rested chan<- string
@@ -127,6 +130,19 @@ func (w *worker) set(state string) {
 func (w *worker) run(ctx context.Context) {
 	for ctx.Err() == nil {
 		w.mu.Lock()
+		if len(w.updates) == 0 && w.flushing > 0 {
+			// An update is flushing the watcher: what comes into the
+			// queue is its to sync; wait until it is queued.
+			w.mu.Unlock()
+			if w.rested != nil {
+				w.rested <- "held for an update"
+			}
+			select {
+			case <-ctx.Done():
+			case <-w.wake:
+			}
+			continue
+		}
 		var changes []watch.Change
 		for col, paths := range w.pending {
 			c := watch.Change{Collection: col}
