@@ -147,21 +147,13 @@ func TestRemoteFS(t *testing.T) {
 	}
 }
 
-// TestIdleOnlyOnceFed: the worker out of work before the watcher's first
-// Sync has come (its goroutine not yet run, as on a busy machine) says
-// "starting", not "idle": until then the daemon has not looked at the
-// folders, and a caller waiting for idle must not be told it is done.
-func TestIdleOnlyOnceFed(t *testing.T) {
-	d, _ := testDaemon(t)
-	w := d.work
+// resting makes w (models not to be loaded) report each state its loop
+// rests in, and returns the next of them, waiting up to a minute.
+func resting(t *testing.T, w *worker) func() string {
 	w.needWarm = false // no models to load here
-	rested := make(chan string, 8)
+	rested := make(chan string, 16)
 	w.rested = rested
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { w.run(ctx); close(done) }()
-	t.Cleanup(func() { cancel(); <-done })
-	next := func() string {
+	return func() string {
 		t.Helper()
 		select {
 		case s := <-rested:
@@ -171,6 +163,20 @@ func TestIdleOnlyOnceFed(t *testing.T) {
 			return ""
 		}
 	}
+}
+
+// TestIdleOnlyOnceFed: the worker out of work before the watcher's first
+// Sync has come (its goroutine not yet run, as on a busy machine) says
+// "starting", not "idle": until then the daemon has not looked at the
+// folders, and a caller waiting for idle must not be told it is done.
+func TestIdleOnlyOnceFed(t *testing.T) {
+	d, _ := testDaemon(t)
+	w := d.work
+	next := resting(t, w)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { w.run(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
 	if s := next(); s != "starting" {
 		t.Fatalf("out of work before the watcher's first sync: state %q, want starting", s)
 	}
@@ -190,32 +196,28 @@ func TestIdleOnlyOnceFed(t *testing.T) {
 func TestUpdateTakesItsFlush(t *testing.T) {
 	d, roots := testDaemon(t)
 	w := d.work
-	w.needWarm = false
-	rested := make(chan string, 16)
-	w.rested = rested
+	next := resting(t, w)
 	ctx, cancel := context.WithCancel(context.Background())
 	var bg sync.WaitGroup
 	bg.Go(func() { d.watcher.Run(ctx) })
 	bg.Go(func() { w.run(ctx) })
 	t.Cleanup(func() { cancel(); bg.Wait() })
-	next := func() string {
-		t.Helper()
-		select {
-		case s := <-rested:
-			return s
-		case <-time.After(time.Minute):
-			t.Fatal("the worker did not run out of work within a minute")
-			return ""
-		}
-	}
 	for next() != "idle" {
 	}
 	writeNote(t, roots["a"], "new.md")
 	// Between the flush and the update joining the queue, let the worker
-	// run until it rests: it must not have synced the note itself.
+	// run until it holds: it must not have synced the note itself. (An
+	// "idle" rest may come first from a wake left over from the first
+	// sync; the note still queued shows it took nothing.)
 	d.afterFlush = func() {
-		if s := next(); s != "held for an update" {
-			t.Errorf("the worker, woken by the flush, rested %q", s)
+		for s := next(); s != "held for an update"; s = next() {
+			w.mu.Lock()
+			_, queued := w.pending["a"]
+			w.mu.Unlock()
+			if !queued {
+				t.Errorf("the worker, woken by the flush, synced the update's change itself (rested %q)", s)
+				return
+			}
 		}
 	}
 	res, err := d.update(ctx, retrieval.UpdateOptions{Collection: "a"})
