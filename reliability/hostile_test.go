@@ -144,7 +144,7 @@ func TestHostilePaths(t *testing.T) {
 			{"gno_sync", map[string]any{"collection": p}},
 		} {
 			tried++
-			cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+			cctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 			res, err := tool(cctx, c, call.tool, call.args)
 			cancel()
 			if err != nil && !isRPCError(err) {
@@ -160,7 +160,7 @@ func TestHostilePaths(t *testing.T) {
 				a, _ := op.plan(newRand(1), "safe.md", "")
 				a[arg] = p
 				tried++
-				cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+				cctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 				res, err := tool(cctx, c, op.tool, a)
 				cancel()
 				if err != nil && !isRPCError(err) {
@@ -272,7 +272,7 @@ func (c *stdioConn) rawCall(ctx context.Context, raw string) error {
 	if err != nil {
 		return err
 	}
-	cctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	cctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
 	if _, err := c.call(cctx, "ping", map[string]any{}); err != nil {
 		return fmt.Errorf("server dead after hostile input: %v", err)

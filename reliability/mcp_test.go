@@ -110,7 +110,7 @@ func startStdio(t testing.TB, e *env, extra ...string) *stdioConn {
 		t.Fatal(err)
 	}
 	go c.read(out)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	if err := initialize(ctx, c); err != nil {
 		c.close()
@@ -274,7 +274,7 @@ func startHTTP(t testing.TB, e *env, extra ...string) (*exec.Cmd, string) {
 	case u := <-urlc:
 		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait(); pw.Close() })
 		return cmd, u
-	case <-time.After(30 * time.Second):
+	case <-time.After(2 * time.Minute):
 		cmd.Process.Kill()
 		t.Fatal("gno mcp --http did not report its address")
 	}

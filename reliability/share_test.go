@@ -64,7 +64,7 @@ func startShared(t testing.TB, e *env) (*exec.Cmd, *httpConn) {
 	var f found
 	select {
 	case f = <-fc:
-	case <-time.After(30 * time.Second):
+	case <-time.After(2 * time.Minute):
 		cmd.Process.Kill()
 		t.Fatal("gno mcp --http --listen-any did not report its address")
 	}

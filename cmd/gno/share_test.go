@@ -109,7 +109,7 @@ func startShare(t *testing.T, c cli, args ...string) *shareServer {
 	}()
 	select {
 	case <-found:
-	case <-time.After(30 * time.Second):
+	case <-time.After(2 * time.Minute):
 		cmd.Process.Kill()
 		t.Fatalf("gno %s did not report its URL:\n%s", strings.Join(args, " "), s.log.String())
 	}
@@ -518,7 +518,7 @@ func toolNames(t *testing.T, s *shareServer, cl *http.Client, token, sess string
 
 // waitJobs waits until the server runs no job (one job slot).
 func waitJobs(t *testing.T, s *shareServer, c *http.Client) {
-	for range 100 {
+	for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); {
 		r := s.do(c, "GET", "/api/jobs", "")
 		if !strings.Contains(r.body, `"active":[{`) {
 			return

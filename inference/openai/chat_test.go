@@ -70,22 +70,25 @@ func TestChatStreams(t *testing.T) {
 func TestChatFailures(t *testing.T) {
 	cut := chatServer(t, []string{"partial"}, false, 0)
 	defer cut.Close()
-	slow := chatServer(t, nil, true, 10*time.Second)
+	slow := chatServer(t, nil, true, time.Hour) // answers only when the client gives up
 	defer slow.Close()
+	// Only the slow server meets the short deadline: the others fail on
+	// their own, and a short deadline there would race a busy machine.
 	for _, tc := range []struct {
 		name, url, want string
+		limit           time.Duration
 	}{
-		{"cut", cut.URL + "/v1", "connection closed mid-response"},
-		{"slow", slow.URL + "/v1", "timeout"},
-		{"dead", "http://127.0.0.1:1/v1", "connection refused"},
-		{"404", cut.URL + "/nope", "404"},
+		{"cut", cut.URL + "/v1", "connection closed mid-response", time.Minute},
+		{"slow", slow.URL + "/v1", "timeout", 500 * time.Millisecond},
+		{"dead", "http://127.0.0.1:1/v1", "connection refused", time.Minute},
+		{"404", cut.URL + "/nope", "404", time.Minute},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ch, err := NewChatter(ChatConfig{Config: Config{BaseURL: tc.url, Model: "m"}})
 			if err != nil {
 				t.Fatal(err)
 			}
-			ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+			ctx, cancel := context.WithTimeout(context.Background(), tc.limit)
 			defer cancel()
 			err = ch.Chat(ctx, []inference.ChatMessage{{Role: "user", Content: "q"}}, func(string) error { return nil })
 			if err == nil || !strings.Contains(err.Error(), tc.want) {

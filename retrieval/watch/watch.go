@@ -60,7 +60,9 @@ type Options struct {
 	// Sync is called with what changed after Debounce of quiet (and at
 	// least every 10 × Debounce while events keep coming), on the
 	// watcher's goroutine. The first call, right after start, names
-	// every collection whole: changes made while nothing watched.
+	// every collection whole: changes made while nothing watched. It
+	// comes even when there is no collection (an empty list), so a
+	// caller can tell "started, nothing to do" from "not started yet".
 	Sync func(ctx context.Context, changes []Change)
 	// Debounce is the quiet time before a Sync (default 500 ms).
 	Debounce time.Duration
@@ -88,6 +90,7 @@ type Watcher struct {
 	pending  map[string]map[string]bool // collection -> rel paths (nil map: whole)
 	hookHits map[int]map[string]bool
 	first    time.Time // first event of the pending batch
+	synced   bool      // Sync has had its first call (Run's goroutine only)
 
 	// epoch counts the moments the watches may have missed an event:
 	// a (re)setup of the watches, events lost by the kernel. A sync of
@@ -295,7 +298,8 @@ func (w *Watcher) flush(ctx context.Context) {
 	hits := w.hookHits
 	w.pending, w.hookHits, w.first = map[string]map[string]bool{}, map[int]map[string]bool{}, time.Time{}
 	w.mu.Unlock()
-	if len(changes) > 0 && w.opt.Sync != nil && ctx.Err() == nil {
+	if (len(changes) > 0 || !w.synced) && w.opt.Sync != nil && ctx.Err() == nil {
+		w.synced = true
 		w.opt.Sync(ctx, changes)
 	}
 	for i, h := range w.opt.Hooks {

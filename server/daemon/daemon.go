@@ -65,6 +65,10 @@ type CLIFunc func(ctx context.Context, req *wire.Request, out *Output) int
 
 // daemon is one running daemon.
 type daemon struct {
+	// afterFlush, when set (tests), runs in an update between the
+	// watcher's flush and the update joining the worker's queue.
+	afterFlush func()
+
 	opt     Options
 	e       *retrieval.Engine
 	log     *slog.Logger

@@ -44,20 +44,32 @@ func (o *Output) Update(ctx context.Context, opt retrieval.UpdateOptions) (*retr
 
 func (d *daemon) update(ctx context.Context, opt retrieval.UpdateOptions) (*retrieval.UpdateResult, error) {
 	start := time.Now()
+	w := d.work
 	// Every event the kernel queued before now reaches the worker's
 	// queue first, so a file saved just before `gno update` is in it.
+	// The worker holds that queue for this update meanwhile: woken by
+	// the flush, it would otherwise sync the changes itself before the
+	// update is queued, and the update would report nothing changed.
+	w.mu.Lock()
+	w.flushing++
+	w.mu.Unlock()
 	fctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	flushErr := d.watcher.Flush(fctx)
 	cancel()
+	if d.afterFlush != nil {
+		d.afterFlush()
+	}
+	r := &updateReq{ctx: ctx, opt: opt, flushErr: flushErr, done: make(chan struct{})}
+	w.mu.Lock()
+	w.flushing--
+	if ctx.Err() == nil {
+		w.updates = append(w.updates, r)
+	}
+	w.mu.Unlock()
+	w.signal()
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
-	r := &updateReq{ctx: ctx, opt: opt, flushErr: flushErr, done: make(chan struct{})}
-	w := d.work
-	w.mu.Lock()
-	w.updates = append(w.updates, r)
-	w.mu.Unlock()
-	w.signal()
 	select {
 	case <-r.done:
 	case <-ctx.Done():

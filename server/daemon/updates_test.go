@@ -7,7 +7,9 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/gnosearch/gno/retrieval"
 	"github.com/gnosearch/gno/retrieval/config"
@@ -44,7 +46,10 @@ func testDaemon(t *testing.T) (*daemon, map[string]string) {
 		t.Fatal(err)
 	}
 	d := &daemon{e: e, log: slog.New(slog.DiscardHandler), opt: Options{NoEmbed: true}}
-	d.watcher, err = watch.New(watch.Options{Collections: func() []config.Collection { return e.Config().Collections }})
+	// No sync of the watcher's own quiet time during a test: only the
+	// first and Flush deliver.
+	d.watcher, err = watch.New(watch.Options{Collections: func() []config.Collection { return e.Config().Collections }, Debounce: time.Hour,
+		Sync: func(ctx context.Context, c []watch.Change) { d.work.enqueue(ctx, c) }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,5 +144,87 @@ func TestRemoteFS(t *testing.T) {
 	}
 	if why := remoteFS(filepath.Join(t.TempDir(), "missing")); why != "" {
 		t.Errorf("a missing folder: %q", why)
+	}
+}
+
+// resting makes w (models not to be loaded) report each state its loop
+// rests in, and returns the next of them, waiting up to a minute.
+func resting(t *testing.T, w *worker) func() string {
+	w.needWarm = false // no models to load here
+	rested := make(chan string, 16)
+	w.rested = rested
+	return func() string {
+		t.Helper()
+		select {
+		case s := <-rested:
+			return s
+		case <-time.After(time.Minute):
+			t.Fatal("the worker did not run out of work within a minute")
+			return ""
+		}
+	}
+}
+
+// TestIdleOnlyOnceFed: the worker out of work before the watcher's first
+// Sync has come (its goroutine not yet run, as on a busy machine) says
+// "starting", not "idle": until then the daemon has not looked at the
+// folders, and a caller waiting for idle must not be told it is done.
+func TestIdleOnlyOnceFed(t *testing.T) {
+	d, _ := testDaemon(t)
+	w := d.work
+	next := resting(t, w)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { w.run(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+	if s := next(); s != "starting" {
+		t.Fatalf("out of work before the watcher's first sync: state %q, want starting", s)
+	}
+	if st := d.status(ctx); st.State != "starting" {
+		t.Fatalf("status before the first sync: %q", st.State)
+	}
+	w.enqueue(ctx, []watch.Change{{Collection: "a"}, {Collection: "b"}})
+	if s := next(); s != "idle" {
+		t.Fatalf("after the first sync: state %q, want idle", s)
+	}
+}
+
+// TestUpdateTakesItsFlush: the changes an update's flush brings into the
+// queue are the update's to sync, even when the worker, woken by the
+// flush, gets to run before the update is queued (a busy machine): the
+// worker holds the queue, and the update reports the new note.
+func TestUpdateTakesItsFlush(t *testing.T) {
+	d, roots := testDaemon(t)
+	w := d.work
+	next := resting(t, w)
+	ctx, cancel := context.WithCancel(context.Background())
+	var bg sync.WaitGroup
+	bg.Go(func() { d.watcher.Run(ctx) })
+	bg.Go(func() { w.run(ctx) })
+	t.Cleanup(func() { cancel(); bg.Wait() })
+	for next() != "idle" {
+	}
+	writeNote(t, roots["a"], "new.md")
+	// Between the flush and the update joining the queue, let the worker
+	// run until it holds: it must not have synced the note itself. (An
+	// "idle" rest may come first from a wake left over from the first
+	// sync; the note still queued shows it took nothing.)
+	d.afterFlush = func() {
+		for s := next(); s != "held for an update"; s = next() {
+			w.mu.Lock()
+			_, queued := w.pending["a"]
+			w.mu.Unlock()
+			if !queued {
+				t.Errorf("the worker, woken by the flush, synced the update's change itself (rested %q)", s)
+				return
+			}
+		}
+	}
+	res, err := d.update(ctx, retrieval.UpdateOptions{Collection: "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Collections) != 1 || res.Collections[0].Added != 1 {
+		t.Fatalf("the update did not sync the note its flush brought: %+v", res.Collections)
 	}
 }

@@ -35,6 +35,7 @@ type worker struct {
 	mu        sync.Mutex
 	pending   map[string]map[string]bool // collection -> paths; nil: whole
 	first     bool                       // the first sync runs update commands, as gno update
+	fed       bool                       // the watcher's first Sync (every collection whole) has come
 	state     string
 	needEmbed bool
 	embedOff  string // why embedding stopped (no model…), until the config changes
@@ -60,6 +61,12 @@ type worker struct {
 	distrust map[string]string
 	// updates are `gno update`s waiting for the loop (updates.go).
 	updates []*updateReq
+	// flushing counts the updates flushing the watcher, not yet in
+	// updates: the queue is theirs, the loop leaves it alone.
+	flushing int
+	// rested, when set (tests), receives the state the loop rests in
+	// each time it runs out of work.
+	rested chan<- string
 }
 
 func newWorker(d *daemon) *worker {
@@ -78,6 +85,7 @@ func (w *worker) signal() {
 // enqueue is the watcher's Sync: it merges the changes into the queue.
 func (w *worker) enqueue(_ context.Context, changes []watch.Change) {
 	w.mu.Lock()
+	w.fed = true
 	for _, c := range changes {
 		w.merge(c)
 	}
@@ -122,6 +130,19 @@ func (w *worker) set(state string) {
 func (w *worker) run(ctx context.Context) {
 	for ctx.Err() == nil {
 		w.mu.Lock()
+		if len(w.updates) == 0 && w.flushing > 0 {
+			// An update is flushing the watcher: what comes into the
+			// queue is its to sync; wait until it is queued.
+			w.mu.Unlock()
+			if w.rested != nil {
+				w.rested <- "held for an update"
+			}
+			select {
+			case <-ctx.Done():
+			case <-w.wake:
+			}
+			continue
+		}
 		var changes []watch.Change
 		for col, paths := range w.pending {
 			c := watch.Change{Collection: col}
@@ -156,7 +177,20 @@ func (w *worker) run(ctx context.Context) {
 			w.mu.Unlock()
 			w.warm(ctx)
 		default:
-			w.set("idle")
+			// Out of work, but idle only once the watcher's first
+			// Sync has come: its goroutine may not have run yet (a
+			// busy machine), and until it has, the daemon has not
+			// looked at the folders at all.
+			w.mu.Lock()
+			rest := "starting"
+			if w.fed {
+				rest = "idle"
+			}
+			w.state = rest
+			w.mu.Unlock()
+			if w.rested != nil {
+				w.rested <- rest
+			}
 			select {
 			case <-ctx.Done():
 			case <-w.wake:

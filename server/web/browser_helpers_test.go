@@ -217,7 +217,7 @@ func (b *browser) key(k string) {
 // navigations (an evaluation cut by one is retried).
 func (b *browser) wait(step, js string) {
 	b.t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(2 * time.Minute)
 	var last error
 	for time.Now().Before(deadline) {
 		ok, err := chromedp.Run(b.ctx, chromedp.Evaluate[bool]("!!("+js+")"))

@@ -307,7 +307,7 @@ func TestGraphWatch(t *testing.T) {
 	h.SetBusy(busy.Load)
 	waitFor := func(what string, cond func() bool) {
 		t.Helper()
-		for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(5 * time.Millisecond) {
+		for deadline := time.Now().Add(time.Minute); !cond(); time.Sleep(5 * time.Millisecond) {
 			if time.Now().After(deadline) {
 				t.Fatalf("waiting for %s", what)
 			}

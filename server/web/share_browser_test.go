@@ -144,7 +144,7 @@ func TestBrowserSharing(t *testing.T) {
 	eval(`window.__st = ""; fetch("/api/sync", {method: "POST", headers: {"Content-Type": "application/json",
 		"X-Gno-Csrf": document.querySelector('meta[name=gno-csrf]').content}, body: "{}"}).then(r => { window.__st = String(r.status) }); ""`)
 	var st string
-	for range 50 {
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); {
 		if st = eval(`window.__st`); st != "" {
 			break
 		}
