@@ -51,8 +51,10 @@ fmt-check:
 staticcheck:
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
 
+# The timeout is twice go test's default: server/web's browser tests took
+# 6 of the default 10 minutes on a loaded 2-core CI machine.
 unit: $(BUILD_WORK)
-	GOWORK=$(CURDIR)/$(BUILD_WORK) $(GO) test -count=1 ./...
+	GOWORK=$(CURDIR)/$(BUILD_WORK) $(GO) test -count=1 -timeout 20m ./...
 
 # Every fuzz target, PACKAGE:TARGET, each run FUZZTIME by .ci/fuzz (which
 # retries a run Go's fuzz coordinator failed by its own deadline race).
