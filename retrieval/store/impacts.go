@@ -333,6 +333,12 @@ func buildImpacts(ctx context.Context, tx *sql.Tx, s *Store) (int, error) {
 			return 0, err
 		}
 	}
+	// The rows changed from here on, recorded by the syncs (impactdelta.go).
+	for _, q := range impactsDeltaSchema {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return 0, err
+		}
+	}
 	// Every chunk's length, for the blocks' smallest lengths.
 	lengths := map[int64]int64{}
 	rows, err := tx.QueryContext(ctx, "SELECT id, sz FROM chunks_fts_docsize")
@@ -423,11 +429,16 @@ func buildImpacts(ctx context.Context, tx *sql.Tx, s *Store) (int, error) {
 			return 0, fmt.Errorf("%w (chunk %d: %d tokens, %d listed)", errImpactsDisagree, row, d, seen[row])
 		}
 	}
-	ver, _, err := s.impactsVersion(ctx, tx)
+	ver, avg, err := s.impactsVersion(ctx, tx)
 	if err != nil {
 		return 0, err
 	}
-	if _, err := tx.ExecContext(ctx, "INSERT INTO meta(key, value) VALUES(?, ?)", impactsKey, ver); err != nil {
+	nRow, _, ok := averages(avg)
+	if !ok {
+		return 0, errImpactsDamaged
+	}
+	built := fmt.Sprintf("%s%d %s", impactsDeltaTag, nRow, ver)
+	if _, err := tx.ExecContext(ctx, "INSERT INTO meta(key, value) VALUES(?, ?)", impactsKey, built); err != nil {
 		return 0, err
 	}
 	return terms, nil
