@@ -302,12 +302,18 @@ func decodeBlock(data []byte, h impactBlockHdr, ps []impactPosting) ([]impactPos
 // table) from the index as it is, in one transaction: a search uses them
 // until the next write. It returns the number of tokens written.
 func (s *Store) rebuildImpacts(ctx context.Context) (int, error) {
+	return s.buildImpactsWith(ctx, nil)
+}
+
+// buildImpactsWith is rebuildImpacts reporting progress (token instances
+// read of all) when progress is not nil.
+func (s *Store) buildImpactsWith(ctx context.Context, progress func(done, total int)) (int, error) {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, fmt.Errorf("build postings: %w", err)
 	}
 	defer tx.Rollback()
-	n, err := buildImpacts(ctx, tx, s)
+	n, err := buildImpacts(ctx, tx, s, progress)
 	if err != nil {
 		return 0, fmt.Errorf("build postings: %w", err)
 	}
@@ -317,7 +323,8 @@ func (s *Store) rebuildImpacts(ctx context.Context) (int, error) {
 	return n, nil
 }
 
-func buildImpacts(ctx context.Context, tx *sql.Tx, s *Store) (int, error) {
+// buildImpacts builds the postings in tx (rebuildImpacts).
+func buildImpacts(ctx context.Context, tx *sql.Tx, s *Store, progress func(done, total int)) (int, error) {
 	for _, q := range []string{
 		// fts5vocab reads the segments as they are, rows deleted from a
 		// contentless table included (their tombstones are applied by
@@ -341,6 +348,7 @@ func buildImpacts(ctx context.Context, tx *sql.Tx, s *Store) (int, error) {
 	}
 	// Every chunk's length, for the blocks' smallest lengths.
 	lengths := map[int64]int64{}
+	var total int64
 	rows, err := tx.QueryContext(ctx, "SELECT id, sz FROM chunks_fts_docsize")
 	if err != nil {
 		return 0, err
@@ -353,6 +361,7 @@ func buildImpacts(ctx context.Context, tx *sql.Tx, s *Store) (int, error) {
 			return 0, err
 		}
 		lengths[id] = rowLength(sz)
+		total += lengths[id]
 	}
 	if err := rows.Close(); err != nil {
 		return 0, err
@@ -389,9 +398,13 @@ func buildImpacts(ctx context.Context, tx *sql.Tx, s *Store) (int, error) {
 		ps = ps[:0]
 		return err
 	}
+	done := 0
 	for rows.Next() {
 		if err := rows.Scan(&term, &row, &col); err != nil {
 			return 0, err
+		}
+		if done++; progress != nil && done%(1<<20) == 0 {
+			progress(done, int(total))
 		}
 		if string(term) != cur {
 			if err := flush(); err != nil {
@@ -442,4 +455,59 @@ func buildImpacts(ctx context.Context, tx *sql.Tx, s *Store) (int, error) {
 		return 0, err
 	}
 	return terms, nil
+}
+
+// BuildPostings builds the word index's block-max postings when they
+// were never built or were built before the delta (impactdelta.go) and are
+// out of date, and with behind also when more than half of impactDeltaMax
+// rows changed since (a rebuild costs in proportion to the whole index:
+// the daemon does it when idle, a one-shot gno update only for a missing
+// build). It reports progress (token instances read of all) and whether
+// it built. The build is one transaction: a sync waits for it (it holds
+// the writer lock), reads do not.
+func (s *Store) BuildPostings(ctx context.Context, behind bool, progress func(done, total int)) (bool, error) {
+	need, err := s.postingsNeeded(ctx, behind)
+	if err != nil || !need {
+		return false, err
+	}
+	if _, err := s.buildImpactsWith(ctx, progress); err != nil {
+		if errors.Is(err, errImpactsDisagree) {
+			return false, nil
+		}
+		return false, err
+	}
+	return true, nil
+}
+
+// postingsNeeded says whether BuildPostings has work: an index with rows
+// whose postings are missing, out of date, or far behind.
+func (s *Store) postingsNeeded(ctx context.Context, behind bool) (bool, error) {
+	var built sql.NullString
+	var rows, stale int64
+	err := s.db.QueryRowContext(ctx, `SELECT (SELECT value FROM meta WHERE key = ?),
+		(SELECT count(*) FROM (SELECT 1 FROM chunks LIMIT 1)),
+		coalesce((SELECT count(*) FROM pragma_table_list WHERE name = 'impacts_stale'), 0)`, impactsKey).Scan(&built, &rows, &stale)
+	if err != nil {
+		return false, fmt.Errorf("postings: %w", err)
+	}
+	if rows == 0 {
+		return false, nil
+	}
+	if !built.Valid {
+		return true, nil
+	}
+	if _, _, ok := parseBuilt(built.String); !ok || stale == 0 {
+		ver, _, err := s.impactsVersion(ctx, s.db)
+		if err != nil {
+			return false, fmt.Errorf("postings: %w", err)
+		}
+		return ver != built.String, nil
+	}
+	if !behind {
+		return false, nil
+	}
+	if err := s.db.QueryRowContext(ctx, "SELECT count(*) FROM impacts_stale").Scan(&stale); err != nil {
+		return false, fmt.Errorf("postings: %w", err)
+	}
+	return stale > impactDeltaMax/2, nil
 }
