@@ -46,9 +46,10 @@ import (
 const impactDeltaMax = 4096
 
 // impactsDeltaTag starts the meta value of postings built with the delta
-// triggers: "d1 ROWS VERSION", ROWS the word index's row count at the
-// build. A value without it (postings built before the delta) is used
-// only while the index is unchanged.
+// triggers and the posting encoding of appendPosting: "d1 ROWS VERSION",
+// ROWS the word index's row count at the build. A value without it
+// (postings of the first encoding, built before the delta) is not read:
+// searches use FTS5 until the next build (the next gno update does it).
 const impactsDeltaTag = "d1 "
 
 // impactsDeltaSchema makes the table of changed rows and its triggers;

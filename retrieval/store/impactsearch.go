@@ -113,17 +113,16 @@ func (s *Store) searchImpacts(ctx context.Context, q query.Keywords, where strin
 	if !ok {
 		return nil, false, nil
 	}
-	// Postings built with the delta triggers answer after syncs too, the
-	// changed rows masked and scored apart (impactdelta.go); older ones
-	// only while the index is unchanged.
-	var delta *impactDelta
-	if builtRows, _, isDelta := parseBuilt(built.String); isDelta {
-		delta, ok, err = s.impactDeltaFor(ctx, built.String, ver, builtRows, nRow)
-		if err != nil || !ok {
-			return nil, false, err
-		}
-	} else if ver != built.String {
+	// The postings answer after syncs too, the changed rows masked and
+	// scored apart (impactdelta.go). Postings of the first encoding (no
+	// tag) are not read: the next build replaces them.
+	builtRows, _, current := parseBuilt(built.String)
+	if !current {
 		return nil, false, nil
+	}
+	delta, ok, err := s.impactDeltaFor(ctx, built.String, ver, builtRows, nRow)
+	if err != nil || !ok {
+		return nil, false, err
 	}
 	// The expression's phrases: the terms, then the exclusions.
 	words := append(append([]string(nil), q.Terms...), q.Excludes...)
