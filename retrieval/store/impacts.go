@@ -29,7 +29,8 @@ import (
 // the row count and token total of FTS5's averages record, each token's
 // row count (its postings' length) and the row's column sizes from
 // chunks_fts_docsize. The result is FTS5's to the bit
-// (TestImpactSearchExact compares every outcome with bm25()).
+// (TestImpactSearchExact and TestImpactsDeltaExact compare every outcome
+// with bm25()).
 //
 // Document-at-a-time over postings ordered by row id was chosen over
 // impact-ordered lists: a row's score needs every query token's frequency
@@ -40,12 +41,15 @@ import (
 // The postings are built from the word index itself (fts5vocab's instance
 // table gives FTS5's own tokens, so no second tokenizer can disagree with
 // it), by rebuildImpacts in one transaction with the word index state they
-// reflect: FTS5's structure and averages records (impactsVersion). A
-// search uses them only while both are unchanged, in the same read
-// snapshot; after a sync that changed chunks it runs on FTS5 as before
-// until the next build (gno cleanup). The
-// structure is optional: an index without it (every index before this
-// change) searches as before.
+// reflect. Syncs after the build record the chunk rows they change
+// (triggers, in their own transaction), and a search masks those rows in
+// the built segment and scores their current text apart, with the current
+// idf and average length (impactdelta.go: the segment-plus-delta design,
+// chosen over rebuilding after each sync, which costs ~25 s of CPU at
+// 100k documents). Builds run at the end of a first gno update, in the
+// daemon's idle time once the delta has grown, and in gno cleanup. The
+// structure is optional: an index without it searches with FTS5 as before
+// until its next gno update builds it.
 
 // impactBlock is the number of postings in a block: one block's bound
 // covers this many rows, and skipping it skips their decoding.
@@ -313,8 +317,8 @@ func decodeBlock(data []byte, h impactBlockHdr, ps []impactPosting) ([]impactPos
 }
 
 // rebuildImpacts rebuilds the word index's block-max postings (the impacts
-// table) from the index as it is, in one transaction: a search uses them
-// until the next write. It returns the number of tokens written.
+// table) from the index as it is, in one transaction, and empties the
+// delta of changed rows. It returns the number of tokens written.
 func (s *Store) rebuildImpacts(ctx context.Context) (int, error) {
 	return s.buildImpactsWith(ctx, nil)
 }
