@@ -466,7 +466,8 @@ func buildImpacts(ctx context.Context, tx *sql.Tx, s *Store, progress func(done,
 	}
 	nRow, _, ok := averages(avg)
 	if !ok {
-		return 0, errImpactsDamaged
+		// No averages record: an empty word index.
+		nRow = 0
 	}
 	built := fmt.Sprintf("%s%d %s", impactsDeltaTag, nRow, ver)
 	if _, err := tx.ExecContext(ctx, "INSERT INTO meta(key, value) VALUES(?, ?)", impactsKey, built); err != nil {
