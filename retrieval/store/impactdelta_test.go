@@ -129,3 +129,36 @@ func TestImpactsDeltaTooLarge(t *testing.T) {
 		t.Fatal("answered from the postings past impactDeltaMax")
 	}
 }
+
+// TestBuildPostingsPolicy: BuildPostings builds missing postings and,
+// with behind, postings whose delta passed half of impactDeltaMax; else
+// it leaves them.
+func TestBuildPostingsPolicy(t *testing.T) {
+	ctx := context.Background()
+	st, _ := zipfStore(t, 100, 200, 17)
+	built, err := st.BuildPostings(ctx, false, nil)
+	if err != nil || !built {
+		t.Fatalf("missing postings: built %v, %v", built, err)
+	}
+	for _, behind := range []bool{false, true} {
+		if built, err := st.BuildPostings(ctx, behind, nil); err != nil || built {
+			t.Fatalf("current postings (behind %v): built %v, %v", behind, built, err)
+		}
+	}
+	if _, err := st.db.ExecContext(ctx, "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n WHERE i <= ?) INSERT INTO impacts_stale(row, built) SELECT (100000 + i) << 16, 0 FROM n", impactDeltaMax/2); err != nil {
+		t.Fatal(err)
+	}
+	if built, err := st.BuildPostings(ctx, false, nil); err != nil || built {
+		t.Fatalf("a delta past half the limit without behind: built %v, %v", built, err)
+	}
+	if built, err := st.BuildPostings(ctx, true, func(done, total int) {}); err != nil || !built {
+		t.Fatalf("a delta past half the limit with behind: built %v, %v", built, err)
+	}
+	// The first encoding (no tag) is rebuilt, never read.
+	if _, err := st.db.ExecContext(ctx, "UPDATE meta SET value = 'x/y' WHERE key = ?", impactsKey); err != nil {
+		t.Fatal(err)
+	}
+	if built, err := st.BuildPostings(ctx, false, nil); err != nil || !built {
+		t.Fatalf("first-encoding postings: built %v, %v", built, err)
+	}
+}
