@@ -5,9 +5,13 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/gnosearch/gno/retrieval/chunk"
+	"github.com/gnosearch/gno/retrieval/internal/readhook"
+	"github.com/gnosearch/gno/retrieval/query"
 )
 
 // deltaDoc is a document of the Zipf vocabulary written through the
@@ -160,5 +164,88 @@ func TestBuildPostingsPolicy(t *testing.T) {
 	}
 	if built, err := st.BuildPostings(ctx, false, nil); err != nil || !built {
 		t.Fatalf("first-encoding postings: built %v, %v", built, err)
+	}
+}
+
+// TestImpactDeltaIsSnapshot: with a delta in use, a sync through the
+// store's batch committed before each of the search's statements in turn
+// (the delta's reads included) leaves the search the state before or
+// after it, never a mix.
+func TestImpactDeltaIsSnapshot(t *testing.T) {
+	ctx := context.Background()
+	write := func(st *Store, words []string, gen int64, rel string) error {
+		b, err := st.Begin(context.Background(), gen)
+		if err != nil {
+			return err
+		}
+		defer b.Rollback()
+		r := rand.New(rand.NewPCG(uint64(gen), 1))
+		d := deltaDoc(r, words, rel, 2)
+		d.Chunks[0].Text += strings.Repeat(" "+words[2]+" "+words[9], 10)
+		d.Content = d.Chunks[0].Text + "\n" + d.Content[d.Chunks[1].StartByte:]
+		shift := len(d.Chunks[0].Text) + 1 - d.Chunks[1].StartByte
+		d.Chunks[0].EndByte = len(d.Chunks[0].Text)
+		d.Chunks[1].StartByte += shift
+		d.Chunks[1].EndByte += shift
+		if err := b.Put(context.Background(), d); err != nil {
+			return err
+		}
+		if err := b.Remove(context.Background(), gen); err != nil {
+			return err
+		}
+		return b.Commit()
+	}
+	fresh := func() (*Store, []string) {
+		st, words := zipfStore(t, 200, 400, 5)
+		if _, err := st.rebuildImpacts(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := write(st, words, 2, "d7.md"); err != nil {
+			t.Fatal(err)
+		}
+		return st, words
+	}
+	type key struct{}
+	search := func(ctx context.Context, st *Store, words []string) string {
+		h, err := st.SearchFTS(ctx, query.Parse(words[2]+" "+words[9]+" "+words[30]), Filter{}, 10)
+		if err != nil {
+			return "error: " + err.Error()
+		}
+		return fmt.Sprint(h)
+	}
+	st, words := fresh()
+	before := search(ctx, st, words)
+	if st.prune.impacts.Load() == 0 {
+		t.Fatal("not searched from the postings")
+	}
+	if err := write(st, words, 3, "new.md"); err != nil {
+		t.Fatal(err)
+	}
+	after := search(ctx, st, words)
+	if before == after {
+		t.Fatal("the change did not change the result")
+	}
+	for n := int32(1); n < 40; n++ {
+		st, words := fresh()
+		var stmts atomic.Int32
+		var once sync.Once
+		restore := readhook.Set(func(ctx context.Context) {
+			if ctx.Value(key{}) != nil && stmts.Add(1) == n {
+				once.Do(func() {
+					if err := write(st, words, 3, "new.md"); err != nil {
+						t.Error(err)
+					}
+				})
+			}
+		})
+		got := search(context.WithValue(ctx, key{}, true), st, words)
+		restore()
+		if got != before && got != after {
+			t.Fatalf("sync at statement %d: got %s\nbefore %s\nafter  %s", n, got, before, after)
+		}
+		if stmts.Load() < n {
+			t.Logf("the search ran %d statements", n-1)
+			return
+		}
 	}
 }
