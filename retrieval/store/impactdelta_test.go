@@ -5,13 +5,9 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 
 	"github.com/gnosearch/gno/retrieval/chunk"
-	"github.com/gnosearch/gno/retrieval/internal/readhook"
-	"github.com/gnosearch/gno/retrieval/query"
 )
 
 // deltaDoc is a document of the Zipf vocabulary written through the
@@ -205,47 +201,9 @@ func TestImpactDeltaIsSnapshot(t *testing.T) {
 		}
 		return st, words
 	}
-	type key struct{}
-	search := func(ctx context.Context, st *Store, words []string) string {
-		h, err := st.SearchFTS(ctx, query.Parse(words[2]+" "+words[9]+" "+words[30]), Filter{}, 10)
-		if err != nil {
-			return "error: " + err.Error()
+	snapshotEachStatement(t, fresh, func(st *Store, words []string) {
+		if err := write(st, words, 3, "new.md"); err != nil {
+			t.Error(err)
 		}
-		return fmt.Sprint(h)
-	}
-	st, words := fresh()
-	before := search(ctx, st, words)
-	if st.prune.impacts.Load() == 0 {
-		t.Fatal("not searched from the postings")
-	}
-	if err := write(st, words, 3, "new.md"); err != nil {
-		t.Fatal(err)
-	}
-	after := search(ctx, st, words)
-	if before == after {
-		t.Fatal("the change did not change the result")
-	}
-	for n := int32(1); n < 40; n++ {
-		st, words := fresh()
-		var stmts atomic.Int32
-		var once sync.Once
-		restore := readhook.Set(func(ctx context.Context) {
-			if ctx.Value(key{}) != nil && stmts.Add(1) == n {
-				once.Do(func() {
-					if err := write(st, words, 3, "new.md"); err != nil {
-						t.Error(err)
-					}
-				})
-			}
-		})
-		got := search(context.WithValue(ctx, key{}, true), st, words)
-		restore()
-		if got != before && got != after {
-			t.Fatalf("sync at statement %d: got %s\nbefore %s\nafter  %s", n, got, before, after)
-		}
-		if stmts.Load() < n {
-			t.Logf("the search ran %d statements", n-1)
-			return
-		}
-	}
+	}, 40)
 }
