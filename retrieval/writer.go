@@ -109,6 +109,18 @@ func (w *Writer) Cleanup(ctx context.Context) (int, error) {
 	return st.Cleanup(ctx, keep)
 }
 
+// BuildPostings builds the word index's search postings when they are
+// missing, and with behind when many rows changed since they were built
+// (store.Backend.BuildPostings): the end of a first update, a daemon's
+// idle time. It reports whether it built.
+func (w *Writer) BuildPostings(ctx context.Context, behind bool, progress func(done, total int)) (bool, error) {
+	st, err := w.e.store(ctx)
+	if err != nil {
+		return false, err
+	}
+	return st.BuildPostings(ctx, behind, progress)
+}
+
 // Writer waits of the one-shot calls below, which take the lock, run one
 // write and release it.
 const (

@@ -67,6 +67,13 @@ func (a *app) runUpdate(ctx context.Context, f updateFlags) (*retrieval.UpdateRe
 		res, err = a.daemonUpdate(ctx, opt)
 	} else {
 		res, err = e.Update(ctx, opt)
+		if err == nil {
+			if bar != nil {
+				bar.Finish()
+				bar = nil
+			}
+			a.buildPostings(ctx, e, f.wait)
+		}
 	}
 	if bar != nil {
 		bar.Finish()
@@ -230,4 +237,37 @@ func newEmbedCmd(a *app) *cobra.Command {
 	cmd.Flags().StringVarP(&f.collection, "collection", "c", "", "only this collection")
 	cmd.Flags().BoolVarP(&f.force, "force", "f", false, "re-embed every chunk")
 	return cmd
+}
+
+// buildPostings builds the word index's search postings after an update
+// that left them missing (the first update of an index; a daemon keeps
+// them current in its idle time), with a progress bar on a terminal and
+// quietly otherwise. The update has succeeded: a failure here is a
+// warning (searches run on FTS5 as before).
+func (a *app) buildPostings(ctx context.Context, e *retrieval.Engine, wait time.Duration) {
+	w, err := e.Writer(ctx, wait)
+	if err != nil {
+		fmt.Fprintf(a.stderr, "gno: search postings not built: %s\n", gnoerr.Public(err))
+		return
+	}
+	defer w.Close()
+	var bar *progressbar.ProgressBar
+	var progress func(done, total int)
+	if a.stderrTTY() {
+		progress = func(done, total int) {
+			if bar == nil {
+				bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(a.stderr),
+					progressbar.OptionSetDescription("building search postings"), progressbar.OptionClearOnFinish(),
+					progressbar.OptionThrottle(100*time.Millisecond))
+			}
+			bar.Set(done)
+		}
+	}
+	_, err = w.BuildPostings(ctx, false, progress)
+	if bar != nil {
+		bar.Finish()
+	}
+	if err != nil && ctx.Err() == nil {
+		fmt.Fprintf(a.stderr, "gno: search postings not built: %s\n", gnoerr.Public(err))
+	}
 }

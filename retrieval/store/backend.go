@@ -46,6 +46,11 @@ type Backend interface {
 	BeginBulk(ctx context.Context) error
 	MergeSegmented(ctx context.Context) error
 	EndBulk(ctx context.Context) error
+	// BuildPostings builds the word index's own search postings where
+	// they are missing (and, with behind, far behind the index: SQLite's
+	// block-max postings, impacts.go), with progress; it reports whether
+	// it built. A no-op where the backend has none (Postgres).
+	BuildPostings(ctx context.Context, behind bool, progress func(done, total int)) (bool, error)
 	SkipStates(ctx context.Context, collection string) (map[string]SkipState, error)
 	SkipCounts(ctx context.Context, collection string) (map[string]int, error)
 	DocCount(ctx context.Context, collection string) (int, error)

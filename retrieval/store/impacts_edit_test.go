@@ -87,6 +87,16 @@ func TestImpactSearchIsSnapshot(t *testing.T) {
 			t.Error(err)
 		}
 	}
+	snapshotEachStatement(t, fresh, change, 30)
+}
+
+// snapshotEachStatement runs a search from the postings on a fresh store,
+// with change committed before its statement n for each n in turn, and
+// fails when the result is neither that of the state before the change
+// nor that after it.
+func snapshotEachStatement(t *testing.T, fresh func() (*Store, []string), change func(*Store, []string), most int32) {
+	t.Helper()
+	ctx := context.Background()
 	type key struct{}
 	search := func(ctx context.Context, st *Store, words []string) string {
 		h, err := st.SearchFTS(ctx, query.Parse(words[2]+" "+words[9]+" "+words[30]), Filter{}, 10)
@@ -105,7 +115,7 @@ func TestImpactSearchIsSnapshot(t *testing.T) {
 	if before == after {
 		t.Fatal("the change did not change the result")
 	}
-	for n := int32(1); n < 30; n++ {
+	for n := int32(1); n < most; n++ {
 		st, words := fresh()
 		var stmts atomic.Int32
 		var once sync.Once

@@ -35,6 +35,7 @@ func bm25Part(idf, f, d, avgdl float64) float64 {
 // impactToken is one distinct positive token of a question with its
 // postings, the idf of each phrase that is this token, and a cursor.
 type impactToken struct {
+	tok    string
 	data   []byte
 	hdrs   []impactBlockHdr
 	idfs   []float64 // one per phrase of this token
@@ -109,14 +110,25 @@ func (s *Store) searchImpacts(ctx context.Context, q query.Keywords, where strin
 		return nil, false, fmt.Errorf("search: %w", err)
 	}
 	nRow, nToken, ok := averages(avg)
-	if ver != built.String || !ok {
+	if !ok {
 		return nil, false, nil
+	}
+	// The postings answer after syncs too, the changed rows masked and
+	// scored apart (impactdelta.go). Postings of the first encoding (no
+	// tag) are not read: the next build replaces them.
+	builtRows, _, current := parseBuilt(built.String)
+	if !current {
+		return nil, false, nil
+	}
+	delta, ok, err := s.impactDeltaFor(ctx, built.String, ver, builtRows, nRow)
+	if err != nil || !ok {
+		return nil, false, err
 	}
 	// The expression's phrases: the terms, then the exclusions.
 	words := append(append([]string(nil), q.Terms...), q.Excludes...)
 	toks, err := s.tok.tokens(ctx, words)
 	if err != nil {
-		// The tokenizer's own in-memory database failed: FTS5 answers.
+		// The query tokenizer failed (an empty token, a cancelled context): FTS5 answers.
 		return nil, false, nil
 	}
 	for _, t := range toks {
@@ -141,16 +153,25 @@ func (s *Store) searchImpacts(ctx context.Context, q query.Keywords, where strin
 	for i, w := range toks[:len(q.Terms)] {
 		t := byTok[w[0]]
 		if t == nil {
-			t = &impactToken{data: data[w[0]], dec: -1}
+			t = &impactToken{tok: w[0], data: data[w[0]], dec: -1}
 			if t.hdrs, _, err = decodeHeaders(t.data); err != nil {
 				return nil, false, fmt.Errorf("search: %w", err)
 			}
 			byTok[w[0]] = t
 			tokens = append(tokens, t)
 		}
+		// The token's current row count: the build's, less its changed
+		// rows, plus the changed rows holding it now.
 		df := int64(0)
 		for _, h := range t.hdrs {
 			df += int64(h.n)
+		}
+		if delta != nil {
+			gone, err := delta.goneFrom(w[0], t.data, t.hdrs)
+			if err != nil {
+				return nil, false, fmt.Errorf("search: %w", err)
+			}
+			df += int64(len(delta.post[w[0]])) - gone
 		}
 		idf := libc.Xlog(tls, (float64(nRow-df)+0.5)/(float64(df)+0.5))
 		if idf <= 0 {
@@ -163,19 +184,13 @@ func (s *Store) searchImpacts(ctx context.Context, q query.Keywords, where strin
 	if err != nil {
 		return nil, false, fmt.Errorf("search: %w", err)
 	}
-	live := tokens[:0]
+	// A token with no built postings stays: the changed rows may hold it
+	// (its bound 0, it is never essential to the built rows).
 	for _, t := range tokens {
 		t.ub = 0
 		for _, h := range t.hdrs {
 			t.ub = max(t.ub, t.part(h.maxF2, float64(h.minD), avgdl))
 		}
-		if len(t.hdrs) > 0 {
-			live = append(live, t)
-		}
-	}
-	tokens = live
-	if len(tokens) == 0 {
-		return nil, true, nil
 	}
 	sort.SliceStable(tokens, func(a, b int) bool { return tokens[a].ub < tokens[b].ub })
 	top := &impactTop{limit: limit, best: map[int64]int{}}
@@ -187,6 +202,21 @@ func (s *Store) searchImpacts(ctx context.Context, q query.Keywords, where strin
 		err := s.scoreImpacts(ctx, pending, tokens, len(q.Terms), avgdl, where, fargs, top)
 		pending = pending[:0]
 		return err
+	}
+	if delta != nil {
+		// The changed rows first, scored from their current tokens; the
+		// built postings' copies of them are masked below.
+		for _, c := range delta.candidates(tokens, toks[len(q.Terms):]) {
+			pending = append(pending, c)
+			if len(pending) >= impactScoreBatch {
+				if err := flush(); err != nil {
+					return nil, false, err
+				}
+			}
+		}
+		if err := flush(); err != nil {
+			return nil, false, err
+		}
 	}
 	below := func(bound float64) bool { return bound*(1+1e-9)+1e-12 < top.theta() }
 	for {
@@ -242,7 +272,7 @@ func (s *Store) searchImpacts(ctx context.Context, q query.Keywords, where strin
 				bound += t.part(f2[ess+i], float64(dLow), avgdl)
 			}
 		}
-		skip := excluded[row]
+		skip := excluded[row] || delta != nil && delta.masked[row]
 		if !skip {
 			rest := bound
 			for _, t := range tokens[:ess] {
@@ -421,53 +451,3 @@ func phraseIdf(tokens []*impactToken, p int) float64 {
 	}
 	return 0
 }
-
-// impactTop holds the best chunk of the best documents found so far.
-type impactTop struct {
-	limit int
-	list  []ChunkHit
-	best  map[int64]int // document → index in list
-}
-
-// theta is the k-th document's score, or 0 before k are found.
-func (t *impactTop) theta() float64 {
-	if len(t.list) < t.limit {
-		return 0
-	}
-	return t.list[t.limit-1].Score
-}
-
-// better orders hits as the search returns them: score, then chunk id.
-func better(a, b ChunkHit) bool {
-	if a.Score != b.Score {
-		return a.Score > b.Score
-	}
-	return a.ChunkID < b.ChunkID
-}
-
-// add offers a row's score.
-func (t *impactTop) add(row int64, score float64) {
-	h := ChunkHit{ChunkID: row, DocID: DocOfChunk(row), Score: score}
-	if i, ok := t.best[h.DocID]; ok {
-		if !better(h, t.list[i]) {
-			return
-		}
-		t.list[i] = h
-	} else {
-		if len(t.list) >= t.limit && !better(h, t.list[len(t.list)-1]) {
-			return
-		}
-		t.list = append(t.list, h)
-	}
-	sort.SliceStable(t.list, func(a, b int) bool { return better(t.list[a], t.list[b]) })
-	if len(t.list) > t.limit {
-		t.list = t.list[:t.limit]
-	}
-	clear(t.best)
-	for i, x := range t.list {
-		t.best[x.DocID] = i
-	}
-}
-
-// hits returns the documents found, best first.
-func (t *impactTop) hits() []ChunkHit { return t.list }

@@ -44,6 +44,8 @@ type Store struct {
 	prune pruneStats
 	// tok tokenizes questions for the block-max postings (impacts.go).
 	tok tokenizer
+	// delta caches the postings' changes since their build (impactdelta.go).
+	delta deltaCache
 }
 
 const schema = `

@@ -40,11 +40,14 @@ type worker struct {
 	needEmbed bool
 	embedOff  string // why embedding stopped (no model…), until the config changes
 	needWarm  bool
-	lastSync  time.Time
-	lastWhat  string
-	lastErr   string
-	warming   atomic.Bool
-	warmAgain atomic.Bool
+	// needPostings: a sync changed the index since the search postings
+	// were last looked at (postings).
+	needPostings bool
+	lastSync     time.Time
+	lastWhat     string
+	lastErr      string
+	warming      atomic.Bool
+	warmAgain    atomic.Bool
 
 	// trusted: collection -> the watch epoch in which its last whole
 	// sync began and succeeded. While the epoch is current (and every
@@ -71,7 +74,7 @@ type worker struct {
 
 func newWorker(d *daemon) *worker {
 	return &worker{d: d, e: d.e, wake: make(chan struct{}, 1), pending: map[string]map[string]bool{},
-		first: true, state: "starting", needEmbed: !d.opt.NoEmbed, needWarm: true, trusted: map[string]uint64{},
+		first: true, state: "starting", needEmbed: !d.opt.NoEmbed, needWarm: true, needPostings: true, trusted: map[string]uint64{},
 		distrust: map[string]string{}}
 }
 
@@ -155,7 +158,7 @@ func (w *worker) run(ctx context.Context) {
 			changes = append(changes, c)
 		}
 		w.pending = map[string]map[string]bool{}
-		embed, warm := w.needEmbed, w.needWarm
+		embed, warm, postings := w.needEmbed, w.needWarm, w.needPostings
 		var up *updateReq
 		if len(w.updates) > 0 {
 			up, w.updates = w.updates[0], w.updates[1:]
@@ -169,6 +172,8 @@ func (w *worker) run(ctx context.Context) {
 			w.answer(ctx, up)
 		case len(changes) > 0:
 			w.sync(ctx, changes)
+		case postings:
+			w.postings(ctx)
 		case embed:
 			w.embed(ctx)
 		case warm:
@@ -264,7 +269,7 @@ func (w *worker) sync(ctx context.Context, changes []watch.Change) {
 			w.lastErr = gnoerr.Public(err)
 		}
 		if changed(res) {
-			w.needWarm = true
+			w.needWarm, w.needPostings = true, true
 			if !w.d.opt.NoEmbed {
 				w.needEmbed = true
 			}
@@ -411,6 +416,33 @@ func (w *worker) embed(ctx context.Context) {
 		// cache changes.
 		w.needEmbed, w.embedOff = false, gnoerr.Public(err)
 		w.d.log.Warn("embedding off", "err", err)
+	}
+}
+
+// postings builds the word index's search postings when idle, if they
+// are missing or far behind the index (Writer.BuildPostings): searches
+// answer the rows changed since a build from a delta, which grows with
+// every sync until a rebuild. A build is one transaction (about 25 s of
+// CPU at 100k documents): a sync that comes meanwhile waits for it.
+func (w *worker) postings(ctx context.Context) {
+	wr, err := w.e.Writer(ctx, 0)
+	if err != nil {
+		w.pause(ctx, lockedRetry)
+		return
+	}
+	defer wr.Close()
+	w.mu.Lock()
+	w.needPostings = false
+	w.mu.Unlock()
+	w.set("building search postings")
+	start := time.Now()
+	built, err := wr.BuildPostings(ctx, true, nil)
+	switch {
+	case ctx.Err() != nil:
+	case err != nil:
+		w.d.log.Warn("search postings not built", "err", err)
+	case built:
+		w.d.log.Info("built the search postings", "took", time.Since(start))
 	}
 }
 

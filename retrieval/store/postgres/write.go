@@ -414,3 +414,9 @@ func (s *Store) EndBulk(ctx context.Context) error {
 	}
 	return nil
 }
+
+// BuildPostings has nothing to build: the server's own index answers
+// keyword searches (SQLite's block-max postings have no counterpart here).
+func (s *Store) BuildPostings(context.Context, bool, func(done, total int)) (bool, error) {
+	return false, nil
+}
