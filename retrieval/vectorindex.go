@@ -83,17 +83,23 @@ func (e *Engine) serverVectors(ctx context.Context, model string) (count, chunks
 	at := writes + "/" + vv
 	c := &e.vectors
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	if c.srvAt == at && c.srvModel == model {
-		return c.srvCount, c.srvChunks, nil
+		count, chunks = c.srvCount, c.srvChunks
+		c.mu.Unlock()
+		return count, chunks, nil
 	}
+	c.mu.Unlock()
+	// Counted outside the lock: a search waiting for the counts must not
+	// hold up the searches and coverage reads that need only the cache.
 	if count, _, err = st.VectorCount(ctx, model); err != nil {
 		return 0, 0, err
 	}
 	if chunks, err = st.ChunkCount(ctx); err != nil {
 		return 0, 0, err
 	}
+	c.mu.Lock()
 	c.srvModel, c.srvAt, c.srvCount, c.srvChunks = model, at, count, chunks
+	c.mu.Unlock()
 	return count, chunks, nil
 }
 

@@ -102,7 +102,7 @@ func (s *Store) DocStateList(ctx context.Context, collection string) (*StateList
 	if err := s.db.QueryRowContext(ctx, "SELECT (SELECT count(*) FROM documents WHERE collection = ?), (SELECT count(*) FROM documents)", collection).Scan(&n, &total); err != nil {
 		return nil, fmt.Errorf("count documents of %s: %w", collection, err)
 	}
-	const q = "SELECT id, rel_path, size, mtime_ns FROM documents INDEXED BY documents_state WHERE collection = ? ORDER BY rel_path"
+	const q = "SELECT id, rel_path, size, mtime_ns FROM documents WHERE collection = ? ORDER BY rel_path"
 	l := &StateList{recs: make([]stateRec, 0, n)}
 	rows, done, err := s.queryMapped(ctx, 2*n >= total, q, collection)
 	if err != nil {

@@ -28,6 +28,10 @@ import (
 type readYourWrites struct {
 	dirty  atomic.Bool
 	target atomic.Uint64
+	// taking counts reads between clearing dirty and publishing the new
+	// target: a read meanwhile must not see "nothing pending" and go to
+	// the replica before its own write's position is known.
+	taking atomic.Int32
 }
 
 // watchWrites returns the write watch of a store opened with cfg, which
@@ -95,18 +99,31 @@ func (t rywTracer) TraceCopyFromEnd(context.Context, *pgx.Conn, pgx.TraceCopyFro
 // cannot be read) says behind: the primary is never older.
 func (s *Store) replicaBehind(ctx context.Context) bool {
 	rw := s.rw
-	if rw.dirty.Swap(false) {
-		var lsn int64
-		if err := s.pool.QueryRow(ctx, "SELECT (pg_current_wal_lsn() - '0/0'::pg_lsn)::bigint").Scan(&lsn); err != nil {
-			rw.dirty.Store(true)
-			return true
-		}
-		for {
-			old := rw.target.Load()
-			if uint64(lsn) <= old || rw.target.CompareAndSwap(old, uint64(lsn)) {
-				break
+	// taking is raised before dirty is cleared, so a read that finds
+	// dirty already cleared finds taking raised until the target is out.
+	if rw.dirty.Load() {
+		rw.taking.Add(1)
+		if rw.dirty.Swap(false) {
+			// The insert position, not the write position: with
+			// synchronous_commit off a commit record can lie past the latter.
+			var lsn int64
+			if err := s.pool.QueryRow(ctx, "SELECT (pg_current_wal_insert_lsn() - '0/0'::pg_lsn)::bigint").Scan(&lsn); err != nil {
+				rw.dirty.Store(true)
+				rw.taking.Add(-1)
+				return true
+			}
+			for {
+				old := rw.target.Load()
+				if uint64(lsn) <= old || rw.target.CompareAndSwap(old, uint64(lsn)) {
+					break
+				}
 			}
 		}
+		rw.taking.Add(-1)
+	}
+	if rw.taking.Load() > 0 {
+		// Another read is taking the position of a write of ours.
+		return true
 	}
 	target := rw.target.Load()
 	if target == 0 {

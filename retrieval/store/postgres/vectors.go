@@ -107,8 +107,12 @@ func (s *Store) PutVectors(ctx context.Context, model string, ids []int64, vecs 
 }
 
 // VectorCount counts the vectors of model and gives their dimension.
+//
+// The dimension is read from one vector (a model's vectors share it):
+// max over every row would detoast the whole table, and the engine asks
+// after every write while an embed runs.
 func (s *Store) VectorCount(ctx context.Context, model string) (count, dims int, err error) {
-	if err := s.one(ctx, "SELECT count(*), coalesce(max(vector_dims(vec)), 0) FROM vectors WHERE model = $1", []any{model}, &count, &dims); err != nil {
+	if err := s.one(ctx, "SELECT count(*), coalesce((SELECT vector_dims(vec) FROM vectors WHERE model = $1 LIMIT 1), 0) FROM vectors WHERE model = $1", []any{model}, &count, &dims); err != nil {
 		return 0, 0, fmt.Errorf("load vectors: %w", err)
 	}
 	return count, dims, nil
