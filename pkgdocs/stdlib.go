@@ -51,16 +51,16 @@ func (x *Index) embed(ctx context.Context, progress func(done, total int), stdli
 	if err != nil {
 		return nil, err
 	}
+	// std is looked up by collection name, lower-cased; the skip list
+	// keeps the keys as stored.
 	std := map[string]bool{}
+	var skip []string
 	for _, v := range vs {
 		if v.Name == packages.StdlibName {
 			std[strings.ToLower(v.Key)] = true
-		}
-	}
-	var skip []string
-	if !stdlib {
-		for k := range std {
-			skip = append(skip, k)
+			if !stdlib {
+				skip = append(skip, v.Key)
+			}
 		}
 	}
 	n, err := x.pk.Unembedded(ctx, skip)

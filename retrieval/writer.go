@@ -121,6 +121,24 @@ func (w *Writer) BuildPostings(ctx context.Context, behind bool, progress func(d
 	return st.BuildPostings(ctx, behind, progress)
 }
 
+// PostingsNeeded says, without taking the writer lock, whether
+// BuildPostings would build (false for a backend that keeps no postings
+// of its own): callers ask first, so that an update or a daemon's idle
+// turn with nothing to build takes no lock.
+func PostingsNeeded(ctx context.Context, e *Engine, behind bool) (bool, error) {
+	st, err := e.store(ctx)
+	if err != nil {
+		return false, err
+	}
+	n, ok := st.(interface {
+		PostingsNeeded(ctx context.Context, behind bool) (bool, error)
+	})
+	if !ok {
+		return false, nil
+	}
+	return n.PostingsNeeded(ctx, behind)
+}
+
 // Writer waits of the one-shot calls below, which take the lock, run one
 // write and release it.
 const (

@@ -245,6 +245,11 @@ func newEmbedCmd(a *app) *cobra.Command {
 // quietly otherwise. The update has succeeded: a failure here is a
 // warning (searches run on FTS5 as before).
 func (a *app) buildPostings(ctx context.Context, e *retrieval.Engine, wait time.Duration) {
+	// Asked without the lock first: an update that left the postings in
+	// place must not wait for another writer (and warn) for nothing.
+	if need, err := retrieval.PostingsNeeded(ctx, e, false); err == nil && !need {
+		return
+	}
 	w, err := e.Writer(ctx, wait)
 	if err != nil {
 		fmt.Fprintf(a.stderr, "gno: search postings not built: %s\n", gnoerr.Public(err))

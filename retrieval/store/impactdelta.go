@@ -167,7 +167,13 @@ func (s *Store) impactDeltaFor(ctx context.Context, built, ver string, builtRows
 	}
 	if len(refs) > 0 {
 		if err := s.chunkBodies(ctx, refs); err != nil {
-			return nil, false, fmt.Errorf("search: %w", err)
+			if ctx.Err() != nil {
+				return nil, false, ctx.Err()
+			}
+			// A changed row whose document's text cannot be read (a
+			// damaged document): FTS5 answers, as it would without the
+			// postings, so the damage fails only searches that reach it.
+			return nil, false, nil
 		}
 	}
 	lengths := map[int64]int64{}

@@ -136,11 +136,20 @@ func TestImpactsDeltaTooLarge(t *testing.T) {
 func TestBuildPostingsPolicy(t *testing.T) {
 	ctx := context.Background()
 	st, _ := zipfStore(t, 100, 200, 17)
+	// PostingsNeeded (asked without the lock) agrees with each build below.
+	needs := func(behind, want bool) {
+		t.Helper()
+		if got, err := st.PostingsNeeded(ctx, behind); err != nil || got != want {
+			t.Fatalf("PostingsNeeded(behind %v) = %v, %v; want %v", behind, got, err, want)
+		}
+	}
+	needs(false, true)
 	built, err := st.BuildPostings(ctx, false, nil)
 	if err != nil || !built {
 		t.Fatalf("missing postings: built %v, %v", built, err)
 	}
 	for _, behind := range []bool{false, true} {
+		needs(behind, false)
 		if built, err := st.BuildPostings(ctx, behind, nil); err != nil || built {
 			t.Fatalf("current postings (behind %v): built %v, %v", behind, built, err)
 		}
@@ -148,6 +157,8 @@ func TestBuildPostingsPolicy(t *testing.T) {
 	if _, err := st.db.ExecContext(ctx, "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n WHERE i <= ?) INSERT INTO impacts_stale(row, built) SELECT (100000 + i) << 16, 0 FROM n", impactDeltaMax/2); err != nil {
 		t.Fatal(err)
 	}
+	needs(false, false)
+	needs(true, true)
 	if built, err := st.BuildPostings(ctx, false, nil); err != nil || built {
 		t.Fatalf("a delta past half the limit without behind: built %v, %v", built, err)
 	}

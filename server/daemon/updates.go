@@ -105,7 +105,7 @@ func (w *worker) answer(ctx context.Context, r *updateReq) {
 	r.res, r.err = w.update(uctx, r)
 	if changed(r.res) {
 		w.mu.Lock()
-		w.needWarm = true
+		w.needWarm, w.needPostings = true, true
 		if !w.d.opt.NoEmbed {
 			w.needEmbed = true
 		}

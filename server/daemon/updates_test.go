@@ -228,3 +228,23 @@ func TestUpdateTakesItsFlush(t *testing.T) {
 		t.Fatalf("the update did not sync the note its flush brought: %+v", res.Collections)
 	}
 }
+
+// TestAnsweredUpdateAsksForPostings: an update the daemon answers for a
+// client that changed the index asks the idle loop to look at the search
+// postings, as the watcher's syncs do (else a daemon whose index grows
+// only through `gno update` never builds them).
+func TestAnsweredUpdateAsksForPostings(t *testing.T) {
+	d, roots := testDaemon(t)
+	w := d.work
+	ctx := context.Background()
+	w.needPostings = false
+	writeNote(t, roots["a"], "new.md")
+	r := &updateReq{ctx: ctx, done: make(chan struct{})}
+	w.answer(ctx, r)
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	if !changed(r.res) || !w.needPostings {
+		t.Fatalf("after an update that added a note: changed %v, needPostings %v", changed(r.res), w.needPostings)
+	}
+}

@@ -137,9 +137,7 @@ func (w *worker) run(ctx context.Context) {
 			// An update is flushing the watcher: what comes into the
 			// queue is its to sync; wait until it is queued.
 			w.mu.Unlock()
-			if w.rested != nil {
-				w.rested <- "held for an update"
-			}
+			w.tellRested(ctx, "held for an update")
 			select {
 			case <-ctx.Done():
 			case <-w.wake:
@@ -193,9 +191,7 @@ func (w *worker) run(ctx context.Context) {
 			}
 			w.state = rest
 			w.mu.Unlock()
-			if w.rested != nil {
-				w.rested <- rest
-			}
+			w.tellRested(ctx, rest)
 			select {
 			case <-ctx.Done():
 			case <-w.wake:
@@ -425,6 +421,19 @@ func (w *worker) embed(ctx context.Context) {
 // every sync until a rebuild. A build is one transaction (about 25 s of
 // CPU at 100k documents): a sync that comes meanwhile waits for it.
 func (w *worker) postings(ctx context.Context) {
+	// Asked first, without the lock: most syncs leave nothing to build,
+	// and taking the writer (and showing a build) for nothing would hold
+	// up clients' writes.
+	need, err := retrieval.PostingsNeeded(ctx, w.e, true)
+	if err != nil || !need {
+		if err != nil && ctx.Err() == nil {
+			w.d.log.Warn("search postings not checked", "err", err)
+		}
+		w.mu.Lock()
+		w.needPostings = false
+		w.mu.Unlock()
+		return
+	}
 	wr, err := w.e.Writer(ctx, 0)
 	if err != nil {
 		w.pause(ctx, lockedRetry)
@@ -443,6 +452,19 @@ func (w *worker) postings(ctx context.Context) {
 		w.d.log.Warn("search postings not built", "err", err)
 	case built:
 		w.d.log.Info("built the search postings", "took", time.Since(start))
+	}
+}
+
+// tellRested hands the state the loop rests in to a test listening on
+// rested; a test that stopped listening cannot block the worker past its
+// context.
+func (w *worker) tellRested(ctx context.Context, state string) {
+	if w.rested == nil {
+		return
+	}
+	select {
+	case w.rested <- state:
+	case <-ctx.Done():
 	}
 }
 
