@@ -298,3 +298,64 @@ func replicated(t *testing.T) (u string, w *postgres.Store, r *pgtest.Replica, r
 	r.CatchUp(t, u)
 	return u, w, r, ru
 }
+
+// TestReplicaBookkeepingNotOwnWrites: bookkeeping writes (the status
+// counts' cache, token use, job records, embedding progress) do not send
+// a reader beside a replica to the primary: after them, with replay
+// paused, it still reads the replica (a write of another process that
+// the replica lacks is not seen). A real write (a tag) still does.
+func TestReplicaBookkeepingNotOwnWrites(t *testing.T) {
+	u, w, r, ru := replicated(t)
+	ctx := context.Background()
+	st, err := postgres.OpenRead(ctx, u, ru)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	one, err := st.DocByPath(ctx, "c", "one.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The token is made by another process (a token's creation is no
+	// bookkeeping) and replayed before the pause.
+	now := time.Now()
+	if _, err := w.PutAccessToken(ctx, store.AccessToken{ID: "tok", SHA256: "ab", Created: now}); err != nil {
+		t.Fatal(err)
+	}
+	r.CatchUp(t, u)
+	rc, err := pgx.Connect(ctx, ru)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close(ctx)
+	if _, err := rc.Exec(ctx, "SELECT pg_wal_replay_pause()"); err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Exec(ctx, "SELECT pg_wal_replay_resume()")
+
+	put(t, w, 2, doc("two.md", "kiwi two"))
+	if err := st.PutCountsCache(ctx, []byte(`{"docs":1}`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.TouchAccessTokens(ctx, map[string]time.Time{"tok": now.Add(time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.PutJob(ctx, store.SharedJob{ID: "j1", Running: true, Created: now, Updated: now, State: []byte(`{}`)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.DropJobs(ctx, now.Add(-time.Hour), 10); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.SetMeta(store.Bookkeeping(ctx), "embed_run", `{"pid":1}`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.DocByPath(ctx, "c", "two.md"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("after bookkeeping writes only, reads went to the primary (%v)", err)
+	}
+	if err := st.AddUserTag(ctx, one.ID, "ripe"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.DocByPath(ctx, "c", "two.md"); err != nil {
+		t.Fatalf("after a tag edit, the writer's reads come from the primary: %v", err)
+	}
+}
