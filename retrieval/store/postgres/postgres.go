@@ -212,6 +212,8 @@ type Store struct {
 	// rw watches this process's writes, so that it reads them back
 	// from the primary until the replica has them (ryw.go).
 	rw *readYourWrites
+	// bulk defers the vector indexes during a bulk load (vsearch.go).
+	bulk bulkVectors
 	// info is Server's last answer, measured at infoAt (server.go).
 	infoMu sync.Mutex
 	info   *store.ServerInfo

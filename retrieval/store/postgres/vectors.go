@@ -98,7 +98,7 @@ func (s *Store) PutVectors(ctx context.Context, model string, ids []int64, vecs 
 		ON CONFLICT(chunk_id) DO UPDATE SET model = excluded.model, ver = excluded.ver, vec = excluded.vec`, ids, model, ver, vs); err != nil {
 		return fmt.Errorf("store vectors: %w", err)
 	}
-	if len(vecs) > 0 {
+	if len(vecs) > 0 && !s.bulk.putOff(model, len(vecs[0])) {
 		if err := ensureVectorIndex(ctx, tx, model, len(vecs[0])); err != nil {
 			return fmt.Errorf("index vectors: %w", err)
 		}
