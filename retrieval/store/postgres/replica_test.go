@@ -26,11 +26,7 @@ func TestReplicaReads(t *testing.T) {
 	u, w, r, ru := replicated(t)
 	ctx := context.Background()
 
-	st, err := postgres.OpenRead(ctx, u, ru)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := openRead(t, u, ru)
 	if _, err := st.DocByPath(ctx, "c", "one.md"); err != nil {
 		t.Fatalf("read on the replica: %v", err)
 	}
@@ -189,34 +185,12 @@ func TestReplicaPromoted(t *testing.T) {
 func TestReplicaReadsOwnWrites(t *testing.T) {
 	u, w, r, ru := replicated(t)
 	ctx := context.Background()
-	openRead := func() *postgres.Store {
-		st, err := postgres.OpenRead(ctx, u, ru)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { st.Close() })
-		return st
-	}
-	st, other := openRead(), openRead()
+	st, other := openRead(t, u, ru), openRead(t, u, ru)
 	one, err := st.DocByPath(ctx, "c", "one.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	rc, err := pgx.Connect(ctx, ru)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rc.Close(ctx)
-	replay := func(on bool) {
-		t.Helper()
-		q := "SELECT pg_wal_replay_pause()"
-		if on {
-			q = "SELECT pg_wal_replay_resume()"
-		}
-		if _, err := rc.Exec(ctx, q); err != nil {
-			t.Fatal(err)
-		}
-	}
+	replay := replayOf(t, ru)
 	replay(false)
 	defer replay(true)
 
@@ -285,6 +259,40 @@ func TestReplicaReadsOwnWrites(t *testing.T) {
 	}
 }
 
+// replayOf returns a switch of the replica at ru's WAL replay (on:
+// resumed, off: paused).
+func replayOf(t *testing.T, ru string) func(on bool) {
+	t.Helper()
+	ctx := context.Background()
+	rc, err := pgx.Connect(ctx, ru)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rc.Close(ctx) })
+	return func(on bool) {
+		t.Helper()
+		q := "SELECT pg_wal_replay_pause()"
+		if on {
+			q = "SELECT pg_wal_replay_resume()"
+		}
+		if _, err := rc.Exec(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// openRead opens the index at u reading from the replica at ru, closed
+// when the test ends.
+func openRead(t *testing.T, u, ru string) *postgres.Store {
+	t.Helper()
+	st, err := postgres.OpenRead(context.Background(), u, ru)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
 // replicated is a fresh index at u with one.md written by w, and a
 // streaming replica r of it (the index there at ru) that has replayed it.
 func replicated(t *testing.T) (u string, w *postgres.Store, r *pgtest.Replica, ru string) {
@@ -307,11 +315,7 @@ func replicated(t *testing.T) (u string, w *postgres.Store, r *pgtest.Replica, r
 func TestReplicaBookkeepingNotOwnWrites(t *testing.T) {
 	u, w, r, ru := replicated(t)
 	ctx := context.Background()
-	st, err := postgres.OpenRead(ctx, u, ru)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := openRead(t, u, ru)
 	one, err := st.DocByPath(ctx, "c", "one.md")
 	if err != nil {
 		t.Fatal(err)
@@ -323,15 +327,9 @@ func TestReplicaBookkeepingNotOwnWrites(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.CatchUp(t, u)
-	rc, err := pgx.Connect(ctx, ru)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rc.Close(ctx)
-	if _, err := rc.Exec(ctx, "SELECT pg_wal_replay_pause()"); err != nil {
-		t.Fatal(err)
-	}
-	defer rc.Exec(ctx, "SELECT pg_wal_replay_resume()")
+	replay := replayOf(t, ru)
+	replay(false)
+	defer replay(true)
 
 	put(t, w, 2, doc("two.md", "kiwi two"))
 	if err := st.PutCountsCache(ctx, []byte(`{"docs":1}`)); err != nil {
