@@ -399,7 +399,7 @@ func (r *embedRun) publish(ctx context.Context, now time.Time) {
 	r.published = now
 	b, err := json.Marshal(EmbedRun{Model: r.model, PID: os.Getpid(), EmbedProgress: r.p, ETASec: r.p.ETA.Seconds(), Updated: now.Unix()})
 	if err == nil {
-		r.st.SetMeta(ctx, embedRunKey, string(b))
+		r.st.SetMeta(store.Bookkeeping(ctx), embedRunKey, string(b))
 	}
 }
 
@@ -407,7 +407,7 @@ func (r *embedRun) publish(ctx context.Context, now time.Time) {
 // leaves it, and its age says so).
 func (r *embedRun) end(ctx context.Context) {
 	if !r.published.IsZero() {
-		r.st.SetMeta(context.WithoutCancel(ctx), embedRunKey, "")
+		r.st.SetMeta(store.Bookkeeping(context.WithoutCancel(ctx)), embedRunKey, "")
 	}
 }
 

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -116,10 +115,7 @@ func CopyStore(ctx context.Context, from, to string, progress func(CopyProgress)
 	if err := c.claim(ctx, fromID); err != nil {
 		return nil, err
 	}
-	if err := c.documents(ctx); err != nil {
-		return nil, err
-	}
-	if err := c.vectors(ctx); err != nil {
+	if err := c.load(ctx); err != nil {
 		return nil, err
 	}
 	if err := c.check(ctx); err != nil {
@@ -432,66 +428,4 @@ func (c *copier) finishCollection(ctx context.Context, col string, have map[stri
 		}
 	}
 	return b.Commit()
-}
-
-// vectors copies the vectors of the source's model that the destination
-// lacks, in batches of one transaction each.
-func (c *copier) vectors(ctx context.Context) error {
-	model, err := c.src.VectorModel(ctx)
-	if err != nil || model == "" {
-		return err
-	}
-	c.res.Model = model
-	total, _, err := c.src.VectorCount(ctx, model)
-	if err != nil {
-		return err
-	}
-	have, err := c.dst.VectorChunks(ctx, model)
-	if err != nil {
-		return err
-	}
-	const batch = 2048
-	var ids []int64
-	var vecs [][]float32
-	done := 0
-	flush := func() error {
-		if len(ids) == 0 {
-			return nil
-		}
-		if err := c.dst.PutVectors(ctx, model, ids, vecs); err != nil {
-			return err
-		}
-		c.res.VectorsWritten += len(ids)
-		ids, vecs = ids[:0], vecs[:0]
-		return nil
-	}
-	var werr error
-	err = c.src.EachVector(ctx, model, -1, func(chunkID int64, vec []float32) {
-		if werr != nil {
-			return
-		}
-		done++
-		d, ok := c.docMap[store.DocOfChunk(chunkID)]
-		if !ok {
-			return
-		}
-		id := store.ChunkID(d, int(chunkID&0xffff))
-		if have[id] {
-			return
-		}
-		ids = append(ids, id)
-		vecs = append(vecs, slices.Clone(vec))
-		if len(ids) >= batch {
-			werr = flush()
-			c.progress(CopyProgress{Stage: "vectors", Done: done, Total: total})
-		}
-	})
-	if err == nil {
-		err = werr
-	}
-	if err == nil {
-		err = flush()
-	}
-	c.progress(CopyProgress{Stage: "vectors", Done: done, Total: total})
-	return err
 }

@@ -23,19 +23,38 @@ type ChunkText struct {
 }
 
 // DropVectors deletes every stored vector except those of keepModel (all
-// of them when keepModel is ""): vectors of another model are stale.
+// of them when keepModel is ""): vectors of another model are stale. It
+// moves vectors_version in the same transaction: a cache keyed by the
+// write state (a server's vector count, a loaded graph) sees the drop
+// even when no PutVectors follows (an embed killed before its first
+// batch). No row carries the new version, so a graph loading the rows
+// since its own version adds nothing, and finds the drop by its count.
 func (s *Store) DropVectors(ctx context.Context, keepModel string) error {
-	var err error
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("clear stale vectors: %w", err)
+	}
+	defer tx.Rollback()
 	if keepModel == "" {
-		_, err = s.db.ExecContext(ctx, "DELETE FROM vectors")
+		_, err = tx.ExecContext(ctx, "DELETE FROM vectors")
 	} else {
-		_, err = s.db.ExecContext(ctx, "DELETE FROM vectors WHERE model != ?", keepModel)
+		_, err = tx.ExecContext(ctx, "DELETE FROM vectors WHERE model != ?", keepModel)
+	}
+	if err == nil {
+		_, err = tx.ExecContext(ctx, bumpVectorsVersion)
+	}
+	if err == nil {
+		err = tx.Commit()
 	}
 	if err != nil {
 		return fmt.Errorf("clear stale vectors: %w", err)
 	}
 	return nil
 }
+
+// bumpVectorsVersion moves meta's vectors_version on by one.
+const bumpVectorsVersion = `INSERT INTO meta(key, value) VALUES('vectors_version', '1')
+	ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1`
 
 // Unembedded lists the chunks that have no vector, optionally within one
 // collection, leaving out the collections in except.

@@ -124,6 +124,7 @@ func (s *Store) TouchAccessTokens(ctx context.Context, used map[string]time.Time
 	if len(used) == 0 {
 		return nil
 	}
+	ctx = store.Bookkeeping(ctx)
 	ids, secs := make([]string, 0, len(used)), make([]int64, 0, len(used))
 	for id, t := range used {
 		ids, secs = append(ids, id), append(secs, store.UnixOf(t))

@@ -3,6 +3,8 @@ package postgres
 import (
 	"context"
 	"fmt"
+
+	"github.com/gnosearch/gno/retrieval/store"
 )
 
 // countsKey is the meta row that holds the status counts' cache: in the
@@ -23,6 +25,7 @@ func (s *Store) CountsCache(ctx context.Context) ([]byte, error) {
 // primary outside any write batch and the writer lock: a cache keyed by
 // the index's write state is never wrong, and any reader may keep it.
 func (s *Store) PutCountsCache(ctx context.Context, body []byte) error {
+	ctx = store.Bookkeeping(ctx)
 	_, err := s.pool.Exec(ctx, `INSERT INTO meta(key, value) VALUES($1, $2)
 		ON CONFLICT(key) DO UPDATE SET value = excluded.value`, countsKey, string(body))
 	if err != nil {

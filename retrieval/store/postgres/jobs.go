@@ -22,6 +22,7 @@ CREATE INDEX IF NOT EXISTS jobs_created ON jobs(created);
 
 // PutJob records j, replacing its earlier record.
 func (s *Store) PutJob(ctx context.Context, j store.SharedJob) error {
+	ctx = store.Bookkeeping(ctx)
 	tx, err := s.pool.Begin(ctx)
 	if err != nil {
 		return fmt.Errorf("record job: %w", err)
@@ -95,6 +96,7 @@ func (s *Store) jobs(ctx context.Context, where string, args ...any) ([]store.Sh
 // before (a running job is rewritten at least every minute: its server
 // died).
 func (s *Store) DropJobs(ctx context.Context, before time.Time, keep int) error {
+	ctx = store.Bookkeeping(ctx)
 	_, err := s.pool.Exec(ctx, `DELETE FROM jobs WHERE (running AND updated < $1) OR (NOT running AND (updated < $1
 		OR id NOT IN (SELECT id FROM jobs WHERE NOT running ORDER BY created DESC LIMIT $2)))`, before.UnixMilli(), keep)
 	if err != nil && !noTable(err) {

@@ -212,6 +212,8 @@ type Store struct {
 	// rw watches this process's writes, so that it reads them back
 	// from the primary until the replica has them (ryw.go).
 	rw *readYourWrites
+	// bulk defers the vector indexes during a bulk load (vsearch.go).
+	bulk bulkVectors
 	// info is Server's last answer, measured at infoAt (server.go).
 	infoMu sync.Mutex
 	info   *store.ServerInfo
@@ -460,20 +462,4 @@ func (s *Store) Generation(ctx context.Context) (int64, error) {
 // caches of link and vector answers.
 func (s *Store) LinkVersion(ctx context.Context) (string, error) {
 	return s.Meta(ctx, "writes")
-}
-
-// isPgError recognises the errors that carry the server's or the
-// driver's text.
-func isPgError(err error) bool {
-	var pe *pgconn.PgError
-	var ce *pgconn.ConnectError
-	var se pgx.ScanArgError
-	if errors.As(err, &pe) || errors.As(err, &ce) || errors.As(err, &se) || errors.Is(err, pgx.ErrNoRows) || errors.Is(err, pgx.ErrTxClosed) ||
-		pgconn.Timeout(err) || pgconn.SafeToRetry(err) {
-		return true
-	}
-	// A read racing Close at shutdown, or a connection the server dropped:
-	// pgx and its pool say so in their own words, with no type to match.
-	msg := err.Error()
-	return strings.Contains(msg, "closed pool") || strings.Contains(msg, "conn closed") || strings.Contains(msg, "conn busy")
 }

@@ -26,11 +26,7 @@ func TestReplicaReads(t *testing.T) {
 	u, w, r, ru := replicated(t)
 	ctx := context.Background()
 
-	st, err := postgres.OpenRead(ctx, u, ru)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := openRead(t, u, ru)
 	if _, err := st.DocByPath(ctx, "c", "one.md"); err != nil {
 		t.Fatalf("read on the replica: %v", err)
 	}
@@ -189,34 +185,12 @@ func TestReplicaPromoted(t *testing.T) {
 func TestReplicaReadsOwnWrites(t *testing.T) {
 	u, w, r, ru := replicated(t)
 	ctx := context.Background()
-	openRead := func() *postgres.Store {
-		st, err := postgres.OpenRead(ctx, u, ru)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { st.Close() })
-		return st
-	}
-	st, other := openRead(), openRead()
+	st, other := openRead(t, u, ru), openRead(t, u, ru)
 	one, err := st.DocByPath(ctx, "c", "one.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	rc, err := pgx.Connect(ctx, ru)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rc.Close(ctx)
-	replay := func(on bool) {
-		t.Helper()
-		q := "SELECT pg_wal_replay_pause()"
-		if on {
-			q = "SELECT pg_wal_replay_resume()"
-		}
-		if _, err := rc.Exec(ctx, q); err != nil {
-			t.Fatal(err)
-		}
-	}
+	replay := replayOf(t, ru)
 	replay(false)
 	defer replay(true)
 
@@ -285,6 +259,40 @@ func TestReplicaReadsOwnWrites(t *testing.T) {
 	}
 }
 
+// replayOf returns a switch of the replica at ru's WAL replay (on:
+// resumed, off: paused).
+func replayOf(t *testing.T, ru string) func(on bool) {
+	t.Helper()
+	ctx := context.Background()
+	rc, err := pgx.Connect(ctx, ru)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rc.Close(ctx) })
+	return func(on bool) {
+		t.Helper()
+		q := "SELECT pg_wal_replay_pause()"
+		if on {
+			q = "SELECT pg_wal_replay_resume()"
+		}
+		if _, err := rc.Exec(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// openRead opens the index at u reading from the replica at ru, closed
+// when the test ends.
+func openRead(t *testing.T, u, ru string) *postgres.Store {
+	t.Helper()
+	st, err := postgres.OpenRead(context.Background(), u, ru)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
 // replicated is a fresh index at u with one.md written by w, and a
 // streaming replica r of it (the index there at ru) that has replayed it.
 func replicated(t *testing.T) (u string, w *postgres.Store, r *pgtest.Replica, ru string) {
@@ -297,4 +305,55 @@ func replicated(t *testing.T) (u string, w *postgres.Store, r *pgtest.Replica, r
 	ru = r.On(t, u)
 	r.CatchUp(t, u)
 	return u, w, r, ru
+}
+
+// TestReplicaBookkeepingNotOwnWrites: bookkeeping writes (the status
+// counts' cache, token use, job records, embedding progress) do not send
+// a reader beside a replica to the primary: after them, with replay
+// paused, it still reads the replica (a write of another process that
+// the replica lacks is not seen). A real write (a tag) still does.
+func TestReplicaBookkeepingNotOwnWrites(t *testing.T) {
+	u, w, r, ru := replicated(t)
+	ctx := context.Background()
+	st := openRead(t, u, ru)
+	one, err := st.DocByPath(ctx, "c", "one.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The token is made by another process (a token's creation is no
+	// bookkeeping) and replayed before the pause.
+	now := time.Now()
+	if _, err := w.PutAccessToken(ctx, store.AccessToken{ID: "tok", SHA256: "ab", Created: now}); err != nil {
+		t.Fatal(err)
+	}
+	r.CatchUp(t, u)
+	replay := replayOf(t, ru)
+	replay(false)
+	defer replay(true)
+
+	put(t, w, 2, doc("two.md", "kiwi two"))
+	if err := st.PutCountsCache(ctx, []byte(`{"docs":1}`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.TouchAccessTokens(ctx, map[string]time.Time{"tok": now.Add(time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.PutJob(ctx, store.SharedJob{ID: "j1", Running: true, Created: now, Updated: now, State: []byte(`{}`)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.DropJobs(ctx, now.Add(-time.Hour), 10); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.SetMeta(store.Bookkeeping(ctx), "embed_run", `{"pid":1}`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.DocByPath(ctx, "c", "two.md"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("after bookkeeping writes only, reads went to the primary (%v)", err)
+	}
+	if err := st.AddUserTag(ctx, one.ID, "ripe"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.DocByPath(ctx, "c", "two.md"); err != nil {
+		t.Fatalf("after a tag edit, the writer's reads come from the primary: %v", err)
+	}
 }

@@ -208,3 +208,19 @@ func connLost(err error) bool {
 	msg := err.Error()
 	return strings.Contains(msg, "conn closed") || strings.Contains(msg, "unexpected EOF") || strings.Contains(msg, "broken pipe") || strings.Contains(msg, "connection reset")
 }
+
+// isPgError recognises the errors that carry the server's or the
+// driver's text.
+func isPgError(err error) bool {
+	var pe *pgconn.PgError
+	var ce *pgconn.ConnectError
+	var se pgx.ScanArgError
+	if errors.As(err, &pe) || errors.As(err, &ce) || errors.As(err, &se) || errors.Is(err, pgx.ErrNoRows) || errors.Is(err, pgx.ErrTxClosed) ||
+		pgconn.Timeout(err) || pgconn.SafeToRetry(err) {
+		return true
+	}
+	// A read racing Close at shutdown, or a connection the server dropped:
+	// pgx and its pool say so in their own words, with no type to match.
+	msg := err.Error()
+	return strings.Contains(msg, "closed pool") || strings.Contains(msg, "conn closed") || strings.Contains(msg, "conn busy")
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync/atomic"
 
+	"github.com/gnosearch/gno/retrieval/store"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -21,6 +22,10 @@ import (
 // replay passes it (pg_last_wal_replay_lsn), this process reads from the
 // primary. Other processes read the replica as before: they did not
 // write, and reading slightly old state is what a replica is for.
+// Bookkeeping writes (store.Bookkeeping: the status counts' cache, token
+// use, job records, embedding progress) are not noticed: no read depends
+// on them, and counting them would send every read after a `gno status`
+// or an authenticated request to the primary.
 
 // readYourWrites is a store's write watch: dirty when this process wrote
 // since the primary's position was last taken, target that position
@@ -49,8 +54,8 @@ func watchWrites(cfg *pgxpool.Config, readURL string) *readYourWrites {
 // the positions).
 var readOnlyTags = map[string]bool{"": true, "SELECT": true, "SET": true, "SHOW": true, "BEGIN": true, "ROLLBACK": true}
 
-func (rw *readYourWrites) saw(tag pgconn.CommandTag) {
-	if !readOnlyTags[firstWord(tag.String())] {
+func (rw *readYourWrites) saw(ctx context.Context, tag pgconn.CommandTag) {
+	if !readOnlyTags[firstWord(tag.String())] && !store.IsBookkeeping(ctx) {
 		rw.dirty.Store(true)
 	}
 }
@@ -72,16 +77,16 @@ func (t rywTracer) TraceQueryStart(ctx context.Context, _ *pgx.Conn, _ pgx.Trace
 	return ctx
 }
 
-func (t rywTracer) TraceQueryEnd(_ context.Context, _ *pgx.Conn, d pgx.TraceQueryEndData) {
-	t.rw.saw(d.CommandTag)
+func (t rywTracer) TraceQueryEnd(ctx context.Context, _ *pgx.Conn, d pgx.TraceQueryEndData) {
+	t.rw.saw(ctx, d.CommandTag)
 }
 
 func (t rywTracer) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceBatchStartData) context.Context {
 	return ctx
 }
 
-func (t rywTracer) TraceBatchQuery(_ context.Context, _ *pgx.Conn, d pgx.TraceBatchQueryData) {
-	t.rw.saw(d.CommandTag)
+func (t rywTracer) TraceBatchQuery(ctx context.Context, _ *pgx.Conn, d pgx.TraceBatchQueryData) {
+	t.rw.saw(ctx, d.CommandTag)
 }
 
 func (t rywTracer) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData) {}
@@ -90,8 +95,10 @@ func (t rywTracer) TraceCopyFromStart(ctx context.Context, _ *pgx.Conn, _ pgx.Tr
 	return ctx
 }
 
-func (t rywTracer) TraceCopyFromEnd(context.Context, *pgx.Conn, pgx.TraceCopyFromEndData) {
-	t.rw.dirty.Store(true)
+func (t rywTracer) TraceCopyFromEnd(ctx context.Context, _ *pgx.Conn, _ pgx.TraceCopyFromEndData) {
+	if !store.IsBookkeeping(ctx) {
+		t.rw.dirty.Store(true)
+	}
 }
 
 // replicaBehind reports whether the replica has yet to replay a write of

@@ -15,10 +15,16 @@ import (
 // server searches them itself (vsearch.go: an HNSW index per model), so
 // the engine keeps no graph of its own over a Postgres index.
 
-// DropVectors deletes every stored vector except those of keepModel.
+// DropVectors deletes every stored vector except those of keepModel, and
+// moves vectors_version in the same transaction, as SQLite's does: the
+// engine's cached vector count is keyed by it.
 func (s *Store) DropVectors(ctx context.Context, keepModel string) error {
 	err := s.fenced(ctx, func(tx pgx.Tx) error {
-		_, err := tx.Exec(ctx, "DELETE FROM vectors WHERE $1 = '' OR model <> $1", keepModel)
+		if _, err := tx.Exec(ctx, "DELETE FROM vectors WHERE $1 = '' OR model <> $1", keepModel); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, `INSERT INTO meta(key, value) VALUES('vectors_version', '1')
+			ON CONFLICT(key) DO UPDATE SET value = (meta.value::bigint + 1)::text`)
 		return err
 	})
 	if err != nil {
@@ -92,7 +98,7 @@ func (s *Store) PutVectors(ctx context.Context, model string, ids []int64, vecs 
 		ON CONFLICT(chunk_id) DO UPDATE SET model = excluded.model, ver = excluded.ver, vec = excluded.vec`, ids, model, ver, vs); err != nil {
 		return fmt.Errorf("store vectors: %w", err)
 	}
-	if len(vecs) > 0 {
+	if len(vecs) > 0 && !s.bulk.putOff(model, len(vecs[0])) {
 		if err := ensureVectorIndex(ctx, tx, model, len(vecs[0])); err != nil {
 			return fmt.Errorf("index vectors: %w", err)
 		}

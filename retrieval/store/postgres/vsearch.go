@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/gnosearch/gno/retrieval/store"
 	"github.com/jackc/pgx/v5"
@@ -66,6 +67,70 @@ func ensureVectorIndex(ctx context.Context, tx pgx.Tx, model string, dims int) e
 	_, err := tx.Exec(ctx, "CREATE INDEX IF NOT EXISTS "+pgx.Identifier{name}.Sanitize()+" ON vectors USING hnsw ("+expr+
 		" halfvec_cosine_ops) WHERE model = "+quoteLiteral(model))
 	return err
+}
+
+// bulkVectors puts off the HNSW index of a model while a bulk load
+// (BeginBulk … EndBulk, as `gno store copy` makes) stores its vectors:
+// kept up to date per insert it costs the server about 0.8 ms a vector,
+// built once at the end a fraction of that. Until then searches scan the
+// vectors (exact, slower); a load that dies before EndBulk leaves the
+// index to the next PutVectors, which makes any that is missing.
+type bulkVectors struct {
+	mu    sync.Mutex
+	depth int
+	// models are those whose index was put off, with their dimension.
+	models map[string]int
+}
+
+func (b *bulkVectors) begin() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.depth++
+}
+
+// putOff reports whether the index of model is put off (a bulk load is
+// under way), noting it for end.
+func (b *bulkVectors) putOff(model string, dims int) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.depth == 0 {
+		return false
+	}
+	if b.models == nil {
+		b.models = map[string]int{}
+	}
+	b.models[model] = dims
+	return true
+}
+
+// end closes one bulk load and returns the models whose index is to be
+// built now: those put off, once the last load open ends.
+func (b *bulkVectors) end() map[string]int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.depth > 0 {
+		b.depth--
+	}
+	if b.depth > 0 {
+		return nil
+	}
+	m := b.models
+	b.models = nil
+	return m
+}
+
+// buildDeferred builds the vector indexes a bulk load put off, each in
+// its own transaction.
+func (s *Store) buildDeferred(ctx context.Context) error {
+	for model, dims := range s.bulk.end() {
+		err := s.fenced(ctx, func(tx pgx.Tx) error {
+			return ensureVectorIndex(ctx, tx, model, dims)
+		})
+		if err != nil {
+			return fmt.Errorf("index vectors: %w", err)
+		}
+	}
+	return nil
 }
 
 // SearchVectors returns the best chunk of each of the top k documents

@@ -390,19 +390,28 @@ func (s *Store) Cleanup(ctx context.Context, keep []string) (int, error) {
 }
 
 // BeginBulk is SQLite's FTS5 tuning for a large sync; Postgres's GIN
-// index needs none (its pending list absorbs bulk inserts).
-func (s *Store) BeginBulk(ctx context.Context) error { return nil }
+// index needs none (its pending list absorbs bulk inserts). What it does
+// here is put off the HNSW index of vectors stored until EndBulk
+// (vsearch.go's bulkVectors: built once, not grown by every insert).
+func (s *Store) BeginBulk(ctx context.Context) error {
+	s.bulk.begin()
+	return nil
+}
 
 // MergeSegmented merges SQLite's segmented index; nothing to do here.
 func (s *Store) MergeSegmented(ctx context.Context) error { return nil }
 
-// EndBulk runs after a large sync: it deletes the terms no chunk holds
+// EndBulk runs after a large sync or copy: it builds the vector indexes
+// BeginBulk put off, deletes the terms no chunk holds
 // any more (df 0: they score as absent ones, so only their space was
 // lost), VACUUM marks the new postings' pages all-visible, so a search
 // reads its words' postings from the index alone (an index-only scan)
 // instead of a heap page per posting; ANALYZE gives the planner the new
 // sizes. Autovacuum would do the last two, later.
 func (s *Store) EndBulk(ctx context.Context) error {
+	if err := s.buildDeferred(ctx); err != nil {
+		return fmt.Errorf("finish bulk index: %w", err)
+	}
 	if _, err := s.pool.Exec(ctx, "DELETE FROM fts_terms WHERE df <= 0"); err != nil {
 		return fmt.Errorf("finish bulk index: %w", err)
 	}
