@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // Block-max postings of the word index, scored in Go with FTS5's BM25.
@@ -138,12 +139,13 @@ type impactPosting struct {
 	f2  uint64 // twice the weighted frequency
 }
 
-// encodeImpacts writes a token's postings (ascending rows) in blocks: per
+// encodeImpacts writes a token's postings (ascending rows), ps[i]'s row of
+// length(i) tokens, in blocks: per
 // block a header (posting count, the last row's delta from the previous
 // block's last row, the largest f2, the smallest row length, the body's
 // length) and then the body (each row's delta and f2), so a reader can
 // bound a block and skip its body without decoding it.
-func encodeImpacts(ps []impactPosting, length func(row int64) int64) []byte {
+func encodeImpacts(ps []impactPosting, length func(i int) int64) []byte {
 	var out, body []byte
 	prev := int64(0)
 	for start := 0; start < len(ps); start += impactBlock {
@@ -152,11 +154,11 @@ func encodeImpacts(ps []impactPosting, length func(row int64) int64) []byte {
 		var maxF uint64
 		minD := int64(-1)
 		last := prev
-		for _, p := range blk {
+		for i, p := range blk {
 			body = appendPosting(body, last, p.row, p.f2)
 			last = p.row
 			maxF = max(maxF, p.f2)
-			if d := length(p.row); minD < 0 || d < minD {
+			if d := length(start + i); minD < 0 || d < minD {
 				minD = d
 			}
 		}
@@ -364,27 +366,28 @@ func buildImpacts(ctx context.Context, tx *sql.Tx, s *Store, progress func(done,
 			return 0, err
 		}
 	}
-	// Every chunk's length, for the blocks' smallest lengths.
-	lengths := map[int64]int64{}
+	// Every chunk's row id (ascending) and length, for the blocks'
+	// smallest lengths and the guard below.
+	var ids, lens []int64
 	var total int64
-	rows, err := tx.QueryContext(ctx, "SELECT id, sz FROM chunks_fts_docsize")
+	rows, err := tx.QueryContext(ctx, "SELECT id, sz FROM chunks_fts_docsize ORDER BY id")
 	if err != nil {
 		return 0, err
 	}
 	for rows.Next() {
 		var id int64
-		var sz []byte
+		var sz sql.RawBytes
 		if err := rows.Scan(&id, &sz); err != nil {
 			rows.Close()
 			return 0, err
 		}
-		lengths[id] = rowLength(sz)
-		total += lengths[id]
+		ids = append(ids, id)
+		lens = append(lens, rowLength(sz))
+		total += lens[len(lens)-1]
 	}
 	if err := rows.Close(); err != nil {
 		return 0, err
 	}
-	length := func(row int64) int64 { return lengths[row] }
 	ins, err := tx.PrepareContext(ctx, "INSERT INTO impacts(term, data) VALUES(?, ?)")
 	if err != nil {
 		return 0, err
@@ -392,7 +395,9 @@ func buildImpacts(ctx context.Context, tx *sql.Tx, s *Store, progress func(done,
 	defer ins.Close()
 	// The instance table lists (token, row, column, offset) by token, then
 	// row: each token's postings are complete when the next token starts.
-	rows, err = tx.QueryContext(ctx, "SELECT term, doc, col FROM temp.chunks_fts_inst")
+	// The column comes as its weight's index, not its name: a string per
+	// instance was a fifth of the build's CPU.
+	rows, err = tx.QueryContext(ctx, "SELECT term, doc, CASE col WHEN 'title' THEN 0 WHEN 'headings' THEN 1 WHEN 'body' THEN 2 ELSE -1 END FROM temp.chunks_fts_inst")
 	if err != nil {
 		return 0, err
 	}
@@ -400,25 +405,27 @@ func buildImpacts(ctx context.Context, tx *sql.Tx, s *Store, progress func(done,
 	var (
 		cur   string
 		ps    []impactPosting
+		ds    []int64 // the length of ps[i]'s row
 		terms int
 		term  sql.RawBytes
 		row   int64
-		col   string
+		c     int
+		last  = int64(-1) // the row of the last instance read
+		at    = -1        // its index in ids, -1 when it is not there
 	)
-	colIdx := map[string]int{"title": 0, "headings": 1, "body": 2}
-	seen := make(map[int64]int64, len(lengths))
+	seen := make([]int64, len(ids))
 	flush := func() error {
 		if len(ps) == 0 {
 			return nil
 		}
 		terms++
-		_, err := ins.ExecContext(ctx, cur, encodeImpacts(ps, length))
-		ps = ps[:0]
+		_, err := ins.ExecContext(ctx, cur, encodeImpacts(ps, func(i int) int64 { return ds[i] }))
+		ps, ds = ps[:0], ds[:0]
 		return err
 	}
 	done := 0
 	for rows.Next() {
-		if err := rows.Scan(&term, &row, &col); err != nil {
+		if err := rows.Scan(&term, &row, &c); err != nil {
 			return 0, err
 		}
 		if done++; progress != nil && done%(1<<20) == 0 {
@@ -429,21 +436,26 @@ func buildImpacts(ctx context.Context, tx *sql.Tx, s *Store, progress func(done,
 				return 0, err
 			}
 			cur = string(term)
+			last, at = -1, -1
 		}
-		c, ok := colIdx[col]
-		if !ok {
-			return 0, fmt.Errorf("word index column %q", col)
+		if c < 0 || c >= len(colWeights2) {
+			return 0, fmt.Errorf("word index column not title, headings or body (token %q, chunk %d)", cur, row)
 		}
-		if _, live := lengths[row]; !live {
-			// Not in the table (a deleted row the merge left): no posting.
-			continue
-		}
-		seen[row]++
-		if n := len(ps); n > 0 && ps[n-1].row == row {
-			ps[n-1].f2 += colWeights2[c]
-		} else {
+		if row != last {
+			// A token's rows ascend: each is searched for from the last.
+			last, at = row, findRow(ids, row, at)
+			if at < 0 {
+				// Not in the table (a deleted row the merge left): no posting.
+				continue
+			}
 			ps = append(ps, impactPosting{row, colWeights2[c]})
+			ds = append(ds, lens[at])
+		} else if at < 0 {
+			continue
+		} else {
+			ps[len(ps)-1].f2 += colWeights2[c]
 		}
+		seen[at]++
 	}
 	if err := rows.Err(); err != nil {
 		return 0, err
@@ -455,9 +467,9 @@ func buildImpacts(ctx context.Context, tx *sql.Tx, s *Store, progress func(done,
 	// them: a guard against segments that still list a row twice after
 	// the merge (FTS5 answers queries from the newest copy; postings
 	// summing both would not score as it does). Not seen so far.
-	for row, d := range lengths {
-		if seen[row] != d {
-			return 0, fmt.Errorf("%w (chunk %d: %d tokens, %d listed)", errImpactsDisagree, row, d, seen[row])
+	for i, d := range lens {
+		if seen[i] != d {
+			return 0, fmt.Errorf("%w (chunk %d: %d tokens, %d listed)", errImpactsDisagree, ids[i], d, seen[i])
 		}
 	}
 	ver, avg, err := s.impactsVersion(ctx, tx)
@@ -474,4 +486,23 @@ func buildImpacts(ctx context.Context, tx *sql.Tx, s *Store, progress func(done,
 		return 0, err
 	}
 	return terms, nil
+}
+
+// findRow returns the index of row in ids (ascending), searching from
+// index from on (the previous row's, -1 for none): galloping, so a token
+// in most rows steps and a rare one jumps; -1 when row is not there.
+func findRow(ids []int64, row int64, from int) int {
+	lo := max(from+1, 0)
+	hi, step := lo, 1
+	for hi < len(ids) && ids[hi] < row {
+		lo = hi + 1
+		hi += step
+		step *= 2
+	}
+	hi = min(hi+1, len(ids))
+	i, ok := slices.BinarySearch(ids[lo:hi], row)
+	if !ok {
+		return -1
+	}
+	return lo + i
 }
