@@ -354,7 +354,6 @@ func buildImpacts(ctx context.Context, tx *sql.Tx, s *Store, progress func(done,
 		"CREATE TABLE IF NOT EXISTS impacts(term TEXT PRIMARY KEY, data BLOB NOT NULL)",
 		"DELETE FROM impacts",
 		"DELETE FROM meta WHERE key = '" + impactsKey + "'",
-		"CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunks_fts_inst USING fts5vocab(main, chunks_fts, instance)",
 	} {
 		if _, err := tx.ExecContext(ctx, q); err != nil {
 			return 0, err
@@ -393,25 +392,13 @@ func buildImpacts(ctx context.Context, tx *sql.Tx, s *Store, progress func(done,
 		return 0, err
 	}
 	defer ins.Close()
-	// The instance table lists (token, row, column, offset) by token, then
-	// row: each token's postings are complete when the next token starts.
-	// The column comes as its weight's index, not its name: a string per
-	// instance was a fifth of the build's CPU.
-	rows, err = tx.QueryContext(ctx, "SELECT term, doc, CASE col WHEN 'title' THEN 0 WHEN 'headings' THEN 1 WHEN 'body' THEN 2 ELSE -1 END FROM temp.chunks_fts_inst")
-	if err != nil {
-		return 0, err
-	}
-	defer rows.Close()
 	var (
 		cur   string
 		ps    []impactPosting
 		ds    []int64 // the length of ps[i]'s row
 		terms int
-		term  sql.RawBytes
-		row   int64
-		c     int
-		last  = int64(-1) // the row of the last instance read
-		at    = -1        // its index in ids, -1 when it is not there
+		at    = -1 // the index in ids of the last row added
+		done  int
 	)
 	seen := make([]int64, len(ids))
 	flush := func() error {
@@ -423,41 +410,42 @@ func buildImpacts(ctx context.Context, tx *sql.Tx, s *Store, progress func(done,
 		ps, ds = ps[:0], ds[:0]
 		return err
 	}
-	done := 0
-	for rows.Next() {
-		if err := rows.Scan(&term, &row, &c); err != nil {
-			return 0, err
-		}
-		if done++; progress != nil && done%(1<<20) == 0 {
+	// add adds n instances of term in row weighing f2: the terms come in
+	// order, and a term's rows ascending.
+	add := func(term []byte, row int64, f2 uint64, n int64) error {
+		if done += int(n); progress != nil && done>>20 != (done-int(n))>>20 {
 			progress(done, int(total))
 		}
 		if string(term) != cur {
 			if err := flush(); err != nil {
-				return 0, err
+				return err
 			}
 			cur = string(term)
-			last, at = -1, -1
+			at = -1
 		}
-		if c < 0 || c >= len(colWeights2) {
-			return 0, fmt.Errorf("word index column not title, headings or body (token %q, chunk %d)", cur, row)
-		}
-		if row != last {
+		if at < 0 || ids[at] != row {
 			// A token's rows ascend: each is searched for from the last.
-			last, at = row, findRow(ids, row, at)
-			if at < 0 {
+			i := findRow(ids, row, at)
+			if i < 0 {
 				// Not in the table (a deleted row the merge left): no posting.
-				continue
+				return nil
 			}
-			ps = append(ps, impactPosting{row, colWeights2[c]})
+			at = i
+			ps = append(ps, impactPosting{row, f2})
 			ds = append(ds, lens[at])
-		} else if at < 0 {
-			continue
 		} else {
-			ps[len(ps)-1].f2 += colWeights2[c]
+			ps[len(ps)-1].f2 += f2
 		}
-		seen[at]++
+		seen[at] += n
+		return nil
 	}
-	if err := rows.Err(); err != nil {
+	err = segmentPostings(ctx, tx, func(term []byte, row int64, cnt *[3]int64) error {
+		return add(term, row, uint64(cnt[0])*colWeights2[0]+uint64(cnt[1])*colWeights2[1]+uint64(cnt[2])*colWeights2[2], cnt[0]+cnt[1]+cnt[2])
+	})
+	if errors.Is(err, errSegmentUnread) && terms == 0 && len(ps) == 0 {
+		err = instancePostings(ctx, tx, add)
+	}
+	if err != nil {
 		return 0, err
 	}
 	if err := flush(); err != nil {
@@ -505,4 +493,38 @@ func findRow(ids []int64, row int64, from int) int {
 		return -1
 	}
 	return lo + i
+}
+
+// instancePostings reads the word index's token instances from
+// fts5vocab's instance table, for an index segmentPostings does not read,
+// calling add per instance.
+func instancePostings(ctx context.Context, tx *sql.Tx, add func(term []byte, row int64, f2 uint64, n int64) error) error {
+	if _, err := tx.ExecContext(ctx, "CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunks_fts_inst USING fts5vocab(main, chunks_fts, instance)"); err != nil {
+		return err
+	}
+	// The instance table lists (token, row, column, offset) by token, then
+	// row. The column comes as its weight's index, not its name: a string
+	// per instance was a fifth of the build's CPU.
+	rows, err := tx.QueryContext(ctx, "SELECT term, doc, CASE col WHEN 'title' THEN 0 WHEN 'headings' THEN 1 WHEN 'body' THEN 2 ELSE -1 END FROM temp.chunks_fts_inst")
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	var (
+		term sql.RawBytes
+		row  int64
+		c    int
+	)
+	for rows.Next() {
+		if err := rows.Scan(&term, &row, &c); err != nil {
+			return err
+		}
+		if c < 0 || c >= len(colWeights2) {
+			return fmt.Errorf("word index column not title, headings or body (token %q, chunk %d)", term, row)
+		}
+		if err := add(term, row, colWeights2[c], 1); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
 }
