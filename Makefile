@@ -71,6 +71,7 @@ FUZZ_TARGETS := \
 	./retrieval/store:FuzzDecodeLinks \
 	./retrieval/store:FuzzFTS5Varint \
 	./retrieval/store:FuzzImpactBlocks \
+	./retrieval/store:FuzzSegmentPages \
 	./retrieval/store/wordtok:FuzzTokens \
 	./retrieval/store/postgres:FuzzParseExpr \
 	./retrieval/vector:FuzzRead \

@@ -1,10 +1,12 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // When the block-max postings (impacts.go) are built outside gno cleanup:
@@ -60,4 +62,241 @@ func (s *Store) postingsNeeded(ctx context.Context, behind bool) (bool, error) {
 		return false, fmt.Errorf("postings: %w", err)
 	}
 	return stale > impactDeltaMax/2, nil
+}
+
+// rebuildImpacts rebuilds the word index's block-max postings (the impacts
+// table) from the index as it is, in one transaction, and empties the
+// delta of changed rows. It returns the number of tokens written.
+func (s *Store) rebuildImpacts(ctx context.Context) (int, error) {
+	return s.buildImpactsWith(ctx, nil)
+}
+
+// buildImpactsWith is rebuildImpacts reporting progress (token instances
+// read of all) when progress is not nil.
+func (s *Store) buildImpactsWith(ctx context.Context, progress func(done, total int)) (int, error) {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, fmt.Errorf("build postings: %w", err)
+	}
+	defer tx.Rollback()
+	n, err := buildImpacts(ctx, tx, s, progress)
+	if err != nil {
+		return 0, fmt.Errorf("build postings: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, fmt.Errorf("build postings: %w", err)
+	}
+	return n, nil
+}
+
+// buildImpacts builds the postings in tx (rebuildImpacts).
+func buildImpacts(ctx context.Context, tx *sql.Tx, s *Store, progress func(done, total int)) (int, error) {
+	for _, q := range []string{
+		// The segments are read as they are, rows deleted from a
+		// contentless table included (their tombstones are applied by
+		// queries, not by a segment): merging into one segment drops them
+		// first, and leaves one segment to read (impactseg.go). An index
+		// already merged with no deletions since is not rewritten.
+		"INSERT INTO chunks_fts(chunks_fts) VALUES('optimize')",
+		"CREATE TABLE IF NOT EXISTS impacts(term TEXT PRIMARY KEY, data BLOB NOT NULL)",
+		"DELETE FROM impacts",
+		"DELETE FROM meta WHERE key = '" + impactsKey + "'",
+	} {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return 0, err
+		}
+	}
+	// The rows changed from here on, recorded by the syncs (impactdelta.go).
+	for _, q := range impactsDeltaSchema {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return 0, err
+		}
+	}
+	// Every chunk's row id (ascending) and length, for the blocks'
+	// smallest lengths and the guard below.
+	var rs []buildRow
+	var total int64
+	rows, err := tx.QueryContext(ctx, "SELECT id, sz FROM chunks_fts_docsize ORDER BY id")
+	if err != nil {
+		return 0, err
+	}
+	for rows.Next() {
+		var id int64
+		var sz sql.RawBytes
+		if err := rows.Scan(&id, &sz); err != nil {
+			rows.Close()
+			return 0, err
+		}
+		rs = append(rs, buildRow{id: id, d: rowLength(sz)})
+		total += rs[len(rs)-1].d
+	}
+	if err := rows.Close(); err != nil {
+		return 0, err
+	}
+	ins, err := tx.PrepareContext(ctx, "INSERT INTO impacts(term, data) VALUES(?, ?)")
+	if err != nil {
+		return 0, err
+	}
+	defer ins.Close()
+	var (
+		cur   string
+		ps    []impactPosting
+		ds    []int64 // the length of ps[i]'s row
+		terms int
+		at    = -1 // the index in rs of the last row added
+		done  int
+	)
+	find := rowFinder(rs)
+	flush := func() error {
+		if len(ps) == 0 {
+			return nil
+		}
+		terms++
+		_, err := ins.ExecContext(ctx, cur, encodeImpacts(ps, func(i int) int64 { return ds[i] }))
+		ps, ds = ps[:0], ds[:0]
+		return err
+	}
+	// add adds n instances of term in row weighing f2: the terms come in
+	// order, and a term's rows ascending.
+	add := func(term []byte, row int64, f2 uint64, n int64) error {
+		if done += int(n); progress != nil && done>>20 != (done-int(n))>>20 {
+			progress(done, int(total))
+		}
+		if string(term) != cur {
+			if err := flush(); err != nil {
+				return err
+			}
+			cur = string(term)
+			at = -1
+		}
+		if at < 0 || rs[at].id != row {
+			i := find(row)
+			if i < 0 {
+				// Not in the table (a deleted row the merge left): no posting.
+				return nil
+			}
+			at = i
+			ps = append(ps, impactPosting{row, f2})
+			ds = append(ds, rs[at].d)
+		} else {
+			ps[len(ps)-1].f2 += f2
+		}
+		rs[at].seen += n
+		return nil
+	}
+	err = segmentPostings(ctx, tx, func(term []byte, row int64, cnt *[3]int64) error {
+		return add(term, row, uint64(cnt[0])*colWeights2[0]+uint64(cnt[1])*colWeights2[1]+uint64(cnt[2])*colWeights2[2], cnt[0]+cnt[1]+cnt[2])
+	})
+	if errors.Is(err, errSegmentUnread) && terms == 0 && len(ps) == 0 {
+		err = instancePostings(ctx, tx, add)
+	}
+	if err != nil {
+		return 0, err
+	}
+	if err := flush(); err != nil {
+		return 0, err
+	}
+	// Every row's instances must add up to its length, as bm25() sees
+	// them: a guard against segments that still list a row twice after
+	// the merge (FTS5 answers queries from the newest copy; postings
+	// summing both would not score as it does). Not seen so far.
+	for _, r := range rs {
+		if r.seen != r.d {
+			return 0, fmt.Errorf("%w (chunk %d: %d tokens, %d listed)", errImpactsDisagree, r.id, r.d, r.seen)
+		}
+	}
+	ver, avg, err := s.impactsVersion(ctx, tx)
+	if err != nil {
+		return 0, err
+	}
+	nRow, _, ok := averages(avg)
+	if !ok {
+		// No averages record: an empty word index.
+		nRow = 0
+	}
+	built := fmt.Sprintf("%s%d %s", impactsDeltaTag, nRow, ver)
+	if _, err := tx.ExecContext(ctx, "INSERT INTO meta(key, value) VALUES(?, ?)", impactsKey, built); err != nil {
+		return 0, err
+	}
+	return terms, nil
+}
+
+// buildRow is a chunk of the word index as the build sees it: its row
+// id, its length and the token instances listed for it so far, together
+// so that a posting touches one cache line (at a million chunks these
+// are lookups at random in tens of megabytes).
+type buildRow struct{ id, d, seen int64 }
+
+// rowFinder returns a function giving the index of a row in rs (by
+// ascending id), -1 when it is not there. A row id is its document's id
+// above 16 bits (DocOfChunk): the function looks up the document's first
+// chunk in a table by document id, then searches its few chunks; a binary
+// search over all of rs took a third of the build's CPU at 1M. Document
+// ids far beyond the row count (not seen from gno's own writes) get the
+// binary search.
+func rowFinder(rs []buildRow) func(row int64) int {
+	search := func(rs []buildRow, row int64) int {
+		i, ok := slices.BinarySearchFunc(rs, row, func(r buildRow, row int64) int { return cmp.Compare(r.id, row) })
+		if !ok {
+			return -1
+		}
+		return i
+	}
+	if len(rs) == 0 || rs[0].id < 0 || rs[len(rs)-1].id>>16 > int64(4*len(rs)+1<<20) {
+		return func(row int64) int { return search(rs, row) }
+	}
+	// first[d] is the index of the first chunk of a document d or after.
+	first := make([]int32, rs[len(rs)-1].id>>16+2)
+	k := 0
+	for d := range first {
+		for k < len(rs) && rs[k].id>>16 < int64(d) {
+			k++
+		}
+		first[d] = int32(k)
+	}
+	return func(row int64) int {
+		d := row >> 16
+		if d < 0 || d >= int64(len(first)-1) {
+			return -1
+		}
+		lo, hi := int(first[d]), int(first[d+1])
+		if i := search(rs[lo:hi], row); i >= 0 {
+			return lo + i
+		}
+		return -1
+	}
+}
+
+// instancePostings reads the word index's token instances from
+// fts5vocab's instance table, for an index segmentPostings does not read,
+// calling add per instance.
+func instancePostings(ctx context.Context, tx *sql.Tx, add func(term []byte, row int64, f2 uint64, n int64) error) error {
+	if _, err := tx.ExecContext(ctx, "CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunks_fts_inst USING fts5vocab(main, chunks_fts, instance)"); err != nil {
+		return err
+	}
+	// The instance table lists (token, row, column, offset) by token, then
+	// row. The column comes as its weight's index, not its name: a string
+	// per instance was a fifth of the build's CPU.
+	rows, err := tx.QueryContext(ctx, "SELECT term, doc, CASE col WHEN 'title' THEN 0 WHEN 'headings' THEN 1 WHEN 'body' THEN 2 ELSE -1 END FROM temp.chunks_fts_inst")
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	var (
+		term sql.RawBytes
+		row  int64
+		c    int
+	)
+	for rows.Next() {
+		if err := rows.Scan(&term, &row, &c); err != nil {
+			return err
+		}
+		if c < 0 || c >= len(colWeights2) {
+			return fmt.Errorf("word index column not title, headings or body (token %q, chunk %d)", term, row)
+		}
+		if err := add(term, row, colWeights2[c], 1); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
 }

@@ -13,7 +13,7 @@ import (
 //
 // The impacts table is built at one point (rebuildImpacts); every sync
 // after it rewrites chunks. Rather than drop the postings until the next
-// build (a rebuild costs ~25 s of CPU at 100k documents, ~4 min at 1M,
+// build (a rebuild costs ~4 s of CPU at 100k documents, ~50 s at 1M,
 // so a daemon whose watcher syncs would search on FTS5 for minutes after
 // every change), the build also installs two triggers on chunks that
 // record, in the sync's own transaction, every chunk row inserted or

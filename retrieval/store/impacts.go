@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
-	"fmt"
 )
 
 // Block-max postings of the word index, scored in Go with FTS5's BM25.
@@ -38,15 +37,16 @@ import (
 // most of impact order's skipping for the two-to-six-word questions gno
 // sees (known-item searches).
 //
-// The postings are built from the word index itself (fts5vocab's instance
-// table gives FTS5's own tokens, so no second tokenizer can disagree with
-// it), by rebuildImpacts in one transaction with the word index state they
-// reflect. Syncs after the build record the chunk rows they change
+// The postings are built from the word index itself (FTS5's own segment
+// records, decoded in Go, impactseg.go, or fts5vocab's instance table for
+// an index in another form: FTS5's own tokens, so no second tokenizer can
+// disagree with it), by rebuildImpacts in one transaction with the word
+// index state they reflect. Syncs after the build record the chunk rows they change
 // (triggers, in their own transaction), and a search masks those rows in
 // the built segment and scores their current text apart, with the current
 // idf and average length (impactdelta.go: the segment-plus-delta design,
-// chosen over rebuilding after each sync, which costs ~25 s of CPU at
-// 100k documents). Builds run at the end of a first gno update, in the
+// chosen over rebuilding after each sync, which costs ~4 s of CPU at
+// 100k documents and ~50 s at 1M). Builds run at the end of a first gno update, in the
 // daemon's idle time once the delta has grown, and in gno cleanup. The
 // structure is optional: an index without it searches with FTS5 as before
 // until its next gno update builds it.
@@ -138,12 +138,13 @@ type impactPosting struct {
 	f2  uint64 // twice the weighted frequency
 }
 
-// encodeImpacts writes a token's postings (ascending rows) in blocks: per
+// encodeImpacts writes a token's postings (ascending rows), ps[i]'s row of
+// length(i) tokens, in blocks: per
 // block a header (posting count, the last row's delta from the previous
 // block's last row, the largest f2, the smallest row length, the body's
 // length) and then the body (each row's delta and f2), so a reader can
 // bound a block and skip its body without decoding it.
-func encodeImpacts(ps []impactPosting, length func(row int64) int64) []byte {
+func encodeImpacts(ps []impactPosting, length func(i int) int64) []byte {
 	var out, body []byte
 	prev := int64(0)
 	for start := 0; start < len(ps); start += impactBlock {
@@ -152,11 +153,11 @@ func encodeImpacts(ps []impactPosting, length func(row int64) int64) []byte {
 		var maxF uint64
 		minD := int64(-1)
 		last := prev
-		for _, p := range blk {
+		for i, p := range blk {
 			body = appendPosting(body, last, p.row, p.f2)
 			last = p.row
 			maxF = max(maxF, p.f2)
-			if d := length(p.row); minD < 0 || d < minD {
+			if d := length(start + i); minD < 0 || d < minD {
 				minD = d
 			}
 		}
@@ -314,164 +315,4 @@ func decodeBlock(data []byte, h impactBlockHdr, ps []impactPosting) ([]impactPos
 		return nil, errImpactsDamaged
 	}
 	return ps, nil
-}
-
-// rebuildImpacts rebuilds the word index's block-max postings (the impacts
-// table) from the index as it is, in one transaction, and empties the
-// delta of changed rows. It returns the number of tokens written.
-func (s *Store) rebuildImpacts(ctx context.Context) (int, error) {
-	return s.buildImpactsWith(ctx, nil)
-}
-
-// buildImpactsWith is rebuildImpacts reporting progress (token instances
-// read of all) when progress is not nil.
-func (s *Store) buildImpactsWith(ctx context.Context, progress func(done, total int)) (int, error) {
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return 0, fmt.Errorf("build postings: %w", err)
-	}
-	defer tx.Rollback()
-	n, err := buildImpacts(ctx, tx, s, progress)
-	if err != nil {
-		return 0, fmt.Errorf("build postings: %w", err)
-	}
-	if err := tx.Commit(); err != nil {
-		return 0, fmt.Errorf("build postings: %w", err)
-	}
-	return n, nil
-}
-
-// buildImpacts builds the postings in tx (rebuildImpacts).
-func buildImpacts(ctx context.Context, tx *sql.Tx, s *Store, progress func(done, total int)) (int, error) {
-	for _, q := range []string{
-		// fts5vocab reads the segments as they are, rows deleted from a
-		// contentless table included (their tombstones are applied by
-		// queries, not by it): merging into one segment drops them first.
-		// An index already merged with no deletions since is not rewritten.
-		"INSERT INTO chunks_fts(chunks_fts) VALUES('optimize')",
-		"CREATE TABLE IF NOT EXISTS impacts(term TEXT PRIMARY KEY, data BLOB NOT NULL)",
-		"DELETE FROM impacts",
-		"DELETE FROM meta WHERE key = '" + impactsKey + "'",
-		"CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunks_fts_inst USING fts5vocab(main, chunks_fts, instance)",
-	} {
-		if _, err := tx.ExecContext(ctx, q); err != nil {
-			return 0, err
-		}
-	}
-	// The rows changed from here on, recorded by the syncs (impactdelta.go).
-	for _, q := range impactsDeltaSchema {
-		if _, err := tx.ExecContext(ctx, q); err != nil {
-			return 0, err
-		}
-	}
-	// Every chunk's length, for the blocks' smallest lengths.
-	lengths := map[int64]int64{}
-	var total int64
-	rows, err := tx.QueryContext(ctx, "SELECT id, sz FROM chunks_fts_docsize")
-	if err != nil {
-		return 0, err
-	}
-	for rows.Next() {
-		var id int64
-		var sz []byte
-		if err := rows.Scan(&id, &sz); err != nil {
-			rows.Close()
-			return 0, err
-		}
-		lengths[id] = rowLength(sz)
-		total += lengths[id]
-	}
-	if err := rows.Close(); err != nil {
-		return 0, err
-	}
-	length := func(row int64) int64 { return lengths[row] }
-	ins, err := tx.PrepareContext(ctx, "INSERT INTO impacts(term, data) VALUES(?, ?)")
-	if err != nil {
-		return 0, err
-	}
-	defer ins.Close()
-	// The instance table lists (token, row, column, offset) by token, then
-	// row: each token's postings are complete when the next token starts.
-	rows, err = tx.QueryContext(ctx, "SELECT term, doc, col FROM temp.chunks_fts_inst")
-	if err != nil {
-		return 0, err
-	}
-	defer rows.Close()
-	var (
-		cur   string
-		ps    []impactPosting
-		terms int
-		term  sql.RawBytes
-		row   int64
-		col   string
-	)
-	colIdx := map[string]int{"title": 0, "headings": 1, "body": 2}
-	seen := make(map[int64]int64, len(lengths))
-	flush := func() error {
-		if len(ps) == 0 {
-			return nil
-		}
-		terms++
-		_, err := ins.ExecContext(ctx, cur, encodeImpacts(ps, length))
-		ps = ps[:0]
-		return err
-	}
-	done := 0
-	for rows.Next() {
-		if err := rows.Scan(&term, &row, &col); err != nil {
-			return 0, err
-		}
-		if done++; progress != nil && done%(1<<20) == 0 {
-			progress(done, int(total))
-		}
-		if string(term) != cur {
-			if err := flush(); err != nil {
-				return 0, err
-			}
-			cur = string(term)
-		}
-		c, ok := colIdx[col]
-		if !ok {
-			return 0, fmt.Errorf("word index column %q", col)
-		}
-		if _, live := lengths[row]; !live {
-			// Not in the table (a deleted row the merge left): no posting.
-			continue
-		}
-		seen[row]++
-		if n := len(ps); n > 0 && ps[n-1].row == row {
-			ps[n-1].f2 += colWeights2[c]
-		} else {
-			ps = append(ps, impactPosting{row, colWeights2[c]})
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return 0, err
-	}
-	if err := flush(); err != nil {
-		return 0, err
-	}
-	// Every row's instances must add up to its length, as bm25() sees
-	// them: a guard against segments that still list a row twice after
-	// the merge (FTS5 answers queries from the newest copy; postings
-	// summing both would not score as it does). Not seen so far.
-	for row, d := range lengths {
-		if seen[row] != d {
-			return 0, fmt.Errorf("%w (chunk %d: %d tokens, %d listed)", errImpactsDisagree, row, d, seen[row])
-		}
-	}
-	ver, avg, err := s.impactsVersion(ctx, tx)
-	if err != nil {
-		return 0, err
-	}
-	nRow, _, ok := averages(avg)
-	if !ok {
-		// No averages record: an empty word index.
-		nRow = 0
-	}
-	built := fmt.Sprintf("%s%d %s", impactsDeltaTag, nRow, ver)
-	if _, err := tx.ExecContext(ctx, "INSERT INTO meta(key, value) VALUES(?, ?)", impactsKey, built); err != nil {
-		return 0, err
-	}
-	return terms, nil
 }

@@ -2,6 +2,9 @@ package store
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -168,7 +171,7 @@ func TestImpactBlocks(t *testing.T) {
 		ps = append(ps, impactPosting{row, 2 + uint64(r.IntN(40))})
 	}
 	length := func(row int64) int64 { return row % 977 }
-	data := encodeImpacts(ps, length)
+	data := encodeImpacts(ps, func(i int) int64 { return length(ps[i].row) })
 	hdrs, df, err := decodeHeaders(data)
 	if err != nil || df != int64(len(ps)) {
 		t.Fatalf("headers: %d postings, %v", df, err)
@@ -193,7 +196,7 @@ func TestImpactBlocks(t *testing.T) {
 // FuzzImpactBlocks checks that damaged postings are refused, never a
 // panic, and that what decodes re-encodes to the same postings.
 func FuzzImpactBlocks(f *testing.F) {
-	f.Add(encodeImpacts([]impactPosting{{3, 4}, {9, 2}, {70000, 7}}, func(int64) int64 { return 12 }))
+	f.Add(encodeImpacts([]impactPosting{{3, 4}, {9, 2}, {70000, 7}}, func(int) int64 { return 12 }))
 	f.Add([]byte{1, 5, 2, 3, 2, 5, 2})
 	f.Add([]byte{0x80})
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -212,7 +215,7 @@ func FuzzImpactBlocks(f *testing.F) {
 				return // zero deltas are not written but decode
 			}
 		}
-		again := encodeImpacts(ps, func(int64) int64 { return 0 })
+		again := encodeImpacts(ps, func(int) int64 { return 0 })
 		h2, _, err := decodeHeaders(again)
 		if err != nil {
 			t.Fatalf("re-encoded postings do not decode: %v", err)
@@ -359,4 +362,55 @@ func BenchmarkImpactSearch(b *testing.B) {
 			_ = h
 		}
 	})
+}
+
+// BenchmarkBuildImpacts times the postings build over the index at
+// $GNO_BENCH_INDEX (a copy: the build rewrites its postings) and logs a
+// digest of the table built, to compare builds byte for byte; it skips
+// without one.
+func BenchmarkBuildImpacts(b *testing.B) {
+	path := os.Getenv("GNO_BENCH_INDEX")
+	if path == "" {
+		b.Skip("GNO_BENCH_INDEX names no index copy")
+	}
+	ctx := context.Background()
+	st, err := Open(ctx, path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	for b.Loop() {
+		if _, err := st.rebuildImpacts(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.Log("impacts digest", impactsDigest(b, st))
+}
+
+// impactsDigest is a SHA-256 of the impacts table (term and data, in
+// term order) and the build's meta record.
+func impactsDigest(t testing.TB, st *Store) string {
+	h := sha256.New()
+	rows, err := st.db.Query("SELECT term, data FROM impacts ORDER BY term")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var term, data []byte
+		if err := rows.Scan(&term, &data); err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(h, "%d:%s%d:", len(term), term, len(data))
+		h.Write(data)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	var built string
+	if err := st.db.QueryRow("SELECT value FROM meta WHERE key = ?", impactsKey).Scan(&built); err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(h, "%s", built)
+	return hex.EncodeToString(h.Sum(nil))
 }
