@@ -26,8 +26,11 @@ func (s *Store) BuildPostings(ctx context.Context, behind bool, progress func(do
 		return false, err
 	}
 	if _, err := s.buildImpactsWith(ctx, progress); err != nil {
+		// A word index that disagrees with its row lengths is said, not
+		// swallowed: searches keep FTS5 meanwhile, and the caller warns
+		// (else every idle turn would redo the build in silence).
 		if errors.Is(err, errImpactsDisagree) {
-			return false, nil
+			return false, fmt.Errorf("%w; searches use the word index directly (gno doctor checks it)", err)
 		}
 		return false, err
 	}
