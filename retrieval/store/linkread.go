@@ -54,9 +54,6 @@ type LinkIndex struct {
 	attached map[string][]linkAt
 	// order is every document with links, by collection and path.
 	order []int64
-	// noteNames is the lowercased name list NoteNames builds once per
-	// index (names.go).
-	noteNames nameList
 	// written holds the links as added, until Resolve.
 	written map[int64][]links.Link
 }
@@ -146,6 +143,13 @@ func (c *LinkCache) Get(writes string, load func() (*LinkIndex, error)) (*LinkIn
 	defer c.mu.Unlock()
 	if idx := c.idx; idx != nil && idx.writes == writes {
 		return idx, nil
+	}
+	if cur := c.idx; cur != nil && !olderWrites(writes, cur.writes) {
+		// The cached index is stale for every later reader: let it go
+		// before the new one is built, so a daemon's re-warm after a sync
+		// does not hold both (at 1M documents each is ~0.6 GB); readers
+		// that have it keep it alive only until they return.
+		c.idx = nil
 	}
 	idx, err := load()
 	if err != nil {
