@@ -1,11 +1,12 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"encoding/hex"
 	"fmt"
 	"path"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -36,12 +37,19 @@ type LinkRow struct {
 // the link reads from it, so the link graph means the same on each.
 type LinkIndex struct {
 	writes string
-	// docs holds what links need of every document (a daemon keeps the
-	// index for its life: a full DocMeta a document, with its collection
-	// name allocated anew for each, was a third of the index's heap).
-	docs map[int64]linkDoc
-	// cols interns collection names while documents are added.
-	cols map[string]string
+	// docs holds what links need of every document, by id, as fixed
+	// records over text (every path and title in one string) and cols: a
+	// daemon keeps the index for its life, and at a million documents a
+	// map of strings was ~0.4 GB of its heap. hashText holds the hashes
+	// that have no compact form (linkDoc.setHash).
+	docs     []docRec
+	text     string
+	cols     []string
+	hashText map[int64]string
+	// adding holds the documents as added, until Resolve; colIdx interns
+	// their collection names.
+	adding []addedDoc
+	colIdx map[string]uint32
 	// names maps links.Key of a file name or alias to its documents.
 	names map[string][]links.Candidate
 	// aliases are each document's front-matter aliases.
@@ -58,7 +66,25 @@ type LinkIndex struct {
 	written map[int64][]links.Link
 }
 
-// linkDoc is a document as the link index keeps it: Collection interned
+// docRec is a document as the link index keeps it: its path and title
+// at text[off:], its collection cols[col], its hash as linkDoc's.
+type docRec struct {
+	id                int64
+	off               uint64
+	pathLen, titleLen uint32
+	col               uint32
+	hash              [32]byte
+}
+
+// addedDoc is a document added and not yet resolved.
+type addedDoc struct {
+	id      int64
+	col     uint32
+	aliases []string
+	linkDoc
+}
+
+// linkDoc is a document as the link index answers it: Collection interned
 // (one string per collection), a hash that is 64 lowercase hex digits (a
 // BLAKE3, as a sync writes it) as its 32 bytes, any other in hashText.
 type linkDoc struct {
@@ -217,7 +243,7 @@ func (s *Store) loadLinks(ctx context.Context) (*LinkIndex, error) {
 // NewLinkIndex starts an empty index of the document set as of the
 // writes counter's value writes (LinkVersion).
 func NewLinkIndex(writes string) *LinkIndex {
-	return &LinkIndex{writes: writes, docs: map[int64]linkDoc{}, cols: map[string]string{}, names: map[string][]links.Candidate{},
+	return &LinkIndex{writes: writes, colIdx: map[string]uint32{}, names: map[string][]links.Candidate{},
 		aliases: map[int64][]string{}, out: map[int64][]resolvedLink{}, in: map[int64][]linkAt{}, attached: map[string][]linkAt{},
 		written: map[int64][]links.Link{}}
 }
@@ -230,25 +256,21 @@ func (idx *LinkIndex) SetWrites(writes string) { idx.writes = writes }
 // links as EncodeLinks wrote them. Documents are added by collection,
 // then path, in byte order: that order is the order of every answer.
 func (idx *LinkIndex) Add(m *DocMeta, aliases *string, data []byte) error {
-	d := linkDoc{Collection: m.Collection, RelPath: m.RelPath, Title: m.Title}
-	if c, ok := idx.cols[m.Collection]; ok {
-		d.Collection = c
-	} else {
-		idx.cols[m.Collection] = m.Collection
+	c, ok := idx.colIdx[m.Collection]
+	if !ok {
+		c = uint32(len(idx.cols))
+		idx.colIdx[m.Collection] = c
+		idx.cols = append(idx.cols, m.Collection)
 	}
+	d := addedDoc{id: m.ID, col: c, linkDoc: linkDoc{Collection: idx.cols[c], RelPath: m.RelPath, Title: m.Title}}
 	d.setHash(m.Hash)
-	idx.docs[m.ID] = d
-	k := links.Key(m.RelPath)
-	idx.names[k] = append(idx.names[k], links.Candidate{ID: m.ID, Collection: d.Collection, RelPath: m.RelPath})
+	if aliases != nil {
+		d.aliases = splitAliases(*aliases)
+		idx.aliases[m.ID] = d.aliases
+	}
+	idx.adding = append(idx.adding, d)
 	if aliases == nil {
 		return nil
-	}
-	as := splitAliases(*aliases)
-	idx.aliases[m.ID] = as
-	for _, a := range as {
-		if k := strings.ToLower(a); k != "" {
-			idx.names[k] = append(idx.names[k], links.Candidate{ID: m.ID, Collection: d.Collection, RelPath: m.RelPath, Alias: true})
-		}
 	}
 	ls, err := decodeLinks(data)
 	if err != nil {
@@ -263,8 +285,9 @@ func (idx *LinkIndex) Add(m *DocMeta, aliases *string, data []byte) error {
 
 // Resolve points every link added at its document, once all are added.
 func (idx *LinkIndex) Resolve() {
+	idx.keepDocs()
 	for _, src := range idx.order {
-		m := idx.docs[src]
+		m, _ := idx.doc(src)
 		ls := idx.written[src]
 		rs := make([]resolvedLink, len(ls))
 		for i, l := range ls {
@@ -286,7 +309,71 @@ func (idx *LinkIndex) Resolve() {
 		}
 		idx.out[src] = rs
 	}
-	idx.written, idx.cols = nil, nil
+	idx.written = nil
+}
+
+// keepDocs moves the documents added into their compact form (one
+// string for every path and title, records sorted by id) and indexes
+// their names, which then share that string.
+func (idx *LinkIndex) keepDocs() {
+	n := 0
+	for _, d := range idx.adding {
+		n += len(d.RelPath) + len(d.Title)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for _, d := range idx.adding {
+		b.WriteString(d.RelPath)
+		b.WriteString(d.Title)
+	}
+	idx.text = b.String()
+	idx.docs = make([]docRec, len(idx.adding))
+	off := uint64(0)
+	for i, d := range idx.adding {
+		r := docRec{id: d.id, off: off, pathLen: uint32(len(d.RelPath)), titleLen: uint32(len(d.Title)), col: d.col, hash: d.hash}
+		off += uint64(len(d.RelPath) + len(d.Title))
+		if d.hashText != "" {
+			if idx.hashText == nil {
+				idx.hashText = map[int64]string{}
+			}
+			idx.hashText[d.id] = d.hashText
+		}
+		idx.docs[i] = r
+		// Names in the order added (collection, path): the order
+		// links.Resolve sees candidates in.
+		rel, col := idx.text[r.off:r.off+uint64(r.pathLen)], idx.cols[r.col]
+		k := links.Key(rel)
+		idx.names[k] = append(idx.names[k], links.Candidate{ID: d.id, Collection: col, RelPath: rel})
+		for _, a := range d.aliases {
+			if k := strings.ToLower(a); k != "" {
+				idx.names[k] = append(idx.names[k], links.Candidate{ID: d.id, Collection: col, RelPath: rel, Alias: true})
+			}
+		}
+	}
+	slices.SortFunc(idx.docs, func(a, b docRec) int { return cmp.Compare(a.id, b.id) })
+	idx.adding, idx.colIdx = nil, nil
+}
+
+// doc returns document id as the index keeps it.
+func (idx *LinkIndex) doc(id int64) (linkDoc, bool) {
+	i, ok := slices.BinarySearchFunc(idx.docs, id, func(r docRec, id int64) int { return cmp.Compare(r.id, id) })
+	if !ok {
+		return linkDoc{}, false
+	}
+	r := &idx.docs[i]
+	path := idx.text[r.off : r.off+uint64(r.pathLen)]
+	title := idx.text[r.off+uint64(r.pathLen) : r.off+uint64(r.pathLen)+uint64(r.titleLen)]
+	d := linkDoc{Collection: idx.cols[r.col], RelPath: path, Title: title, hash: r.hash}
+	if idx.hashText != nil {
+		d.hashText = idx.hashText[id]
+	}
+	return d, true
+}
+
+// collection is document id's collection ("" when it has none).
+func (idx *LinkIndex) collection(id int64) string {
+	d, _ := idx.doc(id)
+	return d.Collection
 }
 
 // docIDs returns the ids of the documents of the given collections (all
@@ -297,19 +384,18 @@ func (idx *LinkIndex) docIDs(collections []string) []int64 {
 		want[c] = true
 	}
 	ids := make([]int64, 0, len(idx.docs))
-	for id, m := range idx.docs {
-		if len(want) == 0 || want[m.Collection] {
-			ids = append(ids, id)
+	for _, r := range idx.docs {
+		if len(want) == 0 || want[idx.cols[r.col]] {
+			ids = append(ids, r.id)
 		}
 	}
-	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
 	return ids
 }
 
 func (idx *LinkIndex) row(src int64, seq int, other int64) LinkRow {
 	l := idx.out[src][seq]
 	r := LinkRow{Src: src, Seq: int64(seq), Kind: l.Kind, Target: l.Target, Fragment: l.Fragment, Alias: l.Alias, Line: l.Line, Attach: l.attach}
-	if m, ok := idx.docs[other]; ok {
+	if m, ok := idx.doc(other); ok {
 		r.Other = m.meta(other)
 	}
 	return r
@@ -342,14 +428,15 @@ func (idx *LinkIndex) LinksTo(id int64) []LinkRow {
 // loop asks, since a note that links to a code file is affected when the
 // file changes.
 func (idx *LinkIndex) AttachmentsTo(id int64) []LinkRow {
-	m, ok := idx.docs[id]
+	m, ok := idx.doc(id)
 	if !ok {
 		return nil
 	}
 	cand := []links.Candidate{{ID: id, Collection: m.Collection, RelPath: m.RelPath}}
 	var out []LinkRow
 	for _, a := range idx.attached[links.Key(m.RelPath)] {
-		sm, l := idx.docs[a.src], idx.out[a.src][a.seq]
+		sm, _ := idx.doc(a.src)
+		l := idx.out[a.src][a.seq]
 		if a.src == id || sm.Collection != m.Collection {
 			continue // Resolve reads wiki and Markdown links within their collection
 		}
@@ -366,7 +453,7 @@ func (idx *LinkIndex) AttachmentsTo(id int64) []LinkRow {
 func (idx *LinkIndex) Unresolved(collection string, limit int) []LinkRow {
 	var out []LinkRow
 	for _, src := range idx.order {
-		if collection != "" && idx.docs[src].Collection != collection {
+		if collection != "" && idx.collection(src) != collection {
 			continue
 		}
 		for i, l := range idx.out[src] {
@@ -390,7 +477,7 @@ type LinkStats struct {
 func (idx *LinkIndex) LinkStats() map[string]*LinkStats {
 	out := map[string]*LinkStats{}
 	for _, src := range idx.order {
-		c := idx.docs[src].Collection
+		c := idx.collection(src)
 		st := out[c]
 		if st == nil {
 			st = &LinkStats{}
@@ -449,7 +536,8 @@ func (idx *LinkIndex) DocNames(collections []string) []DocName {
 	ids := idx.docIDs(collections)
 	out := make([]DocName, 0, len(ids))
 	for _, id := range ids {
-		base := path.Base(idx.docs[id].RelPath)
+		d, _ := idx.doc(id)
+		base := path.Base(d.RelPath)
 		out = append(out, DocName{DocID: id, Name: strings.TrimSuffix(base, path.Ext(base))})
 		for _, a := range idx.aliases[id] {
 			out = append(out, DocName{DocID: id, Name: a, Alias: true})

@@ -2,7 +2,6 @@ package store
 
 import (
 	"path"
-	"sort"
 	"strings"
 
 	"github.com/gnosearch/gno/retrieval/links"
@@ -47,16 +46,13 @@ func (idx *LinkIndex) NoteNames(collections []string) []NoteName {
 // nil). Shared counts other documents of every collection, as links
 // resolve names across them.
 func buildNames(idx *LinkIndex, want map[string]bool) []NoteName {
-	ids := make([]int64, 0, len(idx.docs))
-	for id, m := range idx.docs {
-		if want == nil || want[m.Collection] {
-			ids = append(ids, id)
+	out := make([]NoteName, 0, len(idx.docs))
+	for _, r := range idx.docs {
+		if want != nil && !want[idx.cols[r.col]] {
+			continue
 		}
-	}
-	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
-	out := make([]NoteName, 0, len(ids))
-	for _, id := range ids {
-		m := idx.docs[id]
+		id := r.id
+		m, _ := idx.doc(id)
 		base := path.Base(m.RelPath)
 		stem := strings.TrimSuffix(base, path.Ext(base))
 		n := NoteName{ID: id, Collection: m.Collection, RelPath: m.RelPath, Hash: m.Hash(), Title: m.Title, Aliases: idx.aliases[id],
