@@ -117,10 +117,14 @@ func (d linkDoc) meta(id int64) *DocMeta {
 }
 
 // resolvedLink is a link as written plus where it points now (0: nowhere).
+// It keeps only what a stored link has (links.Link's byte ranges are
+// not stored), in 64 bytes instead of 112: a daemon keeps one per link.
 type resolvedLink struct {
-	links.Link
-	attach bool
-	dst    int64
+	Target, Fragment, Alias string
+	dst                     int64
+	Line                    int32
+	Kind                    links.Kind
+	attach                  bool
 }
 
 type linkAt struct {
@@ -291,7 +295,7 @@ func (idx *LinkIndex) Resolve() {
 		ls := idx.written[src]
 		rs := make([]resolvedLink, len(ls))
 		for i, l := range ls {
-			r := resolvedLink{Link: l}
+			r := resolvedLink{Kind: l.Kind, Target: l.Target, Fragment: l.Fragment, Alias: l.Alias, Line: int32(l.Line)}
 			switch {
 			case l.Target == "":
 				r.dst = src // a heading of the same note
@@ -394,7 +398,7 @@ func (idx *LinkIndex) docIDs(collections []string) []int64 {
 
 func (idx *LinkIndex) row(src int64, seq int, other int64) LinkRow {
 	l := idx.out[src][seq]
-	r := LinkRow{Src: src, Seq: int64(seq), Kind: l.Kind, Target: l.Target, Fragment: l.Fragment, Alias: l.Alias, Line: l.Line, Attach: l.attach}
+	r := LinkRow{Src: src, Seq: int64(seq), Kind: l.Kind, Target: l.Target, Fragment: l.Fragment, Alias: l.Alias, Line: int(l.Line), Attach: l.attach}
 	if m, ok := idx.doc(other); ok {
 		r.Other = m.meta(other)
 	}
