@@ -48,6 +48,9 @@ func (gr *Graph) linkGraph(ctx context.Context) (*graph.Graph, store.Backend, er
 	if gs.g != nil && gs.version == version {
 		return gs.g, st, nil
 	}
+	// Drop the stale graph and ranks before building the new ones, so
+	// the rebuild after a sync does not hold both.
+	gs.g, gs.pr = nil, nil
 	nodes, pairs, err := st.LinkGraph(ctx, nil)
 	if err != nil {
 		return nil, nil, err

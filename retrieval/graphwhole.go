@@ -83,6 +83,7 @@ func (gr *Graph) readWhole(ctx context.Context) (*WholeGraph, error) {
 	if c.g != nil && c.state == state {
 		return c.g, nil
 	}
+	c.g = nil // not kept alive beside the one built next
 	names, err := st.NoteNames(ctx, nil)
 	if err != nil {
 		return nil, err

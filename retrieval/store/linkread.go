@@ -2,10 +2,8 @@ package store
 
 import (
 	"context"
-	"encoding/hex"
 	"fmt"
 	"path"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -36,12 +34,19 @@ type LinkRow struct {
 // the link reads from it, so the link graph means the same on each.
 type LinkIndex struct {
 	writes string
-	// docs holds what links need of every document (a daemon keeps the
-	// index for its life: a full DocMeta a document, with its collection
-	// name allocated anew for each, was a third of the index's heap).
-	docs map[int64]linkDoc
-	// cols interns collection names while documents are added.
-	cols map[string]string
+	// docs holds what links need of every document, by id, as fixed
+	// records over text (every path and title in one string) and cols: a
+	// daemon keeps the index for its life, and at a million documents a
+	// map of strings was ~0.4 GB of its heap. hashText holds the hashes
+	// that have no compact form (linkDoc.setHash).
+	docs     []docRec
+	text     string
+	cols     []string
+	hashText map[int64]string
+	// adding holds the documents as added, until Resolve; colIdx interns
+	// their collection names.
+	adding []addedDoc
+	colIdx map[string]uint32
 	// names maps links.Key of a file name or alias to its documents.
 	names map[string][]links.Candidate
 	// aliases are each document's front-matter aliases.
@@ -54,50 +59,19 @@ type LinkIndex struct {
 	attached map[string][]linkAt
 	// order is every document with links, by collection and path.
 	order []int64
-	// noteNames is the lowercased name list NoteNames builds once per
-	// index (names.go).
-	noteNames nameList
 	// written holds the links as added, until Resolve.
 	written map[int64][]links.Link
 }
 
-// linkDoc is a document as the link index keeps it: Collection interned
-// (one string per collection), a hash that is 64 lowercase hex digits (a
-// BLAKE3, as a sync writes it) as its 32 bytes, any other in hashText.
-type linkDoc struct {
-	Collection, RelPath, Title string
-	hash                       [32]byte
-	hashText                   string
-}
-
-// setHash keeps h in its compact form when it has one.
-func (d *linkDoc) setHash(h string) {
-	if len(h) == 64 {
-		if _, err := hex.Decode(d.hash[:], []byte(h)); err == nil && d.hash != [32]byte{} && hex.EncodeToString(d.hash[:]) == h {
-			return
-		}
-	}
-	d.hash, d.hashText = [32]byte{}, h
-}
-
-// Hash is the document's hash as stored.
-func (d linkDoc) Hash() string {
-	if d.hashText != "" || d.hash == [32]byte{} {
-		return d.hashText
-	}
-	return hex.EncodeToString(d.hash[:])
-}
-
-// meta is the document as a DocMeta (the columns the index reads).
-func (d linkDoc) meta(id int64) *DocMeta {
-	return &DocMeta{ID: id, Collection: d.Collection, RelPath: d.RelPath, Hash: d.Hash(), Title: d.Title}
-}
-
 // resolvedLink is a link as written plus where it points now (0: nowhere).
+// It keeps only what a stored link has (links.Link's byte ranges are
+// not stored), in 64 bytes instead of 112: a daemon keeps one per link.
 type resolvedLink struct {
-	links.Link
-	attach bool
-	dst    int64
+	Target, Fragment, Alias string
+	dst                     int64
+	Line                    int32
+	Kind                    links.Kind
+	attach                  bool
 }
 
 type linkAt struct {
@@ -146,6 +120,13 @@ func (c *LinkCache) Get(writes string, load func() (*LinkIndex, error)) (*LinkIn
 	defer c.mu.Unlock()
 	if idx := c.idx; idx != nil && idx.writes == writes {
 		return idx, nil
+	}
+	if cur := c.idx; cur != nil && !olderWrites(writes, cur.writes) {
+		// The cached index is stale for every later reader: let it go
+		// before the new one is built, so a daemon's re-warm after a sync
+		// does not hold both (at 1M documents each is ~0.6 GB); readers
+		// that have it keep it alive only until they return.
+		c.idx = nil
 	}
 	idx, err := load()
 	if err != nil {
@@ -213,7 +194,7 @@ func (s *Store) loadLinks(ctx context.Context) (*LinkIndex, error) {
 // NewLinkIndex starts an empty index of the document set as of the
 // writes counter's value writes (LinkVersion).
 func NewLinkIndex(writes string) *LinkIndex {
-	return &LinkIndex{writes: writes, docs: map[int64]linkDoc{}, cols: map[string]string{}, names: map[string][]links.Candidate{},
+	return &LinkIndex{writes: writes, colIdx: map[string]uint32{}, names: map[string][]links.Candidate{},
 		aliases: map[int64][]string{}, out: map[int64][]resolvedLink{}, in: map[int64][]linkAt{}, attached: map[string][]linkAt{},
 		written: map[int64][]links.Link{}}
 }
@@ -226,25 +207,21 @@ func (idx *LinkIndex) SetWrites(writes string) { idx.writes = writes }
 // links as EncodeLinks wrote them. Documents are added by collection,
 // then path, in byte order: that order is the order of every answer.
 func (idx *LinkIndex) Add(m *DocMeta, aliases *string, data []byte) error {
-	d := linkDoc{Collection: m.Collection, RelPath: m.RelPath, Title: m.Title}
-	if c, ok := idx.cols[m.Collection]; ok {
-		d.Collection = c
-	} else {
-		idx.cols[m.Collection] = m.Collection
+	c, ok := idx.colIdx[m.Collection]
+	if !ok {
+		c = uint32(len(idx.cols))
+		idx.colIdx[m.Collection] = c
+		idx.cols = append(idx.cols, m.Collection)
 	}
+	d := addedDoc{id: m.ID, col: c, linkDoc: linkDoc{Collection: idx.cols[c], RelPath: m.RelPath, Title: m.Title}}
 	d.setHash(m.Hash)
-	idx.docs[m.ID] = d
-	k := links.Key(m.RelPath)
-	idx.names[k] = append(idx.names[k], links.Candidate{ID: m.ID, Collection: d.Collection, RelPath: m.RelPath})
+	if aliases != nil {
+		d.aliases = splitAliases(*aliases)
+		idx.aliases[m.ID] = d.aliases
+	}
+	idx.adding = append(idx.adding, d)
 	if aliases == nil {
 		return nil
-	}
-	as := splitAliases(*aliases)
-	idx.aliases[m.ID] = as
-	for _, a := range as {
-		if k := strings.ToLower(a); k != "" {
-			idx.names[k] = append(idx.names[k], links.Candidate{ID: m.ID, Collection: d.Collection, RelPath: m.RelPath, Alias: true})
-		}
 	}
 	ls, err := decodeLinks(data)
 	if err != nil {
@@ -259,12 +236,13 @@ func (idx *LinkIndex) Add(m *DocMeta, aliases *string, data []byte) error {
 
 // Resolve points every link added at its document, once all are added.
 func (idx *LinkIndex) Resolve() {
+	idx.keepDocs()
 	for _, src := range idx.order {
-		m := idx.docs[src]
+		m, _ := idx.doc(src)
 		ls := idx.written[src]
 		rs := make([]resolvedLink, len(ls))
 		for i, l := range ls {
-			r := resolvedLink{Link: l}
+			r := resolvedLink{Kind: l.Kind, Target: l.Target, Fragment: l.Fragment, Alias: l.Alias, Line: int32(l.Line)}
 			switch {
 			case l.Target == "":
 				r.dst = src // a heading of the same note
@@ -282,7 +260,7 @@ func (idx *LinkIndex) Resolve() {
 		}
 		idx.out[src] = rs
 	}
-	idx.written, idx.cols = nil, nil
+	idx.written = nil
 }
 
 // docIDs returns the ids of the documents of the given collections (all
@@ -293,19 +271,18 @@ func (idx *LinkIndex) docIDs(collections []string) []int64 {
 		want[c] = true
 	}
 	ids := make([]int64, 0, len(idx.docs))
-	for id, m := range idx.docs {
-		if len(want) == 0 || want[m.Collection] {
-			ids = append(ids, id)
+	for _, r := range idx.docs {
+		if len(want) == 0 || want[idx.cols[r.col]] {
+			ids = append(ids, r.id)
 		}
 	}
-	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
 	return ids
 }
 
 func (idx *LinkIndex) row(src int64, seq int, other int64) LinkRow {
 	l := idx.out[src][seq]
-	r := LinkRow{Src: src, Seq: int64(seq), Kind: l.Kind, Target: l.Target, Fragment: l.Fragment, Alias: l.Alias, Line: l.Line, Attach: l.attach}
-	if m, ok := idx.docs[other]; ok {
+	r := LinkRow{Src: src, Seq: int64(seq), Kind: l.Kind, Target: l.Target, Fragment: l.Fragment, Alias: l.Alias, Line: int(l.Line), Attach: l.attach}
+	if m, ok := idx.doc(other); ok {
 		r.Other = m.meta(other)
 	}
 	return r
@@ -338,14 +315,15 @@ func (idx *LinkIndex) LinksTo(id int64) []LinkRow {
 // loop asks, since a note that links to a code file is affected when the
 // file changes.
 func (idx *LinkIndex) AttachmentsTo(id int64) []LinkRow {
-	m, ok := idx.docs[id]
+	m, ok := idx.doc(id)
 	if !ok {
 		return nil
 	}
 	cand := []links.Candidate{{ID: id, Collection: m.Collection, RelPath: m.RelPath}}
 	var out []LinkRow
 	for _, a := range idx.attached[links.Key(m.RelPath)] {
-		sm, l := idx.docs[a.src], idx.out[a.src][a.seq]
+		sm, _ := idx.doc(a.src)
+		l := idx.out[a.src][a.seq]
 		if a.src == id || sm.Collection != m.Collection {
 			continue // Resolve reads wiki and Markdown links within their collection
 		}
@@ -362,7 +340,7 @@ func (idx *LinkIndex) AttachmentsTo(id int64) []LinkRow {
 func (idx *LinkIndex) Unresolved(collection string, limit int) []LinkRow {
 	var out []LinkRow
 	for _, src := range idx.order {
-		if collection != "" && idx.docs[src].Collection != collection {
+		if collection != "" && idx.collection(src) != collection {
 			continue
 		}
 		for i, l := range idx.out[src] {
@@ -386,7 +364,7 @@ type LinkStats struct {
 func (idx *LinkIndex) LinkStats() map[string]*LinkStats {
 	out := map[string]*LinkStats{}
 	for _, src := range idx.order {
-		c := idx.docs[src].Collection
+		c := idx.collection(src)
 		st := out[c]
 		if st == nil {
 			st = &LinkStats{}
@@ -445,7 +423,8 @@ func (idx *LinkIndex) DocNames(collections []string) []DocName {
 	ids := idx.docIDs(collections)
 	out := make([]DocName, 0, len(ids))
 	for _, id := range ids {
-		base := path.Base(idx.docs[id].RelPath)
+		d, _ := idx.doc(id)
+		base := path.Base(d.RelPath)
 		out = append(out, DocName{DocID: id, Name: strings.TrimSuffix(base, path.Ext(base))})
 		for _, a := range idx.aliases[id] {
 			out = append(out, DocName{DocID: id, Name: a, Alias: true})

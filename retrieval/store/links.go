@@ -91,6 +91,9 @@ func decodeLinks(b []byte) ([]links.Link, error) {
 	if len(b) == 0 || b[0] != linksFormat {
 		return nil, errLinkData
 	}
+	// The strings are read out of one copy of b: one allocation a
+	// document, not one a string (the link index keeps them all).
+	all := string(b[1:])
 	b = b[1:]
 	var out []links.Link
 	num := func() (uint64, bool) {
@@ -106,9 +109,9 @@ func decodeLinks(b []byte) ([]links.Link, error) {
 		if !ok || n > uint64(len(b)) {
 			return "", false
 		}
-		s := string(b[:n])
+		at := len(all) - len(b)
 		b = b[n:]
-		return s, true
+		return all[at : at+int(n)], true
 	}
 	for len(b) > 0 {
 		var l links.Link
@@ -117,7 +120,7 @@ func decodeLinks(b []byte) ([]links.Link, error) {
 		t, ok3 := str()
 		f, ok4 := str()
 		a, ok5 := str()
-		if !(ok1 && ok2 && ok3 && ok4 && ok5) || kind > 255 || line > 1<<31 {
+		if !(ok1 && ok2 && ok3 && ok4 && ok5) || kind > 255 || line > 1<<31-1 {
 			return nil, errLinkData
 		}
 		l.Kind, l.Line, l.Target, l.Fragment, l.Alias = links.Kind(kind), int(line), t, f, a

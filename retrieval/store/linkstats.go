@@ -35,7 +35,7 @@ func (s *Store) linkStats(ctx context.Context) (map[string]*LinkStats, error) {
 func (idx *LinkIndex) stats() map[string]*LinkStats {
 	out := map[string]*LinkStats{}
 	for _, src := range idx.order {
-		st := statsOf(out, idx.docs[src].Collection)
+		st := statsOf(out, idx.collection(src))
 		for _, l := range idx.out[src] {
 			st.count(l.attach, l.dst != 0)
 		}

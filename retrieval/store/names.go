@@ -2,9 +2,7 @@ package store
 
 import (
 	"path"
-	"sort"
 	"strings"
-	"sync"
 
 	"github.com/gnosearch/gno/retrieval/links"
 )
@@ -27,54 +25,53 @@ type NoteName struct {
 	AliasesLower          []string
 }
 
-// nameList is a LinkIndex's documents as NoteNames, built on first use.
-type nameList struct {
-	once  sync.Once
-	names []NoteName
-}
-
 // NoteNames lists the documents of the given collections (all when none)
 // with their names, in id order. It is derived from the cached link index
-// once per write, so a call costs no query and no lowercasing; callers
-// must not change the slice.
+// on each call, not kept: at a million documents a kept list was a
+// quarter of a daemon's heap (its own hash text and lowercased names)
+// for the few calls that need it (completion, the whole-graph view, a
+// store copy); a call costs no query.
 func (idx *LinkIndex) NoteNames(collections []string) []NoteName {
-	idx.noteNames.once.Do(func() { idx.noteNames.names = buildNames(idx) })
-	all := idx.noteNames.names
-	if len(collections) == 0 {
-		return all
-	}
-	want := map[string]bool{}
-	for _, c := range collections {
-		want[c] = true
-	}
-	out := make([]NoteName, 0, len(all))
-	for _, n := range all {
-		if want[n.Collection] {
-			out = append(out, n)
+	var want map[string]bool
+	if len(collections) > 0 {
+		want = map[string]bool{}
+		for _, c := range collections {
+			want[c] = true
 		}
 	}
-	return out
+	return buildNames(idx, want)
 }
 
-func buildNames(idx *LinkIndex) []NoteName {
-	ids := make([]int64, 0, len(idx.docs))
-	keys := map[string]int{}
-	for id, m := range idx.docs {
-		ids = append(ids, id)
-		keys[links.Key(m.RelPath)]++
-	}
-	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
-	out := make([]NoteName, 0, len(ids))
-	for _, id := range ids {
-		m := idx.docs[id]
+// buildNames lists the documents of the collections in want (all when
+// nil). Shared counts other documents of every collection, as links
+// resolve names across them.
+func buildNames(idx *LinkIndex, want map[string]bool) []NoteName {
+	out := make([]NoteName, 0, len(idx.docs))
+	for _, r := range idx.docs {
+		if want != nil && !want[idx.cols[r.col]] {
+			continue
+		}
+		id := r.id
+		m, _ := idx.doc(id)
 		base := path.Base(m.RelPath)
 		stem := strings.TrimSuffix(base, path.Ext(base))
 		n := NoteName{ID: id, Collection: m.Collection, RelPath: m.RelPath, Hash: m.Hash(), Title: m.Title, Aliases: idx.aliases[id],
-			Stem: stem, Shared: keys[links.Key(m.RelPath)] > 1, TitleLower: strings.ToLower(m.Title), StemLower: strings.ToLower(stem)}
+			Stem: stem, Shared: idx.fileNamed(links.Key(m.RelPath)) > 1, TitleLower: strings.ToLower(m.Title), StemLower: strings.ToLower(stem)}
 		for _, a := range n.Aliases {
 			n.AliasesLower = append(n.AliasesLower, strings.ToLower(a))
 		}
 		out = append(out, n)
 	}
 	return out
+}
+
+// fileNamed counts the documents whose file name (not an alias) has key k.
+func (idx *LinkIndex) fileNamed(k string) int {
+	n := 0
+	for _, c := range idx.names[k] {
+		if !c.Alias {
+			n++
+		}
+	}
+	return n
 }

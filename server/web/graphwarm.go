@@ -73,7 +73,7 @@ func (h *GraphHandler) Watch(ctx context.Context, interval time.Duration) {
 			} else {
 				h.log.Debug("graph view: warm", "took", time.Since(start))
 				// A warm reads the whole link graph: at a million notes it
-				// leaves ~0.5 GB of garbage above the ~1.1 GB a daemon keeps,
+				// leaves ~0.5 GB of garbage above the ~0.7 GB a daemon keeps,
 				// which the runtime would return to the system only slowly
 				// (the daemon's RSS stayed at its 2.1 GB peak). Return it now,
 				// once per changed graph (bench/RESULTS.md, issue 30).
