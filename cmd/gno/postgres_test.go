@@ -47,7 +47,11 @@ func TestCLIPostgresDoctor(t *testing.T) {
 			t.Errorf("doctor check %q: %+v", name, got[name])
 		}
 	}
-	if !strings.Contains(got["read replica"].Detail, "caught up") || !strings.Contains(got["writer lock"].Detail, "free") {
+	// The replica can be a few bytes behind again by the time doctor
+	// looks (the server's own WAL records, e.g. the running-transactions
+	// snapshot, and doctor's reads' bookkeeping): either is a lag report.
+	lag := got["read replica"].Detail
+	if !strings.Contains(lag, "caught up") && !strings.Contains(lag, "of WAL behind") || !strings.Contains(got["writer lock"].Detail, "free") {
 		t.Errorf("doctor: %+v %+v", got["read replica"], got["writer lock"])
 	}
 
