@@ -128,7 +128,7 @@ func (w *pgWorld) serve(e *env) *pgServer {
 	t.Helper()
 	// --enable-write: the read token still writes nothing; a write token
 	// starts the jobs of the cross-server check.
-	cmd := exec.Command(gnoBin(), "serve", "--listen-any", "--enable-write", "--addr", "127.0.0.2:0")
+	cmd := exec.Command(gnoBin(), "-v", "serve", "--listen-any", "--enable-write", "--addr", "127.0.0.2:0")
 	cmd.Env = e.vars
 	pr, pw := io.Pipe()
 	cmd.Stderr = pw
@@ -422,7 +422,7 @@ func TestPGMulti(t *testing.T) {
 	t.Logf("%d requests across 2 servers in %v (%.0f/s) during %d edit rounds: %s; %d failed",
 		n, took.Round(time.Millisecond), float64(n)/took.Seconds(), rounds, strings.Join(kinds, ", "), l.failed.Load())
 	if f := l.failed.Load(); f > 0 {
-		t.Fatalf("%d of %d requests failed:\n%s", f, n, strings.Join(l.errs, "\n"))
+		t.Fatalf("%d of %d requests failed:\n%s\nLOG1 %s\nLOG2 %s", f, n, strings.Join(l.errs, "\n"), s1.log, s2.log)
 	}
 
 	// The daemon has synced edits while the servers answered (it may

@@ -1,8 +1,16 @@
 package postgres
 
+import "context"
+
 // CheckVersion is checkVersion, for the external tests: a server older
 // than 16 cannot be started here.
 var CheckVersion = checkVersion
 
 // LockKey is the writer lock's advisory lock key, for the external tests.
 const LockKey = lockKey
+
+// OneForTest runs a one-row read through the store's read path (in ctx's
+// snapshot when it carries one), for the snapshot tests.
+func (s *Store) OneForTest(ctx context.Context, q string, dest ...any) error {
+	return s.one(ctx, q, nil, dest...)
+}

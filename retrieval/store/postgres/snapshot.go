@@ -18,6 +18,11 @@ import (
 // statements take turns (mu); each method reads its rows to the end
 // before it returns, so no read waits on another's open rows. The
 // snapshots' connections come from a pool of their own (Store.snaps).
+// A statement in a snapshot runs to its end even when its context is
+// cancelled (the caller gets the context's error after it): pgx closes a
+// connection whose statement is cancelled midway, which would fail every
+// later read of the snapshot that the rest of a search shares (a budget
+// or fusion cutting one stage). SQLite's snapshots behave the same way.
 
 // snapshot is one read transaction, keyed in a context by its store.
 type snapshot struct {
@@ -101,7 +106,10 @@ func (s *Store) each(ctx context.Context, q string, args []any, fn func(pgx.Rows
 	if sn := s.snap(ctx); sn != nil {
 		sn.mu.Lock()
 		defer sn.mu.Unlock()
-		rows, err = sn.tx.Query(ctx, q, args...)
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		rows, err = sn.tx.Query(context.WithoutCancel(ctx), q, args...)
 	} else {
 		pool, _ := s.readers(ctx)
 		rows, err = pool.Query(ctx, q, args...)
@@ -115,7 +123,10 @@ func (s *Store) each(ctx context.Context, q string, args []any, fn func(pgx.Rows
 			return err
 		}
 	}
-	return rows.Err()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	return ctx.Err()
 }
 
 // one runs a one-row read statement, scanning into dest; no row is
@@ -125,7 +136,13 @@ func (s *Store) one(ctx context.Context, q string, args []any, dest ...any) erro
 	if sn := s.snap(ctx); sn != nil {
 		sn.mu.Lock()
 		defer sn.mu.Unlock()
-		return sn.tx.QueryRow(ctx, q, args...).Scan(dest...)
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := sn.tx.QueryRow(context.WithoutCancel(ctx), q, args...).Scan(dest...); err != nil {
+			return err
+		}
+		return ctx.Err()
 	}
 	pool, _ := s.readers(ctx)
 	return pool.QueryRow(ctx, q, args...).Scan(dest...)
