@@ -23,7 +23,7 @@ import (
 //   - masks the stale rows in the built postings (they may be gone or
 //     hold other words now);
 //   - scores the stale rows that exist now from their current text,
-//     tokenized by FTS5 itself (the tokenizer's in-memory table), with
+//     tokenized as FTS5 does (wordtok, the store's tokenizer), with
 //     their current lengths from chunks_fts_docsize;
 //   - takes idf from each token's current row count (the built count,
 //     less the stale rows of the build it held, plus the stale rows now

@@ -1,25 +1,21 @@
 package store
 
 import (
+	"cmp"
 	"context"
-	"database/sql"
 	"errors"
-	"fmt"
-	"sync"
+	"slices"
 
 	"github.com/gnosearch/gno/retrieval/store/wordtok"
 )
 
-// tokenizer turns a query's words into the word index's tokens exactly as
-// FTS5 does: wordtok.Words is WordTokenizer in Go, proven token for token
-// against FTS5 (it asked an in-memory FTS5 table before, a round of SQL
-// per question). The changed rows of the block-max delta (rowPostings)
-// are still cut by FTS5 itself, in an in-memory table, with their
-// columns and counts exactly as the word index stores them.
-type tokenizer struct {
-	mu sync.Mutex
-	db *sql.DB
-}
+// tokenizer turns a query's words, and the changed rows of the block-max
+// delta, into the word index's tokens exactly as FTS5 does: wordtok.Words
+// is WordTokenizer in Go, proven token for token against FTS5 (both asked
+// an in-memory FTS5 table before: a round of SQL per question, an insert
+// and an instance-table read per changed row). The Postgres store cuts
+// its rows with the same tokenizer.
+type tokenizer struct{}
 
 // errEmptyToken: a word cut to an empty token (a run of combining marks)
 // is left to FTS5, as before (the old tokenizer could not read it back).
@@ -43,97 +39,42 @@ func (t *tokenizer) tokens(ctx context.Context, words []string) ([][]string, err
 	return out, nil
 }
 
-// conn opens the tokenizer's database if needed and returns a connection;
-// the caller holds t.mu and closes the connection.
-func (t *tokenizer) conn(ctx context.Context) (*sql.Conn, error) {
-	if t.db == nil {
-		db, err := sql.Open("sqlite", "file::memory:")
-		if err != nil {
-			return nil, err
-		}
-		db.SetMaxOpenConns(1)
-		t.db = db
-	}
-	conn, err := t.db.Conn(ctx)
-	if err != nil {
-		return nil, err
-	}
-	// Each connection to :memory: is a database of its own (a connection
-	// the pool replaced starts empty): rowPostings creates its tables.
-	return conn, nil
-}
-
 // rowText is a chunk's row of the word index: its id and columns.
 type rowText struct {
 	id                    int64
 	title, headings, body string
 }
 
-// rowPostings tokenizes chunks' rows as the word index does, with FTS5
-// itself, and returns each token's postings (ascending rows, the
-// weighted frequency doubled as in the impacts table) and each row's
-// token count.
+// rowPostings tokenizes chunks' rows as the word index does and returns
+// each token's postings (ascending rows, the weighted frequency doubled as
+// in the impacts table) and each row's token count. Every token counts,
+// an empty one too: FTS5 writes and counts those as well, and the delta
+// checks each count against the row's stored length.
 func (t *tokenizer) rowPostings(ctx context.Context, rows []rowText) (map[string][]impactPosting, map[int64]int64, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	conn, err := t.conn(ctx)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer conn.Close()
-	for _, q := range []string{
-		"CREATE VIRTUAL TABLE IF NOT EXISTS tok3 USING fts5(title, headings, body, tokenize='" + WordTokenizer + "')",
-		"CREATE VIRTUAL TABLE IF NOT EXISTS tok3_inst USING fts5vocab(tok3, instance)",
-		"DELETE FROM tok3",
-	} {
-		if _, err := conn.ExecContext(ctx, q); err != nil {
-			return nil, nil, err
-		}
-	}
-	defer conn.ExecContext(context.WithoutCancel(ctx), "DELETE FROM tok3")
-	for _, r := range rows {
-		if _, err := conn.ExecContext(ctx, "INSERT INTO tok3(rowid, title, headings, body) VALUES(?, ?, ?, ?)", r.id, r.title, r.headings, r.body); err != nil {
-			return nil, nil, err
-		}
-	}
-	// By token, then row: as the word index's own instance table.
-	rs, err := conn.QueryContext(ctx, "SELECT term, doc, col FROM tok3_inst")
-	if err != nil {
-		return nil, nil, err
-	}
-	defer rs.Close()
-	colIdx := map[string]int{"title": 0, "headings": 1, "body": 2}
+	sorted := slices.Clone(rows)
+	slices.SortFunc(sorted, func(a, b rowText) int { return cmp.Compare(a.id, b.id) })
 	post := map[string][]impactPosting{}
 	counts := map[int64]int64{}
-	for rs.Next() {
-		var term, col string
-		var row int64
-		if err := rs.Scan(&term, &row, &col); err != nil {
-			return nil, nil, err
+	for i, r := range sorted {
+		if i%256 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, nil, err
+			}
 		}
-		c, ok := colIdx[col]
-		if !ok {
-			return nil, nil, fmt.Errorf("word index column %q", col)
-		}
-		counts[row]++
-		ps := post[term]
-		if n := len(ps); n > 0 && ps[n-1].row == row {
-			ps[n-1].f2 += colWeights2[c]
-		} else {
-			post[term] = append(ps, impactPosting{row, colWeights2[c]})
+		for c, text := range [3]string{r.title, r.headings, r.body} {
+			for _, term := range wordtok.Words.Tokens(text) {
+				counts[r.id]++
+				ps := post[term]
+				if n := len(ps); n > 0 && ps[n-1].row == r.id {
+					ps[n-1].f2 += colWeights2[c]
+				} else {
+					post[term] = append(ps, impactPosting{r.id, colWeights2[c]})
+				}
+			}
 		}
 	}
-	return post, counts, rs.Err()
+	return post, counts, nil
 }
 
-// close closes the tokenizer's database, if it was opened.
-func (t *tokenizer) close() error {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.db == nil {
-		return nil
-	}
-	err := t.db.Close()
-	t.db = nil
-	return err
-}
+// close releases nothing: the tokenizer holds no resources.
+func (t *tokenizer) close() error { return nil }
