@@ -72,29 +72,37 @@ func (e *Engine) serverVectors(ctx context.Context, model string) (count, chunks
 	if err != nil {
 		return 0, 0, err
 	}
-	writes, err := st.LinkVersion(ctx)
-	if err != nil {
-		return 0, 0, err
-	}
-	vv, err := st.Meta(ctx, "vectors_version")
-	if err != nil {
-		return 0, 0, err
-	}
-	at := writes + "/" + vv
 	c := &e.vectors
-	c.mu.Lock()
-	if c.srvAt == at && c.srvModel == model {
+	var at string
+	// The key and the counts in one snapshot: counts of a later state
+	// cached under an earlier key would stay until the next write.
+	err = st.Read(ctx, func(ctx context.Context) error {
+		writes, err := st.LinkVersion(ctx)
+		if err != nil {
+			return err
+		}
+		vv, err := st.Meta(ctx, "vectors_version")
+		if err != nil {
+			return err
+		}
+		at = writes + "/" + vv
+		c.mu.Lock()
+		hit := c.srvAt == at && c.srvModel == model
 		count, chunks = c.srvCount, c.srvChunks
 		c.mu.Unlock()
-		return count, chunks, nil
-	}
-	c.mu.Unlock()
-	// Counted outside the lock: a search waiting for the counts must not
-	// hold up the searches and coverage reads that need only the cache.
-	if count, _, err = st.VectorCount(ctx, model); err != nil {
-		return 0, 0, err
-	}
-	if chunks, err = st.ChunkCount(ctx); err != nil {
+		if hit {
+			return nil
+		}
+		// Counted outside the lock: a search waiting for the counts must
+		// not hold up the searches and coverage reads that need only the
+		// cache.
+		if count, _, err = st.VectorCount(ctx, model); err != nil {
+			return err
+		}
+		chunks, err = st.ChunkCount(ctx)
+		return err
+	})
+	if err != nil {
 		return 0, 0, err
 	}
 	c.mu.Lock()
