@@ -4,6 +4,11 @@
 
 package wordtok
 
+// SQLiteVersion is the version of the SQLite whose FTS5 these tables were
+// read from; a test fails when the linked SQLite differs, because a new
+// SQLite may bring new Unicode tables and the two tokenizers would part.
+const SQLiteVersion = "3.54.1"
+
 // propRuns are the runs of code points with equal properties (from, the
 // first code point of the run; p, two bits per tokenizer: starts a token,
 // continues one), up to 0x10FFFF.

@@ -246,3 +246,17 @@ func BenchmarkWords(b *testing.B) {
 		dst = wordtok.Words.Append(dst[:0], s)
 	}
 }
+
+// TestTablesFromLinkedSQLite fails when the linked SQLite is not the one the
+// character tables were generated from: a new SQLite may change FTS5's
+// Unicode tables, and the default corpora would only catch the characters
+// they contain.
+func TestTablesFromLinkedSQLite(t *testing.T) {
+	var version string
+	if err := reference(t).db.QueryRow("SELECT sqlite_version()").Scan(&version); err != nil {
+		t.Fatal(err)
+	}
+	if version != wordtok.SQLiteVersion {
+		t.Fatalf("tables.go was generated from SQLite %s but SQLite %s is linked: run `go generate ./retrieval/store/wordtok` and commit tables.go", wordtok.SQLiteVersion, version)
+	}
+}
