@@ -12,7 +12,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/bmatcuk/doublestar/v4"
 	"github.com/gnosearch/gno/retrieval/config"
 	"github.com/gnosearch/gno/retrieval/convert"
 )
@@ -31,7 +30,7 @@ var skipDirs = map[string]bool{".git": true, ".hg": true, ".svn": true, "node_mo
 // goroutine spends seconds waiting on each call in turn.
 func walk(ctx context.Context, col config.Collection, opt Options, res *Result) ([]candidate, error) {
 	root := col.Path
-	includes := col.Patterns()
+	includes := newIncludeSet(col.Patterns())
 	var (
 		mu sync.Mutex
 		// Each folder's files, put together once at the end: appending
@@ -180,7 +179,7 @@ func statOf(fi fs.FileInfo) fileStat {
 // only lists the files of Options.Only that a walk would have found; a
 // path that no longer exists is left out, so the sync removes it.
 func only(col config.Collection, opt Options, res *Result) []candidate {
-	includes := col.Patterns()
+	includes := newIncludeSet(col.Patterns())
 	var out []candidate
 	for _, rel := range opt.Only {
 		rel = path.Clean(rel)
@@ -209,13 +208,13 @@ func Indexes(col config.Collection, rel string) bool {
 	if _, ok := convert.ForPath(rel, col.Code); !ok {
 		return false
 	}
-	return indexesFile(col.Patterns(), col, rel) && !inSkippedDir(col, rel)
+	return indexesFile(newIncludeSet(col.Patterns()), col, rel) && !inSkippedDir(col, rel)
 }
 
 // indexesFile is Indexes without the format and folder checks, for a walk
 // that has skipped those folders already (includes is col.Patterns()).
-func indexesFile(includes []string, col config.Collection, rel string) bool {
-	return included(includes, rel) && !excluded(col.Exclude, rel)
+func indexesFile(includes includeSet, col config.Collection, rel string) bool {
+	return includes.match(rel) && !excluded(col.Exclude, rel)
 }
 
 // inSkippedDir reports whether a walk would have skipped one of rel's
@@ -248,43 +247,4 @@ func within(root, p string) bool {
 	}
 	rel, err := filepath.Rel(r, p)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
-}
-
-func included(patterns []string, rel string) bool {
-	for _, g := range patterns {
-		if suffix, ok := anyFileEnding(g); ok {
-			if strings.HasSuffix(rel, suffix) {
-				return true
-			}
-			continue
-		}
-		if ok, _ := doublestar.Match(g, rel); ok {
-			return true
-		}
-	}
-	return false
-}
-
-// anyFileEnding reports whether g is "**/*" followed by a literal ending
-// with no folder separator (the usual "**/*.md"), and returns the ending:
-// such a pattern matches exactly the paths with that ending, which a walk
-// checks per file without the matcher (a tenth of an unchanged sync).
-func anyFileEnding(g string) (string, bool) {
-	suffix, ok := strings.CutPrefix(g, "**/*")
-	if !ok || suffix == "" || strings.ContainsAny(suffix, "*?[]{}\\/") {
-		return "", false
-	}
-	return suffix, true
-}
-
-func excluded(patterns []string, rel string) bool {
-	for _, g := range patterns {
-		if ok, _ := doublestar.Match(g, rel); ok {
-			return true
-		}
-		if ok, _ := doublestar.Match(strings.TrimSuffix(g, "/**"), strings.TrimSuffix(rel, "/")); ok && strings.HasSuffix(g, "/**") {
-			return true
-		}
-	}
-	return false
 }
