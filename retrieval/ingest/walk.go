@@ -96,6 +96,9 @@ func walk(ctx context.Context, col config.Collection, opt Options, res *Result) 
 				found = append(found, c)
 			}
 		}
+		// Each folder's files are sorted here, in parallel; the walk's
+		// end only merges the folders.
+		slices.SortFunc(found, compareRel)
 		mu.Lock()
 		if len(found) > 0 {
 			parts = append(parts, found)
@@ -117,13 +120,10 @@ func walk(ctx context.Context, col config.Collection, opt Options, res *Result) 
 	if rootErr != nil {
 		return nil, fmt.Errorf("scan %s: %w", root, rootErr)
 	}
-	out := make([]candidate, 0, n)
-	for _, p := range parts {
-		out = append(out, p...)
-	}
-	slices.SortFunc(out, func(a, b candidate) int { return strings.Compare(a.rel, b.rel) })
-	return out, nil
+	return mergeParts(parts, n), nil
 }
+
+func compareRel(a, b candidate) int { return strings.Compare(a.rel, b.rel) }
 
 // joinName is filepath.Join of a clean folder and the name of one of its
 // entries, without cleaning the result again (once per file of a walk).
