@@ -47,10 +47,7 @@ func walk(ctx context.Context, col config.Collection, opt Options, res *Result) 
 		if ctx.Err() != nil {
 			return
 		}
-		entries, stat, done, err := readDir(abs)
-		if err == nil {
-			defer done()
-		}
+		dir, err := readDir(abs)
 		local := &Result{}
 		var found []candidate
 		if err != nil {
@@ -61,20 +58,41 @@ func walk(ctx context.Context, col config.Collection, opt Options, res *Result) 
 				return
 			}
 			local.skip(SkipUnreadable)
+		} else {
+			defer dir.close()
 		}
-		for _, d := range entries {
-			if ctx.Err() != nil {
+		for err == nil && ctx.Err() == nil {
+			nameb, kind, ok := dir.next()
+			if !ok {
 				break
 			}
-			crel := d.Name()
-			if rel != "." {
-				crel = rel + "/" + crel
+			// One string per entry: its path; the name is its tail.
+			var crel string
+			if rel == "." {
+				crel = string(nameb)
+			} else {
+				crel = rel + "/" + string(nameb)
 			}
-			if d.IsDir() {
+			name := crel[len(crel)-len(nameb):]
+			var info fileStat
+			if kind == kindUnknown {
+				// The file system gave no type: the lstat tells.
+				if info, err = dir.stat(name); err != nil {
+					err = nil
+					if indexesFile(includes, col, crel) {
+						local.skip(SkipVanished)
+					}
+					continue
+				}
+				if info.mode.IsDir() {
+					kind = kindDir
+				}
+			}
+			if kind == kindDir {
 				if !WalksDir(col, crel) {
 					continue
 				}
-				cabs := joinName(abs, d.Name())
+				cabs := joinName(abs, name)
 				wg.Add(1)
 				select {
 				case sem <- struct{}{}:
@@ -84,15 +102,23 @@ func walk(ctx context.Context, col config.Collection, opt Options, res *Result) 
 				}
 				continue
 			}
+			// The patterns and the format are asked before the lstat:
+			// a file gno does not index costs no system call.
 			if !indexesFile(includes, col, crel) {
 				continue
 			}
-			info, err := stat(d)
-			if err != nil {
-				local.skip(SkipVanished)
+			f, ok := convert.ForPath(crel, col.Code)
+			if !ok {
 				continue
 			}
-			if c, ok := fileCandidate(col, opt, local, crel, func() string { return joinName(abs, d.Name()) }, info); ok {
+			if kind != kindUnknown {
+				if info, err = dir.stat(name); err != nil {
+					err = nil
+					local.skip(SkipVanished)
+					continue
+				}
+			}
+			if c, ok := fileCandidate(col, opt, local, crel, f, func() string { return joinName(abs, name) }, info); ok {
 				found = append(found, c)
 			}
 		}
@@ -134,15 +160,12 @@ func joinName(dir, name string) string {
 	return dir + string(filepath.Separator) + name
 }
 
-// fileCandidate applies the checks every indexed file passes (a format
-// gno reads, symlinks kept inside the root, regular files within the
-// size cap) to the file at p, found by a walk or named by Options.Only.
-// abs gives the file's path, asked only for a symlink.
-func fileCandidate(col config.Collection, opt Options, res *Result, rel string, abs func() string, info fileStat) (candidate, bool) {
-	f, ok := convert.ForPath(rel, col.Code)
-	if !ok {
-		return candidate{}, false
-	}
+// fileCandidate applies the checks every indexed file of format f (a
+// format gno reads: convert.ForPath) passes (symlinks kept inside the
+// root, regular files within the size cap) to the file at rel, found by a
+// walk or named by Options.Only. abs gives the file's path, asked only
+// for a symlink.
+func fileCandidate(col config.Collection, opt Options, res *Result, rel string, f convert.Format, abs func() string, info fileStat) (candidate, bool) {
 	if info.mode&fs.ModeSymlink != 0 {
 		target, err := filepath.EvalSymlinks(abs())
 		if err != nil || !within(col.Path, target) {
@@ -186,12 +209,16 @@ func only(col config.Collection, opt Options, res *Result) []candidate {
 		if !fs.ValidPath(rel) || rel == "." || !indexesFile(includes, col, rel) || inSkippedDir(col, rel) {
 			continue
 		}
+		f, ok := convert.ForPath(rel, col.Code)
+		if !ok {
+			continue
+		}
 		p := filepath.Join(col.Path, filepath.FromSlash(rel))
 		info, err := os.Lstat(p)
 		if err != nil {
 			continue
 		}
-		if c, ok := fileCandidate(col, opt, res, rel, func() string { return p }, statOf(info)); ok {
+		if c, ok := fileCandidate(col, opt, res, rel, f, func() string { return p }, statOf(info)); ok {
 			out = append(out, c)
 		}
 	}
@@ -248,3 +275,12 @@ func within(root, p string) bool {
 	rel, err := filepath.Rel(r, p)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
 }
+
+// entryKind is what a folder's listing says an entry is.
+type entryKind uint8
+
+const (
+	kindOther   entryKind = iota // a file, a symlink, anything but a folder
+	kindDir                      // a folder
+	kindUnknown                  // not said: the lstat tells
+)
