@@ -104,9 +104,18 @@ func (l *StateList) Sort() {
 // size, mtime_ns) index, schema 7: one pass over its entries in the
 // order the list needs, no table row touched.
 func (s *Store) DocStateList(ctx context.Context, collection string) (*StateList, error) {
-	var n, total int
-	if err := s.db.QueryRowContext(ctx, "SELECT (SELECT count(*) FROM documents WHERE collection = ?), (SELECT count(*) FROM documents)", collection).Scan(&n, &total); err != nil {
+	// A collection alone in the index (the usual case) is most of it:
+	// two seeks of the (collection, …) index tell, where counting the
+	// collection and the table was two passes over it (0.09 s at 1M).
+	var others bool
+	if err := s.db.QueryRowContext(ctx, "SELECT EXISTS(SELECT 1 FROM documents WHERE collection < ?) OR EXISTS(SELECT 1 FROM documents WHERE collection > ?)", collection, collection).Scan(&others); err != nil {
 		return nil, fmt.Errorf("count documents of %s: %w", collection, err)
+	}
+	n, total := 0, 0
+	if others {
+		if err := s.db.QueryRowContext(ctx, "SELECT (SELECT count(*) FROM documents WHERE collection = ?), (SELECT count(*) FROM documents)", collection).Scan(&n, &total); err != nil {
+			return nil, fmt.Errorf("count documents of %s: %w", collection, err)
+		}
 	}
 	const q = "SELECT id, rel_path, size, mtime_ns FROM documents WHERE collection = ? ORDER BY rel_path"
 	l := &StateList{recs: make([]stateRec, 0, n)}
