@@ -84,6 +84,7 @@ FUZZ_TARGETS := \
 	./retrieval/note:FuzzSetProps \
 	./models:FuzzPickWheel \
 	./retrieval/ingest:FuzzFrontMatter \
+	./retrieval/ingest:FuzzIncludeSet \
 	./retrieval/query:FuzzParseDoc \
 	./retrieval/config:FuzzParse \
 	./server:FuzzToolArgs \

@@ -1,6 +1,12 @@
 package ingest
 
-import "github.com/gnosearch/gno/retrieval/store"
+import (
+	"container/heap"
+	"slices"
+	"strings"
+
+	"github.com/gnosearch/gno/retrieval/store"
+)
 
 // goneDoc is a document whose file a sync did not find.
 type goneDoc struct {
@@ -33,4 +39,51 @@ func mergeStates(cands []candidate, list *store.StateList, see func(c candidate,
 		gone = append(gone, goneDoc{list.Rel(j), list.State(j).ID})
 	}
 	return gone
+}
+
+// mergeParts merges the walk's folders, each sorted by path, into one
+// list sorted by path (n files in all). A folder's files are taken as a
+// run while they sort before every other folder's next file, so a tree
+// whose files sit in leaf folders costs about one comparison per folder,
+// and a folder beside its subfolders' files costs what a heap merge does:
+// less than sorting the whole list again (bench/RESULTS.md, issue 30).
+func mergeParts(parts [][]candidate, n int) []candidate {
+	out := make([]candidate, 0, n)
+	h := partHeap(parts)
+	heap.Init(&h)
+	for len(h) > 0 {
+		p := h[0]
+		// The smallest next file of the other folders bounds the run.
+		k := len(p)
+		if len(h) > 1 {
+			next := h[1][0].rel
+			if len(h) > 2 && h[2][0].rel < next {
+				next = h[2][0].rel
+			}
+			k, _ = slices.BinarySearchFunc(p, next, func(c candidate, rel string) int { return strings.Compare(c.rel, rel) })
+			k = max(k, 1) // paths are unique: p[0] < next
+		}
+		out = append(out, p[:k]...)
+		if k == len(p) {
+			heap.Pop(&h)
+			continue
+		}
+		h[0] = p[k:]
+		heap.Fix(&h, 0)
+	}
+	return out
+}
+
+// partHeap is a min-heap of sorted non-empty folders by their first path.
+type partHeap [][]candidate
+
+func (h partHeap) Len() int           { return len(h) }
+func (h partHeap) Less(i, j int) bool { return h[i][0].rel < h[j][0].rel }
+func (h partHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *partHeap) Push(x any)        { *h = append(*h, x.([]candidate)) }
+func (h *partHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
 }

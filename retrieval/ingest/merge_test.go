@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"context"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -149,4 +150,61 @@ func (noBadNames) PathProblem(rel string) string {
 		}
 	}
 	return ""
+}
+
+// TestMergeParts: the walk's per-folder merge gives the order a sort of
+// every path gives, for leaf folders, folders beside their subfolders'
+// files (paths that sort around "/"), one folder, and random trees.
+func TestMergeParts(t *testing.T) {
+	check := func(parts [][]candidate) {
+		t.Helper()
+		var all []candidate
+		for _, p := range parts {
+			slices.SortFunc(p, compareRel)
+			all = append(all, p...)
+		}
+		want := slices.Clone(all)
+		slices.SortFunc(want, compareRel)
+		var nonEmpty [][]candidate
+		for _, p := range parts {
+			if len(p) > 0 {
+				nonEmpty = append(nonEmpty, p)
+			}
+		}
+		got := mergeParts(nonEmpty, len(all))
+		if !slices.Equal(got, want) {
+			t.Fatalf("merge of %d folders: got %v, want %v", len(parts), got, want)
+		}
+	}
+	c := func(rels ...string) []candidate {
+		var out []candidate
+		for i, r := range rels {
+			out = append(out, candidate{rel: r, size: int64(i)})
+		}
+		return out
+	}
+	check(nil)
+	check([][]candidate{c("a.md", "b.md")})
+	check([][]candidate{c("x/1.md", "x/2.md"), c("a/1.md", "a/2.md"), c("m/1.md")})
+	check([][]candidate{c("a.md", "a-b.md", "a0.md", "a b.md", "z.md"), c("a/x.md", "a/y.md", "a/z-z.md"), c("a/b/c.md", "a/b/d.md")})
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 200 {
+		folders := []string{""}
+		parts := [][]candidate{nil}
+		for range rng.IntN(20) {
+			parent := folders[rng.IntN(len(folders))]
+			folders = append(folders, parent+string(rune('a'+rng.IntN(4)))+[]string{"", "-", "0", " "}[rng.IntN(4)]+"/")
+			parts = append(parts, nil)
+		}
+		seen := map[string]bool{}
+		for range rng.IntN(100) {
+			i := rng.IntN(len(folders))
+			rel := folders[i] + string(rune('a'+rng.IntN(5))) + []string{".md", "-x.md", "/.md"[1:], "0.md"}[rng.IntN(4)]
+			if !seen[rel] {
+				seen[rel] = true
+				parts[i] = append(parts[i], candidate{rel: rel})
+			}
+		}
+		check(parts)
+	}
 }

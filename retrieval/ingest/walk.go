@@ -12,7 +12,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/bmatcuk/doublestar/v4"
 	"github.com/gnosearch/gno/retrieval/config"
 	"github.com/gnosearch/gno/retrieval/convert"
 )
@@ -31,7 +30,7 @@ var skipDirs = map[string]bool{".git": true, ".hg": true, ".svn": true, "node_mo
 // goroutine spends seconds waiting on each call in turn.
 func walk(ctx context.Context, col config.Collection, opt Options, res *Result) ([]candidate, error) {
 	root := col.Path
-	includes := col.Patterns()
+	includes := newIncludeSet(col.Patterns())
 	var (
 		mu sync.Mutex
 		// Each folder's files, put together once at the end: appending
@@ -48,10 +47,7 @@ func walk(ctx context.Context, col config.Collection, opt Options, res *Result) 
 		if ctx.Err() != nil {
 			return
 		}
-		entries, stat, done, err := readDir(abs)
-		if err == nil {
-			defer done()
-		}
+		dir, err := readDir(abs)
 		local := &Result{}
 		var found []candidate
 		if err != nil {
@@ -62,20 +58,41 @@ func walk(ctx context.Context, col config.Collection, opt Options, res *Result) 
 				return
 			}
 			local.skip(SkipUnreadable)
+		} else {
+			defer dir.close()
 		}
-		for _, d := range entries {
-			if ctx.Err() != nil {
+		for err == nil && ctx.Err() == nil {
+			nameb, kind, ok := dir.next()
+			if !ok {
 				break
 			}
-			crel := d.Name()
-			if rel != "." {
-				crel = rel + "/" + crel
+			// One string per entry: its path; the name is its tail.
+			var crel string
+			if rel == "." {
+				crel = string(nameb)
+			} else {
+				crel = rel + "/" + string(nameb)
 			}
-			if d.IsDir() {
+			name := crel[len(crel)-len(nameb):]
+			var info fileStat
+			if kind == kindUnknown {
+				// The file system gave no type: the lstat tells.
+				if info, err = dir.stat(name); err != nil {
+					err = nil
+					if indexesFile(includes, col, crel) {
+						local.skip(SkipVanished)
+					}
+					continue
+				}
+				if info.mode.IsDir() {
+					kind = kindDir
+				}
+			}
+			if kind == kindDir {
 				if !WalksDir(col, crel) {
 					continue
 				}
-				cabs := joinName(abs, d.Name())
+				cabs := joinName(abs, name)
 				wg.Add(1)
 				select {
 				case sem <- struct{}{}:
@@ -85,18 +102,29 @@ func walk(ctx context.Context, col config.Collection, opt Options, res *Result) 
 				}
 				continue
 			}
+			// The patterns and the format are asked before the lstat:
+			// a file gno does not index costs no system call.
 			if !indexesFile(includes, col, crel) {
 				continue
 			}
-			info, err := stat(d)
-			if err != nil {
-				local.skip(SkipVanished)
+			f, ok := convert.ForPath(crel, col.Code)
+			if !ok {
 				continue
 			}
-			if c, ok := fileCandidate(col, opt, local, crel, func() string { return joinName(abs, d.Name()) }, info); ok {
+			if kind != kindUnknown {
+				if info, err = dir.stat(name); err != nil {
+					err = nil
+					local.skip(SkipVanished)
+					continue
+				}
+			}
+			if c, ok := fileCandidate(col, opt, local, crel, f, func() string { return joinName(abs, name) }, info); ok {
 				found = append(found, c)
 			}
 		}
+		// Each folder's files are sorted here, in parallel; the walk's
+		// end only merges the folders.
+		slices.SortFunc(found, compareRel)
 		mu.Lock()
 		if len(found) > 0 {
 			parts = append(parts, found)
@@ -118,13 +146,10 @@ func walk(ctx context.Context, col config.Collection, opt Options, res *Result) 
 	if rootErr != nil {
 		return nil, fmt.Errorf("scan %s: %w", root, rootErr)
 	}
-	out := make([]candidate, 0, n)
-	for _, p := range parts {
-		out = append(out, p...)
-	}
-	slices.SortFunc(out, func(a, b candidate) int { return strings.Compare(a.rel, b.rel) })
-	return out, nil
+	return mergeParts(parts, n), nil
 }
+
+func compareRel(a, b candidate) int { return strings.Compare(a.rel, b.rel) }
 
 // joinName is filepath.Join of a clean folder and the name of one of its
 // entries, without cleaning the result again (once per file of a walk).
@@ -135,15 +160,12 @@ func joinName(dir, name string) string {
 	return dir + string(filepath.Separator) + name
 }
 
-// fileCandidate applies the checks every indexed file passes (a format
-// gno reads, symlinks kept inside the root, regular files within the
-// size cap) to the file at p, found by a walk or named by Options.Only.
-// abs gives the file's path, asked only for a symlink.
-func fileCandidate(col config.Collection, opt Options, res *Result, rel string, abs func() string, info fileStat) (candidate, bool) {
-	f, ok := convert.ForPath(rel, col.Code)
-	if !ok {
-		return candidate{}, false
-	}
+// fileCandidate applies the checks every indexed file of format f (a
+// format gno reads: convert.ForPath) passes (symlinks kept inside the
+// root, regular files within the size cap) to the file at rel, found by a
+// walk or named by Options.Only. abs gives the file's path, asked only
+// for a symlink.
+func fileCandidate(col config.Collection, opt Options, res *Result, rel string, f convert.Format, abs func() string, info fileStat) (candidate, bool) {
 	if info.mode&fs.ModeSymlink != 0 {
 		target, err := filepath.EvalSymlinks(abs())
 		if err != nil || !within(col.Path, target) {
@@ -180,11 +202,15 @@ func statOf(fi fs.FileInfo) fileStat {
 // only lists the files of Options.Only that a walk would have found; a
 // path that no longer exists is left out, so the sync removes it.
 func only(col config.Collection, opt Options, res *Result) []candidate {
-	includes := col.Patterns()
+	includes := newIncludeSet(col.Patterns())
 	var out []candidate
 	for _, rel := range opt.Only {
 		rel = path.Clean(rel)
 		if !fs.ValidPath(rel) || rel == "." || !indexesFile(includes, col, rel) || inSkippedDir(col, rel) {
+			continue
+		}
+		f, ok := convert.ForPath(rel, col.Code)
+		if !ok {
 			continue
 		}
 		p := filepath.Join(col.Path, filepath.FromSlash(rel))
@@ -192,7 +218,7 @@ func only(col config.Collection, opt Options, res *Result) []candidate {
 		if err != nil {
 			continue
 		}
-		if c, ok := fileCandidate(col, opt, res, rel, func() string { return p }, statOf(info)); ok {
+		if c, ok := fileCandidate(col, opt, res, rel, f, func() string { return p }, statOf(info)); ok {
 			out = append(out, c)
 		}
 	}
@@ -209,13 +235,13 @@ func Indexes(col config.Collection, rel string) bool {
 	if _, ok := convert.ForPath(rel, col.Code); !ok {
 		return false
 	}
-	return indexesFile(col.Patterns(), col, rel) && !inSkippedDir(col, rel)
+	return indexesFile(newIncludeSet(col.Patterns()), col, rel) && !inSkippedDir(col, rel)
 }
 
 // indexesFile is Indexes without the format and folder checks, for a walk
 // that has skipped those folders already (includes is col.Patterns()).
-func indexesFile(includes []string, col config.Collection, rel string) bool {
-	return included(includes, rel) && !excluded(col.Exclude, rel)
+func indexesFile(includes includeSet, col config.Collection, rel string) bool {
+	return includes.match(rel) && !excluded(col.Exclude, rel)
 }
 
 // inSkippedDir reports whether a walk would have skipped one of rel's
@@ -250,41 +276,11 @@ func within(root, p string) bool {
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
 }
 
-func included(patterns []string, rel string) bool {
-	for _, g := range patterns {
-		if suffix, ok := anyFileEnding(g); ok {
-			if strings.HasSuffix(rel, suffix) {
-				return true
-			}
-			continue
-		}
-		if ok, _ := doublestar.Match(g, rel); ok {
-			return true
-		}
-	}
-	return false
-}
+// entryKind is what a folder's listing says an entry is.
+type entryKind uint8
 
-// anyFileEnding reports whether g is "**/*" followed by a literal ending
-// with no folder separator (the usual "**/*.md"), and returns the ending:
-// such a pattern matches exactly the paths with that ending, which a walk
-// checks per file without the matcher (a tenth of an unchanged sync).
-func anyFileEnding(g string) (string, bool) {
-	suffix, ok := strings.CutPrefix(g, "**/*")
-	if !ok || suffix == "" || strings.ContainsAny(suffix, "*?[]{}\\/") {
-		return "", false
-	}
-	return suffix, true
-}
-
-func excluded(patterns []string, rel string) bool {
-	for _, g := range patterns {
-		if ok, _ := doublestar.Match(g, rel); ok {
-			return true
-		}
-		if ok, _ := doublestar.Match(strings.TrimSuffix(g, "/**"), strings.TrimSuffix(rel, "/")); ok && strings.HasSuffix(g, "/**") {
-			return true
-		}
-	}
-	return false
-}
+const (
+	kindOther   entryKind = iota // a file, a symlink, anything but a folder
+	kindDir                      // a folder
+	kindUnknown                  // not said: the lstat tells
+)

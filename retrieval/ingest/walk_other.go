@@ -3,19 +3,53 @@
 package ingest
 
 import (
-	"io/fs"
 	"os"
+	"path/filepath"
 )
 
-// readDir lists the folder at abs; its entries are lstat-ed by path.
-func readDir(abs string) ([]fs.DirEntry, func(fs.DirEntry) (fileStat, error), func(), error) {
-	entries, err := os.ReadDir(abs)
-	stat := func(d fs.DirEntry) (fileStat, error) {
-		fi, err := d.Info()
-		if err != nil {
-			return fileStat{}, err
-		}
-		return statOf(fi), nil
-	}
-	return entries, stat, func() {}, err
+// folder is an open folder whose entries a walk reads in turn; its
+// entries are lstat-ed by path.
+type folder struct {
+	abs     string
+	entries []os.DirEntry
+	off     int
 }
+
+// readDir reads the entries of the folder at abs.
+func readDir(abs string) (*folder, error) {
+	f, err := os.Open(abs)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	entries, err := f.ReadDir(-1)
+	if err != nil {
+		return nil, err
+	}
+	return &folder{abs: abs, entries: entries}, nil
+}
+
+// next returns the next entry's name and kind; ok is false after the last.
+func (d *folder) next() (name []byte, kind entryKind, ok bool) {
+	if d.off >= len(d.entries) {
+		return nil, 0, false
+	}
+	e := d.entries[d.off]
+	d.off++
+	kind = kindOther
+	if e.IsDir() {
+		kind = kindDir
+	}
+	return []byte(e.Name()), kind, true
+}
+
+// stat lstats the entry name of the folder.
+func (d *folder) stat(name string) (fileStat, error) {
+	fi, err := os.Lstat(filepath.Join(d.abs, name))
+	if err != nil {
+		return fileStat{}, err
+	}
+	return statOf(fi), nil
+}
+
+func (d *folder) close() {}

@@ -88,3 +88,61 @@ func TestStateListSortsWhatItIsGiven(t *testing.T) {
 		}
 	}
 }
+
+// TestDocStateListDirectRead: the list read through the driver's own rows
+// (a collection that is most of the index, outside a snapshot) equals the
+// one read through database/sql (inside a snapshot), and a collection
+// beside it reads only its own documents.
+func TestDocStateListDirectRead(t *testing.T) {
+	ctx := context.Background()
+	st, err := Open(ctx, filepath.Join(t.TempDir(), "index.sqlite"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	b, err := st.Begin(ctx, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rels := []string{"b.md", "a/x.md", "a-b.md", "é.md", "Z.md", "a0.md", "bad\xff.md"}
+	for i, rel := range rels {
+		if err := b.Put(ctx, &Document{Collection: "c", RelPath: rel, Hash: "h", Size: int64(i), MtimeNS: int64(1e18) + int64(i), Content: "x", NoLinks: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := b.Put(ctx, &Document{Collection: "small", RelPath: "s.md", Hash: "h", Size: 7, MtimeNS: 8, Content: "x", NoLinks: true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	direct, err := st.DocStateList(ctx, "c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var viaSQL *StateList
+	if err := st.Read(ctx, func(ctx context.Context) error {
+		viaSQL, err = st.DocStateList(ctx, "c")
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if direct.Len() != len(rels) || viaSQL.Len() != len(rels) {
+		t.Fatalf("lengths %d and %d, want %d", direct.Len(), viaSQL.Len(), len(rels))
+	}
+	for i := range direct.Len() {
+		if direct.Rel(i) != viaSQL.Rel(i) || direct.State(i) != viaSQL.State(i) {
+			t.Errorf("%d: direct %q %+v, database/sql %q %+v", i, direct.Rel(i), direct.State(i), viaSQL.Rel(i), viaSQL.State(i))
+		}
+		if i > 0 && direct.Compare(i-1, direct.Rel(i)) >= 0 {
+			t.Errorf("order at %d: %q before %q", i, direct.Rel(i-1), direct.Rel(i))
+		}
+	}
+	small, err := st.DocStateList(ctx, "small")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if small.Len() != 1 || small.Rel(0) != "s.md" || small.State(0).Size != 7 || small.State(0).MtimeNS != 8 {
+		t.Errorf("small: %d %q", small.Len(), small.Rel(0))
+	}
+}
