@@ -1,0 +1,298 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/gnosearch/gno/retrieval/store"
+	"github.com/jackc/pgx/v5"
+	"modernc.org/libc"
+)
+
+// A search of single words reads only what can reach its top documents
+// (MaxScore, as in Turtle and Flood's query evaluation): a word's share
+// of a row's score, idf·f·(k1+1)/(f + k1·norm), is below idf·(k1+1)
+// whatever the row, its bound. The rare words' postings are read whole,
+// rarest first; the rows they hold, scored on them alone, give a lower
+// bound θ of the score of the limit-th document. Once the bounds of the
+// words left add up to less than θ, a row holding only those words
+// cannot reach the top, and they are read only for the rows that still
+// can (those whose score so far plus the words' bounds reaches θ): the
+// near-universal words of a question (the, of, and: in nearly every
+// chunk, their IDF clamped to 1e-6) cost a few index probes instead of a
+// posting per chunk. The top documents, their best chunks and their
+// scores are exactly those of scoring every row: each is summed over the
+// expression's phrases in order, as FTS5's bm25() sums them.
+
+// commonShare: a word in more than 1/commonShare of the rows is read
+// first only for the rows the rarer words found (when their bounds
+// allow: else it is read whole after all).
+const commonShare = 8
+
+// boundSlack widens the bounds against floating-point rounding (a
+// score summed in another order, a quotient rounded up): a row is kept
+// when its bound reaches θ less this share of it.
+const boundSlack = 1e-9
+
+// bm25Part is what one phrase of the given idf adds to a row of weighted
+// frequency f and length d, operation for operation as fts5Bm25Function
+// computes it: its k1 and b are runtime doubles, so k1+1 rounds as
+// there, not as a constant would.
+func bm25Part(idf, f, d, avgdl float64) float64 {
+	k1, b := float64(bm25K1), float64(bm25B)
+	return idf * ((f * (k1 + 1.0)) / (f + k1*(1-b+b*d/avgdl)))
+}
+
+// fts5IDF is FTS5's idf of a phrase in n of nRows rows: through musl's
+// log as modernc's libc runs it (Go's math.Log rounds differently in the
+// last bit now and then), at least 1e-6.
+func fts5IDF(tls *libc.TLS, nRows, n int64) float64 {
+	idf := libc.Xlog(tls, (float64(nRows-n)+0.5)/(float64(n)+0.5))
+	if idf <= 0 {
+		idf = 1e-6
+	}
+	return idf
+}
+
+// wordRow is a candidate row: its length and each query word's weighted
+// frequency in it (0: absent or not read yet).
+type wordRow struct {
+	length int
+	wf     []float64
+}
+
+// searchWords is search for an expression of single words (no phrase of
+// several, no prefix).
+func (s *Store) searchWords(ctx context.Context, ix int, e *node, tsq string, f store.Filter, limit int) ([]store.ChunkHit, bool, error) {
+	ps := e.phrases(nil)
+	// The distinct words, and for each phrase its word's index.
+	var words []string
+	at := map[string]int{}
+	of := make([]int, len(ps))
+	for i, p := range ps {
+		w := p.tokens[0]
+		k, ok := at[w]
+		if !ok {
+			k = len(words)
+			at[w] = k
+			words = append(words, w)
+		}
+		of[i] = k
+	}
+	var nRows, nTokens int64
+	var segEmpty bool
+	df := make([]int64, len(words))
+	err := s.each(ctx, `SELECT st.rows, st.tokens, (SELECT rows = 0 FROM fts_stats WHERE ix = 1), u.i, coalesce(t.df, 0)
+		FROM fts_stats st CROSS JOIN unnest($2::text[]) WITH ORDINALITY AS u(term, i)
+		LEFT JOIN fts_terms t ON t.ix = $1 AND t.term = u.term WHERE st.ix = $1`, []any{ix, words}, func(r pgx.Rows) error {
+		var i int64
+		var n int64
+		if err := r.Scan(&nRows, &nTokens, &segEmpty, &i, &n); err != nil {
+			return err
+		}
+		df[i-1] = n
+		return nil
+	})
+	if err != nil {
+		return nil, false, fmt.Errorf("search: %w", err)
+	}
+	if nRows == 0 {
+		return nil, false, nil
+	}
+	avg := float64(nTokens) / float64(nRows)
+	tls := libc.NewTLS()
+	defer tls.Close()
+	idf := make([]float64, len(words))
+	for k, n := range df {
+		idf[k] = fts5IDF(tls, nRows, n)
+	}
+	// Each word's bound, over all its phrases (a word twice in the
+	// expression counts twice, as in FTS5).
+	bound := make([]float64, len(words))
+	for i := range ps {
+		bound[of[i]] += idf[of[i]] * (bm25K1 + 1)
+	}
+	for k := range bound {
+		bound[k] *= 1 + boundSlack
+	}
+	// The words by bound, largest first (rarest first).
+	order := make([]int, len(words))
+	for k := range order {
+		order[k] = k
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		if bound[a] != bound[b] {
+			if bound[a] > bound[b] {
+				return -1
+			}
+			return 1
+		}
+		return a - b
+	})
+
+	// The statement that reads words' postings whole: of the rows the
+	// expression and the filter admit.
+	from, cond := "fts_postings p", ""
+	var condArgs []any
+	if w, _ := where(f, 1); w != "" || !e.plainOr() {
+		tsvCol, _ := column(ix)
+		from += " JOIN chunks c ON c.id = p.chunk_id"
+		if w != "" {
+			from += " JOIN documents d ON d.id = c.doc_id"
+		}
+		cond = " AND c." + tsvCol + " @@ $3::tsquery"
+		w, fargs := where(f, 4)
+		cond += w
+		condArgs = append([]any{tsq}, fargs...)
+	}
+	rows := map[int64]*wordRow{}
+	read := func(q string, args []any) error {
+		return s.each(ctx, q, args, func(r pgx.Rows) error {
+			var id int64
+			var n int
+			var term string
+			var wf float64
+			if err := r.Scan(&id, &n, &term, &wf); err != nil {
+				return err
+			}
+			k, ok := at[term]
+			if !ok {
+				return fmt.Errorf("a posting of %q, not asked for", term)
+			}
+			wr := rows[id]
+			if wr == nil {
+				wr = &wordRow{length: n, wf: make([]float64, len(words))}
+				rows[id] = wr
+			}
+			wr.wf[k] = wf
+			return nil
+		})
+	}
+	score := func(wr *wordRow) float64 {
+		sc := 0.0
+		for i := range ps {
+			if fr := wr.wf[of[i]]; fr != 0 {
+				sc += bm25Part(idf[of[i]], fr, float64(wr.length), avg)
+			}
+		}
+		return sc
+	}
+
+	// Read the rare words whole, then more while the bounds of the words
+	// left reach θ.
+	next := 0 // order[:next] are read whole
+	for k := range order {
+		if df[order[k]]*commonShare <= nRows {
+			next = k + 1
+		}
+	}
+	done := 0
+	rest := 0.0 // the bounds of order[next:]
+	theta := 0.0
+	for {
+		if next > done {
+			batch := make([]string, 0, next-done)
+			for _, k := range order[done:next] {
+				batch = append(batch, words[k])
+			}
+			q := "SELECT p.chunk_id, p.len, p.term, p.wf FROM " + from + " WHERE p.ix = $1 AND p.term = ANY($2)" + cond
+			if err := read(q, append([]any{ix, batch}, condArgs...)); err != nil {
+				return nil, false, fmt.Errorf("search: %w", err)
+			}
+			done = next
+		}
+		rest = 0
+		for _, k := range order[next:] {
+			rest += bound[k]
+		}
+		if next == len(order) {
+			break
+		}
+		theta = kthDocScore(rows, score, limit)
+		if rest < theta*(1-boundSlack) {
+			break
+		}
+		// Read whole the largest bounds until the rest's fall below θ
+		// (θ only grows as words are added).
+		for next < len(order) && rest >= theta*(1-boundSlack) {
+			rest -= bound[order[next]]
+			next++
+		}
+	}
+
+	// The words left, only for the rows that can still reach θ.
+	if next < len(order) {
+		var ids []int64
+		for id, wr := range rows {
+			if score(wr)+rest >= theta*(1-boundSlack) {
+				ids = append(ids, id)
+			}
+		}
+		keep := make(map[int64]*wordRow, len(ids))
+		for _, id := range ids {
+			keep[id] = rows[id]
+		}
+		rows = keep
+		if len(ids) > 0 {
+			left := make([]string, 0, len(order)-next)
+			for _, k := range order[next:] {
+				left = append(left, words[k])
+			}
+			slices.Sort(ids)
+			err := read("SELECT p.chunk_id, p.len, p.term, p.wf FROM fts_postings p WHERE p.ix = $1 AND p.term = ANY($2) AND p.chunk_id = ANY($3)",
+				[]any{ix, left, ids})
+			if err != nil {
+				return nil, false, fmt.Errorf("search: %w", err)
+			}
+		}
+	}
+
+	// Each document's best chunk (the lowest id of equal scores), then
+	// the top documents.
+	best := map[int64]store.ChunkHit{}
+	for id, wr := range rows {
+		sc := score(wr)
+		doc := store.DocOfChunk(id)
+		if cur, ok := best[doc]; !ok || sc > cur.Score || sc == cur.Score && id < cur.ChunkID {
+			best[doc] = store.ChunkHit{ChunkID: id, DocID: doc, Score: sc}
+		}
+	}
+	out := make([]store.ChunkHit, 0, len(best))
+	for _, h := range best {
+		out = append(out, h)
+	}
+	return store.TopHits(out, limit), segEmpty, nil
+}
+
+// kthDocScore is the score of the limit-th best document among rows
+// (each document's best row), 0 when fewer documents have rows.
+func kthDocScore(rows map[int64]*wordRow, score func(*wordRow) float64, limit int) float64 {
+	if limit <= 0 {
+		return 0
+	}
+	best := map[int64]float64{}
+	for id, wr := range rows {
+		doc := store.DocOfChunk(id)
+		if sc := score(wr); sc > best[doc] {
+			best[doc] = sc
+		}
+	}
+	if len(best) < limit {
+		return 0
+	}
+	top := make([]float64, 0, len(best))
+	for _, sc := range best {
+		top = append(top, sc)
+	}
+	slices.SortFunc(top, func(a, b float64) int {
+		switch {
+		case a > b:
+			return -1
+		case a < b:
+			return 1
+		}
+		return 0
+	})
+	return top[limit-1]
+}
