@@ -2,7 +2,9 @@ package postgres
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/gnosearch/gno/retrieval/store"
@@ -53,13 +55,6 @@ func fts5IDF(tls *libc.TLS, nRows, n int64) float64 {
 		idf = 1e-6
 	}
 	return idf
-}
-
-// wordRow is a candidate row: its length and each query word's weighted
-// frequency in it (0: absent or not read yet).
-type wordRow struct {
-	length int
-	wf     []float64
 }
 
 // searchWords is search for an expression of single words (no phrase of
@@ -146,35 +141,34 @@ func (s *Store) searchWords(ctx context.Context, ix int, e *node, tsq string, f 
 		cond += w
 		condArgs = append([]any{tsq}, fargs...)
 	}
-	rows := map[int64]*wordRow{}
+	rows := newWordRows(len(words))
 	read := func(q string, args []any) error {
 		return s.each(ctx, q, args, func(r pgx.Rows) error {
-			var id int64
-			var n int
-			var term string
-			var wf float64
-			if err := r.Scan(&id, &n, &term, &wf); err != nil {
+			id, n, term, wf, err := scanPosting(r)
+			if err != nil {
 				return err
 			}
-			k, ok := at[term]
+			k, ok := at[string(term)]
 			if !ok {
 				return fmt.Errorf("a posting of %q, not asked for", term)
 			}
-			wr := rows[id]
-			if wr == nil {
-				wr = &wordRow{length: n, wf: make([]float64, len(words))}
-				rows[id] = wr
-			}
-			wr.wf[k] = wf
+			rows.set(id, n, k, wf)
 			return nil
 		})
 	}
-	score := func(wr *wordRow) float64 {
-		sc := 0.0
-		for i := range ps {
-			if fr := wr.wf[of[i]]; fr != 0 {
-				sc += bm25Part(idf[of[i]], fr, float64(wr.length), avg)
+	// scores scores every row on the words read so far.
+	var sc []float64
+	scores := func() []float64 {
+		sc = slices.Grow(sc[:0], len(rows.ids))[:len(rows.ids)]
+		nw := len(words)
+		for r := range rows.ids {
+			f, d, v := rows.wf[r*nw:(r+1)*nw], float64(rows.lens[r]), 0.0
+			for i := range ps {
+				if fr := f[of[i]]; fr != 0 {
+					v += bm25Part(idf[of[i]], fr, d, avg)
+				}
 			}
+			sc[r] = v
 		}
 		return sc
 	}
@@ -209,7 +203,7 @@ func (s *Store) searchWords(ctx context.Context, ix int, e *node, tsq string, f 
 		if next == len(order) {
 			break
 		}
-		theta = kthDocScore(rows, score, limit)
+		theta = kthDocScore(rows.ids, scores(), limit)
 		if rest < theta*(1-boundSlack) {
 			break
 		}
@@ -224,16 +218,12 @@ func (s *Store) searchWords(ctx context.Context, ix int, e *node, tsq string, f 
 	// The words left, only for the rows that can still reach θ.
 	if next < len(order) {
 		var ids []int64
-		for id, wr := range rows {
-			if score(wr)+rest >= theta*(1-boundSlack) {
-				ids = append(ids, id)
+		for r, v := range sc {
+			if v+rest >= theta*(1-boundSlack) {
+				ids = append(ids, rows.ids[r])
 			}
 		}
-		keep := make(map[int64]*wordRow, len(ids))
-		for _, id := range ids {
-			keep[id] = rows[id]
-		}
-		rows = keep
+		rows = rows.only(ids)
 		if len(ids) > 0 {
 			left := make([]string, 0, len(order)-next)
 			for _, k := range order[next:] {
@@ -250,12 +240,13 @@ func (s *Store) searchWords(ctx context.Context, ix int, e *node, tsq string, f 
 
 	// Each document's best chunk (the lowest id of equal scores), then
 	// the top documents.
-	best := map[int64]store.ChunkHit{}
-	for id, wr := range rows {
-		sc := score(wr)
+	final := scores()
+	best := make(map[int64]store.ChunkHit, len(final))
+	for r, v := range final {
+		id := rows.ids[r]
 		doc := store.DocOfChunk(id)
-		if cur, ok := best[doc]; !ok || sc > cur.Score || sc == cur.Score && id < cur.ChunkID {
-			best[doc] = store.ChunkHit{ChunkID: id, DocID: doc, Score: sc}
+		if cur, ok := best[doc]; !ok || v > cur.Score || v == cur.Score && id < cur.ChunkID {
+			best[doc] = store.ChunkHit{ChunkID: id, DocID: doc, Score: v}
 		}
 	}
 	out := make([]store.ChunkHit, 0, len(best))
@@ -265,34 +256,84 @@ func (s *Store) searchWords(ctx context.Context, ix int, e *node, tsq string, f 
 	return store.TopHits(out, limit), segEmpty, nil
 }
 
-// kthDocScore is the score of the limit-th best document among rows
-// (each document's best row), 0 when fewer documents have rows.
-func kthDocScore(rows map[int64]*wordRow, score func(*wordRow) float64, limit int) float64 {
+// wordRows are the candidate rows: each one's id, length and each query
+// word's weighted frequency in it (0: absent or not read yet), in flat
+// slices (a search holds thousands).
+type wordRows struct {
+	n    int // words
+	at   map[int64]int
+	ids  []int64
+	lens []int32
+	wf   []float64 // row r's words at [r*n, (r+1)*n)
+}
+
+func newWordRows(words int) *wordRows {
+	return &wordRows{n: words, at: map[int64]int{}}
+}
+
+// set records word k's weighted frequency wf in row id of length n.
+func (w *wordRows) set(id int64, n int32, k int, wf float64) {
+	r, ok := w.at[id]
+	if !ok {
+		r = len(w.ids)
+		w.at[id] = r
+		w.ids = append(w.ids, id)
+		w.lens = append(w.lens, n)
+		for range w.n {
+			w.wf = append(w.wf, 0)
+		}
+	}
+	w.wf[r*w.n+k] = wf
+}
+
+// only keeps the rows ids (which it holds).
+func (w *wordRows) only(ids []int64) *wordRows {
+	out := &wordRows{n: w.n, at: make(map[int64]int, len(ids)), ids: make([]int64, 0, len(ids)), lens: make([]int32, 0, len(ids)), wf: make([]float64, 0, len(ids)*w.n)}
+	for _, id := range ids {
+		r := w.at[id]
+		out.at[id] = len(out.ids)
+		out.ids = append(out.ids, id)
+		out.lens = append(out.lens, w.lens[r])
+		out.wf = append(out.wf, w.wf[r*w.n:(r+1)*w.n]...)
+	}
+	return out
+}
+
+// kthDocScore is the score of the limit-th best document among the rows
+// ids scored sc (each document's best row), 0 when fewer documents have
+// rows.
+func kthDocScore(ids []int64, sc []float64, limit int) float64 {
 	if limit <= 0 {
 		return 0
 	}
-	best := map[int64]float64{}
-	for id, wr := range rows {
+	best := make(map[int64]float64, len(ids))
+	for r, id := range ids {
 		doc := store.DocOfChunk(id)
-		if sc := score(wr); sc > best[doc] {
-			best[doc] = sc
+		if v, ok := best[doc]; !ok || sc[r] > v {
+			best[doc] = sc[r]
 		}
 	}
 	if len(best) < limit {
 		return 0
 	}
 	top := make([]float64, 0, len(best))
-	for _, sc := range best {
-		top = append(top, sc)
+	for _, v := range best {
+		top = append(top, v)
 	}
-	slices.SortFunc(top, func(a, b float64) int {
-		switch {
-		case a > b:
-			return -1
-		case a < b:
-			return 1
-		}
-		return 0
-	})
-	return top[limit-1]
+	slices.Sort(top)
+	return top[len(top)-limit]
+}
+
+// scanPosting reads a row of (chunk_id, len, term, wf): from the binary
+// values as they came (a search reads thousands; term is valid until the
+// next row), else through Scan.
+func scanPosting(r pgx.Rows) (id int64, n int32, term []byte, wf float64, err error) {
+	raw, fd := r.RawValues(), r.FieldDescriptions()
+	if len(raw) == 4 && len(fd) == 4 && fd[0].Format == pgx.BinaryFormatCode && fd[1].Format == pgx.BinaryFormatCode &&
+		fd[3].Format == pgx.BinaryFormatCode && len(raw[0]) == 8 && len(raw[1]) == 4 && len(raw[3]) == 8 && raw[2] != nil {
+		return int64(binary.BigEndian.Uint64(raw[0])), int32(binary.BigEndian.Uint32(raw[1])), raw[2],
+			math.Float64frombits(binary.BigEndian.Uint64(raw[3])), nil
+	}
+	err = r.Scan(&id, &n, &term, &wf)
+	return id, n, term, wf, err
 }
