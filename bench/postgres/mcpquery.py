@@ -73,11 +73,17 @@ def srvcpu():
 
 
 c0, s0 = cpu(), srvcpu()
-ts = sorted(query(q)[0] for q in qs)
+ts, errors = [], 0
+for q in qs:
+    ms, m = query(q)
+    ts.append(ms)
+    if "error" in m or m.get("result", {}).get("isError"):
+        errors += 1
+ts.sort()
 per = (cpu() - c0) * 1000 / len(ts)
 srv = (srvcpu() - s0) * 1000 / len(ts)
 load = open("/proc/loadavg").read().split()[0]
 print(f"{home} {tool}: n={len(ts)} p50={statistics.median(ts):.1f} ms p90={ts[int(len(ts) * 0.9)]:.1f} ms mean={statistics.mean(ts):.1f} ms"
-      f" gno cpu={per:.1f} ms/call server cpu={srv:.1f} ms/call load={load}")
+      f" gno cpu={per:.1f} ms/call server cpu={srv:.1f} ms/call errors={errors} load={load}")
 p.stdin.close()
 p.wait()
