@@ -32,6 +32,12 @@ import (
 // allow: else it is read whole after all).
 const commonShare = 8
 
+// probeCost is what an index probe for one word's posting in one row
+// costs, in postings read in order: past it the words left are read
+// whole (and kept only for the candidate rows). A variable for the tests,
+// which take both ways.
+var probeCost int64 = 4
+
 // boundSlack widens the bounds against floating-point rounding (a
 // score summed in another order, a quotient rounded up): a row is kept
 // when its bound reaches θ less this share of it.
@@ -142,7 +148,9 @@ func (s *Store) searchWords(ctx context.Context, ix int, e *node, tsq string, f 
 		condArgs = append([]any{tsq}, fargs...)
 	}
 	rows := newWordRows(len(words))
-	read := func(q string, args []any) error {
+	// read adds the postings q selects to rows; known: only to the rows
+	// rows holds.
+	read := func(q string, args []any, known bool) error {
 		return s.each(ctx, q, args, func(r pgx.Rows) error {
 			id, n, term, wf, err := scanPosting(r)
 			if err != nil {
@@ -152,7 +160,9 @@ func (s *Store) searchWords(ctx context.Context, ix int, e *node, tsq string, f 
 			if !ok {
 				return fmt.Errorf("a posting of %q, not asked for", term)
 			}
-			rows.set(id, n, k, wf)
+			if _, have := rows.at[id]; have || !known {
+				rows.set(id, n, k, wf)
+			}
 			return nil
 		})
 	}
@@ -191,7 +201,7 @@ func (s *Store) searchWords(ctx context.Context, ix int, e *node, tsq string, f 
 				batch = append(batch, words[k])
 			}
 			q := "SELECT p.chunk_id, p.len, p.term, p.wf FROM " + from + " WHERE p.ix = $1 AND p.term = ANY($2)" + cond
-			if err := read(q, append([]any{ix, batch}, condArgs...)); err != nil {
+			if err := read(q, append([]any{ix, batch}, condArgs...), false); err != nil {
 				return nil, false, fmt.Errorf("search: %w", err)
 			}
 			done = next
@@ -226,13 +236,20 @@ func (s *Store) searchWords(ctx context.Context, ix int, e *node, tsq string, f 
 		rows = rows.only(ids)
 		if len(ids) > 0 {
 			left := make([]string, 0, len(order)-next)
+			var postings int64
 			for _, k := range order[next:] {
 				left = append(left, words[k])
+				postings += df[k]
 			}
-			slices.Sort(ids)
-			err := read("SELECT p.chunk_id, p.len, p.term, p.wf FROM fts_postings p WHERE p.ix = $1 AND p.term = ANY($2) AND p.chunk_id = ANY($3)",
-				[]any{ix, left, ids})
-			if err != nil {
+			// An index probe per word and row, unless that would cost
+			// more than reading the words whole (a probe costs a few
+			// postings' reading).
+			q, args := "SELECT p.chunk_id, p.len, p.term, p.wf FROM fts_postings p WHERE p.ix = $1 AND p.term = ANY($2)", []any{ix, left}
+			if int64(len(ids))*int64(len(left))*probeCost < postings {
+				slices.Sort(ids)
+				q, args = q+" AND p.chunk_id = ANY($3)", append(args, ids)
+			}
+			if err := read(q, args, true); err != nil {
 				return nil, false, fmt.Errorf("search: %w", err)
 			}
 		}
