@@ -5,6 +5,9 @@ says graph or store), p50/p90/mean in ms, and the CPU the gno process
 spent per call (user+sys from /proc, the warm-up excluded).
 
 Usage: GNO_MODELS_DIR=~/.cache/gno/models python3 bench/postgres/mcpquery.py GNO GNO_HOME QUERIES N [TOOL]
+PGPID=PID (the postmaster, `head -1 .cache/pg/data/postmaster.pid`) adds the
+server's CPU per call: the postmaster's own, its reaped and its live
+children's user+sys, before and after (nothing else may use that server).
 """
 import json
 import os
@@ -54,9 +57,33 @@ def cpu():
     return (int(f[11]) + int(f[12])) / os.sysconf("SC_CLK_TCK")
 
 
-c0 = cpu()
-ts = sorted(query(q)[0] for q in qs)
+def srvcpu():
+    pm = os.environ.get("PGPID")
+    if not pm:
+        return 0.0
+    f = open(f"/proc/{pm}/stat").read().rsplit(")", 1)[1].split()
+    t = sum(int(x) for x in f[11:15])
+    for c in open(f"/proc/{pm}/task/{pm}/children").read().split():
+        try:
+            g = open(f"/proc/{c}/stat").read().rsplit(")", 1)[1].split()
+            t += int(g[11]) + int(g[12])
+        except OSError:
+            pass
+    return t / os.sysconf("SC_CLK_TCK")
+
+
+c0, s0 = cpu(), srvcpu()
+ts, errors = [], 0
+for q in qs:
+    ms, m = query(q)
+    ts.append(ms)
+    if "error" in m or m.get("result", {}).get("isError"):
+        errors += 1
+ts.sort()
 per = (cpu() - c0) * 1000 / len(ts)
-print(f"{home} {tool}: n={len(ts)} p50={statistics.median(ts):.1f} ms p90={ts[int(len(ts) * 0.9)]:.1f} ms mean={statistics.mean(ts):.1f} ms gno cpu={per:.1f} ms/call")
+srv = (srvcpu() - s0) * 1000 / len(ts)
+load = open("/proc/loadavg").read().split()[0]
+print(f"{home} {tool}: n={len(ts)} p50={statistics.median(ts):.1f} ms p90={ts[int(len(ts) * 0.9)]:.1f} ms mean={statistics.mean(ts):.1f} ms"
+      f" gno cpu={per:.1f} ms/call server cpu={srv:.1f} ms/call errors={errors} load={load}")
 p.stdin.close()
 p.wait()

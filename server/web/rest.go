@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"mime"
 	"net/http"
 	"time"
@@ -65,16 +66,16 @@ const maxBody = 1 << 20
 func (a *App) restRoutes() {
 	for name, tool := range readEndpoints {
 		h := a.tool(tool)
-		a.mux.Handle("GET /api/"+name, h)
-		a.mux.Handle("POST /api/"+name, h)
+		a.handle("GET /api/"+name, h)
+		a.handle("POST /api/"+name, h)
 	}
 	for name, tool := range writeEndpoints {
-		a.mux.Handle("POST /api/"+name, a.write(a.tool(tool)))
+		a.handle("POST /api/"+name, a.write(a.tool(tool)))
 	}
 	for name, tool := range cacheEndpoints {
-		a.mux.Handle("POST /api/"+name, a.guard(a.tool(tool)))
+		a.handle("POST /api/"+name, a.guard(a.tool(tool)))
 	}
-	a.mux.Handle("POST /api/embed", a.write(http.HandlerFunc(a.embed)))
+	a.handle("POST /api/embed", a.write(http.HandlerFunc(a.embed)))
 	// The workspace: editing, browsing, the palette, collections.
 	for route, h := range map[string]http.HandlerFunc{
 		"GET /api/note":             a.noteOpen,
@@ -85,18 +86,45 @@ func (a *App) restRoutes() {
 		"GET /api/tree":             a.treeAPI,
 		"GET /api/templates":        a.templatesAPI,
 	} {
-		a.mux.Handle(route, h)
+		a.handle(route, h)
 	}
 	for route, h := range workspaceWrites(a) {
-		a.mux.Handle(route, a.write(h))
+		a.handle(route, a.write(h))
 	}
-	a.mux.HandleFunc("GET /api/ask/stream", a.askStream)
-	a.mux.HandleFunc("GET /api/jobs", a.jobs)
-	a.mux.HandleFunc("GET /api/jobs/events", a.jobEvents)
-	a.mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
+	a.handle("GET /api/ask/stream", http.HandlerFunc(a.askStream))
+	a.handle("GET /api/jobs", http.HandlerFunc(a.jobs))
+	a.handle("GET /api/jobs/events", http.HandlerFunc(a.jobEvents))
+	a.handle("/api/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, gnoerr.New(gnoerr.NotFound, "no endpoint %s %s", r.Method, r.URL.Path))
-	})
+	}))
 }
+
+// handle registers an API endpoint whose failures writeError logs
+// (errorLog).
+func (a *App) handle(pattern string, h http.Handler) {
+	a.mux.Handle(pattern, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.ServeHTTP(&errorLog{ResponseWriter: w, log: a.log, r: r}, r)
+	}))
+}
+
+// errorLog carries the server's logger and the request to writeError,
+// whose many callers hold only the ResponseWriter: an error whose text
+// the client is not shown (gnoerr.Public: the index database's own) is
+// logged with the request's method and path, as MCP logs it, so that
+// "see the server's log" finds it there.
+type errorLog struct {
+	http.ResponseWriter
+	log *slog.Logger
+	r   *http.Request
+}
+
+// Flush passes on to the connection: the event streams need it.
+func (e *errorLog) Flush() {
+	_ = http.NewResponseController(e.ResponseWriter).Flush()
+}
+
+// Unwrap gives http.ResponseController the connection's own writer.
+func (e *errorLog) Unwrap() http.ResponseWriter { return e.ResponseWriter }
 
 // tool serves one MCP tool: arguments from the query string (GET) or a
 // JSON object body (POST), the tool's structuredContent as the response.
@@ -315,6 +343,9 @@ func statusOf(err error) int {
 }
 
 func writeError(w http.ResponseWriter, err error) {
+	if el, ok := w.(*errorLog); ok && gnoerr.Public(err) != err.Error() {
+		el.log.Error("request failed", "method", el.r.Method, "path", el.r.URL.Path, "err", err)
+	}
 	writeJSON(w, statusOf(err), gnoerr.BodyOf(err))
 }
 

@@ -1,11 +1,21 @@
 package web
 
 import (
+	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
+	"log/slog"
+	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+
+	"github.com/gnosearch/gno/retrieval/gnoerr"
+	"github.com/gnosearch/gno/retrieval/store/pgtest"
 )
 
 // TestRESTMirrorsMCP checks every read endpoint against the MCP tool's
@@ -283,5 +293,64 @@ func TestBacklinks(t *testing.T) {
 	code, body := v.get(t, "/doc?ref=notes/animals/foxes.md")
 	if code != 200 || !strings.Contains(body, `id="backlinks"`) || !strings.Contains(body, `class="backlink" href="/doc?ref=%23in1&amp;from=3&amp;to=3#L3"`) {
 		t.Fatalf("%d %s", code, body)
+	}
+}
+
+// syncBuffer is a log destination the server's handlers and the test
+// share.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestInternalErrorLogged: an endpoint failing in the index database
+// answers gnoerr.Internal ("see the server's log") and the server's log
+// has the detail, with the request's method and path.
+func TestInternalErrorLogged(t *testing.T) {
+	var logs syncBuffer
+	v := newEnv(t, Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))}, nil)
+	if u := os.Getenv("GNO_STORE_URL"); u != "" {
+		pgtest.Exec(t, u, "DROP TABLE contents")
+	} else {
+		db, err := sql.Open("sqlite", filepath.Join(os.Getenv("GNO_HOME"), "data", "default", "index.sqlite"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.Exec("DROP TABLE contents"); err != nil {
+			t.Fatal(err)
+		}
+		db.Close()
+	}
+	code, body := v.get(t, "/api/get?ref=gno://notes/tea.md")
+	if code != http.StatusInternalServerError || !strings.Contains(body, gnoerr.Internal) {
+		t.Fatalf("GET /api/get: %d %s, want 500 with %q", code, body, gnoerr.Internal)
+	}
+	log := logs.String()
+	for _, want := range []string{"request failed", "method=GET", "path=/api/get", "contents"} {
+		if !strings.Contains(log, want) {
+			t.Errorf("server's log lacks %q:\n%s", want, log)
+		}
+	}
+	// An error the client is shown in full is not logged.
+	logs.mu.Lock()
+	logs.b.Reset()
+	logs.mu.Unlock()
+	if code, _ := v.get(t, "/api/nothing-here"); code != http.StatusNotFound {
+		t.Fatalf("GET /api/nothing-here: %d, want 404", code)
+	}
+	if strings.Contains(logs.String(), "request failed") {
+		t.Errorf("a client's error was logged: %s", logs.String())
 	}
 }

@@ -3,12 +3,12 @@ package postgres
 import (
 	"context"
 	"fmt"
-	"math"
 	"strconv"
 
 	"github.com/gnosearch/gno/retrieval/query"
 	"github.com/gnosearch/gno/retrieval/store"
 	"github.com/jackc/pgx/v5"
+	"modernc.org/libc"
 )
 
 // BM25 as SQLite's FTS5 computes it (fts5_aux.c), so a search ranks the
@@ -179,7 +179,7 @@ func (s *Store) search(ctx context.Context, ix int, expr string, f store.Filter,
 			if fr == 0 {
 				continue
 			}
-			score += idf[i] * fr * (bm25K1 + 1) / (fr + bm25K1*(1-bm25B+bm25B*float64(rf.length)/avg))
+			score += bm25Part(idf[i], fr, float64(rf.length), avg)
 		}
 		doc := store.DocOfChunk(id)
 		if cur, ok := best[doc]; !ok || score > cur.Score || score == cur.Score && id < cur.ChunkID {
@@ -191,65 +191,6 @@ func (s *Store) search(ctx context.Context, ix int, expr string, f store.Filter,
 		out = append(out, h)
 	}
 	return store.TopHits(out, limit), false, nil
-}
-
-// searchWords is search for an expression of single words (no phrase of
-// several, no prefix): the score of each phrase is its word's posting,
-// so the server scores and ranks in one statement and returns only the
-// best chunk of each of the top documents.
-func (s *Store) searchWords(ctx context.Context, ix int, e *node, tsq string, f store.Filter, limit int) ([]store.ChunkHit, bool, error) {
-	ps := e.phrases(nil)
-	words := make([]string, len(ps))
-	for i, p := range ps {
-		words[i] = p.tokens[0]
-	}
-	args := []any{ix, words}
-	from := "fts_postings p JOIN q ON q.term = p.term"
-	cond := ""
-	w, _ := where(f, 1)
-	if w != "" || !e.plainOr() {
-		// A phrase, AND, NOT or a filter: the chunk's tsvector (and its
-		// document) decide; ORed words over everything need neither.
-		tsvCol, _ := column(ix)
-		from += " JOIN chunks c ON c.id = p.chunk_id"
-		if w != "" {
-			from += " JOIN documents d ON d.id = c.doc_id"
-		}
-		args = append(args, tsq)
-		cond = " AND c." + tsvCol + " @@ $" + strconv.Itoa(len(args)) + "::tsquery"
-		var fargs []any
-		w, fargs = where(f, len(args)+1)
-		cond += w
-		args = append(args, fargs...)
-	}
-	args = append(args, limit)
-	// q holds one row per phrase (a word twice in the expression counts
-	// twice, as in FTS5) with its IDF; st the index's rows and mean length.
-	k1, b := strconv.FormatFloat(bm25K1, 'g', -1, 64), strconv.FormatFloat(bm25B, 'g', -1, 64)
-	sql := `WITH st AS (SELECT rows::float8 AS n, tokens::float8 / greatest(rows, 1) AS avg FROM fts_stats WHERE ix = $1),
-	q AS (SELECT u.term, CASE WHEN x.idf <= 0 THEN 1e-6 ELSE x.idf END AS idf
-		FROM unnest($2::text[]) AS u(term) CROSS JOIN st
-		LEFT JOIN fts_terms t ON t.ix = $1 AND t.term = u.term
-		CROSS JOIN LATERAL (SELECT ln((st.n - coalesce(t.df, 0) + 0.5) / (coalesce(t.df, 0) + 0.5)) AS idf) x),
-	s AS (SELECT p.chunk_id AS id, sum(q.idf * p.wf * (` + k1 + ` + 1) / (p.wf + ` + k1 + ` * (1 - ` + b + ` + ` + b + ` * p.len / (SELECT avg FROM st)))) AS score
-		FROM ` + from + ` WHERE p.ix = $1` + cond + ` GROUP BY p.chunk_id)
-	SELECT id, score, (SELECT rows = 0 FROM fts_stats WHERE ix = 1) FROM (SELECT DISTINCT ON (id >> 16) id, score FROM s ORDER BY id >> 16, score DESC, id) best
-	ORDER BY score DESC, id LIMIT $` + strconv.Itoa(len(args))
-	var out []store.ChunkHit
-	segEmpty := false
-	err := s.each(ctx, sql, args, func(r pgx.Rows) error {
-		var h store.ChunkHit
-		if err := r.Scan(&h.ChunkID, &h.Score, &segEmpty); err != nil {
-			return err
-		}
-		h.DocID = store.DocOfChunk(h.ChunkID)
-		out = append(out, h)
-		return nil
-	})
-	if err != nil {
-		return nil, false, fmt.Errorf("search: %w", err)
-	}
-	return out, segEmpty, nil
 }
 
 // idfs returns each phrase's IDF: FTS5's, from the rows holding it.
@@ -274,6 +215,8 @@ func (s *Store) idfs(ctx context.Context, ix int, phrases []*phrase, nRows int64
 		}
 	}
 	tsvCol, _ := column(ix)
+	tls := libc.NewTLS()
+	defer tls.Close()
 	out := make([]float64, len(phrases))
 	for i, p := range phrases {
 		var n int64
@@ -291,7 +234,7 @@ func (s *Store) idfs(ctx context.Context, ix int, phrases []*phrase, nRows int64
 				return nil, err
 			}
 		}
-		idf := math.Log((float64(nRows) - float64(n) + 0.5) / (float64(n) + 0.5))
+		idf := fts5IDF(tls, nRows, n)
 		if idf <= 0 {
 			idf = 1e-6
 		}

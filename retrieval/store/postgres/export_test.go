@@ -14,3 +14,10 @@ const LockKey = lockKey
 func (s *Store) OneForTest(ctx context.Context, q string, dest ...any) error {
 	return s.one(ctx, q, nil, dest...)
 }
+
+// SetProbeCost sets the top-k search's probeCost until the test ends.
+func SetProbeCost(t interface{ Cleanup(func()) }, c int64) {
+	old := probeCost
+	probeCost = c
+	t.Cleanup(func() { probeCost = old })
+}

@@ -1,0 +1,356 @@
+package postgres
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/gnosearch/gno/retrieval/store"
+	"github.com/jackc/pgx/v5"
+	"modernc.org/libc"
+)
+
+// A search of single words reads only what can reach its top documents
+// (MaxScore, as in Turtle and Flood's query evaluation): a word's share
+// of a row's score, idf·f·(k1+1)/(f + k1·norm), is below idf·(k1+1)
+// whatever the row, its bound. The rare words' postings are read whole,
+// rarest first; the rows they hold, scored on them alone, give a lower
+// bound θ of the score of the limit-th document. Once the bounds of the
+// words left add up to less than θ, a row holding only those words
+// cannot reach the top, and they are read only for the rows that still
+// can (those whose score so far plus the words' bounds reaches θ): the
+// near-universal words of a question (the, of, and: in nearly every
+// chunk, their IDF clamped to 1e-6) cost a few index probes instead of a
+// posting per chunk. The top documents, their best chunks and their
+// scores are exactly those of scoring every row: each is summed over the
+// expression's phrases in order, as FTS5's bm25() sums them.
+
+// commonShare: a word in more than 1/commonShare of the rows is read
+// first only for the rows the rarer words found (when their bounds
+// allow: else it is read whole after all).
+const commonShare = 8
+
+// probeCost is what an index probe for one word's posting in one row
+// costs, in postings read in order: past it the words left are read
+// whole (and kept only for the candidate rows). A variable for the tests,
+// which take both ways.
+var probeCost int64 = 4
+
+// boundSlack widens the bounds against floating-point rounding (a
+// score summed in another order, a quotient rounded up): a row is kept
+// when its bound reaches θ less this share of it.
+const boundSlack = 1e-9
+
+// bm25Part is what one phrase of the given idf adds to a row of weighted
+// frequency f and length d, operation for operation as fts5Bm25Function
+// computes it: its k1 and b are runtime doubles, so k1+1 rounds as
+// there, not as a constant would.
+func bm25Part(idf, f, d, avgdl float64) float64 {
+	k1, b := float64(bm25K1), float64(bm25B)
+	return idf * ((f * (k1 + 1.0)) / (f + k1*(1-b+b*d/avgdl)))
+}
+
+// fts5IDF is FTS5's idf of a phrase in n of nRows rows: through musl's
+// log as modernc's libc runs it (Go's math.Log rounds differently in the
+// last bit now and then), at least 1e-6.
+func fts5IDF(tls *libc.TLS, nRows, n int64) float64 {
+	idf := libc.Xlog(tls, (float64(nRows-n)+0.5)/(float64(n)+0.5))
+	if idf <= 0 {
+		idf = 1e-6
+	}
+	return idf
+}
+
+// searchWords is search for an expression of single words (no phrase of
+// several, no prefix).
+func (s *Store) searchWords(ctx context.Context, ix int, e *node, tsq string, f store.Filter, limit int) ([]store.ChunkHit, bool, error) {
+	ps := e.phrases(nil)
+	// The distinct words, and for each phrase its word's index.
+	var words []string
+	at := map[string]int{}
+	of := make([]int, len(ps))
+	for i, p := range ps {
+		w := p.tokens[0]
+		k, ok := at[w]
+		if !ok {
+			k = len(words)
+			at[w] = k
+			words = append(words, w)
+		}
+		of[i] = k
+	}
+	var nRows, nTokens int64
+	var segEmpty bool
+	df := make([]int64, len(words))
+	err := s.each(ctx, `SELECT st.rows, st.tokens, (SELECT rows = 0 FROM fts_stats WHERE ix = 1), u.i, coalesce(t.df, 0)
+		FROM fts_stats st CROSS JOIN unnest($2::text[]) WITH ORDINALITY AS u(term, i)
+		LEFT JOIN fts_terms t ON t.ix = $1 AND t.term = u.term WHERE st.ix = $1`, []any{ix, words}, func(r pgx.Rows) error {
+		var i int64
+		var n int64
+		if err := r.Scan(&nRows, &nTokens, &segEmpty, &i, &n); err != nil {
+			return err
+		}
+		df[i-1] = n
+		return nil
+	})
+	if err != nil {
+		return nil, false, fmt.Errorf("search: %w", err)
+	}
+	if nRows == 0 {
+		return nil, false, nil
+	}
+	avg := float64(nTokens) / float64(nRows)
+	tls := libc.NewTLS()
+	defer tls.Close()
+	idf := make([]float64, len(words))
+	for k, n := range df {
+		idf[k] = fts5IDF(tls, nRows, n)
+	}
+	// Each word's bound, over all its phrases (a word twice in the
+	// expression counts twice, as in FTS5).
+	bound := make([]float64, len(words))
+	for i := range ps {
+		bound[of[i]] += idf[of[i]] * (bm25K1 + 1)
+	}
+	for k := range bound {
+		bound[k] *= 1 + boundSlack
+	}
+	// The words by bound, largest first (rarest first).
+	order := make([]int, len(words))
+	for k := range order {
+		order[k] = k
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		if bound[a] != bound[b] {
+			if bound[a] > bound[b] {
+				return -1
+			}
+			return 1
+		}
+		return a - b
+	})
+
+	// The statement that reads words' postings whole: of the rows the
+	// expression and the filter admit.
+	from, cond := "fts_postings p", ""
+	var condArgs []any
+	if w, _ := where(f, 1); w != "" || !e.plainOr() {
+		tsvCol, _ := column(ix)
+		from += " JOIN chunks c ON c.id = p.chunk_id"
+		if w != "" {
+			from += " JOIN documents d ON d.id = c.doc_id"
+		}
+		cond = " AND c." + tsvCol + " @@ $3::tsquery"
+		w, fargs := where(f, 4)
+		cond += w
+		condArgs = append([]any{tsq}, fargs...)
+	}
+	rows := newWordRows(len(words))
+	// read adds the postings q selects to rows; known: only to the rows
+	// rows holds.
+	read := func(q string, args []any, known bool) error {
+		return s.each(ctx, q, args, func(r pgx.Rows) error {
+			id, n, term, wf, err := scanPosting(r)
+			if err != nil {
+				return err
+			}
+			k, ok := at[string(term)]
+			if !ok {
+				return fmt.Errorf("a posting of %q, not asked for", term)
+			}
+			if _, have := rows.at[id]; have || !known {
+				rows.set(id, n, k, wf)
+			}
+			return nil
+		})
+	}
+	// scores scores every row on the words read so far.
+	var sc []float64
+	scores := func() []float64 {
+		sc = slices.Grow(sc[:0], len(rows.ids))[:len(rows.ids)]
+		nw := len(words)
+		for r := range rows.ids {
+			f, d, v := rows.wf[r*nw:(r+1)*nw], float64(rows.lens[r]), 0.0
+			for i := range ps {
+				if fr := f[of[i]]; fr != 0 {
+					v += bm25Part(idf[of[i]], fr, d, avg)
+				}
+			}
+			sc[r] = v
+		}
+		return sc
+	}
+
+	// Read the rare words whole, then more while the bounds of the words
+	// left reach θ.
+	next := 0 // order[:next] are read whole
+	for k := range order {
+		if df[order[k]]*commonShare <= nRows {
+			next = k + 1
+		}
+	}
+	done := 0
+	rest := 0.0 // the bounds of order[next:]
+	theta := 0.0
+	for {
+		if next > done {
+			batch := make([]string, 0, next-done)
+			for _, k := range order[done:next] {
+				batch = append(batch, words[k])
+			}
+			q := "SELECT p.chunk_id, p.len, p.term, p.wf FROM " + from + " WHERE p.ix = $1 AND p.term = ANY($2)" + cond
+			if err := read(q, append([]any{ix, batch}, condArgs...), false); err != nil {
+				return nil, false, fmt.Errorf("search: %w", err)
+			}
+			done = next
+		}
+		rest = 0
+		for _, k := range order[next:] {
+			rest += bound[k]
+		}
+		if next == len(order) {
+			break
+		}
+		theta = kthDocScore(rows.ids, scores(), limit)
+		if rest < theta*(1-boundSlack) {
+			break
+		}
+		// Read whole the largest bounds until the rest's fall below θ
+		// (θ only grows as words are added).
+		for next < len(order) && rest >= theta*(1-boundSlack) {
+			rest -= bound[order[next]]
+			next++
+		}
+	}
+
+	// The words left, only for the rows that can still reach θ.
+	if next < len(order) {
+		var ids []int64
+		for r, v := range sc {
+			if v+rest >= theta*(1-boundSlack) {
+				ids = append(ids, rows.ids[r])
+			}
+		}
+		rows = rows.only(ids)
+		if len(ids) > 0 {
+			left := make([]string, 0, len(order)-next)
+			var postings int64
+			for _, k := range order[next:] {
+				left = append(left, words[k])
+				postings += df[k]
+			}
+			// An index probe per word and row, unless that would cost
+			// more than reading the words whole (a probe costs a few
+			// postings' reading).
+			q, args := "SELECT p.chunk_id, p.len, p.term, p.wf FROM fts_postings p WHERE p.ix = $1 AND p.term = ANY($2)", []any{ix, left}
+			if int64(len(ids))*int64(len(left))*probeCost < postings {
+				slices.Sort(ids)
+				q, args = q+" AND p.chunk_id = ANY($3)", append(args, ids)
+			}
+			if err := read(q, args, true); err != nil {
+				return nil, false, fmt.Errorf("search: %w", err)
+			}
+		}
+	}
+
+	// Each document's best chunk (the lowest id of equal scores), then
+	// the top documents.
+	final := scores()
+	best := make(map[int64]store.ChunkHit, len(final))
+	for r, v := range final {
+		id := rows.ids[r]
+		doc := store.DocOfChunk(id)
+		if cur, ok := best[doc]; !ok || v > cur.Score || v == cur.Score && id < cur.ChunkID {
+			best[doc] = store.ChunkHit{ChunkID: id, DocID: doc, Score: v}
+		}
+	}
+	out := make([]store.ChunkHit, 0, len(best))
+	for _, h := range best {
+		out = append(out, h)
+	}
+	return store.TopHits(out, limit), segEmpty, nil
+}
+
+// wordRows are the candidate rows: each one's id, length and each query
+// word's weighted frequency in it (0: absent or not read yet), in flat
+// slices (a search holds thousands).
+type wordRows struct {
+	n    int // words
+	at   map[int64]int
+	ids  []int64
+	lens []int32
+	wf   []float64 // row r's words at [r*n, (r+1)*n)
+}
+
+func newWordRows(words int) *wordRows {
+	return &wordRows{n: words, at: map[int64]int{}}
+}
+
+// set records word k's weighted frequency wf in row id of length n.
+func (w *wordRows) set(id int64, n int32, k int, wf float64) {
+	r, ok := w.at[id]
+	if !ok {
+		r = len(w.ids)
+		w.at[id] = r
+		w.ids = append(w.ids, id)
+		w.lens = append(w.lens, n)
+		for range w.n {
+			w.wf = append(w.wf, 0)
+		}
+	}
+	w.wf[r*w.n+k] = wf
+}
+
+// only keeps the rows ids (which it holds).
+func (w *wordRows) only(ids []int64) *wordRows {
+	out := &wordRows{n: w.n, at: make(map[int64]int, len(ids)), ids: make([]int64, 0, len(ids)), lens: make([]int32, 0, len(ids)), wf: make([]float64, 0, len(ids)*w.n)}
+	for _, id := range ids {
+		r := w.at[id]
+		out.at[id] = len(out.ids)
+		out.ids = append(out.ids, id)
+		out.lens = append(out.lens, w.lens[r])
+		out.wf = append(out.wf, w.wf[r*w.n:(r+1)*w.n]...)
+	}
+	return out
+}
+
+// kthDocScore is the score of the limit-th best document among the rows
+// ids scored sc (each document's best row), 0 when fewer documents have
+// rows.
+func kthDocScore(ids []int64, sc []float64, limit int) float64 {
+	if limit <= 0 {
+		return 0
+	}
+	best := make(map[int64]float64, len(ids))
+	for r, id := range ids {
+		doc := store.DocOfChunk(id)
+		if v, ok := best[doc]; !ok || sc[r] > v {
+			best[doc] = sc[r]
+		}
+	}
+	if len(best) < limit {
+		return 0
+	}
+	top := make([]float64, 0, len(best))
+	for _, v := range best {
+		top = append(top, v)
+	}
+	slices.Sort(top)
+	return top[len(top)-limit]
+}
+
+// scanPosting reads a row of (chunk_id, len, term, wf): from the binary
+// values as they came (a search reads thousands; term is valid until the
+// next row), else through Scan.
+func scanPosting(r pgx.Rows) (id int64, n int32, term []byte, wf float64, err error) {
+	raw, fd := r.RawValues(), r.FieldDescriptions()
+	if len(raw) == 4 && len(fd) == 4 && fd[0].Format == pgx.BinaryFormatCode && fd[1].Format == pgx.BinaryFormatCode &&
+		fd[3].Format == pgx.BinaryFormatCode && len(raw[0]) == 8 && len(raw[1]) == 4 && len(raw[3]) == 8 && raw[2] != nil {
+		return int64(binary.BigEndian.Uint64(raw[0])), int32(binary.BigEndian.Uint32(raw[1])), raw[2],
+			math.Float64frombits(binary.BigEndian.Uint64(raw[3])), nil
+	}
+	err = r.Scan(&id, &n, &term, &wf)
+	return id, n, term, wf, err
+}
