@@ -14,7 +14,7 @@
 //     between two versions: diff.go, diff_out.go), the scope of a read
 //     (scope.go), exact symbol lookup (symbols.go), whole-unit hits
 //     (hits.go), the result order after fusion (overview.go,
-//     foldexamples.go), sections (sections.go), the standard library's
+//     foldexamples.go, rescore.go), sections (sections.go), the standard library's
 //     policy (stdlib.go), token budgets;
 //   - pkgdocs/packages: which dependencies a project has, at which
 //     versions, in which folders; fetching a missing one through its
