@@ -1,8 +1,6 @@
 package pkgdocs
 
 import (
-	"context"
-	"math"
 	"sort"
 	"strings"
 	"unicode"
@@ -11,107 +9,51 @@ import (
 	"github.com/gnosearch/gno/retrieval/store/wordtok"
 )
 
-// A how-to question ("give up after a fixed number of retries") is
-// written in plain words. BM25 and the vectors both reward an API item
-// whose NAME shares those words (backoff's Retry, RetryWithData, cobra's
-// HasInheritedFlags…) about as much as one whose DOC says what the
-// question asks; fusion weights do not separate the two (bench/RESULTS.md,
-// "Field-aware re-scoring"). rescoreFields adds a third opinion over the
-// first rescoreDepth fused results: their rank by BM25 over the doc field
-// alone (an API item's doc comment, without its name and signature; a
-// prose passage's heading and body), with the question's words weighted
-// by their rarity among those candidates (the word every candidate
-// shares, "flag" in cobra, says nothing), fused by rank with the fused
-// order; a data member (a field, not a function) is weighed down; and
-// look-alike siblings (InheritedFlags, HasInheritedFlags…) take at most
-// two of the first three places. A question that names a symbol (a code
-// token: `PersistentFlags`, `errgroup.SetLimit`) is left alone: there a
-// name match is the evidence, and exact symbol lookup (symbols.go) puts
-// the item first.
-
-// rescoreDepth is how many of the fused results are re-scored; the
-// engine is asked for at least that many.
-const rescoreDepth = 30
-
-// docRankWeight and rescoreK fuse the doc-field rank with the fused one
-// (1/(k+fused rank) + docRankWeight/(k+doc rank)), measured on the tuning
-// half of the ranking set (bench/RESULTS.md, "Field-aware re-scoring"):
-// weights 0.3/0.5/0.7/1.0 and k 5/10/20 within ±0.02 of one another;
-// 0.5 and 10 had the best MRR@10 at both scopes.
-const (
-	docRankWeight = 0.5
-	rescoreK      = 10.0
-)
+// A how-to question ("how do I make a flag every subcommand inherits")
+// is written in plain words. BM25 and the vectors both reward an API item
+// whose NAME shares those words as much as one whose doc answers it, and
+// agree on the look-alikes: cobra's InheritedFlags, HasInheritedFlags,
+// NonInheritedFlags and HasAvailableInheritedFlags took the first four
+// places, the user guide's "Persistent Flags" section the fifth. Fusion
+// weights do not separate them (bench/RESULTS.md, "Field-aware
+// re-scoring"). Search re-orders the results of such a question
+// (plainQuestion):
+//
+//   - a data member (a field or property that is not a function: zod's
+//     internal ZodLazy.schema, ZodEffectsDef.schema on "schema") is
+//     weighted dataWeight (weighData, before the other re-orderings): a
+//     how-to question asks what to call, and a function, method, class
+//     or passage answers it;
+//   - look-alike siblings (names sharing a run of words: InheritedFlags,
+//     HasInheritedFlags…) take at most siblingsPer of the first
+//     siblingsTop places; the others follow the next answers
+//     (diversifySiblings, last).
+//
+// A question that names a symbol (a code token: `PersistentFlags`,
+// `errgroup.SetLimit`) is left alone: there a name match is the
+// evidence, and exact symbol lookup (symbols.go) puts the item first.
+//
+// Re-scoring by the question's words in each candidate's doc field
+// (BM25 over the doc alone, fused by rank with the fused order, over the
+// first 30) was measured too and not kept: +0.02 on the tuning half,
+// −0.03 hit@3 project-wide on the checking half (npm −0.07 to −0.17 in
+// every scope: its items mostly have no doc comment), at 30 unit reads a
+// question. The misses it was meant for are semantic ("give up after a
+// fixed number of retries" → WithMaxRetries, whose doc says "called too
+// many times"): no lexical field tells them apart.
 
 // Of a sibling group (siblings), at most siblingsPer items stay in the
-// first siblingsTop results: cobra's InheritedFlags, HasInheritedFlags,
-// NonInheritedFlags and HasAvailableInheritedFlags took the first four
-// places for "a flag every subcommand inherits", the "Persistent Flags"
-// section fifth. One per group (the best-ranked) measured the same
-// overall and lost a Rust question whose answer was a second sibling.
+// first siblingsTop results. One per group (the best-ranked) measured
+// the same overall and lost a Rust question whose answer was a second
+// sibling.
 const (
 	siblingsTop = 3
 	siblingsPer = 2
 )
 
-// dataWeight weighs a data member (dataItem) in a plain-words question:
-// such a question asks how to do something, which a function, method,
-// class or passage answers, not a field (zod's internal ZodLazy.schema,
-// ZodEffectsDef.schema, ZodDefaultDef.defaultValue on "schema" and
-// "default"). 0.7 and 0.85 measured the same.
+// dataWeight weighs a data member (dataItem) in a plain-words question;
+// 0.7 and 0.85 measured the same on the tuning half.
 const dataWeight = 0.85
-
-// BM25's constants for the doc field (the usual ones).
-const (
-	bm25K1 = 1.2
-	bm25B  = 0.75
-)
-
-// fieldText is a candidate's text by field.
-type fieldText struct {
-	// name is an API item's name and signature, "" for prose.
-	name string
-	// doc is an API item's doc, a prose passage's heading and body.
-	doc string
-}
-
-// rescore re-scores the first rescoreDepth results (rescoreFields) and
-// keeps limit of them.
-func (x *Index) rescore(ctx context.Context, q string, rs []retrieval.Result, limit int) ([]retrieval.Result, error) {
-	head := rs[:min(len(rs), rescoreDepth)]
-	fields, err := x.unitFields(ctx, head)
-	if err != nil {
-		return nil, err
-	}
-	rs = append(rescoreFields(q, head, fields), rs[len(head):]...)
-	if limit > 0 && len(rs) > limit {
-		rs = rs[:limit]
-	}
-	return rs, nil
-}
-
-// unitFields reads the text of each result by field.
-func (x *Index) unitFields(ctx context.Context, rs []retrieval.Result) ([]fieldText, error) {
-	out := make([]fieldText, len(rs))
-	for i := range rs {
-		r := &rs[i]
-		req := retrieval.GetRequest{Ref: r.URI}
-		if r.Symbol == nil && r.Lines.End >= r.Lines.Start && r.Lines.Start > 0 {
-			req.FromLine, req.LineCount = r.Lines.Start, r.Lines.End-r.Lines.Start+1
-		}
-		d, err := x.pk.Get(ctx, req)
-		if err != nil {
-			return nil, err
-		}
-		if r.Symbol != nil {
-			doc, _ := apiParts(d.Content)
-			out[i] = fieldText{name: r.Symbol.Name + "\n" + r.Symbol.Signature, doc: doc}
-			continue
-		}
-		out[i] = fieldText{doc: r.Title + "\n" + r.Headings + "\n" + d.Content}
-	}
-	return out, nil
-}
 
 // plainQuestion reports whether q is a question in plain words: no code
 // token, and at least two words that are not stop words.
@@ -119,77 +61,50 @@ func plainQuestion(q string) bool {
 	return len(codeTokens(q)) == 0 && len(questionTerms(q)) >= 2
 }
 
-// rescoreFields re-orders rs (best first) by the fusion of its order
-// with the candidates' rank by doc-field BM25, as the comment above
-// says; fields[i] is rs[i]'s text. Scores stay on the fused scale: the
-// first keeps the best fused score, the others theirs in proportion to
-// their fused key, so a minimum score means what it did.
-func rescoreFields(q string, rs []retrieval.Result, fields []fieldText) []retrieval.Result {
-	terms := questionTerms(q)
-	if len(rs) < 2 || len(terms) < 2 || len(fields) != len(rs) || rs[0].Score <= 0 {
-		return rs
-	}
-	tfs := make([]map[string]int, len(rs))
-	lens := make([]float64, len(rs))
-	df := map[string]int{}
-	avg := 0.0
-	for i, f := range fields {
-		toks := wordtok.Words.Tokens(f.doc)
-		lens[i] = float64(len(toks))
-		avg += lens[i]
-		tfs[i] = map[string]int{}
-		for _, t := range toks {
-			tfs[i][t]++
-		}
-		names := wordSet(nameWords(f.name))
-		for _, t := range terms {
-			if tfs[i][t] > 0 || names[t] {
-				df[t]++
-			}
-		}
-	}
-	avg = max(avg/float64(len(rs)), 1)
-	n := float64(len(rs))
-	bm := make([]float64, len(rs))
+// weighData weighs rs's data members (dataItem) and re-sorts by score
+// (stable).
+func weighData(rs []retrieval.Result) []retrieval.Result {
+	changed := false
 	for i := range rs {
-		for _, t := range terms {
-			if tf := float64(tfs[i][t]); tf > 0 {
-				idf := math.Log(1 + n/(float64(df[t])+0.5))
-				bm[i] += idf * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*lens[i]/avg))
-			}
-		}
-	}
-	order := make([]int, len(rs))
-	for i := range order {
-		order[i] = i
-	}
-	sort.SliceStable(order, func(a, b int) bool { return bm[order[a]] > bm[order[b]] })
-	keys := make([]float64, len(rs))
-	for rank, i := range order {
-		key := 1 / (rescoreK + float64(i+1))
-		if bm[i] > 0 { // no question word in its doc: no second opinion
-			key += docRankWeight / (rescoreK + float64(rank+1))
-		}
 		if dataItem(rs[i]) {
-			key *= dataWeight
+			rs[i].Score *= dataWeight
+			changed = true
 		}
-		keys[i] = key
 	}
-	top := rs[0].Score
-	best := 0.0
-	for _, k := range keys {
-		best = max(best, k)
+	if changed {
+		sort.SliceStable(rs, func(i, j int) bool { return rs[i].Score > rs[j].Score })
 	}
-	for i := range rs {
-		rs[i].Score = top * keys[i] / best
+	return rs
+}
+
+// dataItem reports whether r is a data member: a property or field that
+// is not a function ("schema: T", "get schema(): T"), not a method typed
+// as a property ("ansi256: (index: number) => this"), and not a step of
+// a fluent API, typed as its own owner ("readonly bold: this",
+// "get not(): ZodString" of ZodString).
+func dataItem(r retrieval.Result) bool {
+	if r.Symbol == nil || r.Symbol.Kind != "property" {
+		return false
 	}
-	sort.SliceStable(rs, func(i, j int) bool { return rs[i].Score > rs[j].Score })
-	return diversifySiblings(rs, siblingsTop, siblingsPer)
+	sig := strings.TrimSpace(r.Symbol.Signature)
+	if i := strings.LastIndexByte(sig, ':'); i >= 0 {
+		typ := strings.TrimSpace(strings.TrimRight(sig[i+1:], "; "))
+		owner := strings.TrimSuffix(r.Symbol.Name, "."+leafName(r.Symbol.Name))
+		if typ == "this" || typ == leafName(owner) {
+			return false
+		}
+	}
+	if strings.HasPrefix(sig, "get ") || strings.HasPrefix(sig, "readonly ") {
+		return true
+	}
+	return !strings.Contains(sig, "=>") && !strings.Contains(sig, "(")
 }
 
 // diversifySiblings keeps at most per items of a sibling group
 // (siblings) in the first k results: a later sibling of per items already
-// there moves just below the k-th, in order.
+// there moves just below the k-th, in order. The scores of the results
+// moved are left as they are (a result's score is its own evidence; the
+// order is the answer's).
 func diversifySiblings(rs []retrieval.Result, k, per int) []retrieval.Result {
 	var head, deferred, tail []retrieval.Result
 	for _, r := range rs {
@@ -213,17 +128,15 @@ func diversifySiblings(rs []retrieval.Result, k, per int) []retrieval.Result {
 		return rs
 	}
 	out := make([]retrieval.Result, 0, len(rs))
-	out = append(append(append(out, head...), deferred...), tail...)
-	return out
+	return append(append(append(out, head...), deferred...), tail...)
 }
 
 // siblings reports whether a and b are API items of one package version
 // whose names' last parts are look-alikes: the same words, a run of at
 // least two words in common (InheritedFlags in HasInheritedFlags and
 // NonInheritedFlags), or one word that begins the other's (combinations,
-// combinations_with_replacement). A name ending in
-// another's one word is not a sibling (PersistentFlags is not a kind of
-// Flags' look-alike).
+// combinations_with_replacement). A name ending in another's one word is
+// not its sibling (PersistentFlags and Flags).
 func siblings(a, b retrieval.Result) bool {
 	if a.Symbol == nil || b.Symbol == nil || a.Package == nil || b.Package == nil || *a.Package != *b.Package {
 		return false
@@ -323,17 +236,3 @@ var stopWords = wordSet(wordtok.Words.Tokens(`a an the and or but of to in on at
 	i me my we our you your it its this that these those there here can could should would will shall may might
 	must have has had get gets got make makes made use using used want need let some any each every all one
 	not no so if then than just like way thing something instead also only very`))
-
-// dataItem reports whether r is a data member: a property or field that
-// is not a function ("schema: T", "get schema(): T"), not a method typed
-// as a property ("ansi256: (index: number) => this").
-func dataItem(r retrieval.Result) bool {
-	if r.Symbol == nil || r.Symbol.Kind != "property" {
-		return false
-	}
-	sig := strings.TrimSpace(r.Symbol.Signature)
-	if strings.HasPrefix(sig, "get ") || strings.HasPrefix(sig, "readonly ") {
-		return true
-	}
-	return !strings.Contains(sig, "=>") && !strings.Contains(sig, "(")
-}

@@ -1,7 +1,6 @@
 package pkgdocs
 
 import (
-	"math"
 	"slices"
 	"testing"
 
@@ -81,69 +80,44 @@ func resultNames(rs []retrieval.Result) []string {
 	return out
 }
 
-// TestRescoreFieldsShort: one plain word is too few: nothing moves.
-func TestRescoreFieldsShort(t *testing.T) {
-	p := &retrieval.PackageRef{Ecosystem: "npm", Name: "zod", Version: "3.23.8"}
+// TestPlainOrder: the cobra question of issue 28. Four InheritedFlags
+// look-alikes lead the fused order; two keep their places and the
+// "Persistent Flags" section moves into the top three. A data member
+// falls below the functions it tied with.
+func TestPlainOrder(t *testing.T) {
+	cobra := &retrieval.PackageRef{Ecosystem: "go", Name: "github.com/spf13/cobra", Version: "v1.8.1"}
+	zod := &retrieval.PackageRef{Ecosystem: "npm", Name: "zod", Version: "3.23.8"}
+	api := func(p *retrieval.PackageRef, name, kind, sig string, score float64) retrieval.Result {
+		return retrieval.Result{Package: p, Symbol: &retrieval.Symbol{Name: name, Kind: kind, Signature: sig}, Score: score}
+	}
 	rs := []retrieval.Result{
-		{Package: p, Symbol: &retrieval.Symbol{Name: "Schema"}, Score: 2},
-		{Package: p, Symbol: &retrieval.Symbol{Name: "ZodType.optional"}, Score: 1},
+		api(cobra, "Command.InheritedFlags", "method", "func (c *Command) InheritedFlags() *flag.FlagSet", 0.030),
+		api(cobra, "Command.HasInheritedFlags", "method", "func (c *Command) HasInheritedFlags() bool", 0.029),
+		api(cobra, "Command.NonInheritedFlags", "method", "func (c *Command) NonInheritedFlags() *flag.FlagSet", 0.028),
+		api(cobra, "Command.HasAvailableInheritedFlags", "method", "func (c *Command) HasAvailableInheritedFlags() bool", 0.027),
+		{Package: cobra, Title: "User Guide", Headings: "User Guide > Working with Flags > Persistent Flags", Score: 0.026},
+		api(cobra, "Command.PersistentFlags", "method", "func (c *Command) PersistentFlags() *flag.FlagSet", 0.020),
 	}
-	got := rescoreFields("optional", slices.Clone(rs), []fieldText{{name: "Schema"}, {name: "ZodType.optional", doc: "optional"}})
-	if !slices.Equal(resultNames(got), resultNames(rs)) || got[0].Score != 2 {
-		t.Errorf("got %q", resultNames(got))
+	got := diversifySiblings(weighData(slices.Clone(rs)), siblingsTop, siblingsPer)
+	want := []string{"Command.InheritedFlags", "Command.HasInheritedFlags", "User Guide",
+		"Command.NonInheritedFlags", "Command.HasAvailableInheritedFlags", "Command.PersistentFlags"}
+	if n := resultNames(got); !slices.Equal(n, want) {
+		t.Errorf("order %q, want %q", n, want)
 	}
-}
 
-// TestRescoreFields: for a plain-words question, an item whose doc says
-// what the question asks passes items that share its words only in
-// their names; the order is deterministic and the scores stay on the
-// fused scale.
-func TestRescoreFields(t *testing.T) {
-	bo := &retrieval.PackageRef{Ecosystem: "go", Name: "github.com/cenkalti/backoff/v4", Version: "v4.3.0"}
-	api := func(name string, score float64) retrieval.Result {
-		return retrieval.Result{Package: bo, Symbol: &retrieval.Symbol{Name: name, Kind: "func"}, Score: score}
+	zs := []retrieval.Result{
+		api(zod, "ZodLazy.schema", "property", "get schema(): T", 0.030),
+		api(zod, "ZodEffectsDef.schema", "property", "schema: T", 0.029),
+		api(zod, "ZodType.optional", "method", "optional(): ZodOptional<this>", 0.027),
+		api(zod, "ZodObject.partial", "method", "partial(): ZodObject<…>", 0.024),
 	}
-	rs := []retrieval.Result{
-		api("Retry", 0.030),
-		api("RetryWithData", 0.029),
-		api("WithRetryStopDuration", 0.028),
-		api("WithMaxRetries", 0.027),
-		{Package: bo, Title: "README", Headings: "Usage", Score: 0.020},
+	got = weighData(slices.Clone(zs))
+	want = []string{"ZodType.optional", "ZodLazy.schema", "ZodEffectsDef.schema", "ZodObject.partial"}
+	if n := resultNames(got); !slices.Equal(n, want) {
+		t.Errorf("zod order %q, want %q", n, want)
 	}
-	fields := []fieldText{
-		{name: "Retry\nfunc Retry(o Operation, b BackOff) error", doc: "Retry the operation o until it does not return error or BackOff stops."},
-		{name: "RetryWithData\nfunc RetryWithData[T any](o OperationWithData[T], b BackOff) (T, error)", doc: "RetryWithData is like Retry but returns data in the response too."},
-		{name: "WithRetryStopDuration\nfunc WithRetryStopDuration(d time.Duration) ExponentialBackOffOpts", doc: "WithRetryStopDuration sets how long retries may run."},
-		{name: "WithMaxRetries\nfunc WithMaxRetries(b BackOff, max uint64) BackOff", doc: "WithMaxRetries gives up after a fixed number of attempts: it returns Stop once NextBackOff was called max times."},
-		{doc: "README\nUsage\nImport the package and call Retry with an operation."},
-	}
-	q := "give up after a fixed number of attempts"
-	got := rescoreFields(q, slices.Clone(rs), fields)
-	if n := resultNames(got); n[0] != "WithMaxRetries" {
-		t.Errorf("order %q: want WithMaxRetries first (its doc says what the question asks)", n)
-	}
-	if math.Abs(got[0].Score-rs[0].Score) > 1e-12 {
-		t.Errorf("best score %v, want the fused best %v kept", got[0].Score, rs[0].Score)
-	}
-	for i := 1; i < len(got); i++ {
-		if got[i].Score > got[i-1].Score {
-			t.Errorf("scores not descending: %v then %v", got[i-1].Score, got[i].Score)
-		}
-	}
-	// The items whose docs hold none of the question's words keep their
-	// fused order among themselves.
-	var rest []string
-	for _, n := range resultNames(got) {
-		if n == "Retry" || n == "RetryWithData" || n == "README" {
-			rest = append(rest, n)
-		}
-	}
-	if want := []string{"Retry", "RetryWithData", "README"}; !slices.Equal(rest, want) {
-		t.Errorf("undocumented-for-the-question order %q, want %q", rest, want)
-	}
-	again := rescoreFields(q, slices.Clone(rs), fields)
-	if !slices.Equal(resultNames(again), resultNames(got)) {
-		t.Errorf("second run %q, first %q", resultNames(again), resultNames(got))
+	if got[1].Score != 0.030*dataWeight {
+		t.Errorf("data member scored %v, want %v", got[1].Score, 0.030*dataWeight)
 	}
 }
 
@@ -178,7 +152,7 @@ func TestDataItem(t *testing.T) {
 		"optional(): ZodOptional<this>":        false,
 		"onFailedAttempt?(error: Error): void": false,
 	} {
-		r := retrieval.Result{Symbol: &retrieval.Symbol{Name: "x", Kind: "property", Signature: sig}}
+		r := retrieval.Result{Symbol: &retrieval.Symbol{Name: "ZodString.x", Kind: "property", Signature: sig}}
 		if got := dataItem(r); got != want {
 			t.Errorf("dataItem(%q) = %v, want %v", sig, got, want)
 		}

@@ -104,31 +104,16 @@ func (x *Index) Search(ctx context.Context, req SearchRequest) (*SearchResults, 
 		versions = nil
 	}
 	weigh, want := s.hasStdlib(), cmp.Or(max(req.Limit, 0), 5) // 5: the engine's default
-	plain := plainQuestion(req.Query)
 	if weigh {
 		sr.Limit = min(max(want, 10)*stdlibCandidates, retrieval.MaxLimit)
 		sr.Explain = true // weighStdlib reads which results the vector search found
-	}
-	if plain {
-		sr.Limit = min(max(sr.Limit, want, rescoreDepth), retrieval.MaxLimit)
 	}
 	res, err := x.pk.Run(ctx, mode, retrieval.PackageSearch{QueryRequest: retrieval.QueryRequest{SearchRequest: sr, Fast: fast}, Versions: versions})
 	if err != nil {
 		return nil, err
 	}
 	if weigh {
-		keep := want
-		if plain {
-			keep = rescoreDepth
-		}
-		res.Results = weighStdlib(req.Query, res.Results, keep)
-	}
-	if plain {
-		if res.Results, err = x.rescore(ctx, req.Query, res.Results, want); err != nil {
-			return nil, err
-		}
-	}
-	if weigh {
+		res.Results = weighStdlib(req.Query, res.Results, want)
 		if !req.Explain {
 			res.Meta.Timings = nil
 			for i := range res.Results {
@@ -144,10 +129,17 @@ func (x *Index) Search(ctx context.Context, req SearchRequest) (*SearchResults, 
 	if limit <= 0 {
 		limit = max(len(res.Results), 5)
 	}
+	plain := plainQuestion(req.Query)
+	if plain {
+		res.Results = weighData(res.Results)
+	}
 	if res.Results, err = x.foldDunders(ctx, s, res.Results); err != nil {
 		return nil, err
 	}
 	res.Results = aboveMinScore(foldExamples(demoteOverviews(res.Results)), req.MinScore)
+	if plain {
+		res.Results = diversifySiblings(res.Results, siblingsTop, siblingsPer)
+	}
 	if res.Results, err = x.withExact(ctx, exact, res.Results, limit); err != nil {
 		return nil, err
 	}
