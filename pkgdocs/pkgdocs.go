@@ -93,8 +93,10 @@ import (
 // had each set 2 for different changes; data from either is re-read.
 // 4: Python names defined under `if __name__ == "__main__":` are no
 // longer units. 5: a plain Python module without __all__ no longer lists
-// the names it imports as its own (rich.markdown.Syntax).
-const extractorVersion = 5
+// the names it imports as its own (rich.markdown.Syntax). 6: an API
+// item without a doc comment takes the README section documenting it
+// (apidoc/readmedoc.go).
+const extractorVersion = 6
 
 // DefaultMaxTokens is the token budget of a read when the caller gives
 // none.
