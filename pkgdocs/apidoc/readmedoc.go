@@ -2,6 +2,7 @@ package apidoc
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -144,7 +145,7 @@ func headingNames(h string) []string {
 	}
 	var out []string
 	for _, f := range forms {
-		if n := lastName(f); n != "" && !contains(out, n) {
+		if n := lastName(f); n != "" && !slices.Contains(out, n) {
 			out = append(out, n)
 		}
 	}
@@ -187,7 +188,7 @@ func callNames(code string) []string {
 	var out []string
 	for _, m := range callRe.FindAllStringSubmatch(code, 200) {
 		n := m[2]
-		if callKeywords[n] || callGlobals[m[1]] || contains(out, n) {
+		if callKeywords[n] || callGlobals[m[1]] || slices.Contains(out, n) {
 			continue
 		}
 		out = append(out, n)
@@ -202,15 +203,6 @@ var callKeywords = map[string]bool{"if": true, "for": true, "while": true, "swit
 var callGlobals = map[string]bool{"console": true, "JSON": true, "Math": true, "Object": true, "Array": true,
 	"Promise": true, "process": true, "Number": true, "String": true, "fmt": true, "os": true, "log": true,
 	"self": true, "this": true}
-
-func contains(xs []string, s string) bool {
-	for _, x := range xs {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
 
 // cutSentence cuts a paragraph at the end of its last whole sentence
 // within n bytes, else at a word boundary.
