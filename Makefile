@@ -104,6 +104,7 @@ FUZZ_TARGETS := \
 	./pkgdocs/apidoc:FuzzPython \
 	./pkgdocs/apidoc:FuzzPyExports \
 	./pkgdocs/apidoc:FuzzReadme \
+	./pkgdocs/apidoc:FuzzReadmeSections \
 	./pkgdocs/apidoc:FuzzChangelog \
 	./retrieval/ref:FuzzParsePackageURI \
 	./pkgdocs:FuzzSections \

@@ -14,7 +14,7 @@
 //     between two versions: diff.go, diff_out.go), the scope of a read
 //     (scope.go), exact symbol lookup (symbols.go), whole-unit hits
 //     (hits.go), the result order after fusion (overview.go,
-//     foldexamples.go), sections (sections.go), the standard library's
+//     foldexamples.go, rescore.go), sections (sections.go), the standard library's
 //     policy (stdlib.go), token budgets;
 //   - pkgdocs/packages: which dependencies a project has, at which
 //     versions, in which folders; fetching a missing one through its
@@ -93,8 +93,10 @@ import (
 // had each set 2 for different changes; data from either is re-read.
 // 4: Python names defined under `if __name__ == "__main__":` are no
 // longer units. 5: a plain Python module without __all__ no longer lists
-// the names it imports as its own (rich.markdown.Syntax).
-const extractorVersion = 5
+// the names it imports as its own (rich.markdown.Syntax). 6: an API
+// item without a doc comment takes the README section documenting it
+// (apidoc/readmedoc.go).
+const extractorVersion = 6
 
 // DefaultMaxTokens is the token budget of a read when the caller gives
 // none.

@@ -129,10 +129,17 @@ func (x *Index) Search(ctx context.Context, req SearchRequest) (*SearchResults, 
 	if limit <= 0 {
 		limit = max(len(res.Results), 5)
 	}
+	plain := plainQuestion(req.Query)
+	if plain {
+		res.Results = weighData(res.Results)
+	}
 	if res.Results, err = x.foldDunders(ctx, s, res.Results); err != nil {
 		return nil, err
 	}
 	res.Results = aboveMinScore(foldExamples(demoteOverviews(res.Results)), req.MinScore)
+	if plain {
+		res.Results = diversifySiblings(res.Results, siblingsTop, siblingsPer)
+	}
 	if res.Results, err = x.withExact(ctx, exact, res.Results, limit); err != nil {
 		return nil, err
 	}

@@ -223,6 +223,7 @@ func Extract(ctx context.Context, p Package, lim Limits) (*Docs, error) {
 	if p.Stdlib && p.Ecosystem == Python && p.Interpreter != "" {
 		pyBuiltins(x)
 	}
+	x.readmeDocs()
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("extract %s %s: %w", p.Name, p.Version, err)
 	}

@@ -3,7 +3,10 @@
 // homepage, repository), its README filtered down to what a user of the
 // code needs, its docs/ and examples/ files, and its public API, one
 // unit per item with the item's symbol, kind, signature and doc comment,
-// so that a hit names the function that answers a question.
+// so that a hit names the function that answers a question. An item
+// without a doc comment takes the README section that documents it (a
+// heading naming it, else code calling a name only it has: readmedoc.go),
+// marked "From README.md § Heading", never replacing a doc of its own.
 //
 // It owns the reading of package files for the package docs index:
 // which files count (README, doc and example folders, the API sources of
