@@ -43,6 +43,15 @@ func TestGraph(t *testing.T) {
 	if sum < 0.999999 || sum > 1.000001 || !(pr[3] > pr[2] && pr[2] > pr[5]) {
 		t.Errorf("pagerank %v (sum %g)", pr, sum)
 	}
+	ranks := g.Ranks(0.85)
+	for i, id := range g.Nodes() {
+		if g.Rank(ranks, id) != pr[id] || ranks[i] != pr[id] {
+			t.Errorf("rank of %d: %g, want the map's %g", id, g.Rank(ranks, id), pr[id])
+		}
+	}
+	if g.Rank(ranks, 9) != 0 {
+		t.Errorf("rank of a missing id %g", g.Rank(ranks, 9))
+	}
 	if n := g.Neighbors(1, true, true); !reflect.DeepEqual(n, []int64{2, 3, 4}) {
 		t.Errorf("neighbours %v", n)
 	}

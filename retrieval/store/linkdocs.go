@@ -3,6 +3,7 @@ package store
 import (
 	"cmp"
 	"encoding/hex"
+	"hash/maphash"
 	"slices"
 	"strings"
 
@@ -91,17 +92,69 @@ func (idx *LinkIndex) keepDocs() {
 		idx.docs[i] = r
 		// Names in the order added (collection, path): the order
 		// links.Resolve sees candidates in.
-		rel, col := idx.text[r.off:r.off+uint64(r.pathLen)], idx.cols[r.col]
-		k := links.Key(rel)
-		idx.names[k] = append(idx.names[k], links.Candidate{ID: d.id, Collection: col, RelPath: rel})
+		rel := idx.text[r.off : r.off+uint64(r.pathLen)]
+		idx.addName(links.Key(rel), d.id, false)
 		for _, a := range d.aliases {
 			if k := strings.ToLower(a); k != "" {
-				idx.names[k] = append(idx.names[k], links.Candidate{ID: d.id, Collection: col, RelPath: rel, Alias: true})
+				idx.addName(k, d.id, true)
 			}
 		}
 	}
 	slices.SortFunc(idx.docs, func(a, b docRec) int { return cmp.Compare(a.id, b.id) })
+	// By hash, then in the order added. Integers compare faster than the
+	// keys: at a million documents this sort costs less than the map it
+	// replaces took to fill.
+	slices.SortFunc(idx.names, func(a, b nameRec) int {
+		if c := cmp.Compare(a.h, b.h); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.seq, b.seq)
+	})
+	idx.names = slices.Clip(idx.names)
 	idx.adding, idx.colIdx = nil, nil
+}
+
+// nameRec is one name a document answers to: links.Key of its file name
+// (most often a substring of the index's text, as links.Key returns
+// its argument's bytes when there is nothing to lower or trim) or a
+// front-matter alias, lowercased. The index keeps them in one slice
+// sorted by the key's hash, then in the order added: a map of a key and
+// a candidate slice per document was ~0.1 GB of a daemon's heap at a
+// million documents (bench/RESULTS.md).
+type nameRec struct {
+	h     uint64
+	id    int64
+	key   string
+	seq   int32
+	alias bool
+}
+
+// nameSeed hashes the names' keys (within this process only).
+var nameSeed = maphash.MakeSeed()
+
+func (idx *LinkIndex) addName(k string, id int64, alias bool) {
+	idx.names = append(idx.names, nameRec{h: maphash.String(nameSeed, k), id: id, key: k, seq: int32(len(idx.names)), alias: alias})
+}
+
+// named calls fn with the records of key k, in the order added.
+func (idx *LinkIndex) named(k string, fn func(r *nameRec)) {
+	h := maphash.String(nameSeed, k)
+	i, _ := slices.BinarySearchFunc(idx.names, h, func(r nameRec, h uint64) int { return cmp.Compare(r.h, h) })
+	for ; i < len(idx.names) && idx.names[i].h == h; i++ {
+		if r := &idx.names[i]; r.key == k {
+			fn(r)
+		}
+	}
+}
+
+// candidates appends to buf the documents answering to key k by file
+// name or alias, as links.Resolve takes them.
+func (idx *LinkIndex) candidates(buf []links.Candidate, k string) []links.Candidate {
+	idx.named(k, func(r *nameRec) {
+		d, _ := idx.doc(r.id)
+		buf = append(buf, links.Candidate{ID: r.id, Collection: d.Collection, RelPath: d.RelPath, Alias: r.alias})
+	})
+	return buf
 }
 
 // doc returns document id as the index keeps it.

@@ -47,8 +47,9 @@ type LinkIndex struct {
 	// their collection names.
 	adding []addedDoc
 	colIdx map[string]uint32
-	// names maps links.Key of a file name or alias to its documents.
-	names map[string][]links.Candidate
+	// names are the keys (links.Key) of every file name and alias with
+	// their documents, sorted by key (nameRec).
+	names []nameRec
 	// aliases are each document's front-matter aliases.
 	aliases map[int64][]string
 	out     map[int64][]resolvedLink
@@ -194,7 +195,7 @@ func (s *Store) loadLinks(ctx context.Context) (*LinkIndex, error) {
 // NewLinkIndex starts an empty index of the document set as of the
 // writes counter's value writes (LinkVersion).
 func NewLinkIndex(writes string) *LinkIndex {
-	return &LinkIndex{writes: writes, colIdx: map[string]uint32{}, names: map[string][]links.Candidate{},
+	return &LinkIndex{writes: writes, colIdx: map[string]uint32{},
 		aliases: map[int64][]string{}, out: map[int64][]resolvedLink{}, in: map[int64][]linkAt{}, attached: map[string][]linkAt{},
 		written: map[int64][]links.Link{}}
 }
@@ -237,6 +238,7 @@ func (idx *LinkIndex) Add(m *DocMeta, aliases *string, data []byte) error {
 // Resolve points every link added at its document, once all are added.
 func (idx *LinkIndex) Resolve() {
 	idx.keepDocs()
+	var cands []links.Candidate // reused: Resolve keeps none
 	for _, src := range idx.order {
 		m, _ := idx.doc(src)
 		ls := idx.written[src]
@@ -251,7 +253,8 @@ func (idx *LinkIndex) Resolve() {
 				k := links.Key(l.Target)
 				idx.attached[k] = append(idx.attached[k], linkAt{src, i})
 			default:
-				r.dst = links.Resolve(l.Kind, l.Target, m.Collection, m.RelPath, idx.names[links.Key(l.Target)])
+				cands = idx.candidates(cands[:0], links.Key(l.Target))
+				r.dst = links.Resolve(l.Kind, l.Target, m.Collection, m.RelPath, cands)
 			}
 			if r.dst != 0 {
 				idx.in[r.dst] = append(idx.in[r.dst], linkAt{src, i})
@@ -404,8 +407,8 @@ func (idx *LinkIndex) LinkGraph(collections []string) ([]int64, [][2]int64) {
 func (idx *LinkIndex) Candidates(keys []string) map[string][]links.Candidate {
 	out := map[string][]links.Candidate{}
 	for _, k := range keys {
-		if cs := idx.names[k]; len(cs) > 0 {
-			out[k] = append([]links.Candidate(nil), cs...)
+		if cs := idx.candidates(nil, k); len(cs) > 0 {
+			out[k] = cs
 		}
 	}
 	return out
