@@ -20,7 +20,10 @@ type docRec struct {
 	off               uint64
 	pathLen, titleLen uint32
 	col               uint32
-	hash              [32]byte
+	// ord is 1 + the document's place in the index's order (its links
+	// are outs[outAt[ord-1]:outAt[ord]]), 0 when it has no links.
+	ord  uint32
+	hash [32]byte
 }
 
 // addedDoc is a document added and not yet resolved.
@@ -157,10 +160,40 @@ func (idx *LinkIndex) candidates(buf []links.Candidate, k string) []links.Candid
 	return buf
 }
 
-// doc returns document id as the index keeps it.
-func (idx *LinkIndex) doc(id int64) (linkDoc, bool) {
+// docIndex is document id's place in docs, -1 when it has none.
+func (idx *LinkIndex) docIndex(id int64) int {
 	i, ok := slices.BinarySearchFunc(idx.docs, id, func(r docRec, id int64) int { return cmp.Compare(r.id, id) })
 	if !ok {
+		return -1
+	}
+	return i
+}
+
+// outOf returns the links document id makes, in order.
+func (idx *LinkIndex) outOf(id int64) []resolvedLink {
+	i := idx.docIndex(id)
+	if i < 0 || idx.docs[i].ord == 0 {
+		return nil
+	}
+	return idx.outsAt(int(idx.docs[i].ord - 1))
+}
+
+// outsAt returns the links of order[p].
+func (idx *LinkIndex) outsAt(p int) []resolvedLink { return idx.outs[idx.outAt[p]:idx.outAt[p+1]] }
+
+// inOf returns the links naming document id, by source path and order.
+func (idx *LinkIndex) inOf(id int64) []linkAt {
+	i := idx.docIndex(id)
+	if i < 0 || idx.inAt == nil {
+		return nil
+	}
+	return idx.ins[idx.inAt[i]:idx.inAt[i+1]]
+}
+
+// doc returns document id as the index keeps it.
+func (idx *LinkIndex) doc(id int64) (linkDoc, bool) {
+	i := idx.docIndex(id)
+	if i < 0 {
 		return linkDoc{}, false
 	}
 	r := &idx.docs[i]
