@@ -225,7 +225,11 @@ func (idx *LinkIndex) Add(m *DocMeta, aliases *string, data []byte) error {
 	d.setHash(m.Hash)
 	if aliases != nil {
 		d.aliases = splitAliases(*aliases)
-		idx.aliases[m.ID] = d.aliases
+		if len(d.aliases) > 0 {
+			// Only documents that have aliases: an entry per document
+			// with a links row was ~40 MB of a daemon's heap at 1M.
+			idx.aliases[m.ID] = d.aliases
+		}
 	}
 	idx.adding = append(idx.adding, d)
 	if aliases == nil {
