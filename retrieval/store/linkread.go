@@ -307,39 +307,6 @@ func (idx *LinkIndex) Resolve() {
 	idx.packStrings()
 }
 
-// packStrings moves the links' strings into one: each document's came
-// out of a blob of its own (decodeLinks), allocated among the garbage of
-// reading its row, so a million of them kept most spans of their size
-// classes in use with a few live objects each (at 1M the heap's spans
-// in use were ~0.3 GB above its live bytes: bench/RESULTS.md).
-func (idx *LinkIndex) packStrings() {
-	n := 0
-	for i := range idx.outs {
-		r := &idx.outs[i]
-		n += len(r.Target) + len(r.Fragment) + len(r.Alias)
-	}
-	var b strings.Builder
-	b.Grow(n)
-	for i := range idx.outs {
-		r := &idx.outs[i]
-		b.WriteString(r.Target)
-		b.WriteString(r.Fragment)
-		b.WriteString(r.Alias)
-	}
-	all, at := b.String(), 0
-	take := func(s string) string {
-		if s == "" {
-			return ""
-		}
-		at += len(s)
-		return all[at-len(s) : at]
-	}
-	for i := range idx.outs {
-		r := &idx.outs[i]
-		r.Target, r.Fragment, r.Alias = take(r.Target), take(r.Fragment), take(r.Alias)
-	}
-}
-
 // docIDs returns the ids of the documents of the given collections (all
 // when none), in id order.
 func (idx *LinkIndex) docIDs(collections []string) []int64 {

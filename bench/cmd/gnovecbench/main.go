@@ -36,12 +36,8 @@
 // on these cores), to measure the daemon's memory and a one-shot
 // search's graph load; its answers mean nothing. open times what a
 // one-shot search spends on a saved graph of the engine (-graph, -model):
-// the open and a first walk, codes only. fill -from stores a gen set's
-// vectors instead, for the index's first chunks by id, and attach then
-// writes the set's built graph as the engine's graph file of -model
-// (-out: the index folder's vectors-MODEL.hnsw), keys mapped to those
-// chunk ids: a daemon over a million vectors without building its graph
-// twice (attach.go).
+// the open and a first walk, codes only. fill -from and attach put a
+// gen set's vectors and built graph into an index (attach.go).
 package main
 
 import (
