@@ -36,15 +36,11 @@ func fillFrom(index, model, dir string) error {
 	if err != nil {
 		return err
 	}
-	st, err := store.Open(ctx, index)
+	st, queue, err := openQueue(ctx, index)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	queue, err := st.EmbedQueue(ctx, "")
-	if err != nil {
-		return err
-	}
 	ids := make([]int64, 0, len(queue))
 	for _, q := range queue {
 		ids = append(ids, q.ID)
