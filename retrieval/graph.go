@@ -27,7 +27,7 @@ type Graph struct {
 	mu      sync.Mutex
 	version string
 	g       *graph.Graph
-	pr      map[int64]float64
+	pr      []float64 // g.Ranks, in the order of g.Nodes
 
 	whole wholeCache
 }
@@ -63,15 +63,15 @@ func (gr *Graph) linkGraph(ctx context.Context) (*graph.Graph, store.Backend, er
 	return gs.g, st, nil
 }
 
-// pageRank returns the cached PageRank of g.
-func (gr *Graph) pageRank(g *graph.Graph) map[int64]float64 {
+// pageRank returns the cached PageRank of g (read with g.Rank).
+func (gr *Graph) pageRank(g *graph.Graph) []float64 {
 	gs := gr
 	gs.mu.Lock()
 	defer gs.mu.Unlock()
 	if gs.g == g && gs.pr != nil {
 		return gs.pr
 	}
-	pr := g.PageRank(0.85)
+	pr := g.Ranks(0.85)
 	if gs.g == g {
 		gs.pr = pr
 	}
@@ -190,7 +190,7 @@ func (gr *Graph) hubs(ctx context.Context, req HubsRequest) ([]Hub, error) {
 		score = func(id int64) float64 { return float64(g.OutDegree(id)) }
 	case MetricPageRank:
 		pr := gr.pageRank(g)
-		score = func(id int64) float64 { return pr[id] }
+		score = func(id int64) float64 { return g.Rank(pr, id) }
 	default:
 		return nil, gnoerr.New(gnoerr.InvalidInput, "metric must be in_degree, out_degree or pagerank, not %q", metric)
 	}

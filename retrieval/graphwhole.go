@@ -110,10 +110,12 @@ func (gr *Graph) readWhole(ctx context.Context) (*WholeGraph, error) {
 		// The most central notes, in their original (name) order so the
 		// layout sees them as it would unsampled.
 		idx := make([]int, len(names))
+		rank := make([]float64, len(names)) // looked up once, not per comparison
 		for i := range idx {
 			idx[i] = i
+			rank[i] = g.Rank(pr, names[i].ID)
 		}
-		sort.SliceStable(idx, func(a, b int) bool { return pr[names[idx[a]].ID] > pr[names[idx[b]].ID] })
+		sort.SliceStable(idx, func(a, b int) bool { return rank[idx[a]] > rank[idx[b]] })
 		idx = idx[:maxWholeDocs]
 		sort.Ints(idx)
 		kept := make([]store.NoteName, len(idx))
@@ -130,7 +132,7 @@ func (gr *Graph) readWhole(ctx context.Context) (*WholeGraph, error) {
 			title = n.Stem
 		}
 		in.Docs[i] = layout.Doc{ID: n.Collection + "/" + n.RelPath, Title: title, Collection: n.Collection, Path: n.RelPath, Tags: tags[n.ID]}
-		in.Rank[i] = pr[n.ID]
+		in.Rank[i] = g.Rank(pr, n.ID)
 		at[n.ID] = int32(i)
 	}
 	// The three reads above each take the link index of their own

@@ -101,8 +101,8 @@ func (gr *Graph) related(ctx context.Context, req RelatedRequest) (*RelatedResul
 		if score[a] != score[b] {
 			return score[a] > score[b]
 		}
-		if pr[a] != pr[b] {
-			return pr[a] > pr[b]
+		if ra, rb := g.Rank(pr, a), g.Rank(pr, b); ra != rb {
+			return ra > rb
 		}
 		return a < b
 	})

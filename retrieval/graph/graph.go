@@ -8,6 +8,7 @@
 package graph
 
 import (
+	"slices"
 	"sort"
 )
 
@@ -16,82 +17,102 @@ type Edge struct{ Src, Dst int64 }
 
 // Graph is an immutable directed graph over document ids. Parallel links
 // between two notes count once; self-links are dropped.
+//
+// It is laid out for a million notes in a long-running daemon: the ids
+// sorted (a node is found by binary search, no map) and the links in two
+// flat arrays with offsets per node (compressed rows), so the graph is a
+// few large allocations (~8 bytes a node and 8 a link) instead of a map
+// entry and two slices per node (~100 bytes a node, and the heap
+// fragmentation of a million small slices: bench/RESULTS.md, issue 30).
 type Graph struct {
-	ids []int64         // node index -> document id
-	idx map[int64]int32 // document id -> node index
-	out [][]int32
-	in  [][]int32
+	ids    []int64 // node index -> document id, ascending
+	outOff []int32 // node i's links are out[outOff[i]:outOff[i+1]]
+	out    []int32
+	inOff  []int32
+	in     []int32
 }
 
 // New builds a graph over nodes (every document, linked or not) and edges.
 // Edges naming a document not in nodes are ignored.
 func New(nodes []int64, edges []Edge) *Graph {
-	g := &Graph{ids: append([]int64(nil), nodes...), idx: make(map[int64]int32, len(nodes))}
-	sort.Slice(g.ids, func(i, j int) bool { return g.ids[i] < g.ids[j] })
-	for i, id := range g.ids {
-		g.idx[id] = int32(i)
-	}
-	g.out = make([][]int32, len(g.ids))
-	g.in = make([][]int32, len(g.ids))
+	ids := slices.Clone(nodes)
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	g := &Graph{ids: ids}
+	n := len(ids)
+	// Resolve each edge once, dropping the ones outside, then sort by
+	// (source, target) to lay the rows out and drop parallel links.
+	pairs := make([][2]int32, 0, len(edges))
 	for _, e := range edges {
-		s, ok1 := g.idx[e.Src]
-		d, ok2 := g.idx[e.Dst]
-		if !ok1 || !ok2 || s == d {
+		s, d := g.index(e.Src), g.index(e.Dst)
+		if s < 0 || d < 0 || s == d {
 			continue
 		}
-		g.out[s] = append(g.out[s], d)
+		pairs = append(pairs, [2]int32{s, d})
 	}
-	for s := range g.out {
-		g.out[s] = dedup(g.out[s])
-		for _, d := range g.out[s] {
-			g.in[d] = append(g.in[d], int32(s))
+	slices.SortFunc(pairs, func(a, b [2]int32) int {
+		if a[0] != b[0] {
+			return int(a[0]) - int(b[0])
 		}
+		return int(a[1]) - int(b[1])
+	})
+	pairs = slices.Compact(pairs)
+	g.outOff = make([]int32, n+1)
+	g.inOff = make([]int32, n+1)
+	g.out = make([]int32, len(pairs))
+	g.in = make([]int32, len(pairs))
+	for i, p := range pairs {
+		g.outOff[p[0]+1]++
+		g.inOff[p[1]+1]++
+		g.out[i] = p[1]
+	}
+	for i := range n {
+		g.outOff[i+1] += g.outOff[i]
+		g.inOff[i+1] += g.inOff[i]
+	}
+	// Sources come in ascending order, so each in-row is ascending too.
+	fill := slices.Clone(g.inOff[:n])
+	for _, p := range pairs {
+		g.in[fill[p[1]]] = p[0]
+		fill[p[1]]++
 	}
 	return g
 }
 
-func dedup(a []int32) []int32 {
-	if len(a) < 2 {
-		return a
+// index is the node index of document id, -1 when it is not a node.
+func (g *Graph) index(id int64) int32 {
+	i, ok := slices.BinarySearch(g.ids, id)
+	if !ok {
+		return -1
 	}
-	sort.Slice(a, func(i, j int) bool { return a[i] < a[j] })
-	n := 1
-	for i := 1; i < len(a); i++ {
-		if a[i] != a[n-1] {
-			a[n] = a[i]
-			n++
-		}
-	}
-	return a[:n:n]
+	return int32(i)
 }
+
+// outOf and inOf are node i's links out and in, ascending.
+func (g *Graph) outOf(i int32) []int32 { return g.out[g.outOff[i]:g.outOff[i+1]] }
+func (g *Graph) inOf(i int32) []int32  { return g.in[g.inOff[i]:g.inOff[i+1]] }
 
 // Len is the number of nodes.
 func (g *Graph) Len() int { return len(g.ids) }
 
 // Edges is the number of distinct edges.
-func (g *Graph) Edges() int {
-	n := 0
-	for _, o := range g.out {
-		n += len(o)
-	}
-	return n
-}
+func (g *Graph) Edges() int { return len(g.out) }
 
 // Has reports whether id is a node.
-func (g *Graph) Has(id int64) bool { _, ok := g.idx[id]; return ok }
+func (g *Graph) Has(id int64) bool { return g.index(id) >= 0 }
 
 // InDegree is the number of documents linking to id.
 func (g *Graph) InDegree(id int64) int {
-	if i, ok := g.idx[id]; ok {
-		return len(g.in[i])
+	if i := g.index(id); i >= 0 {
+		return len(g.inOf(i))
 	}
 	return 0
 }
 
 // OutDegree is the number of documents id links to.
 func (g *Graph) OutDegree(id int64) int {
-	if i, ok := g.idx[id]; ok {
-		return len(g.out[i])
+	if i := g.index(id); i >= 0 {
+		return len(g.outOf(i))
 	}
 	return 0
 }
@@ -99,8 +120,8 @@ func (g *Graph) OutDegree(id int64) int {
 // Neighbors returns the documents id links to (out), that link to it (in),
 // or both, in id order.
 func (g *Graph) Neighbors(id int64, out, in bool) []int64 {
-	i, ok := g.idx[id]
-	if !ok {
+	i := g.index(id)
+	if i < 0 {
 		return nil
 	}
 	seen := map[int32]bool{}
@@ -114,10 +135,10 @@ func (g *Graph) Neighbors(id int64, out, in bool) []int64 {
 		}
 	}
 	if out {
-		add(g.out[i])
+		add(g.outOf(i))
 	}
 	if in {
-		add(g.in[i])
+		add(g.inOf(i))
 	}
 	sort.Slice(res, func(a, b int) bool { return res[a] < res[b] })
 	return res
@@ -129,9 +150,8 @@ func (g *Graph) Neighbors(id int64, out, in bool) []int64 {
 // nil when there is no path. Among equal-length paths it returns the one
 // through the lowest document ids, so answers are stable.
 func (g *Graph) ShortestPath(src, dst int64, undirected bool, maxDepth int) []int64 {
-	s, ok1 := g.idx[src]
-	d, ok2 := g.idx[dst]
-	if !ok1 || !ok2 {
+	s, d := g.index(src), g.index(dst)
+	if s < 0 || d < 0 {
 		return nil
 	}
 	if s == d {
@@ -154,13 +174,13 @@ func (g *Graph) ShortestPath(src, dst int64, undirected bool, maxDepth int) []in
 				next = append(next, v)
 				return v == d
 			}
-			for _, v := range g.out[u] {
+			for _, v := range g.outOf(u) {
 				if visit(v) {
 					return g.walkBack(prev, s, d)
 				}
 			}
 			if undirected {
-				for _, v := range g.in[u] {
+				for _, v := range g.inOf(u) {
 					if visit(v) {
 						return g.walkBack(prev, s, d)
 					}
@@ -189,8 +209,8 @@ func (g *Graph) walkBack(prev []int32, s, d int32) []int64 {
 // Distances returns the BFS distance (in edges, following links forwards)
 // from src to every node it reaches, by document id.
 func (g *Graph) Distances(src int64) map[int64]int {
-	s, ok := g.idx[src]
-	if !ok {
+	s := g.index(src)
+	if s < 0 {
 		return nil
 	}
 	dist := map[int64]int{src: 0}
@@ -200,7 +220,7 @@ func (g *Graph) Distances(src int64) map[int64]int {
 	for depth := 1; len(frontier) > 0; depth++ {
 		var next []int32
 		for _, u := range frontier {
-			for _, v := range g.out[u] {
+			for _, v := range g.outOf(u) {
 				if !seen[v] {
 					seen[v] = true
 					dist[g.ids[v]] = depth
@@ -218,9 +238,30 @@ func (g *Graph) Distances(src int64) map[int64]int {
 // rank of dangling notes (no outgoing links) is spread over every note,
 // so ranks sum to 1.
 func (g *Graph) PageRank(damping float64) map[int64]float64 {
+	ranks := g.Ranks(damping)
+	out := make(map[int64]float64, len(ranks))
+	for i, id := range g.ids {
+		out[id] = ranks[i]
+	}
+	return out
+}
+
+// Rank is document id's entry of ranks (from Ranks), 0 when id is not a
+// node.
+func (g *Graph) Rank(ranks []float64, id int64) float64 {
+	if i := g.index(id); i >= 0 && int(i) < len(ranks) {
+		return ranks[i]
+	}
+	return 0
+}
+
+// Ranks is PageRank as a slice in the order of Nodes: what a process
+// that keeps the ranks holds (8 bytes a node; the map costs ~40 at a
+// million).
+func (g *Graph) Ranks(damping float64) []float64 {
 	n := len(g.ids)
 	if n == 0 {
-		return map[int64]float64{}
+		return nil
 	}
 	if damping <= 0 || damping >= 1 {
 		damping = 0.85
@@ -232,8 +273,8 @@ func (g *Graph) PageRank(damping float64) map[int64]float64 {
 	}
 	for round := 0; round < 100; round++ {
 		dangling := 0.0
-		for i, o := range g.out {
-			if len(o) == 0 {
+		for i := range n {
+			if g.outOff[i] == g.outOff[i+1] {
 				dangling += rank[i]
 			}
 		}
@@ -241,7 +282,8 @@ func (g *Graph) PageRank(damping float64) map[int64]float64 {
 		for i := range next {
 			next[i] = base
 		}
-		for i, o := range g.out {
+		for i := range int32(n) {
+			o := g.outOf(i)
 			if len(o) == 0 {
 				continue
 			}
@@ -263,18 +305,14 @@ func (g *Graph) PageRank(damping float64) map[int64]float64 {
 			break
 		}
 	}
-	out := make(map[int64]float64, n)
-	for i, id := range g.ids {
-		out[id] = rank[i]
-	}
-	return out
+	return rank
 }
 
 // Orphans returns the documents with no link in or out, in id order.
 func (g *Graph) Orphans() []int64 {
 	var out []int64
 	for i, id := range g.ids {
-		if len(g.in[i]) == 0 && len(g.out[i]) == 0 {
+		if g.inOff[i] == g.inOff[i+1] && g.outOff[i] == g.outOff[i+1] {
 			out = append(out, id)
 		}
 	}

@@ -3,6 +3,7 @@ package store
 import (
 	"cmp"
 	"encoding/hex"
+	"hash/maphash"
 	"slices"
 	"strings"
 
@@ -19,7 +20,10 @@ type docRec struct {
 	off               uint64
 	pathLen, titleLen uint32
 	col               uint32
-	hash              [32]byte
+	// ord is 1 + the document's place in the index's order (its links
+	// are outs[outAt[ord-1]:outAt[ord]]), 0 when it has no links.
+	ord  uint32
+	hash [32]byte
 }
 
 // addedDoc is a document added and not yet resolved.
@@ -91,23 +95,105 @@ func (idx *LinkIndex) keepDocs() {
 		idx.docs[i] = r
 		// Names in the order added (collection, path): the order
 		// links.Resolve sees candidates in.
-		rel, col := idx.text[r.off:r.off+uint64(r.pathLen)], idx.cols[r.col]
-		k := links.Key(rel)
-		idx.names[k] = append(idx.names[k], links.Candidate{ID: d.id, Collection: col, RelPath: rel})
+		rel := idx.text[r.off : r.off+uint64(r.pathLen)]
+		idx.addName(links.Key(rel), d.id, false)
 		for _, a := range d.aliases {
 			if k := strings.ToLower(a); k != "" {
-				idx.names[k] = append(idx.names[k], links.Candidate{ID: d.id, Collection: col, RelPath: rel, Alias: true})
+				idx.addName(k, d.id, true)
 			}
 		}
 	}
 	slices.SortFunc(idx.docs, func(a, b docRec) int { return cmp.Compare(a.id, b.id) })
+	// By hash, then in the order added. Integers compare faster than the
+	// keys: at a million documents this sort costs less than the map it
+	// replaces took to fill.
+	slices.SortFunc(idx.names, func(a, b nameRec) int {
+		if c := cmp.Compare(a.h, b.h); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.seq, b.seq)
+	})
+	idx.names = slices.Clip(idx.names)
 	idx.adding, idx.colIdx = nil, nil
+}
+
+// nameRec is one name a document answers to: links.Key of its file name
+// (most often a substring of the index's text, as links.Key returns
+// its argument's bytes when there is nothing to lower or trim) or a
+// front-matter alias, lowercased. The index keeps them in one slice
+// sorted by the key's hash, then in the order added: a map of a key and
+// a candidate slice per document was ~0.1 GB of a daemon's heap at a
+// million documents (bench/RESULTS.md).
+type nameRec struct {
+	h     uint64
+	id    int64
+	key   string
+	seq   int32
+	alias bool
+}
+
+// nameSeed hashes the names' keys (within this process only).
+var nameSeed = maphash.MakeSeed()
+
+func (idx *LinkIndex) addName(k string, id int64, alias bool) {
+	idx.names = append(idx.names, nameRec{h: maphash.String(nameSeed, k), id: id, key: k, seq: int32(len(idx.names)), alias: alias})
+}
+
+// named calls fn with the records of key k, in the order added.
+func (idx *LinkIndex) named(k string, fn func(r *nameRec)) {
+	h := maphash.String(nameSeed, k)
+	i, _ := slices.BinarySearchFunc(idx.names, h, func(r nameRec, h uint64) int { return cmp.Compare(r.h, h) })
+	for ; i < len(idx.names) && idx.names[i].h == h; i++ {
+		if r := &idx.names[i]; r.key == k {
+			fn(r)
+		}
+	}
+}
+
+// candidates appends to buf the documents answering to key k by file
+// name or alias, as links.Resolve takes them.
+func (idx *LinkIndex) candidates(buf []links.Candidate, k string) []links.Candidate {
+	idx.named(k, func(r *nameRec) {
+		d, _ := idx.doc(r.id)
+		buf = append(buf, links.Candidate{ID: r.id, Collection: d.Collection, RelPath: d.RelPath, Alias: r.alias})
+	})
+	return buf
+}
+
+// docIndex is document id's place in docs, -1 when it has none.
+func (idx *LinkIndex) docIndex(id int64) int {
+	i, ok := slices.BinarySearchFunc(idx.docs, id, func(r docRec, id int64) int { return cmp.Compare(r.id, id) })
+	if !ok {
+		return -1
+	}
+	return i
+}
+
+// outOf returns the links document id makes, in order.
+func (idx *LinkIndex) outOf(id int64) []resolvedLink {
+	i := idx.docIndex(id)
+	if i < 0 || idx.docs[i].ord == 0 {
+		return nil
+	}
+	return idx.outsAt(int(idx.docs[i].ord - 1))
+}
+
+// outsAt returns the links of order[p].
+func (idx *LinkIndex) outsAt(p int) []resolvedLink { return idx.outs[idx.outAt[p]:idx.outAt[p+1]] }
+
+// inOf returns the links naming document id, by source path and order.
+func (idx *LinkIndex) inOf(id int64) []linkAt {
+	i := idx.docIndex(id)
+	if i < 0 || idx.inAt == nil {
+		return nil
+	}
+	return idx.ins[idx.inAt[i]:idx.inAt[i+1]]
 }
 
 // doc returns document id as the index keeps it.
 func (idx *LinkIndex) doc(id int64) (linkDoc, bool) {
-	i, ok := slices.BinarySearchFunc(idx.docs, id, func(r docRec, id int64) int { return cmp.Compare(r.id, id) })
-	if !ok {
+	i := idx.docIndex(id)
+	if i < 0 {
 		return linkDoc{}, false
 	}
 	r := &idx.docs[i]
@@ -124,4 +210,37 @@ func (idx *LinkIndex) doc(id int64) (linkDoc, bool) {
 func (idx *LinkIndex) collection(id int64) string {
 	d, _ := idx.doc(id)
 	return d.Collection
+}
+
+// packStrings moves the links' strings into one: each document's came
+// out of a blob of its own (decodeLinks), allocated among the garbage of
+// reading its row, so a million of them kept most spans of their size
+// classes in use with a few live objects each (at 1M the heap's spans
+// in use were ~0.3 GB above its live bytes: bench/RESULTS.md).
+func (idx *LinkIndex) packStrings() {
+	n := 0
+	for i := range idx.outs {
+		r := &idx.outs[i]
+		n += len(r.Target) + len(r.Fragment) + len(r.Alias)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for i := range idx.outs {
+		r := &idx.outs[i]
+		b.WriteString(r.Target)
+		b.WriteString(r.Fragment)
+		b.WriteString(r.Alias)
+	}
+	all, at := b.String(), 0
+	take := func(s string) string {
+		if s == "" {
+			return ""
+		}
+		at += len(s)
+		return all[at-len(s) : at]
+	}
+	for i := range idx.outs {
+		r := &idx.outs[i]
+		r.Target, r.Fragment, r.Alias = take(r.Target), take(r.Fragment), take(r.Alias)
+	}
 }

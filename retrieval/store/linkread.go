@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -47,13 +48,20 @@ type LinkIndex struct {
 	// their collection names.
 	adding []addedDoc
 	colIdx map[string]uint32
-	// names maps links.Key of a file name or alias to its documents.
-	names map[string][]links.Candidate
+	// names are the keys (links.Key) of every file name and alias with
+	// their documents, sorted by key (nameRec).
+	names []nameRec
 	// aliases are each document's front-matter aliases.
 	aliases map[int64][]string
-	out     map[int64][]resolvedLink
-	// in lists, per target, the links naming it by source path and order.
-	in map[int64][]linkAt
+	// outs holds every document's links, the documents in order:
+	// order[p]'s are outs[outAt[p]:outAt[p+1]] (docRec.ord finds p).
+	// ins holds, per target, the links naming it by source path and
+	// order: docs[i]'s are ins[inAt[i]:inAt[i+1]]. Flat arrays, not maps
+	// of slices: a daemon keeps them for its life (bench/RESULTS.md).
+	outs  []resolvedLink
+	outAt []int32
+	ins   []linkAt
+	inAt  []int32
 	// attached lists, per links.Key of the target, the attachment links
 	// (no graph edge), by source path and order, for AttachmentsTo.
 	attached map[string][]linkAt
@@ -194,8 +202,8 @@ func (s *Store) loadLinks(ctx context.Context) (*LinkIndex, error) {
 // NewLinkIndex starts an empty index of the document set as of the
 // writes counter's value writes (LinkVersion).
 func NewLinkIndex(writes string) *LinkIndex {
-	return &LinkIndex{writes: writes, colIdx: map[string]uint32{}, names: map[string][]links.Candidate{},
-		aliases: map[int64][]string{}, out: map[int64][]resolvedLink{}, in: map[int64][]linkAt{}, attached: map[string][]linkAt{},
+	return &LinkIndex{writes: writes, colIdx: map[string]uint32{},
+		aliases: map[int64][]string{}, attached: map[string][]linkAt{},
 		written: map[int64][]links.Link{}}
 }
 
@@ -217,7 +225,11 @@ func (idx *LinkIndex) Add(m *DocMeta, aliases *string, data []byte) error {
 	d.setHash(m.Hash)
 	if aliases != nil {
 		d.aliases = splitAliases(*aliases)
-		idx.aliases[m.ID] = d.aliases
+		if len(d.aliases) > 0 {
+			// Only documents that have aliases: an entry per document
+			// with a links row was ~40 MB of a daemon's heap at 1M.
+			idx.aliases[m.ID] = d.aliases
+		}
 	}
 	idx.adding = append(idx.adding, d)
 	if aliases == nil {
@@ -237,11 +249,20 @@ func (idx *LinkIndex) Add(m *DocMeta, aliases *string, data []byte) error {
 // Resolve points every link added at its document, once all are added.
 func (idx *LinkIndex) Resolve() {
 	idx.keepDocs()
+	var cands []links.Candidate // reused: Resolve keeps none
+	total := 0
 	for _, src := range idx.order {
+		total += len(idx.written[src])
+	}
+	idx.outs = make([]resolvedLink, 0, total)
+	idx.outAt = make([]int32, 1, len(idx.order)+1)
+	inCount := make([]int32, len(idx.docs)+1)
+	for p, src := range idx.order {
 		m, _ := idx.doc(src)
-		ls := idx.written[src]
-		rs := make([]resolvedLink, len(ls))
-		for i, l := range ls {
+		if i := idx.docIndex(src); i >= 0 {
+			idx.docs[i].ord = uint32(p + 1)
+		}
+		for i, l := range idx.written[src] {
 			r := resolvedLink{Kind: l.Kind, Target: l.Target, Fragment: l.Fragment, Alias: l.Alias, Line: int32(l.Line)}
 			switch {
 			case l.Target == "":
@@ -251,16 +272,39 @@ func (idx *LinkIndex) Resolve() {
 				k := links.Key(l.Target)
 				idx.attached[k] = append(idx.attached[k], linkAt{src, i})
 			default:
-				r.dst = links.Resolve(l.Kind, l.Target, m.Collection, m.RelPath, idx.names[links.Key(l.Target)])
+				cands = idx.candidates(cands[:0], links.Key(l.Target))
+				r.dst = links.Resolve(l.Kind, l.Target, m.Collection, m.RelPath, cands)
 			}
 			if r.dst != 0 {
-				idx.in[r.dst] = append(idx.in[r.dst], linkAt{src, i})
+				if d := idx.docIndex(r.dst); d >= 0 {
+					inCount[d+1]++
+				}
 			}
-			rs[i] = r
+			idx.outs = append(idx.outs, r)
 		}
-		idx.out[src] = rs
+		idx.outAt = append(idx.outAt, int32(len(idx.outs)))
+	}
+	// The links in: counted above, placed in the same order (by source
+	// path, then order), so each target's are as the map kept them.
+	for i := range len(idx.docs) {
+		inCount[i+1] += inCount[i]
+	}
+	idx.inAt = inCount
+	idx.ins = make([]linkAt, inCount[len(idx.docs)])
+	fill := slices.Clone(inCount[:len(idx.docs)])
+	for p, src := range idx.order {
+		for i, r := range idx.outsAt(p) {
+			if r.dst == 0 {
+				continue
+			}
+			if d := idx.docIndex(r.dst); d >= 0 {
+				idx.ins[fill[d]] = linkAt{src, i}
+				fill[d]++
+			}
+		}
 	}
 	idx.written = nil
+	idx.packStrings()
 }
 
 // docIDs returns the ids of the documents of the given collections (all
@@ -280,7 +324,7 @@ func (idx *LinkIndex) docIDs(collections []string) []int64 {
 }
 
 func (idx *LinkIndex) row(src int64, seq int, other int64) LinkRow {
-	l := idx.out[src][seq]
+	l := idx.outOf(src)[seq]
 	r := LinkRow{Src: src, Seq: int64(seq), Kind: l.Kind, Target: l.Target, Fragment: l.Fragment, Alias: l.Alias, Line: int(l.Line), Attach: l.attach}
 	if m, ok := idx.doc(other); ok {
 		r.Other = m.meta(other)
@@ -290,7 +334,7 @@ func (idx *LinkIndex) row(src int64, seq int, other int64) LinkRow {
 
 // LinksFrom returns the links document id makes, in order.
 func (idx *LinkIndex) LinksFrom(id int64) []LinkRow {
-	ls := idx.out[id]
+	ls := idx.outOf(id)
 	out := make([]LinkRow, 0, len(ls))
 	for i, l := range ls {
 		out = append(out, idx.row(id, i, l.dst))
@@ -300,7 +344,7 @@ func (idx *LinkIndex) LinksFrom(id int64) []LinkRow {
 
 // LinksTo returns the links pointing at document id, by source path.
 func (idx *LinkIndex) LinksTo(id int64) []LinkRow {
-	in := idx.in[id]
+	in := idx.inOf(id)
 	out := make([]LinkRow, 0, len(in))
 	for _, a := range in {
 		out = append(out, idx.row(a.src, a.seq, a.src))
@@ -323,7 +367,7 @@ func (idx *LinkIndex) AttachmentsTo(id int64) []LinkRow {
 	var out []LinkRow
 	for _, a := range idx.attached[links.Key(m.RelPath)] {
 		sm, _ := idx.doc(a.src)
-		l := idx.out[a.src][a.seq]
+		l := idx.outOf(a.src)[a.seq]
 		if a.src == id || sm.Collection != m.Collection {
 			continue // Resolve reads wiki and Markdown links within their collection
 		}
@@ -339,11 +383,11 @@ func (idx *LinkIndex) AttachmentsTo(id int64) []LinkRow {
 // all.
 func (idx *LinkIndex) Unresolved(collection string, limit int) []LinkRow {
 	var out []LinkRow
-	for _, src := range idx.order {
+	for p, src := range idx.order {
 		if collection != "" && idx.collection(src) != collection {
 			continue
 		}
-		for i, l := range idx.out[src] {
+		for i, l := range idx.outsAt(p) {
 			if l.dst == 0 && !l.attach {
 				if limit > 0 && len(out) == limit {
 					return out
@@ -363,14 +407,14 @@ type LinkStats struct {
 // LinkStats counts the links of each collection.
 func (idx *LinkIndex) LinkStats() map[string]*LinkStats {
 	out := map[string]*LinkStats{}
-	for _, src := range idx.order {
+	for p, src := range idx.order {
 		c := idx.collection(src)
 		st := out[c]
 		if st == nil {
 			st = &LinkStats{}
 			out[c] = st
 		}
-		for _, l := range idx.out[src] {
+		for _, l := range idx.outsAt(p) {
 			st.Links++
 			switch {
 			case l.attach:
@@ -389,8 +433,8 @@ func (idx *LinkIndex) LinkStats() map[string]*LinkStats {
 func (idx *LinkIndex) LinkGraph(collections []string) ([]int64, [][2]int64) {
 	nodes := idx.docIDs(collections)
 	var edges [][2]int64
-	for _, src := range idx.order {
-		for _, l := range idx.out[src] {
+	for p, src := range idx.order {
+		for _, l := range idx.outsAt(p) {
 			if l.dst != 0 && l.dst != src {
 				edges = append(edges, [2]int64{src, l.dst})
 			}
@@ -404,8 +448,8 @@ func (idx *LinkIndex) LinkGraph(collections []string) ([]int64, [][2]int64) {
 func (idx *LinkIndex) Candidates(keys []string) map[string][]links.Candidate {
 	out := map[string][]links.Candidate{}
 	for _, k := range keys {
-		if cs := idx.names[k]; len(cs) > 0 {
-			out[k] = append([]links.Candidate(nil), cs...)
+		if cs := idx.candidates(nil, k); len(cs) > 0 {
+			out[k] = cs
 		}
 	}
 	return out

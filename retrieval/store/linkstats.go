@@ -34,9 +34,9 @@ func (s *Store) linkStats(ctx context.Context) (map[string]*LinkStats, error) {
 // stats counts the index's links per collection.
 func (idx *LinkIndex) stats() map[string]*LinkStats {
 	out := map[string]*LinkStats{}
-	for _, src := range idx.order {
+	for p, src := range idx.order {
 		st := statsOf(out, idx.collection(src))
-		for _, l := range idx.out[src] {
+		for _, l := range idx.outsAt(p) {
 			st.count(l.attach, l.dst != 0)
 		}
 	}

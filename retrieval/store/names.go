@@ -68,10 +68,10 @@ func buildNames(idx *LinkIndex, want map[string]bool) []NoteName {
 // fileNamed counts the documents whose file name (not an alias) has key k.
 func (idx *LinkIndex) fileNamed(k string) int {
 	n := 0
-	for _, c := range idx.names[k] {
-		if !c.Alias {
+	idx.named(k, func(r *nameRec) {
+		if !r.alias {
 			n++
 		}
-	}
+	})
 	return n
 }

@@ -19,15 +19,11 @@ import (
 // writes them).
 func fill(index, model string, dims, clusters int, seed uint64) error {
 	ctx := context.Background()
-	st, err := store.Open(ctx, index)
+	st, queue, err := openQueue(ctx, index)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	queue, err := st.EmbedQueue(ctx, "")
-	if err != nil {
-		return err
-	}
 	t0, c0 := time.Now(), cpu()
 	vecs := vectortest.Clustered(len(queue), clusters, dims, seed)
 	const batch = 10_000
@@ -44,6 +40,20 @@ func fill(index, model string, dims, clusters int, seed uint64) error {
 	fmt.Printf("filled %d chunks with %d-dim vectors of %s: wall %s, cpu %s\n", len(queue), dims, model,
 		time.Since(t0).Round(time.Millisecond), (cpu() - c0).Round(time.Millisecond))
 	return nil
+}
+
+// openQueue opens the index and lists its chunks that have no vector.
+func openQueue(ctx context.Context, index string) (*store.Store, []store.Queued, error) {
+	st, err := store.Open(ctx, index)
+	if err != nil {
+		return nil, nil, err
+	}
+	queue, err := st.EmbedQueue(ctx, "")
+	if err != nil {
+		st.Close()
+		return nil, nil, err
+	}
+	return st, queue, nil
 }
 
 // openOnly opens a saved graph and walks it once for a random query.

@@ -13,6 +13,8 @@
 //	go run ./bench/cmd/gnovecbench -dir /tmp/vr -index COPY/index.sqlite -model M sqlite
 //	go run ./bench/cmd/gnovecbench -dir /tmp/vb -copies 5 tile  # DIR/tiled.hnsw
 //	go run ./bench/cmd/gnovecbench -dir /tmp/vf -index HOME/.../index.sqlite -model M fill
+//	go run ./bench/cmd/gnovecbench -dir /tmp/vb -index I -model M -from /tmp/vb fill
+//	go run ./bench/cmd/gnovecbench -dir /tmp/vb -index I -model M -out GRAPH attach
 //
 // gen writes the vectors (vectors.f32, the full-precision copy the
 // engine keeps in SQLite), the queries (held-out points of the same
@@ -34,7 +36,8 @@
 // on these cores), to measure the daemon's memory and a one-shot
 // search's graph load; its answers mean nothing. open times what a
 // one-shot search spends on a saved graph of the engine (-graph, -model):
-// the open and a first walk, codes only.
+// the open and a first walk, codes only. fill -from and attach put a
+// gen set's vectors and built graph into an index (attach.go).
 package main
 
 import (
@@ -72,6 +75,8 @@ func main() {
 	index := flag.String("index", "", "a copy of a gno index.sqlite (real)")
 	model := flag.String("model", "", "the embedding model whose vectors to read (real)")
 	copies := flag.Int("copies", 5, "copies of the graph (tile)")
+	from := flag.String("from", "", "a gen set whose vectors fill stores, in order, for the index's first chunks (fill)")
+	out := flag.String("out", "", "the engine's graph file to write (attach)")
 	efc := flag.Int("efc", 0, "efConstruction of the build (0: the default; lower builds faster for a memory-only figure)")
 	flag.Parse()
 	if *dir == "" || flag.NArg() != 1 {
@@ -90,7 +95,13 @@ func main() {
 	case "sqlite":
 		err = sqliteRescore(*index, *model)
 	case "fill":
-		err = fill(*index, *model, *dims, *clusters, *seed)
+		if *from != "" {
+			err = fillFrom(*index, *model, *from)
+		} else {
+			err = fill(*index, *model, *dims, *clusters, *seed)
+		}
+	case "attach":
+		err = attach(*graph, *index, *model, *out)
 	case "open":
 		err = openOnly(*graph, *model, *dims, *seed)
 	case "tile":
