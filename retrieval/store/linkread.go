@@ -270,6 +270,11 @@ func (idx *LinkIndex) Resolve() {
 			case links.IsAttachment(l.Target):
 				r.attach = true
 				k := links.Key(l.Target)
+				if _, ok := idx.attached[k]; !ok {
+					// The key may share the link blob's bytes, which the
+					// packing below means to free: keep a copy of its own.
+					k = strings.Clone(k)
+				}
 				idx.attached[k] = append(idx.attached[k], linkAt{src, i})
 			default:
 				cands = idx.candidates(cands[:0], links.Key(l.Target))

@@ -47,6 +47,16 @@ func fillFrom(index, model, dir string) error {
 	}
 	chunks := len(ids)
 	queue = nil
+	if chunks == 0 {
+		return fmt.Errorf("%s has no chunk without vectors to fill", index)
+	}
+	// attach gives vector i to the i-th smallest chunk holding one: the two
+	// agree only when the model had no vectors before the fill.
+	if have, err := st.VectorChunks(ctx, model); err != nil {
+		return err
+	} else if len(have) > 0 {
+		return fmt.Errorf("%s already holds %d vectors of %s: fill -from needs an index without them (attach maps vector i to the i-th chunk holding one)", index, len(have), model)
+	}
 	slices.Sort(ids)
 	ids = ids[:min(len(ids), m.n)]
 	f, err := os.Open(filepath.Join(dir, "vectors.f32"))
@@ -150,6 +160,12 @@ func attach(graph, index, model, out string) error {
 	if err != nil {
 		return err
 	}
+	done := false
+	defer func() {
+		if !done {
+			os.Remove(tmp) // a failed attach leaves no partial graph behind
+		}
+	}()
 	w := bufio.NewWriterSize(dst, 1<<20)
 	w.Write(newHead) // a bufio.Writer keeps its first error for Flush
 	w.Write(keys)
@@ -171,6 +187,7 @@ func attach(graph, index, model, out string) error {
 	if err := os.Rename(tmp, out); err != nil {
 		return err
 	}
+	done = true
 	if err := os.WriteFile(out+".ver", []byte(ver), 0o644); err != nil {
 		return err
 	}
