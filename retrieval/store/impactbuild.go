@@ -18,8 +18,9 @@ import (
 // rows changed since (a rebuild costs in proportion to the whole index:
 // the daemon does it when idle, a one-shot gno update only for a missing
 // build). It reports progress (token instances read of all) and whether
-// it built. The build is one transaction: a sync waits for it (it holds
-// the writer lock), reads do not.
+// it built. The build reads and encodes in a read snapshot and takes the
+// database's writer only for two short transactions (buildImpactsWith): a
+// sync can commit meanwhile, and its rows join the delta.
 func (s *Store) BuildPostings(ctx context.Context, behind bool, progress func(done, total int)) (bool, error) {
 	need, err := s.postingsNeeded(ctx, behind)
 	if err != nil || !need {
@@ -44,7 +45,7 @@ func (s *Store) postingsNeeded(ctx context.Context, behind bool) (bool, error) {
 	var rows, stale int64
 	err := s.db.QueryRowContext(ctx, `SELECT (SELECT value FROM meta WHERE key = ?),
 		(SELECT count(*) FROM (SELECT 1 FROM chunks LIMIT 1)),
-		coalesce((SELECT count(*) FROM pragma_table_list WHERE name = 'impacts_stale'), 0)`, impactsKey).Scan(&built, &rows, &stale)
+		coalesce((SELECT count(*) FROM pragma_table_list WHERE name = 'impacts_changed'), 0)`, impactsKey).Scan(&built, &rows, &stale)
 	if err != nil {
 		return false, fmt.Errorf("postings: %w", err)
 	}
@@ -61,103 +62,167 @@ func (s *Store) postingsNeeded(ctx context.Context, behind bool) (bool, error) {
 	if !behind {
 		return false, nil
 	}
-	if err := s.db.QueryRowContext(ctx, "SELECT count(*) FROM impacts_stale").Scan(&stale); err != nil {
+	if err := s.db.QueryRowContext(ctx, "SELECT count(*) FROM impacts_changed").Scan(&stale); err != nil {
 		return false, fmt.Errorf("postings: %w", err)
 	}
 	return stale > impactDeltaMax/2, nil
 }
 
-// rebuildImpacts rebuilds the word index's block-max postings (the impacts
-// table) from the index as it is, in one transaction, and empties the
-// delta of changed rows. It returns the number of tokens written.
+// rebuildImpacts rebuilds the word index's block-max postings from the
+// index as it is (buildImpactsWith) and empties the delta of changed rows
+// but for the rows changed during the build. It returns the number of
+// tokens read.
 func (s *Store) rebuildImpacts(ctx context.Context) (int, error) {
 	return s.buildImpactsWith(ctx, nil)
 }
 
+// impactBuildHook runs in a build at stage "read" (inside its read
+// snapshot, once it has begun) and "install" (after the snapshot, before
+// the install); a test commits a sync there.
+var impactBuildHook = func(stage string) {}
+
 // buildImpactsWith is rebuildImpacts reporting progress (token instances
 // read of all) when progress is not nil.
+//
+// A build takes the writer only briefly, twice: a first transaction merges
+// the word index into one segment (FTS5's optimize, nothing to do when it
+// is one already), makes the tables and triggers and counts the build
+// epoch up; the word index is then read and the postings encoded in a read
+// snapshot (no lock a writer waits for: at 1M about a minute of CPU); a
+// second transaction installs them. The rows a sync changes meanwhile are
+// those the triggers stamp with this epoch or a later one: the install
+// keeps them in the delta (it may also keep a few changed between the
+// first transaction and the snapshot, scored from their text like the
+// others, which is exact too) and drops the ones before.
 func (s *Store) buildImpactsWith(ctx context.Context, progress func(done, total int)) (int, error) {
-	tx, err := s.db.BeginTx(ctx, nil)
+	if err := s.prepareImpacts(ctx); err != nil {
+		return 0, fmt.Errorf("build postings: %w", err)
+	}
+	b, err := s.readImpacts(ctx, progress)
 	if err != nil {
 		return 0, fmt.Errorf("build postings: %w", err)
 	}
-	defer tx.Rollback()
-	n, err := buildImpacts(ctx, tx, s, progress)
-	if err != nil {
+	impactBuildHook("install")
+	if err := s.installImpacts(ctx, b); err != nil {
 		return 0, fmt.Errorf("build postings: %w", err)
 	}
-	if err := tx.Commit(); err != nil {
-		return 0, fmt.Errorf("build postings: %w", err)
-	}
-	return n, nil
+	return b.terms, nil
 }
 
-// buildImpacts builds the postings in tx (rebuildImpacts).
-func buildImpacts(ctx context.Context, tx *sql.Tx, s *Store, progress func(done, total int)) (int, error) {
-	for _, q := range []string{
-		// The segments are read as they are, rows deleted from a
-		// contentless table included (their tombstones are applied by
-		// queries, not by a segment): merging into one segment drops them
-		// first, and leaves one segment to read (impactseg.go). An index
-		// already merged with no deletions since is not rewritten.
-		"INSERT INTO chunks_fts(chunks_fts) VALUES('optimize')",
-		"CREATE TABLE IF NOT EXISTS impacts(term TEXT PRIMARY KEY, data BLOB NOT NULL)",
-		"DELETE FROM impacts",
-		"DELETE FROM meta WHERE key = '" + impactsKey + "'",
-	} {
+// prepareImpacts is a build's first transaction (buildImpactsWith).
+func (s *Store) prepareImpacts(ctx context.Context) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	var built sql.NullString
+	if err := tx.QueryRowContext(ctx, "SELECT value FROM meta WHERE key = ?", impactsKey).Scan(&built); err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return err
+	}
+	var qs []string
+	// The segments are read as they are, rows deleted from a contentless
+	// table included (their tombstones are applied by queries, not by a
+	// segment): merging into one segment drops them first, and leaves one
+	// segment to read (impactseg.go). An index already merged with no
+	// deletions since is not rewritten. Postings in use stay in use: the
+	// merge changes no row.
+	qs = append(qs, "INSERT INTO chunks_fts(chunks_fts) VALUES('optimize')")
+	if _, _, ok := parseBuilt(built.String); !ok {
+		// Postings of an earlier encoding: never read, gone.
+		qs = append(qs, "DELETE FROM meta WHERE key = '"+impactsKey+"'")
+		qs = append(qs, impactsOld...)
+	}
+	qs = append(qs, impactsSchema...)
+	qs = append(qs, impactsDeltaSchema...)
+	qs = append(qs, "INSERT INTO meta(key, value) VALUES('"+impactsEpochKey+"', '1') ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1")
+	for _, q := range qs {
 		if _, err := tx.ExecContext(ctx, q); err != nil {
-			return 0, err
+			return err
 		}
 	}
-	// The rows changed from here on, recorded by the syncs (impactdelta.go).
-	for _, q := range impactsDeltaSchema {
-		if _, err := tx.ExecContext(ctx, q); err != nil {
-			return 0, err
-		}
+	return tx.Commit()
+}
+
+// impactsBuilt is what a build's read snapshot made, for its install.
+type impactsBuilt struct {
+	epoch  int64
+	rs     []buildRow    // every chunk of the snapshot, by id
+	stored []storedToken // the tokens keeping postings, by hash
+	terms  int           // tokens read
+	value  string        // the meta record (impactsDeltaTag)
+}
+
+// storedToken is one row of impact_postings.
+type storedToken struct {
+	h    int64
+	data []byte
+}
+
+// readImpacts reads the word index in one read snapshot and encodes the
+// postings of its tokens with at least impactStoreMin rows.
+func (s *Store) readImpacts(ctx context.Context, progress func(done, total int)) (*impactsBuilt, error) {
+	tx, err := s.db.snaps.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, err
 	}
+	defer tx.Rollback()
+	b := &impactsBuilt{}
+	var epoch sql.NullInt64
+	if err := tx.QueryRowContext(ctx, "SELECT CAST(value AS INTEGER) FROM meta WHERE key = ?", impactsEpochKey).Scan(&epoch); err != nil {
+		return nil, err
+	}
+	b.epoch = epoch.Int64
+	impactBuildHook("read")
 	// Every chunk's row id (ascending) and length, for the blocks'
 	// smallest lengths and the guard below.
-	var rs []buildRow
 	var total int64
 	rows, err := tx.QueryContext(ctx, "SELECT id, sz FROM chunks_fts_docsize ORDER BY id")
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	for rows.Next() {
 		var id int64
 		var sz sql.RawBytes
 		if err := rows.Scan(&id, &sz); err != nil {
 			rows.Close()
-			return 0, err
+			return nil, err
 		}
-		rs = append(rs, buildRow{id: id, d: rowLength(sz)})
-		total += rs[len(rs)-1].d
+		b.rs = append(b.rs, buildRow{id: id, d: rowLength(sz)})
+		total += b.rs[len(b.rs)-1].d
 	}
 	if err := rows.Close(); err != nil {
-		return 0, err
+		return nil, err
 	}
-	ins, err := tx.PrepareContext(ctx, "INSERT INTO impacts(term, data) VALUES(?, ?)")
-	if err != nil {
-		return 0, err
-	}
-	defer ins.Close()
+	rs := b.rs
 	var (
-		cur   string
-		ps    []impactPosting
-		ds    []int64 // the length of ps[i]'s row
-		terms int
-		at    = -1 // the index in rs of the last row added
-		done  int
+		cur  string
+		ps   []impactPosting
+		ds   []int64 // the length of ps[i]'s row
+		at   = -1    // the index in rs of the last row added
+		done int
+		// byHash is each stored token's index in b.stored, -1 for a hash
+		// two tokens share (neither is stored).
+		byHash = map[int64]int{}
 	)
 	find := rowFinder(rs)
-	flush := func() error {
+	flush := func() {
 		if len(ps) == 0 {
-			return nil
+			return
 		}
-		terms++
-		_, err := ins.ExecContext(ctx, cur, encodeImpacts(ps, func(i int) int64 { return ds[i] }))
+		b.terms++
+		if len(ps) >= impactStoreMin {
+			h := termHash([]byte(cur))
+			switch i, seen := byHash[h]; {
+			case !seen:
+				byHash[h] = len(b.stored)
+				b.stored = append(b.stored, storedToken{h, storedPostings([]byte(cur), encodeImpacts(ps, func(i int) int64 { return ds[i] }))})
+			case i >= 0:
+				b.stored[i].data = nil
+				byHash[h] = -1
+			}
+		}
 		ps, ds = ps[:0], ds[:0]
-		return err
 	}
 	// add adds n instances of term in row weighing f2: the terms come in
 	// order, and a term's rows ascending.
@@ -166,9 +231,7 @@ func buildImpacts(ctx context.Context, tx *sql.Tx, s *Store, progress func(done,
 			progress(done, int(total))
 		}
 		if string(term) != cur {
-			if err := flush(); err != nil {
-				return err
-			}
+			flush()
 			cur = string(term)
 			at = -1
 		}
@@ -190,38 +253,102 @@ func buildImpacts(ctx context.Context, tx *sql.Tx, s *Store, progress func(done,
 	err = segmentPostings(ctx, tx, func(term []byte, row int64, cnt *[3]int64) error {
 		return add(term, row, uint64(cnt[0])*colWeights2[0]+uint64(cnt[1])*colWeights2[1]+uint64(cnt[2])*colWeights2[2], cnt[0]+cnt[1]+cnt[2])
 	})
-	if errors.Is(err, errSegmentUnread) && terms == 0 && len(ps) == 0 {
+	if errors.Is(err, errSegmentUnread) && b.terms == 0 && len(ps) == 0 {
 		err = instancePostings(ctx, tx, add)
 	}
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	if err := flush(); err != nil {
-		return 0, err
-	}
+	flush()
 	// Every row's instances must add up to its length, as bm25() sees
 	// them: a guard against segments that still list a row twice after
 	// the merge (FTS5 answers queries from the newest copy; postings
 	// summing both would not score as it does). Not seen so far.
 	for _, r := range rs {
 		if r.seen != r.d {
-			return 0, fmt.Errorf("%w (chunk %d: %d tokens, %d listed)", errImpactsDisagree, r.id, r.d, r.seen)
+			return nil, fmt.Errorf("%w (chunk %d: %d tokens, %d listed)", errImpactsDisagree, r.id, r.d, r.seen)
 		}
 	}
 	ver, avg, err := s.impactsVersion(ctx, tx)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	nRow, _, ok := averages(avg)
 	if !ok {
 		// No averages record: an empty word index.
 		nRow = 0
 	}
-	built := fmt.Sprintf("%s%d %s", impactsDeltaTag, nRow, ver)
-	if _, err := tx.ExecContext(ctx, "INSERT INTO meta(key, value) VALUES(?, ?)", impactsKey, built); err != nil {
-		return 0, err
+	b.value = fmt.Sprintf("%s%d %s", impactsDeltaTag, nRow, ver)
+	kept := b.stored[:0]
+	for _, t := range b.stored {
+		if t.data != nil {
+			kept = append(kept, t)
+		}
 	}
-	return terms, nil
+	b.stored = kept
+	slices.SortFunc(b.stored, func(x, y storedToken) int { return cmp.Compare(x.h, y.h) })
+	return b, nil
+}
+
+// installImpacts is a build's second transaction: the postings replace
+// the table's, the rows changed before the build's snapshot leave the
+// delta, and those since are marked as held by the build or not.
+func (s *Store) installImpacts(ctx context.Context, b *impactsBuilt) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, "DELETE FROM impact_postings"); err != nil {
+		return err
+	}
+	ins, err := tx.PrepareContext(ctx, "INSERT INTO impact_postings(h, data) VALUES(?, ?)")
+	if err != nil {
+		return err
+	}
+	defer ins.Close()
+	for _, t := range b.stored {
+		if _, err := ins.ExecContext(ctx, t.h, t.data); err != nil {
+			return err
+		}
+	}
+	if _, err := tx.ExecContext(ctx, "DELETE FROM impacts_changed WHERE epoch < ?", b.epoch); err != nil {
+		return err
+	}
+	// The rows changed since the snapshot: held by the build when the
+	// snapshot had them, whatever their first change was.
+	type change struct {
+		row   int64
+		built bool
+	}
+	var fix []change
+	rows, err := tx.QueryContext(ctx, "SELECT row, built FROM impacts_changed")
+	if err != nil {
+		return err
+	}
+	find := rowFinder(b.rs)
+	for rows.Next() {
+		var c change
+		if err := rows.Scan(&c.row, &c.built); err != nil {
+			rows.Close()
+			return err
+		}
+		if held := find(c.row) >= 0; held != c.built {
+			fix = append(fix, change{c.row, held})
+		}
+	}
+	if err := rows.Close(); err != nil {
+		return err
+	}
+	for _, c := range fix {
+		if _, err := tx.ExecContext(ctx, "UPDATE impacts_changed SET built = ? WHERE row = ?", c.built, c.row); err != nil {
+			return err
+		}
+	}
+	if _, err := tx.ExecContext(ctx, "INSERT INTO meta(key, value) VALUES(?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", impactsKey, b.value); err != nil {
+		return err
+	}
+	return tx.Commit()
 }
 
 // buildRow is a chunk of the word index as the build sees it: its row
@@ -274,13 +401,10 @@ func rowFinder(rs []buildRow) func(row int64) int {
 // fts5vocab's instance table, for an index segmentPostings does not read,
 // calling add per instance.
 func instancePostings(ctx context.Context, tx *sql.Tx, add func(term []byte, row int64, f2 uint64, n int64) error) error {
-	if _, err := tx.ExecContext(ctx, "CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunks_fts_inst USING fts5vocab(main, chunks_fts, instance)"); err != nil {
-		return err
-	}
 	// The instance table lists (token, row, column, offset) by token, then
 	// row. The column comes as its weight's index, not its name: a string
 	// per instance was a fifth of the build's CPU.
-	rows, err := tx.QueryContext(ctx, "SELECT term, doc, CASE col WHEN 'title' THEN 0 WHEN 'headings' THEN 1 WHEN 'body' THEN 2 ELSE -1 END FROM temp.chunks_fts_inst")
+	rows, err := tx.QueryContext(ctx, "SELECT term, doc, CASE col WHEN 'title' THEN 0 WHEN 'headings' THEN 1 WHEN 'body' THEN 2 ELSE -1 END FROM impact_terms")
 	if err != nil {
 		return err
 	}

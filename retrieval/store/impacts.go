@@ -40,8 +40,10 @@ import (
 // The postings are built from the word index itself (FTS5's own segment
 // records, decoded in Go, impactseg.go, or fts5vocab's instance table for
 // an index in another form: FTS5's own tokens, so no second tokenizer can
-// disagree with it), by rebuildImpacts in one transaction with the word
-// index state they reflect. Syncs after the build record the chunk rows they change
+// disagree with it), by rebuildImpacts in a read snapshot of the word
+// index, installed in a short transaction (impactbuild.go); only tokens
+// with at least impactStoreMin rows keep postings, the others are read
+// from FTS5 when asked (impactstore.go). Syncs after the build record the chunk rows they change
 // (triggers, in their own transaction), and a search masks those rows in
 // the built segment and scores their current text apart, with the current
 // idf and average length (impactdelta.go: the segment-plus-delta design,

@@ -387,21 +387,22 @@ func BenchmarkBuildImpacts(b *testing.B) {
 	b.Log("impacts digest", impactsDigest(b, st))
 }
 
-// impactsDigest is a SHA-256 of the impacts table (term and data, in
-// term order) and the build's meta record.
+// impactsDigest is a SHA-256 of the postings table (hash and data, in
+// hash order) and the build's meta record.
 func impactsDigest(t testing.TB, st *Store) string {
 	h := sha256.New()
-	rows, err := st.db.Query("SELECT term, data FROM impacts ORDER BY term")
+	rows, err := st.db.Query("SELECT h, data FROM impact_postings ORDER BY h")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var term, data []byte
-		if err := rows.Scan(&term, &data); err != nil {
+		var key int64
+		var data []byte
+		if err := rows.Scan(&key, &data); err != nil {
 			t.Fatal(err)
 		}
-		fmt.Fprintf(h, "%d:%s%d:", len(term), term, len(data))
+		fmt.Fprintf(h, "%d:%d:", key, len(data))
 		h.Write(data)
 	}
 	if err := rows.Err(); err != nil {
