@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"math"
+	"math/bits"
 )
 
 // Block-max postings of the word index, scored in Go with FTS5's BM25.
@@ -204,10 +205,12 @@ func postingParts(prev, row int64) (dd, c uint64) {
 const impactMaxWidth = 56
 
 // appendPacked appends vs as a packed list: a byte w, then each value in
-// w bits (little-endian bit order, the last byte padded), then as uvarints
-// in order the values at or above the mark 2^w-1 less the mark (their
-// field holds the mark). w = 0 says every value is 0. w is the width of
-// least size.
+// w bits (little-endian bit order, the last byte padded); w = 0 says every
+// value is 0. A value at or above the mark 2^w-1 is an exception: its
+// field holds the mark, and after the fields come, when there are any, a
+// byte x and every exception's excess over the mark in x bits (0xff: as
+// uvarints instead, for an excess wider than impactMaxWidth). w is the
+// width of least size.
 func appendPacked(b []byte, vs []uint64) []byte {
 	var hi uint64
 	for _, v := range vs {
@@ -219,10 +222,20 @@ func appendPacked(b []byte, vs []uint64) []byte {
 	best, bestCost := 0, -1
 	for w := 1; w <= impactMaxWidth; w++ {
 		mark := uint64(1)<<w - 1
-		cost := (len(vs)*w + 7) / 8
+		m, x, vcost := 0, uint64(0), 0
 		for _, v := range vs {
 			if v >= mark {
-				cost += uvarintLen(v - mark)
+				m++
+				x |= v - mark
+				vcost += uvarintLen(v - mark)
+			}
+		}
+		cost := (len(vs)*w + 7) / 8
+		if m > 0 {
+			if xw := bits.Len64(x); xw <= impactMaxWidth {
+				cost += 1 + (m*xw+7)/8
+			} else {
+				cost += 1 + vcost
 			}
 		}
 		if bestCost < 0 || cost < bestCost {
@@ -235,27 +248,50 @@ func appendPacked(b []byte, vs []uint64) []byte {
 	w := best
 	mark := uint64(1)<<w - 1
 	b = append(b, byte(w))
+	b = appendFields(b, vs, w, mark)
+	var ex []uint64
+	var x uint64
+	for _, v := range vs {
+		if v >= mark {
+			ex = append(ex, v-mark)
+			x |= v - mark
+		}
+	}
+	if len(ex) == 0 {
+		return b
+	}
+	xw := bits.Len64(x)
+	if xw > impactMaxWidth {
+		b = append(b, 0xff)
+		for _, v := range ex {
+			b = binary.AppendUvarint(b, v)
+		}
+		return b
+	}
+	b = append(b, byte(xw))
+	return appendFields(b, ex, xw, 1<<xw-1)
+}
+
+// appendFields appends each of vs, capped at mark, in w bits.
+func appendFields(b []byte, vs []uint64, w int, mark uint64) []byte {
+	if w == 0 {
+		return b
+	}
 	// acc holds under 8 bits between values, so a field of up to 56
 	// bits fits beside them.
 	var acc uint64
-	bits := 0
+	n := 0
 	for _, v := range vs {
-		f := min(v, mark)
-		acc |= f << bits
-		bits += w
-		for bits >= 8 {
+		acc |= min(v, mark) << n
+		n += w
+		for n >= 8 {
 			b = append(b, byte(acc))
 			acc >>= 8
-			bits -= 8
+			n -= 8
 		}
 	}
-	if bits > 0 {
+	if n > 0 {
 		b = append(b, byte(acc))
-	}
-	for _, v := range vs {
-		if v >= mark {
-			b = binary.AppendUvarint(b, v-mark)
-		}
 	}
 	return b
 }
@@ -270,50 +306,95 @@ func uvarintLen(v uint64) int {
 	return n
 }
 
-// readPacked reads a packed list of n values from b into vs, with the
-// bytes it took (0 when b is short or damaged).
-func readPacked(b []byte, n int, vs []uint64) ([]uint64, int) {
-	if len(b) == 0 {
-		return vs, 0
-	}
-	w := int(b[0])
-	if w > impactMaxWidth {
-		return vs, 0
-	}
-	i := 1
+// readFields appends n fields of w bits from b to vs, with the bytes
+// they took (0 when b is short).
+func readFields(b []byte, n, w int, vs []uint64) ([]uint64, int) {
 	if w == 0 {
 		for range n {
 			vs = append(vs, 0)
 		}
-		return vs, i
-	}
-	size := (n*w + 7) / 8
-	if size > len(b)-i {
 		return vs, 0
 	}
-	mark := uint64(1)<<w - 1
-	field := b[i : i+size]
-	i += size
-	var acc uint64
-	bits, k := 0, 0
-	for range n {
-		for bits < w {
-			acc |= uint64(field[k]) << bits
-			k++
-			bits += 8
-		}
-		vs = append(vs, acc&mark)
-		acc >>= w
-		bits -= w
+	size := (n*w + 7) / 8
+	if size > len(b) {
+		return vs, -1
 	}
-	for j := len(vs) - n; j < len(vs); j++ {
-		if vs[j] == mark {
-			v, m := binary.Uvarint(b[i:])
-			if m <= 0 || v > math.MaxUint64-mark {
+	mask := uint64(1)<<w - 1
+	var acc uint64
+	have, k := 0, 0
+	for range n {
+		for have < w {
+			acc |= uint64(b[k]) << have
+			k++
+			have += 8
+		}
+		vs = append(vs, acc&mask)
+		acc >>= w
+		have -= w
+	}
+	return vs, size
+}
+
+// readPacked reads a packed list of n values from b into vs, with the
+// bytes it took (0 when b is short or damaged).
+func readPacked(b []byte, n int, vs []uint64) ([]uint64, int) {
+	if len(b) == 0 || b[0] > impactMaxWidth {
+		return vs, 0
+	}
+	w := int(b[0])
+	start := len(vs)
+	vs, size := readFields(b[1:], n, w, vs)
+	if size < 0 {
+		return vs, 0
+	}
+	i := 1 + size
+	if w == 0 {
+		return vs, i
+	}
+	mark := uint64(1)<<w - 1
+	m := 0
+	for _, v := range vs[start:] {
+		if v == mark {
+			m++
+		}
+	}
+	if m == 0 {
+		return vs, i
+	}
+	if i >= len(b) {
+		return vs, 0
+	}
+	xw := int(b[i])
+	i++
+	var ex [impactBlock]uint64
+	exs := ex[:0]
+	switch {
+	case xw == 0xff:
+		for range m {
+			v, k := binary.Uvarint(b[i:])
+			if k <= 0 {
 				return vs, 0
 			}
-			vs[j] = mark + v
-			i += m
+			exs = append(exs, v)
+			i += k
+		}
+	case xw <= impactMaxWidth:
+		var k int
+		if exs, k = readFields(b[i:], m, xw, exs); k < 0 {
+			return vs, 0
+		}
+		i += k
+	default:
+		return vs, 0
+	}
+	e := 0
+	for j := start; j < len(vs); j++ {
+		if vs[j] == mark {
+			if exs[e] > math.MaxUint64-mark {
+				return vs, 0
+			}
+			vs[j] = mark + exs[e]
+			e++
 		}
 	}
 	return vs, i
