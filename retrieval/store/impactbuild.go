@@ -27,6 +27,9 @@ func (s *Store) BuildPostings(ctx context.Context, behind bool, progress func(do
 		return false, err
 	}
 	if _, err := s.buildImpactsWith(ctx, progress); err != nil {
+		if errors.Is(err, errImpactsSuperseded) {
+			return false, nil
+		}
 		// A word index that disagrees with its row lengths is said, not
 		// swallowed: searches keep FTS5 meanwhile, and the caller warns
 		// (else every idle turn would redo the build in silence).
@@ -143,6 +146,10 @@ func (s *Store) prepareImpacts(ctx context.Context) error {
 	}
 	return tx.Commit()
 }
+
+// errImpactsSuperseded says a build's postings were not installed: a
+// build that began after it installs its own.
+var errImpactsSuperseded = errors.New("a later build of the postings runs: this one is not installed")
 
 // impactsBuilt is what a build's read snapshot made, for its install.
 type impactsBuilt struct {
@@ -299,6 +306,16 @@ func (s *Store) installImpacts(ctx context.Context, b *impactsBuilt) error {
 		return err
 	}
 	defer tx.Rollback()
+	// A build prepared after this one (another process's: a caller need
+	// not hold gno's writer lock) installs its own, later postings; this
+	// one's would miss the rows that build's install drops from the delta.
+	var epoch sql.NullInt64
+	if err := tx.QueryRowContext(ctx, "SELECT CAST(value AS INTEGER) FROM meta WHERE key = ?", impactsEpochKey).Scan(&epoch); err != nil {
+		return err
+	}
+	if epoch.Int64 != b.epoch {
+		return errImpactsSuperseded
+	}
 	if _, err := tx.ExecContext(ctx, "DELETE FROM impact_postings"); err != nil {
 		return err
 	}

@@ -101,6 +101,60 @@ func TestImpactsBuildBesideSync(t *testing.T) {
 	}
 }
 
+// TestImpactsBuildSuperseded: a build that another build began after
+// (and installed before it) does not install its older postings; the
+// searches stay exact and on the postings, with the rows synced during
+// both in the delta.
+func TestImpactsBuildSuperseded(t *testing.T) {
+	ctx := context.Background()
+	st, words := zipfStore(t, 300, 600, 37)
+	r := rand.New(rand.NewPCG(3, 4))
+	sync := func(gen int64) {
+		b, err := st.Begin(ctx, gen)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer b.Rollback()
+		for i := range 5 {
+			if err := b.Put(ctx, deltaDoc(r, words, fmt.Sprintf("s%d-%d.md", gen, i), 2)); err != nil {
+				t.Fatal(err)
+			}
+			if err := b.Remove(ctx, int64(1+r.IntN(300))); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := b.Commit(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	inner := false
+	impactBuildHook = func(stage string) {
+		if stage != "install" || inner {
+			return
+		}
+		inner = true
+		sync(2)
+		// A second build, begun and installed before the first installs.
+		if built, err := st.BuildPostings(ctx, false, nil); err != nil || !built {
+			t.Errorf("inner build: %v, %v", built, err)
+		}
+		sync(3)
+	}
+	defer func() { impactBuildHook = func(string) {} }()
+	built, err := st.BuildPostings(ctx, false, nil)
+	if err != nil || built {
+		t.Fatalf("the superseded build: built %v, %v", built, err)
+	}
+	impactBuildHook = func(string) {}
+	before := st.prune.impacts.Load()
+	for i := range 20 {
+		checkExact(t, st, words[i%7]+" "+words[10+i]+" "+words[40+3*i])
+	}
+	if st.prune.impacts.Load() == before {
+		t.Fatal("no search answered from the postings")
+	}
+}
+
 // TestImpactsUpgradeFromTextKeys: postings of the encoding keyed by the
 // token's text ("d1 ", its table, changed-row table and triggers) are not
 // read, BuildPostings rebuilds them by itself, and the old table and
