@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"database/sql"
@@ -87,10 +88,10 @@ var impactBuildHook = func(stage string) {}
 // buildImpactsWith is rebuildImpacts reporting progress (token instances
 // read of all) when progress is not nil.
 //
-// A build takes the writer only briefly, twice: a first transaction merges
-// the word index into one segment (FTS5's optimize, nothing to do when it
-// is one already), makes the tables and triggers and counts the build
-// epoch up; the word index is then read and the postings encoded in a read
+// A build takes the writer only briefly: the word index is merged into
+// one segment in short steps (mergeWords, nothing to do when it is one
+// already), a first transaction makes the tables and triggers and counts
+// the build epoch up; the word index is then read and the postings encoded in a read
 // snapshot (no lock a writer waits for: at 1M about a minute of CPU); a
 // second transaction installs them. The rows a sync changes meanwhile are
 // those the triggers stamp with this epoch or a later one: the install
@@ -112,25 +113,84 @@ func (s *Store) buildImpactsWith(ctx context.Context, progress func(done, total 
 	return b.terms, nil
 }
 
-// prepareImpacts is a build's first transaction (buildImpactsWith).
+// impactMergeStep is how many pages of the word index one merge step
+// writes (about 16 MB), each step its own short transaction.
+const impactMergeStep = 4096
+
+// prepareImpacts is a build's first transaction (buildImpactsWith), after
+// the word index was merged into one segment in steps (mergeWords). A
+// sync committed after the last step leaves a second segment: the merge
+// runs again, and after a few tries the transaction merges the rest
+// itself (FTS5's optimize).
 func (s *Store) prepareImpacts(ctx context.Context) error {
+	for try := 0; ; try++ {
+		if err := s.mergeWords(ctx); err != nil {
+			return err
+		}
+		done, err := s.prepareTx(ctx, try >= 3)
+		if err != nil || done {
+			return err
+		}
+	}
+}
+
+// mergeWords merges the word index's segments into one, rows deleted
+// from the contentless table dropped, in steps of impactMergeStep pages:
+// FTS5's 'merge' with a negative count merges across all levels, as
+// optimize does in one go, and goes on from where the last step stopped.
+// A sync waits at most for one step (optimize at 1M documents held the
+// writer for 1 min 40 s).
+func (s *Store) mergeWords(ctx context.Context) error {
+	var prev []byte
+	for range 1 << 16 {
+		var structure []byte
+		if err := s.db.QueryRowContext(ctx, "SELECT block FROM chunks_fts_data WHERE id = 10").Scan(&structure); err != nil {
+			if errors.Is(err, sql.ErrNoRows) {
+				return nil
+			}
+			return err
+		}
+		if _, _, _, ok := singleSegment(structure); ok || bytes.Equal(structure, prev) {
+			// One segment, or a step that changed nothing (an empty index).
+			return nil
+		}
+		prev = structure
+		if _, err := s.db.ExecContext(ctx, "INSERT INTO chunks_fts(chunks_fts, rank) VALUES('merge', ?)", -impactMergeStep); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// prepareTx makes the tables and triggers and counts the build epoch up,
+// in one transaction, when the word index is one segment or with force
+// (merging it in the transaction); it reports whether it did.
+func (s *Store) prepareTx(ctx context.Context, force bool) (bool, error) {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer tx.Rollback()
-	var built sql.NullString
-	if err := tx.QueryRowContext(ctx, "SELECT value FROM meta WHERE key = ?", impactsKey).Scan(&built); err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return err
+	var structure []byte
+	if err := tx.QueryRowContext(ctx, "SELECT block FROM chunks_fts_data WHERE id = 10").Scan(&structure); err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return false, err
 	}
 	var qs []string
-	// The segments are read as they are, rows deleted from a contentless
-	// table included (their tombstones are applied by queries, not by a
-	// segment): merging into one segment drops them first, and leaves one
-	// segment to read (impactseg.go). An index already merged with no
-	// deletions since is not rewritten. Postings in use stay in use: the
-	// merge changes no row.
-	qs = append(qs, "INSERT INTO chunks_fts(chunks_fts) VALUES('optimize')")
+	if _, _, _, ok := singleSegment(structure); !ok && structure != nil {
+		if !force {
+			return false, nil
+		}
+		// The segments are read as they are, rows deleted from a
+		// contentless table included (their tombstones are applied by
+		// queries, not by a segment): merging into one segment drops them
+		// first, and leaves one segment to read (impactseg.go). Postings
+		// in use stay in use: the merge changes no row.
+		qs = append(qs, "INSERT INTO chunks_fts(chunks_fts) VALUES('optimize')")
+	}
+	var built sql.NullString
+	if err := tx.QueryRowContext(ctx, "SELECT value FROM meta WHERE key = ?", impactsKey).Scan(&built); err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return false, err
+	}
 	if _, _, ok := parseBuilt(built.String); !ok {
 		// Postings of an earlier encoding: never read, gone.
 		qs = append(qs, "DELETE FROM meta WHERE key = '"+impactsKey+"'")
@@ -141,10 +201,10 @@ func (s *Store) prepareImpacts(ctx context.Context) error {
 	qs = append(qs, "INSERT INTO meta(key, value) VALUES('"+impactsEpochKey+"', '1') ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1")
 	for _, q := range qs {
 		if _, err := tx.ExecContext(ctx, q); err != nil {
-			return err
+			return false, err
 		}
 	}
-	return tx.Commit()
+	return true, tx.Commit()
 }
 
 // errImpactsSuperseded says a build's postings were not installed: a

@@ -194,3 +194,55 @@ func TestImpactsUpgradeFromTextKeys(t *testing.T) {
 		t.Fatal("new postings not read")
 	}
 }
+
+// TestMergeWordsInSteps: mergeWords leaves an index of several segments
+// and deleted rows as one segment without tombstones, so the build reads
+// FTS5's segment records.
+func TestMergeWordsInSteps(t *testing.T) {
+	ctx := context.Background()
+	st, words := zipfStore(t, 400, 800, 43)
+	r := rand.New(rand.NewPCG(7, 8))
+	for gen := int64(2); gen < 5; gen++ {
+		b, err := st.Begin(ctx, gen)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range 20 {
+			if err := b.Put(ctx, deltaDoc(r, words, fmt.Sprintf("m%d-%d.md", gen, i), 2)); err != nil {
+				t.Fatal(err)
+			}
+			if err := b.Remove(ctx, int64(1+r.IntN(400))); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := b.Commit(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	structure := func() []byte {
+		var b []byte
+		if err := st.db.QueryRowContext(ctx, "SELECT block FROM chunks_fts_data WHERE id = 10").Scan(&b); err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	if _, _, _, ok := singleSegment(structure()); ok {
+		t.Fatal("one segment before the merge")
+	}
+	if err := st.mergeWords(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, _, ok := singleSegment(structure()); !ok {
+		t.Fatal("not one segment after mergeWords")
+	}
+	before := st.prune.impacts.Load()
+	if _, err := st.rebuildImpacts(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 10 {
+		checkExact(t, st, words[i]+" "+words[20+i])
+	}
+	if st.prune.impacts.Load() == before {
+		t.Fatal("no search from the postings")
+	}
+}
