@@ -80,9 +80,10 @@ func (s *Store) rebuildImpacts(ctx context.Context) (int, error) {
 	return s.buildImpactsWith(ctx, nil)
 }
 
-// impactBuildHook runs in a build at stage "read" (inside its read
-// snapshot, once it has begun) and "install" (after the snapshot, before
-// the install); a test commits a sync there.
+// impactBuildHook runs in a build at stage "merge" (after each merge
+// step), "read" (inside its read snapshot, once it has begun) and
+// "install" (after the snapshot, before the install); a test commits a
+// sync there, a benchmark times the stages.
 var impactBuildHook = func(stage string) {}
 
 // buildImpactsWith is rebuildImpacts reporting progress (token instances
@@ -158,6 +159,7 @@ func (s *Store) mergeWords(ctx context.Context) error {
 		if _, err := s.db.ExecContext(ctx, "INSERT INTO chunks_fts(chunks_fts, rank) VALUES('merge', ?)", -impactMergeStep); err != nil {
 			return err
 		}
+		impactBuildHook("merge")
 	}
 	return nil
 }

@@ -379,12 +379,19 @@ func BenchmarkBuildImpacts(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer st.Close()
-	// The writer is held by the build's first transaction (start to
-	// "read", less the snapshot's first read) and by its install
-	// ("install" to the end).
-	var start, read, install time.Time
+	// The writer is held by each merge step (start or the last "merge"
+	// to the next), the build's first transaction (the last step to
+	// "read", less the snapshot's first read) and its install ("install"
+	// to the end).
+	var start, read, install, step time.Time
+	var steps int
+	var longest time.Duration
 	impactBuildHook = func(stage string) {
 		switch stage {
+		case "merge":
+			longest = max(longest, time.Since(step))
+			step = time.Now()
+			steps++
 		case "read":
 			read = time.Now()
 		case "install":
@@ -394,10 +401,11 @@ func BenchmarkBuildImpacts(b *testing.B) {
 	defer func() { impactBuildHook = func(string) {} }()
 	for b.Loop() {
 		start = time.Now()
+		step = start
 		if _, err := st.rebuildImpacts(ctx); err != nil {
 			b.Fatal(err)
 		}
-		b.Logf("prepare (writer) %v, read and encode (snapshot) %v, install (writer) %v", read.Sub(start), install.Sub(read), time.Since(install))
+		b.Logf("merge steps %d (longest %v) and prepare %v, read and encode (snapshot) %v, install (writer) %v", steps, longest, read.Sub(start), install.Sub(read), time.Since(install))
 	}
 	b.Log("impacts digest", impactsDigest(b, st))
 }
