@@ -143,7 +143,10 @@ func (s *Store) prepareImpacts(ctx context.Context) error {
 // writer for 1 min 40 s).
 func (s *Store) mergeWords(ctx context.Context) error {
 	var prev []byte
-	for range 1 << 16 {
+	// At most 4,096 steps (16M pages, an index far past any seen): a
+	// sync after every step could keep the index a segment short for
+	// ever, and prepareImpacts then merges the rest itself.
+	for range 1 << 12 {
 		var structure []byte
 		if err := s.db.QueryRowContext(ctx, "SELECT block FROM chunks_fts_data WHERE id = 10").Scan(&structure); err != nil {
 			if errors.Is(err, sql.ErrNoRows) {

@@ -51,6 +51,11 @@ func TestImpactsBuildBesideSync(t *testing.T) {
 	sync("before")
 	var stages []string
 	impactBuildHook = func(stage string) {
+		if stage == "merge" {
+			// A sync after every merge step would leave the merge always
+			// a segment short.
+			return
+		}
 		stages = append(stages, stage)
 		sync(stage)
 	}
