@@ -193,13 +193,18 @@ func TestImpactBlocks(t *testing.T) {
 	}
 }
 
-// FuzzImpactBlocks checks that damaged postings are refused, never a
-// panic, and that what decodes re-encodes to the same postings.
+// FuzzImpactBlocks checks that damaged postings (and stored rows) are
+// refused, never a panic, and that what decodes re-encodes to the same
+// postings.
 func FuzzImpactBlocks(f *testing.F) {
 	f.Add(encodeImpacts([]impactPosting{{3, 4}, {9, 2}, {70000, 7}}, func(int) int64 { return 12 }))
 	f.Add([]byte{1, 5, 2, 3, 2, 5, 2})
 	f.Add([]byte{0x80})
 	f.Fuzz(func(t *testing.T, data []byte) {
+		// A stored row: the token, then the blocks (impactstore.go).
+		if term, blocks, ok := splitStored(data); ok && len(term)+len(blocks) >= len(data) {
+			t.Fatalf("a stored row of %d bytes split into %d + %d", len(data), len(term), len(blocks))
+		}
 		hdrs, _, err := decodeHeaders(data)
 		if err != nil {
 			return
