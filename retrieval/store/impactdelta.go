@@ -11,7 +11,8 @@ import (
 
 // The postings after syncs: a built segment plus a delta.
 //
-// The impacts table is built at one point (rebuildImpacts); every sync
+// The postings are built at one point (rebuildImpacts, its read
+// snapshot); every sync
 // after it rewrites chunks. Rather than drop the postings until the next
 // build (a rebuild costs ~4 s of CPU at 100k documents, ~50 s at 1M,
 // so a daemon whose watcher syncs would search on FTS5 for minutes after

@@ -16,10 +16,11 @@ import (
 // of every row it scores; the pruning of prune.go and prunesets.go cut the
 // rows scored, but not those reads: at a million chunks a question with a
 // word in a quarter of the rows reads that word's doclist three to five
-// times (250–320 ms of CPU), however few rows it scores. The impacts table
-// holds, per token, its postings in blocks of impactBlock: each row's id
-// and its frequency weighted by gno's column weights, and per block the
-// largest weighted frequency and the smallest row length. Those two bound
+// times (250–320 ms of CPU), however few rows it scores. The postings
+// table (impact_postings, impactstore.go) holds, per token, its postings
+// in blocks of impactBlock: each row's id and its frequency weighted by
+// gno's column weights, and per block the largest weighted frequency and
+// the smallest row length. Those two bound
 // every row of the block under BM25 with the idf and average length of
 // the moment (BM25 grows with the frequency and falls with the length), so
 // a search reads each query token's postings once, skips the blocks that
@@ -58,7 +59,7 @@ import (
 // covers this many rows, and skipping it skips their decoding.
 const impactBlock = 128
 
-// impactsKey is the meta key holding the index state the impacts table
+// impactsKey is the meta key holding the index state the postings
 // reflects (impactsVersion).
 const impactsKey = "impacts"
 
@@ -67,7 +68,7 @@ const impactsKey = "impacts"
 // instances as doubles, and sums of 2.0, 1.5 and 1.0 are exact.
 var colWeights2 = [3]uint64{4, 3, 2}
 
-// impactsVersion returns the word index state the impacts table must
+// impactsVersion returns the word index state the postings must
 // reflect to be used: FTS5's structure record, rewritten (its cookie
 // counted up) by every transaction that adds, deletes or merges rows of the
 // word index and by nothing else, so a sync that changed no chunk keeps
