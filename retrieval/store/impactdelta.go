@@ -11,13 +11,14 @@ import (
 
 // The postings after syncs: a built segment plus a delta.
 //
-// The impacts table is built at one point (rebuildImpacts); every sync
+// The postings are built at one point (rebuildImpacts, its read
+// snapshot); every sync
 // after it rewrites chunks. Rather than drop the postings until the next
 // build (a rebuild costs ~4 s of CPU at 100k documents, ~50 s at 1M,
 // so a daemon whose watcher syncs would search on FTS5 for minutes after
 // every change), the build also installs two triggers on chunks that
 // record, in the sync's own transaction, every chunk row inserted or
-// deleted since (impacts_stale; a document rewritten under the same ids
+// deleted since (impacts_changed; a document rewritten under the same ids
 // is a delete and an insert). A search then:
 //
 //   - masks the stale rows in the built postings (they may be gone or
@@ -46,22 +47,33 @@ import (
 const impactDeltaMax = 4096
 
 // impactsDeltaTag starts the meta value of postings built with the delta
-// triggers and the posting encoding of appendPosting: "d1 ROWS VERSION",
-// ROWS the word index's row count at the build. A value without it
-// (postings of the first encoding, built before the delta) is not read:
-// searches use FTS5 until the next build (the next gno update does it).
-const impactsDeltaTag = "d1 "
+// triggers, the posting encoding of appendPosting and the table of
+// impactstore.go: "d2 ROWS VERSION", ROWS the word index's row count at
+// the build. A value without it (postings of an earlier encoding: "d1 "
+// keyed by the token's text, or the first one, built before the delta) is
+// not read: searches use FTS5 until the next build, which the next gno
+// update or the daemon's idle time does by itself (postingsNeeded).
+const impactsDeltaTag = "d2 "
+
+// impactsEpochKey is the meta key of the build epoch: each build counts
+// it up before its read snapshot (impactbuild.go), and the triggers stamp
+// every changed row with the epoch of its last change, so the build's
+// install keeps exactly the rows changed since its snapshot.
+const impactsEpochKey = "impacts_epoch"
 
 // impactsDeltaSchema makes the table of changed rows and its triggers;
-// built is 1 for a row the build held (its first change was a delete).
+// built is 1 for a row the build held (its first change was a delete;
+// the install sets it from the build's own rows), epoch the build epoch of
+// its last change.
 var impactsDeltaSchema = []string{
-	"CREATE TABLE IF NOT EXISTS impacts_stale(row INTEGER PRIMARY KEY, built INTEGER NOT NULL)",
-	"DELETE FROM impacts_stale",
-	`CREATE TRIGGER IF NOT EXISTS impacts_ai AFTER INSERT ON chunks BEGIN
-	INSERT OR IGNORE INTO impacts_stale(row, built) VALUES(new.id, 0);
+	"CREATE TABLE IF NOT EXISTS impacts_changed(row INTEGER PRIMARY KEY, built INTEGER NOT NULL, epoch INTEGER NOT NULL DEFAULT 0)",
+	`CREATE TRIGGER IF NOT EXISTS impacts_ci AFTER INSERT ON chunks BEGIN
+	INSERT INTO impacts_changed(row, built, epoch) VALUES(new.id, 0, coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = '` + impactsEpochKey + `'), 0))
+		ON CONFLICT(row) DO UPDATE SET epoch = excluded.epoch;
 END`,
-	`CREATE TRIGGER IF NOT EXISTS impacts_ad AFTER DELETE ON chunks BEGIN
-	INSERT OR IGNORE INTO impacts_stale(row, built) VALUES(old.id, 1);
+	`CREATE TRIGGER IF NOT EXISTS impacts_cd AFTER DELETE ON chunks BEGIN
+	INSERT INTO impacts_changed(row, built, epoch) VALUES(old.id, 1, coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = '` + impactsEpochKey + `'), 0))
+		ON CONFLICT(row) DO UPDATE SET epoch = excluded.epoch;
 END`,
 }
 
@@ -112,14 +124,14 @@ func (s *Store) impactDeltaFor(ctx context.Context, built, ver string, builtRows
 		return d, true, nil
 	}
 	var n int64
-	if err := s.db.QueryRowContext(ctx, "SELECT count(*) FROM impacts_stale").Scan(&n); err != nil {
+	if err := s.db.QueryRowContext(ctx, "SELECT count(*) FROM impacts_changed").Scan(&n); err != nil {
 		return nil, false, fmt.Errorf("search: %w", err)
 	}
 	if n > impactDeltaMax {
 		return nil, false, nil
 	}
 	d = &impactDelta{key: key, masked: map[int64]bool{}, gone: map[string]int64{}}
-	rows, err := s.db.QueryContext(ctx, "SELECT row, built FROM impacts_stale ORDER BY row")
+	rows, err := s.db.QueryContext(ctx, "SELECT row, built FROM impacts_changed ORDER BY row")
 	if err != nil {
 		return nil, false, fmt.Errorf("search: %w", err)
 	}
@@ -141,7 +153,7 @@ func (s *Store) impactDeltaFor(ctx context.Context, built, ver string, builtRows
 	// The stale rows as they are now: their text and their lengths.
 	var texts []rowText
 	var spans []sliceRef
-	rows, err = s.db.QueryContext(ctx, "SELECT c.id, c.doc_id, c.title, c.headings, c.body, c.start_byte, c.end_byte FROM chunks c WHERE c.id IN (SELECT row FROM impacts_stale) ORDER BY c.id")
+	rows, err = s.db.QueryContext(ctx, "SELECT c.id, c.doc_id, c.title, c.headings, c.body, c.start_byte, c.end_byte FROM chunks c WHERE c.id IN (SELECT row FROM impacts_changed) ORDER BY c.id")
 	if err != nil {
 		return nil, false, fmt.Errorf("search: %w", err)
 	}
@@ -177,7 +189,7 @@ func (s *Store) impactDeltaFor(ctx context.Context, built, ver string, builtRows
 		}
 	}
 	lengths := map[int64]int64{}
-	rows, err = s.db.QueryContext(ctx, "SELECT id, sz FROM chunks_fts_docsize WHERE id IN (SELECT row FROM impacts_stale)")
+	rows, err = s.db.QueryContext(ctx, "SELECT id, sz FROM chunks_fts_docsize WHERE id IN (SELECT row FROM impacts_changed)")
 	if err != nil {
 		return nil, false, fmt.Errorf("search: %w", err)
 	}

@@ -98,13 +98,13 @@ func TestImpactsDeltaExact(t *testing.T) {
 		t.Logf("round %d: %d of %d searches from the postings", round, st.prune.impacts.Load()-before, 26*6)
 	}
 	var stale int
-	if err := st.db.QueryRowContext(ctx, "SELECT count(*) FROM impacts_stale").Scan(&stale); err != nil || stale == 0 {
+	if err := st.db.QueryRowContext(ctx, "SELECT count(*) FROM impacts_changed").Scan(&stale); err != nil || stale == 0 {
 		t.Fatalf("changed rows %d, %v", stale, err)
 	}
 	if _, err := st.rebuildImpacts(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if err := st.db.QueryRowContext(ctx, "SELECT count(*) FROM impacts_stale").Scan(&stale); err != nil || stale != 0 {
+	if err := st.db.QueryRowContext(ctx, "SELECT count(*) FROM impacts_changed").Scan(&stale); err != nil || stale != 0 {
 		t.Fatalf("changed rows after a rebuild %d, %v", stale, err)
 	}
 	for _, q := range questions(10) {
@@ -120,7 +120,7 @@ func TestImpactsDeltaTooLarge(t *testing.T) {
 	if _, err := st.rebuildImpacts(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.db.ExecContext(ctx, "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n WHERE i <= ?) INSERT INTO impacts_stale(row, built) SELECT (100000 + i) << 16, 0 FROM n", impactDeltaMax); err != nil {
+	if _, err := st.db.ExecContext(ctx, "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n WHERE i <= ?) INSERT INTO impacts_changed(row, built) SELECT (100000 + i) << 16, 0 FROM n", impactDeltaMax); err != nil {
 		t.Fatal(err)
 	}
 	before := st.prune.impacts.Load()
@@ -154,7 +154,7 @@ func TestBuildPostingsPolicy(t *testing.T) {
 			t.Fatalf("current postings (behind %v): built %v, %v", behind, built, err)
 		}
 	}
-	if _, err := st.db.ExecContext(ctx, "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n WHERE i <= ?) INSERT INTO impacts_stale(row, built) SELECT (100000 + i) << 16, 0 FROM n", impactDeltaMax/2); err != nil {
+	if _, err := st.db.ExecContext(ctx, "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n WHERE i <= ?) INSERT INTO impacts_changed(row, built) SELECT (100000 + i) << 16, 0 FROM n", impactDeltaMax/2); err != nil {
 		t.Fatal(err)
 	}
 	needs(false, false)

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
+	"math"
 )
 
 // Block-max postings of the word index, scored in Go with FTS5's BM25.
@@ -15,10 +16,11 @@ import (
 // of every row it scores; the pruning of prune.go and prunesets.go cut the
 // rows scored, but not those reads: at a million chunks a question with a
 // word in a quarter of the rows reads that word's doclist three to five
-// times (250–320 ms of CPU), however few rows it scores. The impacts table
-// holds, per token, its postings in blocks of impactBlock: each row's id
-// and its frequency weighted by gno's column weights, and per block the
-// largest weighted frequency and the smallest row length. Those two bound
+// times (250–320 ms of CPU), however few rows it scores. The postings
+// table (impact_postings, impactstore.go) holds, per token, its postings
+// in blocks of impactBlock: each row's id and its frequency weighted by
+// gno's column weights, and per block the largest weighted frequency and
+// the smallest row length. Those two bound
 // every row of the block under BM25 with the idf and average length of
 // the moment (BM25 grows with the frequency and falls with the length), so
 // a search reads each query token's postings once, skips the blocks that
@@ -40,8 +42,10 @@ import (
 // The postings are built from the word index itself (FTS5's own segment
 // records, decoded in Go, impactseg.go, or fts5vocab's instance table for
 // an index in another form: FTS5's own tokens, so no second tokenizer can
-// disagree with it), by rebuildImpacts in one transaction with the word
-// index state they reflect. Syncs after the build record the chunk rows they change
+// disagree with it), by rebuildImpacts in a read snapshot of the word
+// index, installed in a short transaction (impactbuild.go); only tokens
+// with at least impactStoreMin rows keep postings, the others are read
+// from FTS5 when asked (impactstore.go). Syncs after the build record the chunk rows they change
 // (triggers, in their own transaction), and a search masks those rows in
 // the built segment and scores their current text apart, with the current
 // idf and average length (impactdelta.go: the segment-plus-delta design,
@@ -55,7 +59,7 @@ import (
 // covers this many rows, and skipping it skips their decoding.
 const impactBlock = 128
 
-// impactsKey is the meta key holding the index state the impacts table
+// impactsKey is the meta key holding the index state the postings
 // reflects (impactsVersion).
 const impactsKey = "impacts"
 
@@ -64,7 +68,7 @@ const impactsKey = "impacts"
 // instances as doubles, and sums of 2.0, 1.5 and 1.0 are exact.
 var colWeights2 = [3]uint64{4, 3, 2}
 
-// impactsVersion returns the word index state the impacts table must
+// impactsVersion returns the word index state the postings must
 // reflect to be used: FTS5's structure record, rewritten (its cookie
 // counted up) by every transaction that adds, deletes or merges rows of the
 // word index and by nothing else, so a sync that changed no chunk keeps
@@ -142,25 +146,28 @@ type impactPosting struct {
 // length(i) tokens, in blocks: per
 // block a header (posting count, the last row's delta from the previous
 // block's last row, the largest f2, the smallest row length, the body's
-// length) and then the body (each row's delta and f2), so a reader can
-// bound a block and skip its body without decoding it.
+// length) and then the body (the postings, bit-packed: packedBody), so a
+// reader can bound a block and skip its body without decoding it.
 func encodeImpacts(ps []impactPosting, length func(i int) int64) []byte {
 	var out, body []byte
+	var dd, cs, fs []uint64
 	prev := int64(0)
 	for start := 0; start < len(ps); start += impactBlock {
 		blk := ps[start:min(start+impactBlock, len(ps))]
-		body = body[:0]
+		dd, cs, fs = dd[:0], cs[:0], fs[:0]
 		var maxF uint64
 		minD := int64(-1)
 		last := prev
 		for i, p := range blk {
-			body = appendPosting(body, last, p.row, p.f2)
+			d, c := postingParts(last, p.row)
+			dd, cs, fs = append(dd, d), append(cs, c), append(fs, p.f2-2)
 			last = p.row
 			maxF = max(maxF, p.f2)
 			if d := length(start + i); minD < 0 || d < minD {
 				minD = d
 			}
 		}
+		body = appendPacked(appendPacked(appendPacked(body[:0], dd), cs), fs)
 		out = binary.AppendUvarint(out, uint64(len(blk)))
 		out = binary.AppendUvarint(out, uint64(last-prev))
 		out = binary.AppendUvarint(out, maxF)
@@ -170,78 +177,6 @@ func encodeImpacts(ps []impactPosting, length func(i int) int64) []byte {
 		prev = last
 	}
 	return out
-}
-
-// A row id is its document's id above 16 bits of chunk number
-// (DocOfChunk), so a plain delta between rows of two documents is a
-// multiple of 65,536 (three varint bytes). A posting is written as one
-// varint: the document delta shifted left by three, then the chunk number
-// in two bits (below 3; 3 says a varint with the rest follows), and
-// within one document the chunk delta less one; its low bit says whether
-// the weighted frequency follows as a varint, else it is one body
-// occurrence (f2 = 2, 83 % of the postings at 100k documents). Most
-// postings are then one byte: 1.7 bytes a posting at 100k, against 2.5
-// with the frequency always written.
-
-// appendPosting appends the posting (row, f2), whose row follows prev, to
-// b.
-func appendPosting(b []byte, prev, row int64, f2 uint64) []byte {
-	dd := uint64(row>>16 - prev>>16)
-	c := uint64(row & 0xffff)
-	if dd == 0 {
-		c = uint64(row-prev) - 1
-	}
-	var flag uint64
-	if f2 != 2 {
-		flag = 1
-	}
-	b = binary.AppendUvarint(b, dd<<3|min(c, 3)<<1|flag)
-	if c >= 3 {
-		b = binary.AppendUvarint(b, c-3)
-	}
-	if flag == 1 {
-		b = binary.AppendUvarint(b, f2)
-	}
-	return b
-}
-
-// readPosting reads the posting following row prev from b, with the
-// bytes it took (0 when b is short or the row does not follow prev).
-func readPosting(b []byte, prev int64) (int64, uint64, int) {
-	v, n := binary.Uvarint(b)
-	if n <= 0 || v>>3 > 1<<46 {
-		return 0, 0, 0
-	}
-	c := v >> 1 & 3
-	if c == 3 {
-		w, m := binary.Uvarint(b[n:])
-		if m <= 0 || w > 1<<16 {
-			return 0, 0, 0
-		}
-		c += w
-		n += m
-	}
-	f2 := uint64(2)
-	if v&1 == 1 {
-		f, m := binary.Uvarint(b[n:])
-		if m <= 0 {
-			return 0, 0, 0
-		}
-		f2 = f
-		n += m
-	}
-	dd := int64(v >> 3)
-	if dd == 0 {
-		row := prev + int64(c) + 1
-		if row>>16 != prev>>16 {
-			return 0, 0, 0
-		}
-		return row, f2, n
-	}
-	if c > 0xffff || prev>>16+dd >= 1<<46 {
-		return 0, 0, 0
-	}
-	return (prev>>16+dd)<<16 | int64(c), f2, n
 }
 
 // impactBlockHdr is one block of a token's postings, as read from its
@@ -301,15 +236,41 @@ func decodeHeaders(data []byte) ([]impactBlockHdr, int64, error) {
 // decodeBlock appends the postings of block h of data to ps.
 func decodeBlock(data []byte, h impactBlockHdr, ps []impactPosting) ([]impactPosting, error) {
 	body := data[h.off : h.off+h.size]
-	row := h.first
-	for range h.n {
-		next, f, n := readPosting(body, row)
-		if n <= 0 {
+	var buf [3 * impactBlock]uint64
+	vs := buf[:0]
+	for range 3 {
+		var n int
+		if vs, n = readPacked(body, h.n, vs); n <= 0 {
 			return nil, errImpactsDamaged
 		}
 		body = body[n:]
-		row = next
-		ps = append(ps, impactPosting{row, f})
+	}
+	if len(body) != 0 {
+		return nil, errImpactsDamaged
+	}
+	dd, cs, fs := vs[:h.n], vs[h.n:2*h.n], vs[2*h.n:]
+	row := h.first
+	for i := range h.n {
+		c := cs[i]
+		if dd[i] == 0 {
+			if c >= 1<<16 {
+				return nil, errImpactsDamaged
+			}
+			next := row + int64(c) + 1
+			if next>>16 != row>>16 {
+				return nil, errImpactsDamaged
+			}
+			row = next
+		} else {
+			if c > 0xffff || dd[i] >= 1<<46 || row>>16+int64(dd[i]) >= 1<<46 {
+				return nil, errImpactsDamaged
+			}
+			row = (row>>16+int64(dd[i]))<<16 | int64(c)
+		}
+		if fs[i] > math.MaxUint64-2 {
+			return nil, errImpactsDamaged
+		}
+		ps = append(ps, impactPosting{row, fs[i] + 2})
 	}
 	if row != h.last {
 		return nil, errImpactsDamaged

@@ -149,7 +149,7 @@ func TestImpactsDamagedFallBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.db.ExecContext(ctx, "UPDATE impacts SET data = x'ffffffffffffffffff'"); err != nil {
+	if _, err := st.db.ExecContext(ctx, "UPDATE impact_postings SET data = x'ffffffffffffffffff'"); err != nil {
 		t.Fatal(err)
 	}
 	after, err := st.SearchFTS(ctx, query.Parse(q), Filter{}, 10)

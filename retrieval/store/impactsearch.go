@@ -136,7 +136,11 @@ func (s *Store) searchImpacts(ctx context.Context, q query.Keywords, where strin
 			return nil, false, nil
 		}
 	}
-	data, err := s.impactData(ctx, toks)
+	var masked map[int64]bool
+	if delta != nil {
+		masked = delta.masked
+	}
+	data, err := s.impactData(ctx, toks, masked)
 	if err != nil {
 		return nil, false, err
 	}
@@ -323,33 +327,6 @@ func (s *Store) searchImpacts(ctx context.Context, q query.Keywords, where strin
 	}
 	s.prune.impacts.Add(1)
 	return top.hits(), true, nil
-}
-
-// impactData reads the postings of the tokens (one per word); a token
-// the index does not hold has none.
-func (s *Store) impactData(ctx context.Context, toks [][]string) (map[string][]byte, error) {
-	args := make([]any, len(toks))
-	for i, t := range toks {
-		args[i] = t[0]
-	}
-	rows, err := s.db.QueryContext(ctx, "SELECT term, data FROM impacts WHERE term IN ("+placeholders(len(args))+")", args...)
-	if err != nil {
-		return nil, fmt.Errorf("search: %w", err)
-	}
-	defer rows.Close()
-	out := map[string][]byte{}
-	for rows.Next() {
-		var t string
-		var d []byte
-		if err := rows.Scan(&t, &d); err != nil {
-			return nil, fmt.Errorf("search: %w", err)
-		}
-		out[t] = d
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("search: %w", err)
-	}
-	return out, nil
 }
 
 // impactExclusions returns the rows having any of the excluded tokens.

@@ -76,6 +76,12 @@ func TestSegmentPostingsMatchInstances(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tx.Rollback()
+	// The instance table a build makes (impactsSchema).
+	for _, q := range impactsSchema {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
 	// Several segments now (the writes added one): declined.
 	if _, _, err := readBoth(t, ctx, tx); !errors.Is(err, errSegmentUnread) {
 		t.Fatalf("several segments: %v, want errSegmentUnread", err)
