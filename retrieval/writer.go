@@ -113,8 +113,14 @@ func (w *Writer) Cleanup(ctx context.Context) (int, error) {
 // missing, and with behind when many rows changed since they were built
 // (store.Backend.BuildPostings): the end of a first update, a daemon's
 // idle time. It reports whether it built.
-func (w *Writer) BuildPostings(ctx context.Context, behind bool, progress func(done, total int)) (bool, error) {
-	st, err := w.e.store(ctx)
+//
+// It takes no writer lock: the store reads the word index in a snapshot
+// and installs in short transactions of its own, recording the rows a
+// sync changes meanwhile, and a later build supersedes an earlier one.
+// Holding the writer would make every sync and client write wait for the
+// whole build (about a minute at a million documents).
+func BuildPostings(ctx context.Context, e *Engine, behind bool, progress func(done, total int)) (bool, error) {
+	st, err := e.store(ctx)
 	if err != nil {
 		return false, err
 	}

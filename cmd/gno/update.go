@@ -72,7 +72,7 @@ func (a *app) runUpdate(ctx context.Context, f updateFlags) (*retrieval.UpdateRe
 				bar.Finish()
 				bar = nil
 			}
-			a.buildPostings(ctx, e, f.wait)
+			a.buildPostings(ctx, e)
 		}
 	}
 	if bar != nil {
@@ -244,18 +244,12 @@ func newEmbedCmd(a *app) *cobra.Command {
 // them current in its idle time), with a progress bar on a terminal and
 // quietly otherwise. The update has succeeded: a failure here is a
 // warning (searches run on FTS5 as before).
-func (a *app) buildPostings(ctx context.Context, e *retrieval.Engine, wait time.Duration) {
+func (a *app) buildPostings(ctx context.Context, e *retrieval.Engine) {
 	// Asked without the lock first: an update that left the postings in
 	// place must not wait for another writer (and warn) for nothing.
 	if need, err := retrieval.PostingsNeeded(ctx, e, false); err == nil && !need {
 		return
 	}
-	w, err := e.Writer(ctx, wait)
-	if err != nil {
-		fmt.Fprintf(a.stderr, "gno: search postings not built: %s\n", gnoerr.Public(err))
-		return
-	}
-	defer w.Close()
 	var bar *progressbar.ProgressBar
 	var progress func(done, total int)
 	if a.stderrTTY() {
@@ -268,7 +262,7 @@ func (a *app) buildPostings(ctx context.Context, e *retrieval.Engine, wait time.
 			bar.Set(done)
 		}
 	}
-	_, err = w.BuildPostings(ctx, false, progress)
+	_, err := retrieval.BuildPostings(ctx, e, false, progress)
 	if bar != nil {
 		bar.Finish()
 	}

@@ -419,8 +419,9 @@ func (w *worker) embed(ctx context.Context) {
 // postings builds the word index's search postings when idle, if they
 // are missing or far behind the index (Writer.BuildPostings): searches
 // answer the rows changed since a build from a delta, which grows with
-// every sync until a rebuild. A build is one transaction (about 25 s of
-// CPU at 100k documents): a sync that comes meanwhile waits for it.
+// every sync until a rebuild. A build takes no writer lock (it reads a
+// snapshot and installs in short transactions), so clients' writes go on
+// beside it; the daemon's own syncs wait for this loop's next turn.
 func (w *worker) postings(ctx context.Context) {
 	// Asked first, without the lock: most syncs leave nothing to build,
 	// and taking the writer (and showing a build) for nothing would hold
@@ -435,18 +436,12 @@ func (w *worker) postings(ctx context.Context) {
 		w.mu.Unlock()
 		return
 	}
-	wr, err := w.e.Writer(ctx, 0)
-	if err != nil {
-		w.pause(ctx, lockedRetry)
-		return
-	}
-	defer wr.Close()
 	w.mu.Lock()
 	w.needPostings = false
 	w.mu.Unlock()
 	w.set("building search postings")
 	start := time.Now()
-	built, err := wr.BuildPostings(ctx, true, nil)
+	built, err := retrieval.BuildPostings(ctx, w.e, true, nil)
 	switch {
 	case ctx.Err() != nil:
 	case err != nil:
