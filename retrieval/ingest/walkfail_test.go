@@ -39,27 +39,7 @@ func TestSyncKeepsUnreadableFolder(t *testing.T) {
 	}
 	t.Cleanup(func() { st.Close() })
 	col := config.Collection{Name: "u", Path: dir, Pattern: "**/*.md"}
-	sync := func(gen int64) *Result {
-		t.Helper()
-		res, err := Sync(ctx, st, col, gen, Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return res
-	}
-	have := func() []string {
-		t.Helper()
-		states, err := st.DocStates(ctx, "u")
-		if err != nil {
-			t.Fatal(err)
-		}
-		var out []string
-		for rel := range states {
-			out = append(out, rel)
-		}
-		slices.Sort(out)
-		return out
-	}
+	sync, have := syncer(t, st, col)
 	if res := sync(1); res.Added != len(rels) {
 		t.Fatalf("first sync: %+v", res)
 	}
@@ -126,4 +106,32 @@ func TestMergePartsDuplicates(t *testing.T) {
 	if want := []string{"a.md", "a/1.md", "a/2.md", "b.md"}; !slices.Equal(rels, want) {
 		t.Errorf("merged %q, want %q", rels, want)
 	}
+}
+
+// syncer gives a test's full sync of col into st at a generation, and the
+// paths the store then holds for col, sorted.
+func syncer(t *testing.T, st store.Backend, col config.Collection) (sync func(gen int64) *Result, have func() []string) {
+	ctx := context.Background()
+	sync = func(gen int64) *Result {
+		t.Helper()
+		res, err := Sync(ctx, st, col, gen, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	have = func() []string {
+		t.Helper()
+		states, err := st.DocStates(ctx, col.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for rel := range states {
+			out = append(out, rel)
+		}
+		slices.Sort(out)
+		return out
+	}
+	return sync, have
 }
