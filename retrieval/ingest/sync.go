@@ -160,9 +160,9 @@ func Sync(ctx context.Context, st store.Backend, col config.Collection, gen int6
 		}
 	}()
 	var cands []candidate
-	var unreadable []string // folders the walk could not read
+	var unreadable []string // folders the walk, or files Only, could not read
 	if opt.Only != nil {
-		cands = only(col, opt, res)
+		cands, unreadable = only(col, opt, res)
 	} else {
 		cands, unreadable, err = walk(ctx, col, opt, res)
 	}
@@ -178,6 +178,9 @@ func Sync(ctx context.Context, st store.Backend, col config.Collection, gen int6
 		keep := map[string]bool{}
 		for _, rel := range opt.Only {
 			keep[path.Clean(rel)] = true
+		}
+		for _, rel := range unreadable {
+			delete(keep, rel) // unknown, not gone: left as it is
 		}
 		for rel := range states {
 			if !keep[rel] {

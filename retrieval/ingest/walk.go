@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/gnosearch/gno/retrieval/config"
 	"github.com/gnosearch/gno/retrieval/convert"
@@ -181,10 +183,12 @@ const maxErrors = 20
 // walk's read of that folder fail with it (the tests run as root, where
 // chmod 000 does not stop a read). forceUnknownKind makes every entry's
 // type unknown (DT_UNKNOWN), as some file systems list them, so the
-// lstat path of the walk is tested on any file system.
+// lstat path of the walk is tested on any file system. lstat is the
+// lstat of Options.Only's files, for the same reason.
 var (
 	failDir          = func(abs string) error { return nil }
 	forceUnknownKind bool
+	lstat            = os.Lstat // of Options.Only's files
 )
 
 func sameRel(a, b candidate) bool { return a.rel == b.rel }
@@ -240,10 +244,11 @@ func statOf(fi fs.FileInfo) fileStat {
 }
 
 // only lists the files of Options.Only that a walk would have found; a
-// path that no longer exists is left out, so the sync removes it.
-func only(col config.Collection, opt Options, res *Result) []candidate {
+// path that no longer exists is left out, so the sync removes it. A path
+// whose lstat fails otherwise (EACCES on a folder above it, a passing NFS
+// error) is listed in unknown and counted unreadable: its document stays.
+func only(col config.Collection, opt Options, res *Result) (out []candidate, unknown []string) {
 	includes := newIncludeSet(col.Patterns())
-	var out []candidate
 	for _, rel := range opt.Only {
 		rel = path.Clean(rel)
 		if !fs.ValidPath(rel) || rel == "." || !indexesFile(includes, col, rel) || inSkippedDir(col, rel) {
@@ -254,15 +259,22 @@ func only(col config.Collection, opt Options, res *Result) []candidate {
 			continue
 		}
 		p := filepath.Join(col.Path, filepath.FromSlash(rel))
-		info, err := os.Lstat(p)
+		info, err := lstat(p)
 		if err != nil {
+			if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
+				unknown = append(unknown, rel)
+				res.skip(SkipUnreadable)
+				if len(res.Errors) < maxErrors {
+					res.Errors = append(res.Errors, fmt.Sprintf("%s: unreadable, its document kept: %v", rel, err))
+				}
+			}
 			continue
 		}
 		if c, ok := fileCandidate(col, opt, res, rel, f, func() string { return p }, statOf(info)); ok {
 			out = append(out, c)
 		}
 	}
-	return out
+	return out, unknown
 }
 
 // Indexes reports whether a sync of col indexes the file at rel (clean,

@@ -21,7 +21,6 @@ import (
 // unchanged. The failure is injected through failDir: the tests run as
 // root, where chmod 000 does not stop a read.
 func TestSyncKeepsUnreadableFolder(t *testing.T) {
-	ctx := context.Background()
 	dir := t.TempDir()
 	rels := []string{"a.md", "a-b.md", "a/x.md", "a/b/c.md", "a0.md", "ab/y.md"}
 	for _, rel := range rels {
@@ -33,11 +32,7 @@ func TestSyncKeepsUnreadableFolder(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "index.sqlite"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := testStore(t)
 	col := config.Collection{Name: "u", Path: dir, Pattern: "**/*.md"}
 	sync, have := syncer(t, st, col)
 	if res := sync(1); res.Added != len(rels) {
@@ -134,4 +129,14 @@ func syncer(t *testing.T, st store.Backend, col config.Collection) (sync func(ge
 		return out
 	}
 	return sync, have
+}
+
+// testStore opens a SQLite index of the test's own, closed at its end.
+func testStore(t *testing.T) store.Backend {
+	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "index.sqlite"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
 }
