@@ -17,15 +17,23 @@ type goneDoc struct {
 // mergeStates walks the found files (cands, sorted by path as walk
 // leaves them) and the index's documents (list, in the same byte order)
 // side by side: each file is passed to see with its document's state, or
-// ok false when it has none; the documents no file matched are returned.
-// It holds no map of every path: an unchanged sync of a million files is
-// this loop and the walk (bench/RESULTS.md, issue 30).
-func mergeStates(cands []candidate, list *store.StateList, see func(c candidate, s store.DocState, ok bool)) []goneDoc {
+// ok false when it has none; the documents no file matched are returned,
+// except those under a folder the walk could not read (unreadable): their
+// files are unknown, and a passing error (EACCES, NFS) must not delete a
+// subtree from the index. It holds no map of every path: an unchanged
+// sync of a million files is this loop and the walk (bench/RESULTS.md,
+// issue 30).
+func mergeStates(cands []candidate, unreadable []string, list *store.StateList, see func(c candidate, s store.DocState, ok bool)) []goneDoc {
 	var gone []goneDoc
+	lost := func(j int) {
+		if rel := list.Rel(j); !under(rel, unreadable) {
+			gone = append(gone, goneDoc{rel, list.State(j).ID})
+		}
+	}
 	j, n := 0, list.Len()
 	for _, c := range cands {
 		for j < n && list.Compare(j, c.rel) < 0 {
-			gone = append(gone, goneDoc{list.Rel(j), list.State(j).ID})
+			lost(j)
 			j++
 		}
 		if j < n && list.Compare(j, c.rel) == 0 {
@@ -36,9 +44,21 @@ func mergeStates(cands []candidate, list *store.StateList, see func(c candidate,
 		see(c, store.DocState{}, false)
 	}
 	for ; j < n; j++ {
-		gone = append(gone, goneDoc{list.Rel(j), list.State(j).ID})
+		lost(j)
 	}
 	return gone
+}
+
+// under reports whether the file rel is inside one of the folders dirs
+// (slash-separated, relative to the same root). It is asked only of the
+// documents a sync did not find, and dirs is usually empty.
+func under(rel string, dirs []string) bool {
+	for _, d := range dirs {
+		if len(rel) > len(d) && rel[len(d)] == '/' && rel[:len(d)] == d {
+			return true
+		}
+	}
+	return false
 }
 
 // mergeParts merges the walk's folders, each sorted by path, into one
@@ -61,7 +81,12 @@ func mergeParts(parts [][]candidate, n int) []candidate {
 				next = h[2][0].rel
 			}
 			k, _ = slices.BinarySearchFunc(p, next, func(c candidate, rel string) int { return strings.Compare(c.rel, rel) })
-			k = max(k, 1) // paths are unique: p[0] < next
+			k = max(k, 1) // p[0] <= next
+		}
+		// A folder listed twice was walked twice: its files come again
+		// in a second part, each right after its first copy.
+		if len(out) > 0 && out[len(out)-1].rel == p[0].rel {
+			p, k = p[1:], k-1
 		}
 		out = append(out, p[:k]...)
 		if k == len(p) {

@@ -63,27 +63,7 @@ func TestSyncMergeEdges(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			st := tc.st(t)
-			sync := func(gen int64) *Result {
-				t.Helper()
-				res, err := Sync(ctx, st, col, gen, Options{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				return res
-			}
-			have := func() []string {
-				t.Helper()
-				states, err := st.DocStates(ctx, "n")
-				if err != nil {
-					t.Fatal(err)
-				}
-				var out []string
-				for rel := range states {
-					out = append(out, rel)
-				}
-				slices.Sort(out)
-				return out
-			}
+			sync, have := syncer(t, st, col)
 			want := slices.Clone(rels)
 			if nonUTF8 && tc.name == "sqlite" {
 				want = append(want, bad)

@@ -2,12 +2,12 @@ package ingest
 
 import (
 	"context"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/gnosearch/gno/retrieval/config"
-	"github.com/gnosearch/gno/retrieval/store"
 )
 
 // TestSyncOnly: a sync limited to some paths adds, updates and removes
@@ -28,11 +28,7 @@ func TestSyncOnly(t *testing.T) {
 	write("a.md", "# A\n")
 	write("b.md", "# B\n")
 	write("c.md", "# C\n")
-	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "index.sqlite"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := testStore(t)
 	col := config.Collection{Name: "n", Path: dir}
 	if _, err := Sync(ctx, st, col, 1, Options{}); err != nil {
 		t.Fatal(err)
@@ -66,5 +62,47 @@ func TestSyncOnly(t *testing.T) {
 	// A full sync then catches up with b.md.
 	if res, err := Sync(ctx, st, col, 3, Options{}); err != nil || res.Removed != 1 {
 		t.Fatalf("full sync after: %+v %v", res, err)
+	}
+}
+
+// TestSyncOnlyUnreadable: a path of Only whose lstat fails for a reason
+// other than its absence (EACCES on a folder above it) keeps its document
+// and is reported unreadable; a path that is gone is still removed. The
+// failure is injected through lstat: the tests run as root.
+func TestSyncOnlyUnreadable(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	for _, rel := range []string{"a.md", "c.md"} {
+		if err := os.WriteFile(filepath.Join(dir, rel), []byte("# "+rel+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st := testStore(t)
+	col := config.Collection{Name: "n", Path: dir}
+	if _, err := Sync(ctx, st, col, 1, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	denied := filepath.Join(dir, "a.md")
+	lstat = func(p string) (fs.FileInfo, error) {
+		if p == denied {
+			return nil, &fs.PathError{Op: "lstat", Path: p, Err: fs.ErrPermission}
+		}
+		return os.Lstat(p)
+	}
+	t.Cleanup(func() { lstat = os.Lstat })
+	os.Remove(filepath.Join(dir, "c.md"))
+	res, err := Sync(ctx, st, col, 2, Options{Only: []string{"a.md", "c.md"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Removed != 1 || res.Skipped[SkipUnreadable] != 1 || len(res.Errors) != 1 {
+		t.Fatalf("only with a.md unreadable: %+v", res)
+	}
+	states, err := st.DocStates(ctx, "n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := states["a.md"]; !ok || len(states) != 1 {
+		t.Errorf("after the limited sync: %v, want a.md alone", states)
 	}
 }

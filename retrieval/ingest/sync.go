@@ -160,10 +160,11 @@ func Sync(ctx context.Context, st store.Backend, col config.Collection, gen int6
 		}
 	}()
 	var cands []candidate
+	var unreadable []string // folders the walk, or files Only, could not read
 	if opt.Only != nil {
-		cands = only(col, opt, res)
+		cands, unreadable = only(col, opt, res)
 	} else {
-		cands, err = walk(ctx, col, opt, res)
+		cands, unreadable, err = walk(ctx, col, opt, res)
 	}
 	<-statesReady
 	if err != nil {
@@ -177,6 +178,9 @@ func Sync(ctx context.Context, st store.Backend, col config.Collection, gen int6
 		keep := map[string]bool{}
 		for _, rel := range opt.Only {
 			keep[path.Clean(rel)] = true
+		}
+		for _, rel := range unreadable {
+			delete(keep, rel) // unknown, not gone: left as it is
 		}
 		for rel := range states {
 			if !keep[rel] {
@@ -236,7 +240,15 @@ func Sync(ctx context.Context, st store.Backend, col config.Collection, gen int6
 		// The walk and the list are both in byte order of the path: one
 		// merge finds the unchanged, the changed and the gone, with no
 		// map of every path (bench/RESULTS.md, issue 30).
-		gone = mergeStates(cands, list, triage)
+		// Documents under a folder the walk could not read stay as
+		// they are (the folder is reported unreadable), and so do their
+		// recorded conversion failures.
+		gone = mergeStates(cands, unreadable, list, triage)
+		for rel := range skips {
+			if under(rel, unreadable) {
+				w.skipped[rel] = true
+			}
+		}
 		// The list has no hashes; the changed files that have a document
 		// need theirs (an edit that changed nothing is recognised by it).
 		states = map[string]store.DocState{}
@@ -431,7 +443,7 @@ func (w *writer) process(ctx context.Context, col config.Collection, todo []cand
 		switch {
 		case cv.skip != "":
 			res.skip(cv.skip)
-			if cv.errMsg != "" && len(res.Errors) < 20 {
+			if cv.errMsg != "" && len(res.Errors) < maxErrors {
 				res.Errors = append(res.Errors, cv.errMsg)
 			}
 			if existed && cv.skip == SkipUnreadable {

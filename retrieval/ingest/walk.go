@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/gnosearch/gno/retrieval/config"
 	"github.com/gnosearch/gno/retrieval/convert"
@@ -24,11 +26,13 @@ import (
 var skipDirs = map[string]bool{".git": true, ".hg": true, ".svn": true, "node_modules": true, ".ssh": true,
 	".gnupg": true, ".aws": true, ".kube": true, ".docker": true, "__pycache__": true, ".venv": true, ".Trash": true}
 
-// walk lists the files of col that match its patterns, sorted by path.
-// Folders are read in parallel: a sync of an unchanged collection is
-// mostly this walk (one lstat per file), and at a million files one
-// goroutine spends seconds waiting on each call in turn.
-func walk(ctx context.Context, col config.Collection, opt Options, res *Result) ([]candidate, error) {
+// walk lists the files of col that match its patterns, sorted by path,
+// and the folders below the root it could not read (unreadable, sorted):
+// the files under those are unknown, not gone, and a sync keeps their
+// documents. Folders are read in parallel: a sync of an unchanged
+// collection is mostly this walk (one lstat per file), and at a million
+// files one goroutine spends seconds waiting on each call in turn.
+func walk(ctx context.Context, col config.Collection, opt Options, res *Result) (cands []candidate, unreadable []string, err error) {
 	root := col.Path
 	includes := newIncludeSet(col.Patterns())
 	var (
@@ -47,7 +51,15 @@ func walk(ctx context.Context, col config.Collection, opt Options, res *Result) 
 		if ctx.Err() != nil {
 			return
 		}
-		dir, err := readDir(abs)
+		var dir *folder
+		err := failDir(abs)
+		if err == nil {
+			// On an error dir may still hold the entries read before it.
+			dir, err = readDir(abs)
+		}
+		if dir != nil {
+			defer dir.close()
+		}
 		local := &Result{}
 		var found []candidate
 		if err != nil {
@@ -58,13 +70,20 @@ func walk(ctx context.Context, col config.Collection, opt Options, res *Result) 
 				return
 			}
 			local.skip(SkipUnreadable)
-		} else {
-			defer dir.close()
+			mu.Lock()
+			unreadable = append(unreadable, rel)
+			if len(res.Errors) < maxErrors {
+				res.Errors = append(res.Errors, fmt.Sprintf("%s: folder unreadable, its indexed files kept: %v", rel, err))
+			}
+			mu.Unlock()
 		}
-		for err == nil && ctx.Err() == nil {
+		for dir != nil && ctx.Err() == nil {
 			nameb, kind, ok := dir.next()
 			if !ok {
 				break
+			}
+			if forceUnknownKind {
+				kind = kindUnknown
 			}
 			// One string per entry: its path; the name is its tail.
 			var crel string
@@ -77,10 +96,13 @@ func walk(ctx context.Context, col config.Collection, opt Options, res *Result) 
 			var info fileStat
 			if kind == kindUnknown {
 				// The file system gave no type: the lstat tells.
+				var err error
 				if info, err = dir.stat(name); err != nil {
-					err = nil
+					// Counted only if a sync would have indexed it.
 					if indexesFile(includes, col, crel) {
-						local.skip(SkipVanished)
+						if _, ok := convert.ForPath(crel, col.Code); ok {
+							local.skip(SkipVanished)
+						}
 					}
 					continue
 				}
@@ -112,8 +134,8 @@ func walk(ctx context.Context, col config.Collection, opt Options, res *Result) 
 				continue
 			}
 			if kind != kindUnknown {
+				var err error
 				if info, err = dir.stat(name); err != nil {
-					err = nil
 					local.skip(SkipVanished)
 					continue
 				}
@@ -123,8 +145,11 @@ func walk(ctx context.Context, col config.Collection, opt Options, res *Result) 
 			}
 		}
 		// Each folder's files are sorted here, in parallel; the walk's
-		// end only merges the folders.
+		// end only merges the folders. A listing can give a name twice
+		// (getdents and os.ReadDir do while a folder is renamed into it):
+		// one path is one file, or the merge would take the second as new.
 		slices.SortFunc(found, compareRel)
+		found = slices.CompactFunc(found, sameRel)
 		mu.Lock()
 		if len(found) > 0 {
 			parts = append(parts, found)
@@ -141,13 +166,32 @@ func walk(ctx context.Context, col config.Collection, opt Options, res *Result) 
 	visit(filepath.Clean(root), ".")
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("scan %s: %w", root, err)
+		return nil, nil, fmt.Errorf("scan %s: %w", root, err)
 	}
 	if rootErr != nil {
-		return nil, fmt.Errorf("scan %s: %w", root, rootErr)
+		return nil, nil, fmt.Errorf("scan %s: %w", root, rootErr)
 	}
-	return mergeParts(parts, n), nil
+	slices.Sort(unreadable)
+	return mergeParts(parts, n), unreadable, nil
 }
+
+// maxErrors caps Result.Errors: a sync reports the first failures, not
+// every one of a broken tree.
+const maxErrors = 20
+
+// Test hooks. failDir, when it returns an error for a folder, makes the
+// walk's read of that folder fail with it (the tests run as root, where
+// chmod 000 does not stop a read). forceUnknownKind makes every entry's
+// type unknown (DT_UNKNOWN), as some file systems list them, so the
+// lstat path of the walk is tested on any file system. lstat is the
+// lstat of Options.Only's files, for the same reason.
+var (
+	failDir          = func(abs string) error { return nil }
+	forceUnknownKind bool
+	lstat            = os.Lstat // of Options.Only's files
+)
+
+func sameRel(a, b candidate) bool { return a.rel == b.rel }
 
 func compareRel(a, b candidate) int { return strings.Compare(a.rel, b.rel) }
 
@@ -200,10 +244,11 @@ func statOf(fi fs.FileInfo) fileStat {
 }
 
 // only lists the files of Options.Only that a walk would have found; a
-// path that no longer exists is left out, so the sync removes it.
-func only(col config.Collection, opt Options, res *Result) []candidate {
+// path that no longer exists is left out, so the sync removes it. A path
+// whose lstat fails otherwise (EACCES on a folder above it, a passing NFS
+// error) is listed in unknown and counted unreadable: its document stays.
+func only(col config.Collection, opt Options, res *Result) (out []candidate, unknown []string) {
 	includes := newIncludeSet(col.Patterns())
-	var out []candidate
 	for _, rel := range opt.Only {
 		rel = path.Clean(rel)
 		if !fs.ValidPath(rel) || rel == "." || !indexesFile(includes, col, rel) || inSkippedDir(col, rel) {
@@ -214,15 +259,22 @@ func only(col config.Collection, opt Options, res *Result) []candidate {
 			continue
 		}
 		p := filepath.Join(col.Path, filepath.FromSlash(rel))
-		info, err := os.Lstat(p)
+		info, err := lstat(p)
 		if err != nil {
+			if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
+				unknown = append(unknown, rel)
+				res.skip(SkipUnreadable)
+				if len(res.Errors) < maxErrors {
+					res.Errors = append(res.Errors, fmt.Sprintf("%s: unreadable, its document kept: %v", rel, err))
+				}
+			}
 			continue
 		}
 		if c, ok := fileCandidate(col, opt, res, rel, f, func() string { return p }, statOf(info)); ok {
 			out = append(out, c)
 		}
 	}
-	return out
+	return out, unknown
 }
 
 // Indexes reports whether a sync of col indexes the file at rel (clean,

@@ -15,7 +15,10 @@ type folder struct {
 	off     int
 }
 
-// readDir reads the entries of the folder at abs.
+// readDir reads the entries of the folder at abs. A listing that fails
+// partway returns the entries read before the error with it: the walk
+// goes on with them, and the folder is still unreadable (the documents
+// of the entries it did not list are kept).
 func readDir(abs string) (*folder, error) {
 	f, err := os.Open(abs)
 	if err != nil {
@@ -23,10 +26,7 @@ func readDir(abs string) (*folder, error) {
 	}
 	defer f.Close()
 	entries, err := f.ReadDir(-1)
-	if err != nil {
-		return nil, err
-	}
-	return &folder{abs: abs, entries: entries}, nil
+	return &folder{abs: abs, entries: entries}, err
 }
 
 // next returns the next entry's name and kind; ok is false after the last.

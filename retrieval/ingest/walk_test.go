@@ -22,8 +22,20 @@ import (
 // folder link not followed), files the patterns or formats leave out
 // never counted, a FIFO and a too-large file, an empty folder, a name
 // that is not UTF-8, and a folder of many files (more than one read of
-// its entries).
+// its entries). It runs twice: with the types the listing gives, and with
+// every type unknown (DT_UNKNOWN, as some file systems list), where the
+// lstat of each entry tells.
 func TestWalkTree(t *testing.T) {
+	for _, unknown := range []bool{false, true} {
+		t.Run(map[bool]string{false: "typed", true: "unknown"}[unknown], func(t *testing.T) {
+			forceUnknownKind = unknown
+			t.Cleanup(func() { forceUnknownKind = false })
+			testWalkTree(t)
+		})
+	}
+}
+
+func testWalkTree(t *testing.T) {
 	root := t.TempDir()
 	outside := t.TempDir()
 	write := func(rel string, size int) {
@@ -70,8 +82,11 @@ func TestWalkTree(t *testing.T) {
 
 	col := config.Collection{Name: "w", Path: root, Pattern: "**/*.{md,txt}", Exclude: []string{"skip/**", "**/skip/**"}}
 	res := &Result{}
-	cands, err := walk(context.Background(), col, Options{MaxFileBytes: 1024}, res)
+	cands, unreadable, err := walk(context.Background(), col, Options{MaxFileBytes: 1024}, res)
 	check(err)
+	if len(unreadable) != 0 {
+		t.Errorf("unreadable folders %q in a readable tree", unreadable)
+	}
 	got := map[string]int64{}
 	var order []string
 	for _, c := range cands {
@@ -99,7 +114,7 @@ func TestWalkTree(t *testing.T) {
 	}
 	// A root that cannot be read is an error, not an empty collection.
 	col.Path = filepath.Join(root, "a.md")
-	if _, err := walk(context.Background(), col, Options{}, &Result{}); err == nil {
+	if _, _, err := walk(context.Background(), col, Options{}, &Result{}); err == nil {
 		t.Error("a walk of a file as root did not fail")
 	}
 }
