@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -40,12 +41,17 @@ const commonShare = 8
 var probeCost int64 = 4
 
 // maxRows caps the candidate rows a search holds in Go (each costs
-// ~300 bytes across its maps and slices: 5.6 MB for "the" at 20k
-// chunks): a search whose words read whole would pass it, or whose rare
-// words leave θ at 0 (fewer than limit documents, so every word would be
-// read whole), is scored by the server instead (searchWordsSQL), in a
-// few kilobytes. A variable for the tests, which take both ways.
+// ~320 bytes across its maps and slices, BenchmarkTopKSearch; "the" at
+// 20k chunks held 5.4 MB): 8192 rows, ~2.6 MB, over 4× the most the
+// first 20 SciFact claims held (1,910). A search whose words read whole
+// reach it, or whose rare words leave θ at 0 (fewer than limit
+// documents: every word would be read whole), is scored by the server
+// instead (searchWordsSQL), in a few kilobytes. A variable for the
+// tests, which take both ways.
 var maxRows int64 = 8192
+
+// errTooManyRows stops a read whole at maxRows candidate rows.
+var errTooManyRows = errors.New("more candidate rows than maxRows")
 
 // boundSlack widens the bounds against floating-point rounding (a
 // score summed in another order, a quotient rounded up): a row is kept
@@ -190,6 +196,9 @@ func (s *Store) searchWords(ctx context.Context, ix int, e *node, tsq string, f 
 				return fmt.Errorf("a posting of %q, not asked for", term)
 			}
 			if _, have := rows.at[id]; have || !known {
+				if !have && int64(len(rows.ids)) >= maxRows {
+					return errTooManyRows
+				}
 				rows.set(id, n, k, wf)
 			}
 			return nil
@@ -219,20 +228,14 @@ func (s *Store) searchWords(ctx context.Context, ix int, e *node, tsq string, f 
 	theta := 0.0
 	for {
 		if next > done {
-			// The rows read whole are at most their words' rows.
-			var whole int64
-			for _, k := range order[:next] {
-				whole += df[k]
-			}
-			if whole > maxRows {
-				return sqlScored()
-			}
 			batch := make([]string, 0, next-done)
 			for _, k := range order[done:next] {
 				batch = append(batch, words[k])
 			}
 			q := "SELECT p.chunk_id, p.len, p.term, p.wf FROM fts_postings p" + joins + " WHERE p.ix = $1 AND p.term = ANY($2)" + cond
-			if err := read(q, append([]any{ix, batch}, condArgs...), false); err != nil {
+			if err := read(q, append([]any{ix, batch}, condArgs...), false); errors.Is(err, errTooManyRows) {
+				return sqlScored()
+			} else if err != nil {
 				return nil, false, fmt.Errorf("search: %w", err)
 			}
 			done = next
