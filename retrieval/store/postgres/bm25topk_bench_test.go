@@ -51,10 +51,7 @@ func BenchmarkTopKSearch(b *testing.B) {
 		}
 		return sb.String()
 	}
-	wb, err := pg.Begin(ctx, 1)
-	if err != nil {
-		b.Fatal(err)
-	}
+	var docs []*store.Document
 	for i := range 5000 {
 		d := &store.Document{Collection: "a", RelPath: fmt.Sprintf("%d.md", i), Hash: fmt.Sprint(i), Title: text(2), NoLinks: true}
 		var parts []string
@@ -65,16 +62,9 @@ func BenchmarkTopKSearch(b *testing.B) {
 		}
 		d.Content = strings.Join(parts, "\n")
 		d.Size, d.LineCount = int64(len(d.Content)), len(parts)
-		if err := wb.Put(ctx, d); err != nil {
-			b.Fatal(err)
-		}
+		docs = append(docs, d)
 	}
-	if err := wb.Commit(); err != nil {
-		b.Fatal(err)
-	}
-	if err := pg.EndBulk(ctx); err != nil {
-		b.Fatal(err)
-	}
+	putAll(b, pg, docs)
 	// The words whose rows are nearest 500 and 2,000 (under 1/8 of the
 	// rows: read whole).
 	near := func(n int) string {

@@ -84,23 +84,8 @@ func TestTopKAsFTS5(t *testing.T) {
 		d.LineCount = len(parts)
 		docs = append(docs, d)
 	}
-	for _, st := range []store.Backend{sq, pg} {
-		b, err := st.Begin(ctx, 1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, d := range docs {
-			if err := b.Put(ctx, d); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := b.Commit(); err != nil {
-			t.Fatal(err)
-		}
-		if err := st.EndBulk(ctx); err != nil {
-			t.Fatal(err)
-		}
-	}
+	putAll(t, sq, docs)
+	putAll(t, pg, docs)
 
 	word := func() string {
 		switch rng.IntN(4) {
@@ -179,4 +164,25 @@ func sameHits(a, b []store.ChunkHit) bool {
 		}
 	}
 	return true
+}
+
+// putAll writes docs to st in one batch and ends its bulk load.
+func putAll(tb testing.TB, st store.Backend, docs []*store.Document) {
+	tb.Helper()
+	ctx := context.Background()
+	b, err := st.Begin(ctx, 1)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, d := range docs {
+		if err := b.Put(ctx, d); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	if err := b.Commit(); err != nil {
+		tb.Fatal(err)
+	}
+	if err := st.EndBulk(ctx); err != nil {
+		tb.Fatal(err)
+	}
 }
