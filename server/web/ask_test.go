@@ -3,6 +3,7 @@ package web
 import (
 	"bufio"
 	"encoding/json"
+	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/gnosearch/gno/inference/ollama/ollamatest"
 	"github.com/gnosearch/gno/retrieval/config"
+	"github.com/gnosearch/gno/retrieval/gnoerr"
 )
 
 // sseEvents reads a server-sent event stream into (event, data) pairs.
@@ -98,5 +100,34 @@ func TestAskDeadLLM(t *testing.T) {
 	validate(t, v.srv, "gno_ask", body)
 	if code != 200 || !strings.Contains(body, "did not answer: connection refused") || time.Since(start) > 5*time.Second {
 		t.Fatalf("%d after %v: %s", code, time.Since(start), body)
+	}
+}
+
+// TestAskStreamInternalErrorLogged: a question failing inside the index
+// database streams an "error" event saying only gnoerr.Internal ("see
+// the server's log"), and the server's log has the detail with the
+// request's method and path.
+func TestAskStreamInternalErrorLogged(t *testing.T) {
+	llm := ollamatest.New(ollamatest.CitingReply)
+	defer llm.Close()
+	var logs syncBuffer
+	v := newEnv(t, Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))}, func(c *config.Config) {
+		c.Models.Answer = config.Backend{Kind: "ollama", URL: llm.URL, Model: "qwen3:1.7b"}
+	})
+	dropTable(t, "chunks")
+	var errEv string
+	for _, ev := range sseEvents(t, v.ts.URL+"/api/ask/stream?question=where+do+foxes+live&mode=fast") {
+		if ev[0] == "error" {
+			errEv = ev[1]
+		}
+	}
+	if !strings.Contains(errEv, gnoerr.Internal) {
+		t.Fatalf("error event %q, want %q", errEv, gnoerr.Internal)
+	}
+	log := logs.String()
+	for _, want := range []string{"request failed", "method=GET", "path=/api/ask/stream", "chunks"} {
+		if !strings.Contains(log, want) {
+			t.Errorf("server's log lacks %q:\n%s", want, log)
+		}
 	}
 }

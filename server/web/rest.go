@@ -280,6 +280,7 @@ func (a *App) askStream(w http.ResponseWriter, r *http.Request) {
 		})
 	}
 	if err != nil {
+		logHidden(w, err)
 		data, _ := json.Marshal(gnoerr.BodyOf(err))
 		_ = sse.event("error", data)
 		return
@@ -343,10 +344,17 @@ func statusOf(err error) int {
 }
 
 func writeError(w http.ResponseWriter, err error) {
+	logHidden(w, err)
+	writeJSON(w, statusOf(err), gnoerr.BodyOf(err))
+}
+
+// logHidden logs err with the request's method and path when its text
+// is not what the client is shown (gnoerr.Public), so that "see the
+// server's log" finds it there; w is the errorLog handle wrapped.
+func logHidden(w http.ResponseWriter, err error) {
 	if el, ok := w.(*errorLog); ok && gnoerr.Public(err) != err.Error() {
 		el.log.Error("request failed", "method", el.r.Method, "path", el.r.URL.Path, "err", err)
 	}
-	writeJSON(w, statusOf(err), gnoerr.BodyOf(err))
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

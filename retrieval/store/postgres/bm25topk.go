@@ -3,9 +3,11 @@ package postgres
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 
 	"github.com/gnosearch/gno/retrieval/store"
 	"github.com/jackc/pgx/v5"
@@ -37,6 +39,19 @@ const commonShare = 8
 // whole (and kept only for the candidate rows). A variable for the tests,
 // which take both ways.
 var probeCost int64 = 4
+
+// maxRows caps the candidate rows a search holds in Go (each costs
+// ~320 bytes across its maps and slices, BenchmarkTopKSearch; "the" at
+// 20k chunks held 5.4 MB): 8192 rows, ~2.6 MB, over 4× the most the
+// first 20 SciFact claims held (1,910). A search whose words read whole
+// reach it, or whose rare words leave θ at 0 (fewer than limit
+// documents: every word would be read whole), is scored by the server
+// instead (searchWordsSQL), in a few kilobytes. A variable for the
+// tests, which take both ways.
+var maxRows int64 = 8192
+
+// errTooManyRows stops a read whole at maxRows candidate rows.
+var errTooManyRows = errors.New("more candidate rows than maxRows")
 
 // boundSlack widens the bounds against floating-point rounding (a
 // score summed in another order, a quotient rounded up): a row is kept
@@ -134,18 +149,38 @@ func (s *Store) searchWords(ctx context.Context, ix int, e *node, tsq string, f 
 
 	// The statement that reads words' postings whole: of the rows the
 	// expression and the filter admit.
-	from, cond := "fts_postings p", ""
+	joins, cond := "", ""
 	var condArgs []any
 	if w, _ := where(f, 1); w != "" || !e.plainOr() {
 		tsvCol, _ := column(ix)
-		from += " JOIN chunks c ON c.id = p.chunk_id"
+		joins = " JOIN chunks c ON c.id = p.chunk_id"
 		if w != "" {
-			from += " JOIN documents d ON d.id = c.doc_id"
+			joins += " JOIN documents d ON d.id = c.doc_id"
 		}
 		cond = " AND c." + tsvCol + " @@ $3::tsquery"
 		w, fargs := where(f, 4)
 		cond += w
 		condArgs = append([]any{tsq}, fargs...)
+	}
+	// sqlScored answers in one statement on the server, for a search
+	// that would hold too many rows here.
+	sqlScored := func() ([]store.ChunkHit, bool, error) {
+		pw, pidf := make([]string, len(ps)), make([]float64, len(ps))
+		for i := range ps {
+			pw[i], pidf[i] = words[of[i]], idf[of[i]]
+		}
+		hits, err := s.searchWordsSQL(ctx, ix, joins, cond, condArgs, pw, pidf, avg, limit)
+		return hits, segEmpty, err
+	}
+	next := 0 // order[:next] are read whole
+	for k := range order {
+		if df[order[k]]*commonShare <= nRows {
+			next = k + 1
+		}
+	}
+	if next == 0 {
+		// No rare word: θ would stay 0 and every word be read whole.
+		return sqlScored()
 	}
 	rows := newWordRows(len(words))
 	// read adds the postings q selects to rows; known: only to the rows
@@ -161,6 +196,9 @@ func (s *Store) searchWords(ctx context.Context, ix int, e *node, tsq string, f 
 				return fmt.Errorf("a posting of %q, not asked for", term)
 			}
 			if _, have := rows.at[id]; have || !known {
+				if !have && int64(len(rows.ids)) >= maxRows {
+					return errTooManyRows
+				}
 				rows.set(id, n, k, wf)
 			}
 			return nil
@@ -185,12 +223,6 @@ func (s *Store) searchWords(ctx context.Context, ix int, e *node, tsq string, f 
 
 	// Read the rare words whole, then more while the bounds of the words
 	// left reach θ.
-	next := 0 // order[:next] are read whole
-	for k := range order {
-		if df[order[k]]*commonShare <= nRows {
-			next = k + 1
-		}
-	}
 	done := 0
 	rest := 0.0 // the bounds of order[next:]
 	theta := 0.0
@@ -200,8 +232,10 @@ func (s *Store) searchWords(ctx context.Context, ix int, e *node, tsq string, f 
 			for _, k := range order[done:next] {
 				batch = append(batch, words[k])
 			}
-			q := "SELECT p.chunk_id, p.len, p.term, p.wf FROM " + from + " WHERE p.ix = $1 AND p.term = ANY($2)" + cond
-			if err := read(q, append([]any{ix, batch}, condArgs...), false); err != nil {
+			q := "SELECT p.chunk_id, p.len, p.term, p.wf FROM fts_postings p" + joins + " WHERE p.ix = $1 AND p.term = ANY($2)" + cond
+			if err := read(q, append([]any{ix, batch}, condArgs...), false); errors.Is(err, errTooManyRows) {
+				return sqlScored()
+			} else if err != nil {
 				return nil, false, fmt.Errorf("search: %w", err)
 			}
 			done = next
@@ -214,6 +248,11 @@ func (s *Store) searchWords(ctx context.Context, ix int, e *node, tsq string, f 
 			break
 		}
 		theta = kthDocScore(rows.ids, scores(), limit)
+		if theta == 0 {
+			// Fewer than limit documents so far: every word would be
+			// read whole.
+			return sqlScored()
+		}
 		if rest < theta*(1-boundSlack) {
 			break
 		}
@@ -271,6 +310,42 @@ func (s *Store) searchWords(ctx context.Context, ix int, e *node, tsq string, f 
 		out = append(out, h)
 	}
 	return store.TopHits(out, limit), segEmpty, nil
+}
+
+// searchWordsSQL scores every row holding one of the phrases' words on
+// the server and returns only the best chunk of each of the top
+// documents: a few kilobytes whatever the rows. Each phrase i is word
+// pw[i] of idf pidf[i] (FTS5's, computed in Go); the server computes
+// bm25Part operation for operation in float8 (k1 and b as doubles, as
+// there) and sums a row's phrases in the expression's order (an ordered
+// aggregate), so the scores equal SQLite's to the bit. joins and cond
+// (with its arguments from $3) are the expression's and the filter's,
+// as searchWords builds them.
+func (s *Store) searchWordsSQL(ctx context.Context, ix int, joins, cond string, condArgs []any, pw []string, pidf []float64, avg float64, limit int) ([]store.ChunkHit, error) {
+	args := append([]any{ix, pw}, condArgs...)
+	n := len(args)
+	args = append(args, pidf, avg, float64(bm25K1), float64(bm25B), limit)
+	p := func(i int) string { return "$" + strconv.Itoa(n+i) + "::float8" }
+	idfs, avgP, k1, b := "$"+strconv.Itoa(n+1)+"::float8[]", p(2), p(3), p(4)
+	sql := `WITH q AS (SELECT u.term, u.idf, u.i FROM unnest($2::text[], ` + idfs + `) WITH ORDINALITY AS u(term, idf, i)),
+	s AS (SELECT p.chunk_id AS id, sum(q.idf * ((p.wf * (` + k1 + ` + 1.0::float8)) / (p.wf + ` + k1 + ` * (1.0::float8 - ` + b + ` + ` + b + ` * p.len::float8 / ` + avgP + `))) ORDER BY q.i) AS score
+		FROM fts_postings p JOIN q ON q.term = p.term` + joins + ` WHERE p.ix = $1` + cond + ` GROUP BY p.chunk_id)
+	SELECT id, score FROM (SELECT DISTINCT ON (id >> 16) id, score FROM s ORDER BY id >> 16, score DESC, id) best
+	ORDER BY score DESC, id LIMIT $` + strconv.Itoa(n+5)
+	var out []store.ChunkHit
+	err := s.each(ctx, sql, args, func(r pgx.Rows) error {
+		var h store.ChunkHit
+		if err := r.Scan(&h.ChunkID, &h.Score); err != nil {
+			return err
+		}
+		h.DocID = store.DocOfChunk(h.ChunkID)
+		out = append(out, h)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	return out, nil
 }
 
 // wordRows are the candidate rows: each one's id, length and each query

@@ -24,7 +24,9 @@ import (
 // words mixing common and rare ones (some twice), under limits 1 to 50,
 // with and without a collection filter, ORed and ANDed, with an
 // exclusion; half of them with the common words read whole for the
-// candidates instead of probed. The scores are equal to the bit (the old statement, which
+// candidates instead of probed; a quarter, and questions of only common
+// words or of a word in fewer documents than the limit, scored by the
+// server in one statement (searchWordsSQL). The scores are equal to the bit (the old statement, which
 // summed in SQL in another grouping, differed in the last bit in 519 of
 // these 640 searches).
 func TestTopKAsFTS5(t *testing.T) {
@@ -82,23 +84,8 @@ func TestTopKAsFTS5(t *testing.T) {
 		d.LineCount = len(parts)
 		docs = append(docs, d)
 	}
-	for _, st := range []store.Backend{sq, pg} {
-		b, err := st.Begin(ctx, 1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, d := range docs {
-			if err := b.Put(ctx, d); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := b.Commit(); err != nil {
-			t.Fatal(err)
-		}
-		if err := st.EndBulk(ctx); err != nil {
-			t.Fatal(err)
-		}
-	}
+	putAll(t, sq, docs)
+	putAll(t, pg, docs)
 
 	word := func() string {
 		switch rng.IntN(4) {
@@ -110,11 +97,23 @@ func TestTopKAsFTS5(t *testing.T) {
 		return vocab[zipf.Uint64()]
 	}
 	checked := 0
-	for qi := range 80 {
+	// Searches scored by the server (searchWordsSQL): no rare word, a
+	// rare word in fewer than limit documents (θ stays 0), and, for
+	// questions 60–79, every search (the rows cap at 0).
+	fixed := []query.Keywords{{Terms: []string{"the"}}, {Terms: []string{"the", "of", "and"}}, {Terms: []string{"of", "the", "of"}},
+		{Terms: []string{vocab[len(vocab)-1], "the", "of"}}, {Terms: []string{"and", vocab[len(vocab)-2], "in"}}, {Terms: []string{"the", "to"}, All: true}}
+	for qi := range 80 + len(fixed) {
 		// The common words for the candidate rows: by an index probe
 		// each, or read whole and kept for those rows.
 		if qi == 40 {
 			postgres.SetProbeCost(t, 1<<40)
+		}
+		switch qi {
+		case 60:
+			postgres.SetMaxRows(t, 0)
+		case 80:
+			// Only the rules on θ send these to the server.
+			postgres.SetMaxRows(t, 1<<40)
 		}
 		var q query.Keywords
 		for range 1 + rng.IntN(12) {
@@ -129,6 +128,9 @@ func TestTopKAsFTS5(t *testing.T) {
 			q.Terms = q.Terms[:min(len(q.Terms), 2)]
 		case 9:
 			q.Excludes = []string{vocab[zipf.Uint64()]}
+		}
+		if qi >= 80 {
+			q = fixed[qi-80]
 		}
 		for _, f := range []store.Filter{{}, {Collections: []string{"b"}}} {
 			for _, limit := range []int{1, 3, 10, 50} {
@@ -162,4 +164,25 @@ func sameHits(a, b []store.ChunkHit) bool {
 		}
 	}
 	return true
+}
+
+// putAll writes docs to st in one batch and ends its bulk load.
+func putAll(tb testing.TB, st store.Backend, docs []*store.Document) {
+	tb.Helper()
+	ctx := context.Background()
+	b, err := st.Begin(ctx, 1)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, d := range docs {
+		if err := b.Put(ctx, d); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	if err := b.Commit(); err != nil {
+		tb.Fatal(err)
+	}
+	if err := st.EndBulk(ctx); err != nil {
+		tb.Fatal(err)
+	}
 }

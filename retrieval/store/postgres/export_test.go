@@ -21,3 +21,10 @@ func SetProbeCost(t interface{ Cleanup(func()) }, c int64) {
 	probeCost = c
 	t.Cleanup(func() { probeCost = old })
 }
+
+// SetMaxRows sets the top-k search's maxRows until the test ends.
+func SetMaxRows(t interface{ Cleanup(func()) }, n int64) {
+	old := maxRows
+	maxRows = n
+	t.Cleanup(func() { maxRows = old })
+}
