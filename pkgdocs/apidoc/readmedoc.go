@@ -66,7 +66,7 @@ func readmeSections(src string) []readmeSection {
 		switch v := n.(type) {
 		case *ast.Heading:
 			flush()
-			h := strings.TrimSpace(string(linesOf(v, b)))
+			h := cutHeading(string(linesOf(v, b)))
 			cur = &readmeSection{Heading: h, Named: headingNames(h)}
 			seen = map[string]bool{}
 		case *ast.Paragraph:
@@ -332,18 +332,61 @@ func symbolLeaf(name string) string {
 	return name
 }
 
+// readmeDocEnd closes the text an item gets from a README section, so a
+// reader of the stored unit (the diff's deprecation check) can tell the
+// item's own doc from the README's words about it: a README's
+// "DeprecationWarning" or "[deprecated]" is not the item's.
+const readmeDocEnd = "<!-- /README -->"
+
 // readmeDocText is the text an item gets from a section: where it came
-// from, the section's first paragraph(s) and its first example.
+// from, the section's first paragraph(s) and its first example, closed
+// by readmeDocEnd.
 func readmeDocText(from string, s readmeSection) string {
 	var b strings.Builder
-	b.WriteString("From " + from + " § " + strings.Join(strings.Fields(s.Heading), " ") + ":\n\n")
+	b.WriteString(readmeDocStart + from + " § " + cutHeading(s.Heading) + ":\n\n")
 	if s.Paras != "" {
 		b.WriteString(s.Paras + "\n\n")
 	}
 	if s.Example != "" && b.Len()+len(s.Example) <= maxReadmeDocBytes {
 		b.WriteString(s.Example)
 	}
-	return strings.TrimRight(b.String(), "\n") + "\n"
+	return strings.TrimRight(b.String(), "\n") + "\n" + readmeDocEnd + "\n"
+}
+
+// readmeDocStart begins the first line of a README block.
+const readmeDocStart = "From "
+
+// OwnDoc is an API unit's text without the README sections readmeDocs
+// attached to it (each from its "From README… § …:" line to
+// readmeDocEnd): the item's heading, signature, own doc and examples.
+func OwnDoc(text string) string {
+	var b strings.Builder
+	for text != "" {
+		line, rest, _ := strings.Cut(text, "\n")
+		end := -1
+		if strings.HasPrefix(line, readmeDocStart) && strings.Contains(line, " § ") && strings.HasSuffix(line, ":") {
+			end = strings.Index(rest, "\n"+readmeDocEnd+"\n")
+		}
+		if end < 0 {
+			b.WriteString(text[:min(len(line)+1, len(text))])
+			text = rest
+			continue
+		}
+		text = rest[end+len(readmeDocEnd)+2:]
+	}
+	return b.String()
+}
+
+// maxHeadingBytes bounds a heading as readmeDocs keeps it: its first
+// line only (a setext heading underlines a whole paragraph, which may
+// run to hundreds of lines), cut to this many bytes.
+const maxHeadingBytes = 120
+
+// cutHeading is h's first line, its spaces folded, within
+// maxHeadingBytes.
+func cutHeading(h string) string {
+	h, _, _ = strings.Cut(strings.TrimSpace(h), "\n")
+	return cutText(strings.Join(strings.Fields(h), " "), maxHeadingBytes-len("…"))
 }
 
 // withReadmeDoc puts doc where an item's own doc would be: after its

@@ -73,9 +73,13 @@ func TestReadmeDocs(t *testing.T) {
 	opt := unit(t, d, "api/StringSchema.optional")
 	want := "# StringSchema.optional\n\nmethod\n\n```ts\noptional(): this\n```\n\n" +
 		"From README.md § `.optional()`:\n\nMakes a schema accept `undefined`. The value is left as it is.\n\n" +
-		"A second paragraph about optional.\n\n```ts\nconst o = string().optional();\n```\n"
+		"A second paragraph about optional.\n\n```ts\nconst o = string().optional();\n```\n" + readmeDocEnd + "\n"
 	if opt.Text != want {
 		t.Errorf("optional:\n%s\nwant\n%s", opt.Text, want)
+	}
+	// OwnDoc drops the README block: the diff's deprecation check reads it.
+	if own, want := OwnDoc(opt.Text), "# StringSchema.optional\n\nmethod\n\n```ts\noptional(): this\n```\n\n"; own != want {
+		t.Errorf("OwnDoc = %q, want %q", own, want)
 	}
 	if opt.Doc != "" {
 		t.Errorf("optional's own doc = %q: the README text is not its doc comment", opt.Doc)
