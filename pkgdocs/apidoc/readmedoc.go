@@ -37,8 +37,8 @@ type readmeSection struct {
 	Heading string
 	// Named are the items the heading names: the last name of each code
 	// form in it ("email" of "`z.string().email()`", "optional" of
-	// "### .optional()", "extend" of "## extend").
-	Named []string
+	// "### .optional()", "extend" of "## extend"), with its qualifier.
+	Named []headingName
 	// Calls are the names the section's code blocks call, in order, each
 	// once ("parse" of "schema.parse(data)").
 	Calls []string
@@ -132,21 +132,33 @@ var (
 	plainCode = regexp.MustCompile(`^(?:(?:func|fn|def|class|new|type|method|function)\s+)?[.A-Za-z_$][A-Za-z0-9_$.:#]*(?:\(.*\))?[A-Za-z0-9_$.()]*$`)
 )
 
+// headingName is a name a heading gives: the last name of a code form
+// ("get" of "requests.get(url)"), the name before it (Qual: "requests";
+// "" for ".optional()"), and whether the heading is that one plain word,
+// not written as code ("## extend", "## Options").
+type headingName struct {
+	Name, Qual string
+	Word       bool
+}
+
 // headingNames are the names a heading gives as code: the last name of
 // each code span, or of the whole heading when it is a code form itself.
 // A heading in words ("Persistent Flags") names nothing.
-func headingNames(h string) []string {
+func headingNames(h string) []headingName {
 	var forms []string
 	for _, m := range codeSpanRe.FindAllStringSubmatch(h, 8) {
 		forms = append(forms, m[1])
 	}
+	word := false
 	if len(forms) == 0 && plainCode.MatchString(h) {
 		forms = append(forms, h)
+		word = identRe.FindString(h) == h
 	}
-	var out []string
+	var out []headingName
 	for _, f := range forms {
-		if n := lastName(f); n != "" && !slices.Contains(out, n) {
-			out = append(out, n)
+		n, q := lastName(f)
+		if n != "" && !slices.ContainsFunc(out, func(o headingName) bool { return o.Name == n }) {
+			out = append(out, headingName{Name: n, Qual: q, Word: word})
 		}
 	}
 	return out
@@ -154,8 +166,13 @@ func headingNames(h string) []string {
 
 // lastName is the name a code form ends on, its arguments and type
 // arguments left out: "email" of "z.string().email()", "AbortError" of
-// "AbortError(message)", "level" of "chalk.level".
-func lastName(form string) string {
+// "AbortError(message)", "level" of "chalk.level"; and its qualifier, the
+// name before it ("string", "", "chalk"), a leading keyword ("func New",
+// "new Command") not one.
+func lastName(form string) (name, qual string) {
+	if kw := codeKeywordRe.FindString(form); kw != "" {
+		form = form[len(kw):]
+	}
 	var b strings.Builder
 	depth := 0
 	for _, r := range form {
@@ -174,11 +191,35 @@ func lastName(form string) string {
 		}
 	}
 	ids := identRe.FindAllString(b.String(), -1)
-	if len(ids) == 0 {
-		return ""
+	switch len(ids) {
+	case 0:
+		return "", ""
+	case 1:
+		return ids[0], ""
 	}
-	return ids[len(ids)-1]
+	return ids[len(ids)-1], ids[len(ids)-2]
 }
+
+// codeKeywordRe is a declaration keyword a heading's code form may start
+// with ("func New", "new Command(name?: string)").
+var codeKeywordRe = regexp.MustCompile(`^\s*(?:func|fn|def|class|new|type|method|function)\s+`)
+
+// sectionWords are headings that name a README's parts, not an item,
+// when written as a plain word ("## Options", "## Usage"), compared in
+// lower case.
+var sectionWords = map[string]bool{"usage": true, "options": true, "option": true, "config": true,
+	"configuration": true, "installation": true, "install": true, "setup": true, "api": true,
+	"example": true, "examples": true, "license": true, "contributing": true, "features": true,
+	"overview": true, "introduction": true, "intro": true, "documentation": true, "docs": true,
+	"changelog": true, "changes": true, "faq": true, "requirements": true, "credits": true,
+	"authors": true, "support": true, "related": true, "motivation": true, "background": true,
+	"methods": true, "properties": true, "parameters": true, "arguments": true, "returns": true,
+	"errors": true, "events": true, "types": true, "development": true, "testing": true,
+	"tests": true, "benchmarks": true, "performance": true, "migration": true, "upgrading": true,
+	"compatibility": true, "security": true, "limitations": true, "caveats": true, "notes": true,
+	"tips": true, "acknowledgements": true, "alternatives": true, "roadmap": true, "summary": true,
+	"description": true, "quickstart": true, "tutorial": true, "guide": true, "help": true,
+	"commands": true, "install_requires": true, "getting_started": true, "index": true, "contents": true}
 
 // callNames are the names code calls ("parse" of "schema.parse(x)",
 // "select" of "select! {" is not: a macro needs its parenthesis), each
@@ -275,7 +316,13 @@ func (x *extractor) readmeDocs() {
 	if from == "" {
 		from = "README"
 	}
-	for _, m := range matchSections(secs, byName, func(n string) bool { return leaves[n] == 1 && len(n) > minReadmeNameLen }) {
+	rules := matchRules{
+		callable: func(n string) bool { return leaves[n] == 1 && len(n) > minReadmeNameLen },
+		word:     func(n string) bool { return leaves[n] == 1 && !sectionWords[strings.ToLower(n)] },
+		shared:   func(n string) bool { return leaves[n] > 1 },
+		owns:     func(ui int, qual string) bool { return ownedBy(x.docs.Units[ui].Symbol, x.pkg.Name, qual) },
+	}
+	for _, m := range matchSections(secs, byName, rules) {
 		u := &x.docs.Units[m.unit]
 		u.Text = withReadmeDoc(u.Text, u.Symbol, readmeDocText(from, secs[m.section]))
 	}
@@ -284,24 +331,64 @@ func (x *extractor) readmeDocs() {
 // sectionMatch pairs a unit (its index) with the section documenting it.
 type sectionMatch struct{ unit, section int }
 
+// matchRules are what matchSections asks of a name: whether a call to it
+// can tell its item apart (callable), whether a plain-word heading may
+// name it (word: one API item has it, and it is not a section word like
+// "Options"), whether more than one API item has it (shared), and
+// whether a heading's qualifier names a unit's owner or module (owns).
+type matchRules struct {
+	callable, word, shared func(name string) bool
+	owns                   func(unit int, qual string) bool
+}
+
+// ownedBy reports whether qual, a heading's qualifier ("requests" of
+// "requests.get(url)", "chalk" of "chalk.level"), names s's owner or
+// its module: the name before s's last part ("Session" of
+// "requests.sessions.Session.get", "ZodString" holding "string"), or,
+// for an item that is no member (a function, a constant), a module of
+// its name or the package. Case is ignored.
+func ownedBy(s *Symbol, pkg, qual string) bool {
+	qual = strings.ToLower(qual)
+	parts := strings.FieldsFunc(strings.ToLower(s.Name), func(r rune) bool { return r == '.' || r == ':' || r == '/' })
+	if len(parts) >= 2 && strings.Contains(parts[len(parts)-2], qual) {
+		return true
+	}
+	switch s.Kind {
+	case SymMethod, SymProperty, SymConstructor:
+		return false
+	}
+	if len(parts) > 0 && slices.Contains(parts[:len(parts)-1], qual) {
+		return true
+	}
+	pkg = strings.ToLower(pkg)
+	return pkg == qual || strings.HasSuffix(pkg, "/"+qual)
+}
+
 // matchSections pairs undocumented items (by last name, unit indexes in
 // order) with sections: heading names first, then code calls of the
-// names callable says a call can tell apart (a name that one API item
-// has: "get" in `requests.get(url)` is not LookupDict.get's), each section
-// at most maxSectionItems times, each unit once. Deterministic: sections,
-// names and units are taken in order.
-func matchSections(secs []readmeSection, byName map[string][]int, callable func(string) bool) []sectionMatch {
+// names rules.callable says a call can tell apart (a name that one API
+// item has: "get" in `requests.get(url)` is not LookupDict.get's), each
+// section at most maxSectionItems times, each unit once. A heading's
+// qualifier must name the owner or module of an item whose name other
+// items share ("### `requests.get(url)`" is not LookupDict.get's), and a
+// plain-word heading names only what rules.word allows ("## Options" is
+// not an item's). Deterministic: sections, names and units are taken in
+// order.
+func matchSections(secs []readmeSection, byName map[string][]int, rules matchRules) []sectionMatch {
 	used := make([]int, len(secs))
 	done := map[int]bool{}
 	var out []sectionMatch
-	pass := func(names func(readmeSection) []string) {
+	pass := func(names func(readmeSection) []headingName) {
 		for si, s := range secs {
 			for _, n := range names(s) {
-				for _, ui := range byName[n] {
+				if n.Word && !rules.word(n.Name) {
+					continue
+				}
+				for _, ui := range byName[n.Name] {
 					if used[si] >= maxSectionItems {
 						break
 					}
-					if done[ui] {
+					if done[ui] || (n.Qual != "" && rules.shared(n.Name) && !rules.owns(ui, n.Qual)) {
 						continue
 					}
 					done[ui] = true
@@ -311,12 +398,12 @@ func matchSections(secs []readmeSection, byName map[string][]int, callable func(
 			}
 		}
 	}
-	pass(func(s readmeSection) []string { return s.Named })
-	pass(func(s readmeSection) []string {
-		var out []string
+	pass(func(s readmeSection) []headingName { return s.Named })
+	pass(func(s readmeSection) []headingName {
+		var out []headingName
 		for _, c := range s.Calls {
-			if callable(c) {
-				out = append(out, c)
+			if rules.callable(c) {
+				out = append(out, headingName{Name: c})
 			}
 		}
 		return out
