@@ -350,11 +350,14 @@ var deprecatedDoc = regexp.MustCompile(`(?im)(^\s*(?://\s*)?Deprecated:\s*[^"\s]
 var deprecatedCode = regexp.MustCompile(`(?i)^\s*(?:@(?:\w+\.)*deprecated\b|#\[deprecated\b)`)
 
 // isDeprecated reads an item's unit text: its prose by deprecatedDoc,
-// its code blocks (the signature, examples) by deprecatedCode.
+// its code blocks (the signature, examples) by deprecatedCode. A README
+// section attached to an undocumented item is not read: its words
+// (a "[deprecated]" option, a DeprecationWarning in an example) are the
+// README's, not the item's doc.
 func isDeprecated(text string) bool {
 	var prose strings.Builder
 	fenced := false
-	for _, l := range strings.Split(text, "\n") {
+	for _, l := range strings.Split(apidoc.OwnDoc(text), "\n") {
 		if t := strings.TrimSpace(l); strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
 			fenced = !fenced
 			continue

@@ -281,4 +281,23 @@ func TestDeprecatedDoc(t *testing.T) {
 			t.Errorf("seen as deprecated: %q", s)
 		}
 	}
+	// A README section attached to an undocumented item (readmedoc.go)
+	// is the README's wording, not the item's doc; the item's own doc
+	// around it still counts.
+	readme := func(body string) string {
+		return "# get\n\nfunction\n\n```py\ndef get(url)\n```\n\nFrom README.md § `requests.get(url)`:\n\n" + body + "\n<!-- /README -->\n\n## Examples\n\n```py\nget(u)\n```\n"
+	}
+	for _, body := range []string{
+		"Raises a DeprecationWarning when verify is a string.",
+		"Options:\n\nDeprecated: the old `verify` form.",
+		"- `stream` [deprecated]: use iter_content.",
+		"```js\n@deprecated\nfunction old() {}\n```",
+	} {
+		if s := readme(body); isDeprecated(s) {
+			t.Errorf("README wording seen as the item's deprecation: %q", s)
+		}
+	}
+	if s := "Deprecated: use fetch.\n\n" + readme("Gets a URL."); !isDeprecated(s) {
+		t.Errorf("the item's own deprecation lost beside a README section: %q", s)
+	}
 }

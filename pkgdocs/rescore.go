@@ -78,11 +78,14 @@ func weighData(rs []retrieval.Result) []retrieval.Result {
 	return rs
 }
 
-// dataItem reports whether r is a data member: a property or field that
-// is not a function ("schema: T", "get schema(): T"), not a method typed
-// as a property ("ansi256: (index: number) => this"), and not a step of
-// a fluent API, typed as its own owner ("readonly bold: this",
-// "get not(): ZodString" of ZodString).
+// dataItem reports whether r is a data member: a property (kind
+// "property") that is not a function ("schema: T", "get schema(): T"),
+// not a method typed as a property ("ansi256: (index: number) =>
+// this"), and not a step of a fluent API, typed as its own owner
+// ("readonly bold: this", "get not(): ZodString" of ZodString). Go and
+// Rust struct fields are no units of their own (their struct's
+// signature lists them): there is no "field" kind to weigh (accepting
+// one measured the same).
 func dataItem(r retrieval.Result) bool {
 	if r.Symbol == nil || r.Symbol.Kind != "property" {
 		return false

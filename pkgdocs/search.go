@@ -129,14 +129,14 @@ func (x *Index) Search(ctx context.Context, req SearchRequest) (*SearchResults, 
 	if limit <= 0 {
 		limit = max(len(res.Results), 5)
 	}
-	plain := plainQuestion(req.Query)
+	plain := rescorePlain(req.Query, len(exact))
 	if plain {
 		res.Results = weighData(res.Results)
 	}
 	if res.Results, err = x.foldDunders(ctx, s, res.Results); err != nil {
 		return nil, err
 	}
-	res.Results = aboveMinScore(foldExamples(demoteOverviews(res.Results)), req.MinScore)
+	res.Results = aboveMinScore(foldExamples(demoteOverviews(res.Results)), req.MinScore, plain)
 	if plain {
 		res.Results = diversifySiblings(res.Results, siblingsTop, siblingsPer)
 	}
@@ -164,17 +164,33 @@ func (x *Index) Search(ctx context.Context, req SearchRequest) (*SearchResults, 
 	return out, nil
 }
 
+// rescorePlain reports whether a question gets the plain-words
+// rescoring (weighData, diversifySiblings): a question in plain words
+// that names no symbol exactly. A question naming one ("how do I add a
+// Router with middleware") is about that item: its exact hit goes first
+// and the rest keeps the engine's order.
+func rescorePlain(query string, exact int) bool {
+	return plainQuestion(query) && exact == 0
+}
+
 // aboveMinScore drops the results that the standard-library weighting or
 // the overview demotion took below the request's minimum score (the
-// engine applied it to the scores before them). Exact symbol hits are
-// added after this, at score 1.
-func aboveMinScore(rs []retrieval.Result, minScore float64) []retrieval.Result {
+// engine applied it to the scores before them). The data-member
+// weighting (weighed: weighData ran) is not one of them: a property is
+// held to the minimum by its score before it, so weighing it moves it
+// down but never drops it. Exact symbol hits are added after this, at
+// score 1.
+func aboveMinScore(rs []retrieval.Result, minScore float64, weighed bool) []retrieval.Result {
 	if minScore <= 0 {
 		return rs
 	}
 	out := rs[:0]
 	for _, r := range rs {
-		if r.Score >= minScore {
+		score := r.Score
+		if weighed && dataItem(r) {
+			score /= dataWeight
+		}
+		if score >= minScore {
 			out = append(out, r)
 		}
 	}

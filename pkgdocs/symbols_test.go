@@ -248,10 +248,47 @@ func TestDemoteOverviews(t *testing.T) {
 
 func TestAboveMinScore(t *testing.T) {
 	rs := []retrieval.Result{{URI: "a", Score: 0.9}, {URI: "b", Score: 0.45}, {URI: "c", Score: 0.5}}
-	if got := aboveMinScore(append([]retrieval.Result(nil), rs...), 0); len(got) != 3 {
+	if got := aboveMinScore(append([]retrieval.Result(nil), rs...), 0, false); len(got) != 3 {
 		t.Errorf("no minimum: %d results", len(got))
 	}
-	if got := aboveMinScore(rs, 0.5); len(got) != 2 || got[0].URI != "a" || got[1].URI != "c" {
+	if got := aboveMinScore(rs, 0.5, false); len(got) != 2 || got[0].URI != "a" || got[1].URI != "c" {
 		t.Errorf("minimum 0.5: %+v", got)
+	}
+	// A property between the minimum and minimum/dataWeight: weighData
+	// takes it below the minimum, which is held to its score before.
+	prop := func() []retrieval.Result {
+		return []retrieval.Result{
+			{URI: "m", Score: 0.6, Symbol: &retrieval.Symbol{Name: "Client.send", Kind: "method"}},
+			{URI: "p", Score: 0.55, Symbol: &retrieval.Symbol{Name: "Client.timeout", Kind: "property", Signature: "timeout: number"}},
+			{URI: "low", Score: 0.45, Symbol: &retrieval.Symbol{Name: "Client.retries", Kind: "property", Signature: "retries: number"}},
+		}
+	}
+	if got := aboveMinScore(weighData(prop()), 0.5, true); len(got) != 2 || got[0].URI != "m" || got[1].URI != "p" {
+		t.Errorf("weighed property dropped or a low one kept: %+v", got)
+	}
+	if got := aboveMinScore(prop(), 0.5, false); len(got) != 2 {
+		t.Errorf("unweighed: %+v", got)
+	}
+}
+
+// TestRescorePlain: a plain-words question gets the rescoring unless it
+// names a symbol exactly; then the engine's order stands behind the
+// exact hit.
+func TestRescorePlain(t *testing.T) {
+	for q, want := range map[string]bool{
+		"how do I retry a request with backoff": true,
+		"how do I add a Router with middleware": false, // Router found exactly
+		"itertools combinations":                false, // combinations found exactly
+	} {
+		exact := 0
+		if !want {
+			exact = 1
+		}
+		if !plainQuestion(q) {
+			t.Fatalf("%q is not plain words: the case tests nothing", q)
+		}
+		if got := rescorePlain(q, exact); got != want {
+			t.Errorf("rescorePlain(%q, %d) = %v, want %v", q, exact, got, want)
+		}
 	}
 }

@@ -37,8 +37,8 @@ type readmeSection struct {
 	Heading string
 	// Named are the items the heading names: the last name of each code
 	// form in it ("email" of "`z.string().email()`", "optional" of
-	// "### .optional()", "extend" of "## extend").
-	Named []string
+	// "### .optional()", "extend" of "## extend"), with its qualifier.
+	Named []headingName
 	// Calls are the names the section's code blocks call, in order, each
 	// once ("parse" of "schema.parse(data)").
 	Calls []string
@@ -66,7 +66,7 @@ func readmeSections(src string) []readmeSection {
 		switch v := n.(type) {
 		case *ast.Heading:
 			flush()
-			h := strings.TrimSpace(string(linesOf(v, b)))
+			h := cutHeading(string(linesOf(v, b)))
 			cur = &readmeSection{Heading: h, Named: headingNames(h)}
 			seen = map[string]bool{}
 		case *ast.Paragraph:
@@ -132,21 +132,33 @@ var (
 	plainCode = regexp.MustCompile(`^(?:(?:func|fn|def|class|new|type|method|function)\s+)?[.A-Za-z_$][A-Za-z0-9_$.:#]*(?:\(.*\))?[A-Za-z0-9_$.()]*$`)
 )
 
+// headingName is a name a heading gives: the last name of a code form
+// ("get" of "requests.get(url)"), the name before it (Qual: "requests";
+// "" for ".optional()"), and whether the heading is that one plain word,
+// not written as code ("## extend", "## Options").
+type headingName struct {
+	Name, Qual string
+	Word       bool
+}
+
 // headingNames are the names a heading gives as code: the last name of
 // each code span, or of the whole heading when it is a code form itself.
 // A heading in words ("Persistent Flags") names nothing.
-func headingNames(h string) []string {
+func headingNames(h string) []headingName {
 	var forms []string
 	for _, m := range codeSpanRe.FindAllStringSubmatch(h, 8) {
 		forms = append(forms, m[1])
 	}
+	word := false
 	if len(forms) == 0 && plainCode.MatchString(h) {
 		forms = append(forms, h)
+		word = identRe.FindString(h) == h
 	}
-	var out []string
+	var out []headingName
 	for _, f := range forms {
-		if n := lastName(f); n != "" && !slices.Contains(out, n) {
-			out = append(out, n)
+		n, q := lastName(f)
+		if n != "" && !slices.ContainsFunc(out, func(o headingName) bool { return o.Name == n }) {
+			out = append(out, headingName{Name: n, Qual: q, Word: word})
 		}
 	}
 	return out
@@ -154,8 +166,13 @@ func headingNames(h string) []string {
 
 // lastName is the name a code form ends on, its arguments and type
 // arguments left out: "email" of "z.string().email()", "AbortError" of
-// "AbortError(message)", "level" of "chalk.level".
-func lastName(form string) string {
+// "AbortError(message)", "level" of "chalk.level"; and its qualifier, the
+// name before it ("string", "", "chalk"), a leading keyword ("func New",
+// "new Command") not one.
+func lastName(form string) (name, qual string) {
+	if kw := codeKeywordRe.FindString(form); kw != "" {
+		form = form[len(kw):]
+	}
 	var b strings.Builder
 	depth := 0
 	for _, r := range form {
@@ -174,11 +191,18 @@ func lastName(form string) string {
 		}
 	}
 	ids := identRe.FindAllString(b.String(), -1)
-	if len(ids) == 0 {
-		return ""
+	switch len(ids) {
+	case 0:
+		return "", ""
+	case 1:
+		return ids[0], ""
 	}
-	return ids[len(ids)-1]
+	return ids[len(ids)-1], ids[len(ids)-2]
 }
+
+// codeKeywordRe is a declaration keyword a heading's code form may start
+// with ("func New", "new Command(name?: string)").
+var codeKeywordRe = regexp.MustCompile(`^\s*(?:func|fn|def|class|new|type|method|function)\s+`)
 
 // callNames are the names code calls ("parse" of "schema.parse(x)",
 // "select" of "select! {" is not: a macro needs its parenthesis), each
@@ -275,53 +299,16 @@ func (x *extractor) readmeDocs() {
 	if from == "" {
 		from = "README"
 	}
-	for _, m := range matchSections(secs, byName, func(n string) bool { return leaves[n] == 1 && len(n) > minReadmeNameLen }) {
+	rules := matchRules{
+		callable: func(n string) bool { return leaves[n] == 1 && len(n) > minReadmeNameLen },
+		word:     func(n string) bool { return leaves[n] == 1 && !sectionWords[strings.ToLower(n)] },
+		shared:   func(n string) bool { return leaves[n] > 1 },
+		owns:     func(ui int, qual string) bool { return ownedBy(x.docs.Units[ui].Symbol, x.pkg.Name, qual) },
+	}
+	for _, m := range matchSections(secs, byName, rules) {
 		u := &x.docs.Units[m.unit]
 		u.Text = withReadmeDoc(u.Text, u.Symbol, readmeDocText(from, secs[m.section]))
 	}
-}
-
-// sectionMatch pairs a unit (its index) with the section documenting it.
-type sectionMatch struct{ unit, section int }
-
-// matchSections pairs undocumented items (by last name, unit indexes in
-// order) with sections: heading names first, then code calls of the
-// names callable says a call can tell apart (a name that one API item
-// has: "get" in `requests.get(url)` is not LookupDict.get's), each section
-// at most maxSectionItems times, each unit once. Deterministic: sections,
-// names and units are taken in order.
-func matchSections(secs []readmeSection, byName map[string][]int, callable func(string) bool) []sectionMatch {
-	used := make([]int, len(secs))
-	done := map[int]bool{}
-	var out []sectionMatch
-	pass := func(names func(readmeSection) []string) {
-		for si, s := range secs {
-			for _, n := range names(s) {
-				for _, ui := range byName[n] {
-					if used[si] >= maxSectionItems {
-						break
-					}
-					if done[ui] {
-						continue
-					}
-					done[ui] = true
-					used[si]++
-					out = append(out, sectionMatch{ui, si})
-				}
-			}
-		}
-	}
-	pass(func(s readmeSection) []string { return s.Named })
-	pass(func(s readmeSection) []string {
-		var out []string
-		for _, c := range s.Calls {
-			if callable(c) {
-				out = append(out, c)
-			}
-		}
-		return out
-	})
-	return out
 }
 
 // symbolLeaf is a qualified name's last part.
@@ -332,18 +319,61 @@ func symbolLeaf(name string) string {
 	return name
 }
 
+// readmeDocEnd closes the text an item gets from a README section, so a
+// reader of the stored unit (the diff's deprecation check) can tell the
+// item's own doc from the README's words about it: a README's
+// "DeprecationWarning" or "[deprecated]" is not the item's.
+const readmeDocEnd = "<!-- /README -->"
+
 // readmeDocText is the text an item gets from a section: where it came
-// from, the section's first paragraph(s) and its first example.
+// from, the section's first paragraph(s) and its first example, closed
+// by readmeDocEnd.
 func readmeDocText(from string, s readmeSection) string {
 	var b strings.Builder
-	b.WriteString("From " + from + " § " + strings.Join(strings.Fields(s.Heading), " ") + ":\n\n")
+	b.WriteString(readmeDocStart + from + " § " + cutHeading(s.Heading) + ":\n\n")
 	if s.Paras != "" {
 		b.WriteString(s.Paras + "\n\n")
 	}
 	if s.Example != "" && b.Len()+len(s.Example) <= maxReadmeDocBytes {
 		b.WriteString(s.Example)
 	}
-	return strings.TrimRight(b.String(), "\n") + "\n"
+	return strings.TrimRight(b.String(), "\n") + "\n" + readmeDocEnd + "\n"
+}
+
+// readmeDocStart begins the first line of a README block.
+const readmeDocStart = "From "
+
+// OwnDoc is an API unit's text without the README sections readmeDocs
+// attached to it (each from its "From README… § …:" line to
+// readmeDocEnd): the item's heading, signature, own doc and examples.
+func OwnDoc(text string) string {
+	var b strings.Builder
+	for text != "" {
+		line, rest, _ := strings.Cut(text, "\n")
+		end := -1
+		if strings.HasPrefix(line, readmeDocStart) && strings.Contains(line, " § ") && strings.HasSuffix(line, ":") {
+			end = strings.Index(rest, "\n"+readmeDocEnd+"\n")
+		}
+		if end < 0 {
+			b.WriteString(text[:min(len(line)+1, len(text))])
+			text = rest
+			continue
+		}
+		text = rest[end+len(readmeDocEnd)+2:]
+	}
+	return b.String()
+}
+
+// maxHeadingBytes bounds a heading as readmeDocs keeps it: its first
+// line only (a setext heading underlines a whole paragraph, which may
+// run to hundreds of lines), cut to this many bytes.
+const maxHeadingBytes = 120
+
+// cutHeading is h's first line, its spaces folded, within
+// maxHeadingBytes.
+func cutHeading(h string) string {
+	h, _, _ = strings.Cut(strings.TrimSpace(h), "\n")
+	return cutText(strings.Join(strings.Fields(h), " "), maxHeadingBytes-len("…"))
 }
 
 // withReadmeDoc puts doc where an item's own doc would be: after its

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -22,11 +23,32 @@ func TestHeadingNames(t *testing.T) {
 		"`new Command(name?: string)`":                      {"Command"},
 		"Persistent Flags":                                  nil,
 		"What is Zod?":                                      nil,
-		"Installation":                                      {"Installation"}, // a one-word heading is a code form; no item has the name
+		"Installation":                                      {"Installation"}, // a plain word: matchSections decides
 		"[Read the docs →](https://x)":                      nil,
 	} {
-		if got := headingNames(h); !reflect.DeepEqual(got, want) {
+		var got []string
+		for _, n := range headingNames(h) {
+			got = append(got, n.Name)
+		}
+		if !reflect.DeepEqual(got, want) {
 			t.Errorf("headingNames(%q) = %q, want %q", h, got, want)
+		}
+	}
+	// The qualifier is the name before the last; a keyword is none; a
+	// plain word is marked.
+	for h, want := range map[string]headingName{
+		"`requests.get(url)`":          {Name: "get", Qual: "requests"},
+		"z.string().email()":           {Name: "email", Qual: "string"},
+		"`.optional()`":                {Name: "optional"},
+		"func New":                     {Name: "New"},
+		"`new Command(name?: string)`": {Name: "Command"},
+		"`options`":                    {Name: "options"},
+		".options()":                   {Name: "options"},
+		"Options":                      {Name: "Options", Word: true},
+		"extend":                       {Name: "extend", Word: true},
+	} {
+		if got := headingNames(h); len(got) != 1 || got[0] != want {
+			t.Errorf("headingNames(%q) = %+v, want %+v", h, got, want)
 		}
 	}
 }
@@ -73,9 +95,13 @@ func TestReadmeDocs(t *testing.T) {
 	opt := unit(t, d, "api/StringSchema.optional")
 	want := "# StringSchema.optional\n\nmethod\n\n```ts\noptional(): this\n```\n\n" +
 		"From README.md § `.optional()`:\n\nMakes a schema accept `undefined`. The value is left as it is.\n\n" +
-		"A second paragraph about optional.\n\n```ts\nconst o = string().optional();\n```\n"
+		"A second paragraph about optional.\n\n```ts\nconst o = string().optional();\n```\n" + readmeDocEnd + "\n"
 	if opt.Text != want {
 		t.Errorf("optional:\n%s\nwant\n%s", opt.Text, want)
+	}
+	// OwnDoc drops the README block: the diff's deprecation check reads it.
+	if own, want := OwnDoc(opt.Text), "# StringSchema.optional\n\nmethod\n\n```ts\noptional(): this\n```\n\n"; own != want {
+		t.Errorf("OwnDoc = %q, want %q", own, want)
 	}
 	if opt.Doc != "" {
 		t.Errorf("optional's own doc = %q: the README text is not its doc comment", opt.Doc)
@@ -115,13 +141,57 @@ func TestReadmeDocs(t *testing.T) {
 func TestReadmeDocsAmbiguousCall(t *testing.T) {
 	secs := readmeSections("## Use\n\nText.\n\n```js\nx.get(1)\nparse(y)\n```\n")
 	byName := map[string][]int{"get": {1, 2}, "parse": {3}}
-	got := matchSections(secs, byName, func(n string) bool { return n == "parse" })
+	rules := matchRules{
+		callable: func(n string) bool { return n == "parse" },
+		word:     func(string) bool { return true },
+		shared:   func(string) bool { return true },
+		owns:     func(int, string) bool { return false },
+	}
+	got := matchSections(secs, byName, rules)
 	if want := []sectionMatch{{3, 0}}; !reflect.DeepEqual(got, want) {
 		t.Errorf("matches %v, want %v", got, want)
 	}
 	secs = readmeSections("## `.get()`\n\nReads.\n")
-	if got := matchSections(secs, byName, func(string) bool { return false }); len(got) != 2 {
+	rules.callable = func(string) bool { return false }
+	if got := matchSections(secs, byName, rules); len(got) != 2 {
 		t.Errorf("heading matches %v, want both get items", got)
+	}
+}
+
+// A heading's qualifier picks, among items sharing a name, the one it
+// owns ("### `requests.get(url)`" is not LookupDict.get's or
+// Session.get's); a plain-word heading names an item only when one
+// item has that exact name and it is no section word ("## Options").
+func TestReadmeDocsQualifierAndWords(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"package.json": `{"name": "fetchy", "version": "1.0.0", "types": "index.d.ts"}`,
+		"README.md": "# fetchy\n\n### `fetchy.get(url)`\n\nFetches a URL.\n\n#### `cache.get(key)`\n\nReads the cache.\n\n" +
+			"## Options\n\nThe options a client takes.\n\n## Usage\n\nCall it.\n\n## retries\n\nHow often to retry.\n\n" +
+			"## `timeout`\n\nHow long to wait.\n",
+		"index.d.ts": `export declare function get(url: string): Promise<string>;
+export declare class Cache { get(key: string): string; }
+export declare class Store { get(key: string): string; }
+export declare class Lookup { get(key: string): string; }
+export interface Options { retries: number; timeout: number; }
+export declare function Usage(): void;
+`,
+	})
+	d := extract(t, NPM, "fetchy", "1.0.0", dir)
+	for path, want := range map[string]string{
+		"api/get":             "§ `fetchy.get(url)`",
+		"api/Cache.get":       "§ `cache.get(key)`",
+		"api/Store.get":       "",
+		"api/Lookup.get":      "",
+		"api/Options":         "", // "## Options": a section word
+		"api/Usage":           "", // "## Usage": a section word
+		"api/Options.retries": "§ retries",
+		"api/Options.timeout": "§ `timeout`",
+	} {
+		text := unit(t, d, path).Text
+		if want == "" && strings.Contains(text, "README") || want != "" && !strings.Contains(text, want) {
+			t.Errorf("%s: want %q:\n%s", path, want, text)
+		}
 	}
 }
 
@@ -171,21 +241,50 @@ func TestReadmeDocsNPM(t *testing.T) {
 	}
 }
 
+// setextLong is a README whose 400-line paragraph is underlined with
+// "---": Markdown makes it one setext heading.
+var setextLong = strings.Repeat("`get` a line of the paragraph that goes on\n", 400) + "---\n\nText.\n\n```js\nget(x)\n```\n"
+
+// A heading is one line of at most maxHeadingBytes, and the text an
+// item gets stays within its cap, whatever the heading.
+func TestReadmeSectionsSetextHeading(t *testing.T) {
+	secs := readmeSections(setextLong)
+	if len(secs) != 1 {
+		t.Fatalf("%d sections, want 1", len(secs))
+	}
+	if h := secs[0].Heading; len(h) > maxHeadingBytes || strings.Contains(h, "\n") {
+		t.Errorf("heading %d bytes: %q", len(h), h)
+	}
+	if text := readmeDocText("README.md", secs[0]); len(text) > maxReadmeDocText {
+		t.Errorf("doc %d bytes, cap %d", len(text), maxReadmeDocText)
+	}
+}
+
+// maxReadmeDocText is the most readmeDocText gives: maxReadmeDocBytes
+// and its end marker.
+const maxReadmeDocText = maxReadmeDocBytes + len(readmeDocEnd) + 2
+
 func FuzzReadmeSections(f *testing.F) {
 	f.Add(readmeFixture)
+	f.Add(setextLong)
 	f.Add("## `a()`\n\n```\nb(\n```\n### x.y.z()\n\np\n")
 	f.Add("#\n\n```go\nfunc (((\n```\n\n## `((((`\n\ntext")
 	f.Fuzz(func(t *testing.T, src string) {
 		secs := readmeSections(src)
 		byName := map[string][]int{}
 		for i, s := range secs {
-			for _, n := range append(append([]string{}, s.Named...), s.Calls...) {
+			names := slices.Clone(s.Calls)
+			for _, n := range s.Named {
+				names = append(names, n.Name)
+			}
+			for _, n := range names {
 				byName[n] = append(byName[n], i, i+len(secs))
 			}
 		}
 		used := map[int]int{}
 		seen := map[int]bool{}
-		for _, m := range matchSections(secs, byName, func(string) bool { return true }) {
+		all := func(string) bool { return true }
+		for _, m := range matchSections(secs, byName, matchRules{callable: all, word: all, shared: all, owns: func(int, string) bool { return true }}) {
 			used[m.section]++
 			if used[m.section] > maxSectionItems || seen[m.unit] {
 				t.Fatalf("section %d used %d times, unit %d twice: %v", m.section, used[m.section], m.unit, seen[m.unit])
@@ -199,6 +298,12 @@ func FuzzReadmeSections(f *testing.F) {
 			}
 			if len(s.Paras) > maxReadmeParaText+len("…") {
 				t.Fatalf("paragraphs %d bytes", len(s.Paras))
+			}
+			if len(s.Heading) > maxHeadingBytes || strings.Contains(s.Heading, "\n") {
+				t.Fatalf("heading %d bytes: %q", len(s.Heading), s.Heading)
+			}
+			if len(text) > maxReadmeDocText {
+				t.Fatalf("doc %d bytes", len(text))
 			}
 		}
 	})
