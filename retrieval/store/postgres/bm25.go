@@ -171,7 +171,7 @@ func (s *Store) search(ctx context.Context, ix int, expr string, f store.Filter,
 	if err != nil {
 		return nil, false, fmt.Errorf("search: %w", err)
 	}
-	best := map[int64]store.ChunkHit{}
+	best := docBest{}
 	for id, rf := range rows {
 		score := 0.0
 		for i, p := range phrases {
@@ -181,16 +181,29 @@ func (s *Store) search(ctx context.Context, ix int, expr string, f store.Filter,
 			}
 			score += bm25Part(idf[i], fr, float64(rf.length), avg)
 		}
-		doc := store.DocOfChunk(id)
-		if cur, ok := best[doc]; !ok || score > cur.Score || score == cur.Score && id < cur.ChunkID {
-			best[doc] = store.ChunkHit{ChunkID: id, DocID: doc, Score: score}
-		}
+		best.add(id, score)
 	}
-	out := make([]store.ChunkHit, 0, len(best))
-	for _, h := range best {
+	return best.top(limit), false, nil
+}
+
+// docBest keeps each document's best chunk: the highest score, the lowest
+// id of equal scores (as FTS5's search picks it).
+type docBest map[int64]store.ChunkHit
+
+func (b docBest) add(id int64, score float64) {
+	doc := store.DocOfChunk(id)
+	if cur, ok := b[doc]; !ok || score > cur.Score || score == cur.Score && id < cur.ChunkID {
+		b[doc] = store.ChunkHit{ChunkID: id, DocID: doc, Score: score}
+	}
+}
+
+// top returns the best chunks of the limit best documents, in order.
+func (b docBest) top(limit int) []store.ChunkHit {
+	out := make([]store.ChunkHit, 0, len(b))
+	for _, h := range b {
 		out = append(out, h)
 	}
-	return store.TopHits(out, limit), false, nil
+	return store.TopHits(out, limit)
 }
 
 // idfs returns each phrase's IDF: FTS5's, from the rows holding it.

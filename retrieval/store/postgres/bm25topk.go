@@ -297,19 +297,11 @@ func (s *Store) searchWords(ctx context.Context, ix int, e *node, tsq string, f 
 	// Each document's best chunk (the lowest id of equal scores), then
 	// the top documents.
 	final := scores()
-	best := make(map[int64]store.ChunkHit, len(final))
+	best := make(docBest, len(final))
 	for r, v := range final {
-		id := rows.ids[r]
-		doc := store.DocOfChunk(id)
-		if cur, ok := best[doc]; !ok || v > cur.Score || v == cur.Score && id < cur.ChunkID {
-			best[doc] = store.ChunkHit{ChunkID: id, DocID: doc, Score: v}
-		}
+		best.add(rows.ids[r], v)
 	}
-	out := make([]store.ChunkHit, 0, len(best))
-	for _, h := range best {
-		out = append(out, h)
-	}
-	return store.TopHits(out, limit), segEmpty, nil
+	return best.top(limit), segEmpty, nil
 }
 
 // searchWordsSQL scores every row holding one of the phrases' words on
