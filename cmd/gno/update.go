@@ -245,8 +245,9 @@ func newEmbedCmd(a *app) *cobra.Command {
 // quietly otherwise. The update has succeeded: a failure here is a
 // warning (searches run on FTS5 as before).
 func (a *app) buildPostings(ctx context.Context, e *retrieval.Engine) {
-	// Asked without the lock first: an update that left the postings in
-	// place must not wait for another writer (and warn) for nothing.
+	// Asked first: an update that left the postings in place starts no
+	// build (a build first merges the word index, which costs even when
+	// nothing is then installed).
 	if need, err := retrieval.PostingsNeeded(ctx, e, false); err == nil && !need {
 		return
 	}

@@ -417,15 +417,14 @@ func (w *worker) embed(ctx context.Context) {
 }
 
 // postings builds the word index's search postings when idle, if they
-// are missing or far behind the index (Writer.BuildPostings): searches
+// are missing or far behind the index (retrieval.BuildPostings): searches
 // answer the rows changed since a build from a delta, which grows with
 // every sync until a rebuild. A build takes no writer lock (it reads a
 // snapshot and installs in short transactions), so clients' writes go on
 // beside it; the daemon's own syncs wait for this loop's next turn.
 func (w *worker) postings(ctx context.Context) {
-	// Asked first, without the lock: most syncs leave nothing to build,
-	// and taking the writer (and showing a build) for nothing would hold
-	// up clients' writes.
+	// Asked first: most syncs leave nothing to build, and the status
+	// must not show a build that does not happen.
 	need, err := retrieval.PostingsNeeded(ctx, w.e, true)
 	if err != nil || !need {
 		if err != nil && ctx.Err() == nil {
