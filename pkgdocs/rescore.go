@@ -93,8 +93,8 @@ func dataItem(r retrieval.Result) bool {
 	sig := strings.TrimSpace(r.Symbol.Signature)
 	if i := strings.LastIndexByte(sig, ':'); i >= 0 {
 		typ := strings.TrimSpace(strings.TrimRight(sig[i+1:], "; "))
-		owner := strings.TrimSuffix(r.Symbol.Name, "."+leafName(r.Symbol.Name))
-		if typ == "this" || typ == leafName(owner) {
+		owner := strings.TrimSuffix(r.Symbol.Name, "."+leaf(r.Symbol.Name))
+		if typ == "this" || typ == leaf(owner) {
 			return false
 		}
 	}
@@ -145,7 +145,7 @@ func siblings(a, b retrieval.Result) bool {
 	if a.Symbol == nil || b.Symbol == nil || a.Package == nil || b.Package == nil || *a.Package != *b.Package {
 		return false
 	}
-	wa, wb := nameWords(leafName(a.Symbol.Name)), nameWords(leafName(b.Symbol.Name))
+	wa, wb := nameWords(leaf(a.Symbol.Name)), nameWords(leaf(b.Symbol.Name))
 	if len(wa) == 0 || len(wb) == 0 {
 		return false
 	}
@@ -166,47 +166,17 @@ func siblings(a, b retrieval.Result) bool {
 	return false
 }
 
-// leafName is the last part of a qualified name ("Command.InheritedFlags"
-// → "InheritedFlags", "ser::Serializer::serialize_seq" →
-// "serialize_seq", "os/exec.Command" → "Command").
-func leafName(s string) string {
-	if i := strings.LastIndexAny(s, ".:/#"); i >= 0 {
-		return s[i+1:]
-	}
-	return s
-}
-
 // nameWords are the words of an identifier-like text, split at
 // camelCase humps, underscores and punctuation, each folded and stemmed
 // as the word index does ("HasInheritedFlags" → ha, inherit, flag;
 // "HTTPServer" → http, server).
 func nameWords(s string) []string {
 	var out []string
-	var cur []rune
-	flush := func() {
-		if len(cur) > 0 {
-			out = wordtok.Words.Append(out, string(cur))
-			cur = cur[:0]
+	for _, part := range strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		for _, w := range camelWords(part) {
+			out = wordtok.Words.Append(out, w)
 		}
 	}
-	rs := []rune(s)
-	for i, c := range rs {
-		switch {
-		case unicode.IsUpper(c):
-			// A hump: lower or digit before, or an acronym's last capital
-			// before a lower-case letter ("HTTPServer": HTTP | Server).
-			if i > 0 && (unicode.IsLower(rs[i-1]) || unicode.IsDigit(rs[i-1]) ||
-				unicode.IsUpper(rs[i-1]) && i+1 < len(rs) && unicode.IsLower(rs[i+1])) {
-				flush()
-			}
-			cur = append(cur, c)
-		case unicode.IsLetter(c) || unicode.IsDigit(c):
-			cur = append(cur, c)
-		default:
-			flush()
-		}
-	}
-	flush()
 	return out
 }
 
