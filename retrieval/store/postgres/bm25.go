@@ -247,11 +247,7 @@ func (s *Store) idfs(ctx context.Context, ix int, phrases []*phrase, nRows int64
 				return nil, err
 			}
 		}
-		idf := fts5IDF(tls, nRows, n)
-		if idf <= 0 {
-			idf = 1e-6
-		}
-		out[i] = idf
+		out[i] = fts5IDF(tls, nRows, n)
 	}
 	return out, nil
 }
