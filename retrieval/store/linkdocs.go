@@ -196,14 +196,18 @@ func (idx *LinkIndex) doc(id int64) (linkDoc, bool) {
 	if i < 0 {
 		return linkDoc{}, false
 	}
-	r := &idx.docs[i]
+	return idx.docAt(&idx.docs[i]), true
+}
+
+// docAt returns the document of record r, one of idx.docs.
+func (idx *LinkIndex) docAt(r *docRec) linkDoc {
 	path := idx.text[r.off : r.off+uint64(r.pathLen)]
 	title := idx.text[r.off+uint64(r.pathLen) : r.off+uint64(r.pathLen)+uint64(r.titleLen)]
 	d := linkDoc{Collection: idx.cols[r.col], RelPath: path, Title: title, hash: r.hash}
 	if idx.hashText != nil {
-		d.hashText = idx.hashText[id]
+		d.hashText = idx.hashText[r.id]
 	}
-	return d, true
+	return d
 }
 
 // collection is document id's collection ("" when it has none).

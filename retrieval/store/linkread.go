@@ -258,9 +258,10 @@ func (idx *LinkIndex) Resolve() {
 	idx.outAt = make([]int32, 1, len(idx.order)+1)
 	inCount := make([]int32, len(idx.docs)+1)
 	for p, src := range idx.order {
-		m, _ := idx.doc(src)
+		var m linkDoc
 		if i := idx.docIndex(src); i >= 0 {
 			idx.docs[i].ord = uint32(p + 1)
+			m = idx.docAt(&idx.docs[i])
 		}
 		for i, l := range idx.written[src] {
 			r := resolvedLink{Kind: l.Kind, Target: l.Target, Fragment: l.Fragment, Alias: l.Alias, Line: int32(l.Line)}

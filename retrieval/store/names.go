@@ -47,12 +47,13 @@ func (idx *LinkIndex) NoteNames(collections []string) []NoteName {
 // resolve names across them.
 func buildNames(idx *LinkIndex, want map[string]bool) []NoteName {
 	out := make([]NoteName, 0, len(idx.docs))
-	for _, r := range idx.docs {
+	for i := range idx.docs {
+		r := &idx.docs[i]
 		if want != nil && !want[idx.cols[r.col]] {
 			continue
 		}
 		id := r.id
-		m, _ := idx.doc(id)
+		m := idx.docAt(r)
 		base := path.Base(m.RelPath)
 		stem := strings.TrimSuffix(base, path.Ext(base))
 		n := NoteName{ID: id, Collection: m.Collection, RelPath: m.RelPath, Hash: m.Hash(), Title: m.Title, Aliases: idx.aliases[id],
