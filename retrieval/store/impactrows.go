@@ -64,7 +64,7 @@ func instancePostings(ctx context.Context, tx *sql.Tx, add func(term []byte, row
 	// The instance table lists (token, row, column, offset) by token, then
 	// row. The column comes as its weight's index, not its name: a string
 	// per instance was a fifth of the build's CPU.
-	rows, err := tx.QueryContext(ctx, "SELECT term, doc, CASE col WHEN 'title' THEN 0 WHEN 'headings' THEN 1 WHEN 'body' THEN 2 ELSE -1 END FROM impact_terms")
+	rows, err := tx.QueryContext(ctx, "SELECT term, doc, "+impactTermCol+" FROM impact_terms")
 	if err != nil {
 		return err
 	}

@@ -125,11 +125,16 @@ func (s *Store) impactData(ctx context.Context, toks [][]string, masked map[int6
 	return out, nil
 }
 
+// impactTermCol is an instance's column as the index of its weight in
+// colWeights2 (-1 for a column the word index does not have), read by
+// the build and by a search of a token without stored postings alike.
+const impactTermCol = "CASE col WHEN 'title' THEN 0 WHEN 'headings' THEN 1 WHEN 'body' THEN 2 ELSE -1 END"
+
 // termPostings reads a token's rows from FTS5's instance table, weighs
 // them as the build does, drops the masked rows and encodes them as
 // blocks (their bounds with no least length: any length bounds them).
 func (s *Store) termPostings(ctx context.Context, term string, masked map[int64]bool) ([]byte, error) {
-	rows, err := s.db.QueryContext(ctx, "SELECT doc, CASE col WHEN 'title' THEN 0 WHEN 'headings' THEN 1 WHEN 'body' THEN 2 ELSE -1 END FROM impact_terms WHERE term = ?", term)
+	rows, err := s.db.QueryContext(ctx, "SELECT doc, "+impactTermCol+" FROM impact_terms WHERE term = ?", term)
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)
 	}

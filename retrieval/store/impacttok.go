@@ -75,6 +75,3 @@ func (t *tokenizer) rowPostings(ctx context.Context, rows []rowText) (map[string
 	}
 	return post, counts, nil
 }
-
-// close releases nothing: the tokenizer holds no resources.
-func (t *tokenizer) close() error { return nil }

@@ -351,7 +351,7 @@ func fillSegmented(ctx context.Context, tx *sql.Tx) error {
 const insertSegmented = "INSERT INTO chunks_seg(rowid, title, headings, body) VALUES(?, ?, ?, ?)"
 
 // Close closes the database.
-func (s *Store) Close() error { return errors.Join(s.db.Close(), s.tok.close()) }
+func (s *Store) Close() error { return s.db.Close() }
 
 // Path is the database file.
 func (s *Store) Path() string { return s.path }
