@@ -1,7 +1,6 @@
 package ingest
 
 import (
-	"context"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -20,7 +19,6 @@ import (
 // name and a gone one, and a name the store cannot hold is skipped every
 // sync without being taken for a document that is gone.
 func TestSyncMergeEdges(t *testing.T) {
-	ctx := context.Background()
 	dir := t.TempDir()
 	write := func(rel, text string) {
 		t.Helper()
@@ -44,22 +42,8 @@ func TestSyncMergeEdges(t *testing.T) {
 		name string
 		st   func(t *testing.T) store.Backend
 	}{
-		{"sqlite", func(t *testing.T) store.Backend {
-			st, err := store.Open(ctx, filepath.Join(t.TempDir(), "index.sqlite"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { st.Close() })
-			return st
-		}},
-		{"unnamable", func(t *testing.T) store.Backend {
-			st, err := store.Open(ctx, filepath.Join(t.TempDir(), "index.sqlite"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { st.Close() })
-			return noBadNames{st}
-		}},
+		{"sqlite", testStore},
+		{"unnamable", func(t *testing.T) store.Backend { return noBadNames{testStore(t)} }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			st := tc.st(t)
