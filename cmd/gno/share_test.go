@@ -294,7 +294,11 @@ func TestShareConcurrentCreate(t *testing.T) {
 				cmd.Env = c.env()
 				out, err := cmd.Output()
 				if err != nil {
-					t.Error(err)
+					var stderr []byte
+					if ee, ok := err.(*exec.ExitError); ok {
+						stderr = ee.Stderr
+					}
+					t.Errorf("%v: %s", err, stderr)
 					return
 				}
 				var v struct{ ID string }

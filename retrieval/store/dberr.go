@@ -122,3 +122,13 @@ func recognisers() []func(error) bool {
 	defer recogniseMu.RUnlock()
 	return recognise
 }
+
+// isBusy says whether err is SQLite's "another connection holds the lock".
+func isBusy(err error) bool {
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		c := se.Code() & 0xff
+		return c == sqliteBusy || c == sqliteLocked
+	}
+	return false
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/gnosearch/gno/retrieval/gnoerr"
@@ -76,6 +77,34 @@ func TestExplain(t *testing.T) {
 		}
 		if pub := gnoerr.Public(fmt.Errorf("write batch: %w", tc.err)); strings.Contains(pub, "(13)") || strings.Contains(pub, "SQLITE") {
 			t.Errorf("Public(%q) = %q shows the driver's text", tc.err, pub)
+		}
+	}
+}
+
+// TestOpenNewIndexTogether opens one new index from several stores at
+// once, as two `gno token create` started together do: SQLite answers
+// the loser of the change to WAL with SQLITE_BUSY without waiting, and
+// that reached the user as "the index is busy" (a CI run failed on it).
+func TestOpenNewIndexTogether(t *testing.T) {
+	ctx := context.Background()
+	for round := range 30 {
+		path := filepath.Join(t.TempDir(), fmt.Sprint(round), "index.sqlite")
+		var wg sync.WaitGroup
+		errs := make(chan error, 3)
+		for range 3 {
+			wg.Go(func() {
+				s, err := Open(ctx, path)
+				if err != nil {
+					errs <- err
+					return
+				}
+				s.Close()
+			})
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Fatalf("round %d: %v", round, err)
 		}
 	}
 }

@@ -20,6 +20,8 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
+	"time"
 
 	"github.com/gnosearch/gno/retrieval/segment"
 	_ "modernc.org/sqlite" // registers the pure-Go "sqlite" driver
@@ -180,6 +182,12 @@ func Open(ctx context.Context, path string) (*Store, error) {
 // does not exist yet is created here. An existing index keeps its size;
 // another process creating the same file at once is harmless (the page
 // size of an initialised file no longer changes).
+//
+// SQLite answers a change to WAL that races another process's first
+// open with SQLITE_BUSY at once, without calling the busy handler (two
+// `gno token create` started together on a new index failed on it): the
+// change is tried again until the file is in WAL mode, by this process
+// or the other, for as long as the busy timeout.
 func newIndexPages(path string) error {
 	if fi, err := os.Stat(path); err == nil && fi.Size() > 0 {
 		return nil
@@ -189,12 +197,27 @@ func newIndexPages(path string) error {
 		return err
 	}
 	defer db.Close()
-	for _, q := range []string{"PRAGMA page_size = 16384", "PRAGMA journal_mode = WAL"} {
-		if _, err := db.Exec(q); err != nil {
+	if _, err := db.Exec("PRAGMA page_size = 16384"); err != nil {
+		return err
+	}
+	deadline := time.Now().Add(15 * time.Second)
+	for wait := time.Millisecond; ; wait = min(2*wait, 100*time.Millisecond) {
+		var mode string
+		err := db.QueryRow("PRAGMA journal_mode = WAL").Scan(&mode)
+		if err == nil && strings.EqualFold(mode, "wal") {
+			return nil
+		}
+		// A change SQLite could not make answers the old mode, no error.
+		if err == nil {
+			err = fmt.Errorf("journal mode stayed %s, not wal", mode)
+		} else if !isBusy(err) {
 			return err
 		}
+		if time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(wait)
 	}
-	return nil
 }
 
 // schemaOf reads the index's schema version; current says it needs no
