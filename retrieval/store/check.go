@@ -191,10 +191,13 @@ type Salvaged struct {
 }
 
 // Salvage reads what it can from the database file at path, read-only,
-// ignoring errors: the file may be damaged anywhere.
+// ignoring errors: the file may be damaged anywhere. Its reads wait for
+// the file's lock like the store's (another process closing the index
+// checkpoints under it): a read answered busy at once lost the user's
+// tags.
 func Salvage(ctx context.Context, path string) Salvaged {
 	var s Salvaged
-	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
+	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro&_pragma="+busyTimeout)
 	if err != nil {
 		return s
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/gnosearch/gno/retrieval/gnoerr"
 )
@@ -106,5 +107,52 @@ func TestOpenNewIndexTogether(t *testing.T) {
 		for err := range errs {
 			t.Fatalf("round %d: %v", round, err)
 		}
+	}
+}
+
+// TestSalvageWaitsForLock: a rebuild salvages the user's tags from the old
+// file while another process may still hold it (its last close
+// checkpoints under the file's exclusive lock). The read waits for the
+// lock, as every read of the store does, instead of answering busy at
+// once and losing the tags, which exist nowhere else.
+func TestSalvageWaitsForLock(t *testing.T) {
+	ctx := context.Background()
+	s := snapStore(t)
+	if err := s.RestoreUserTags(ctx, []UserTag{{Collection: "c", RelPath: "b.md", Tag: "mine"}}); err != nil {
+		t.Fatal(err)
+	}
+	path := s.path
+	s.Close()
+	// A connection in exclusive locking mode keeps the file's lock from
+	// its first write until it closes: every other reader is busy.
+	hold, err := sql.Open("sqlite", "file:"+path+"?_pragma=locking_mode(EXCLUSIVE)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hold.SetMaxOpenConns(1)
+	defer hold.Close()
+	if _, err := hold.Exec("UPDATE meta SET value = value WHERE key = 'generation'"); err != nil {
+		t.Fatal(err)
+	}
+	probe, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer probe.Close()
+	var n int
+	if err := probe.QueryRow("SELECT count(*) FROM tags").Scan(&n); !isBusy(err) {
+		t.Fatalf("the held lock does not make a read busy (%v): the test proves nothing", err)
+	}
+	got := make(chan Salvaged, 1)
+	go func() { got <- Salvage(ctx, path) }()
+	// The lock is let go once Salvage has had the chance to meet it;
+	// whichever comes first, Salvage must return the tags (its busy
+	// timeout is far longer than any pause), so the delay decides only
+	// whether the race is exercised, never the outcome.
+	time.Sleep(50 * time.Millisecond)
+	hold.Close()
+	sv := <-got
+	if len(sv.UserTags) != 1 || sv.UserTags[0] != (UserTag{Collection: "c", RelPath: "b.md", Tag: "mine"}) || sv.Generation == 0 {
+		t.Fatalf("salvaged %+v, want generation > 0 and the user tag mine on c/b.md", sv)
 	}
 }

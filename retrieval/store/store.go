@@ -131,6 +131,11 @@ CREATE TABLE IF NOT EXISTS vectors(
 CREATE INDEX IF NOT EXISTS vectors_model ON vectors(model);
 `
 
+// busyTimeout is how long a statement waits for another connection's
+// lock on the index file before answering busy; every connection to an
+// index sets it.
+const busyTimeout = "busy_timeout(15000)"
+
 // Open opens (creating if needed) the index database at path.
 func Open(ctx context.Context, path string) (*Store, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -143,7 +148,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	if err := newIndexPages(path); err != nil {
 		return nil, fmt.Errorf("create index %s: %w", path, err)
 	}
-	for _, p := range []string{"busy_timeout(15000)", "journal_mode(WAL)", "foreign_keys(1)", "synchronous(NORMAL)", "temp_store(MEMORY)", "cache_size(-32000)", "journal_size_limit(67108864)"} {
+	for _, p := range []string{busyTimeout, "journal_mode(WAL)", "foreign_keys(1)", "synchronous(NORMAL)", "temp_store(MEMORY)", "cache_size(-32000)", "journal_size_limit(67108864)"} {
 		q.Add("_pragma", p)
 	}
 	q.Set("_txlock", "immediate")
@@ -192,7 +197,7 @@ func newIndexPages(path string) error {
 	if fi, err := os.Stat(path); err == nil && fi.Size() > 0 {
 		return nil
 	}
-	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(15000)")
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma="+busyTimeout)
 	if err != nil {
 		return err
 	}
