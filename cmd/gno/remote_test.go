@@ -108,8 +108,9 @@ func TestRemoteBridge(t *testing.T) {
 	if code != 0 || !strings.Contains(out2, `"serverInfo"`) {
 		t.Fatalf("--token-file: exit %d\n%s\n%s", code, out2, errOut)
 	}
-	// The server said how to reach it (right after its URL: long since).
-	if hint := "gno mcp install -t CLIENT --remote " + s.base + " --fingerprint " + s.fingerprint; !strings.Contains(s.log.String(), hint) {
+	// The server said how to reach it (right after its URL; the test's
+	// copy of its stderr may still be on the way).
+	if hint := "gno mcp install -t CLIENT --remote " + s.base + " --fingerprint " + s.fingerprint; !strings.Contains(s.log.waitFor(hint), hint) {
 		t.Errorf("no %q in:\n%s", hint, s.log.String())
 	}
 	for _, log := range []string{stderr.String(), s.log.String(), errOut} {
