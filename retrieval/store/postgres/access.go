@@ -119,7 +119,11 @@ func (s *Store) DeleteAccessToken(ctx context.Context, id string) (bool, error) 
 }
 
 // TouchAccessTokens moves the last-used time of each token in used
-// forward, in one statement.
+// forward, in one statement. Its rows are locked in id order first: the
+// update alone locks them in the order its plan visits them (the ids'
+// array order, from a map, or the table's), and two servers flushing the
+// same tokens at once could each hold a row the other waits for, one of
+// them then failing with "deadlock detected".
 func (s *Store) TouchAccessTokens(ctx context.Context, used map[string]time.Time) error {
 	if len(used) == 0 {
 		return nil
@@ -129,8 +133,10 @@ func (s *Store) TouchAccessTokens(ctx context.Context, used map[string]time.Time
 	for id, t := range used {
 		ids, secs = append(ids, id), append(secs, store.UnixOf(t))
 	}
-	_, err := s.pool.Exec(ctx, `UPDATE access_tokens a SET last_used = u.t FROM unnest($1::text[], $2::bigint[]) AS u(id, t)
-		WHERE a.id = u.id AND a.last_used < u.t`, ids, secs)
+	_, err := s.pool.Exec(ctx, `WITH l AS MATERIALIZED (
+			SELECT a.id, u.t FROM access_tokens a JOIN unnest($1::text[], $2::bigint[]) AS u(id, t) ON a.id = u.id
+			WHERE a.last_used < u.t ORDER BY a.id FOR UPDATE OF a)
+		UPDATE access_tokens a SET last_used = l.t FROM l WHERE a.id = l.id AND a.last_used < l.t`, ids, secs)
 	if err != nil && !noTable(err) {
 		return fmt.Errorf("record token use: %w", err)
 	}
