@@ -108,7 +108,9 @@ func TestGoFetch(t *testing.T) {
 	proj := t.TempDir()
 	write(t, filepath.Join(proj, "go.mod"), "module example.com/x\n\ngo 1.22\n\nrequire github.com/google/uuid v1.6.0\n")
 	before := snapshot(t, proj)
-	cache := filepath.Join(shared, "go-fetch-modcache")
+	// A module cache of its own: in the run's shared one, a second run
+	// of the test (-count) found uuid there already and fetched nothing.
+	cache := filepath.Join(t.TempDir(), "modcache")
 	var lines []string
 	p := discover(t, proj, Options{Fetch: true, CacheDir: filepath.Join(shared, "gno-cache"), Ecosystems: []Ecosystem{Go},
 		Env: env("GOMODCACHE="+cache, "GOFLAGS=-modcacherw"), Progress: func(e Ecosystem, l string) { lines = append(lines, string(e)+" "+l) }})
