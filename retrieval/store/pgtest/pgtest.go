@@ -246,7 +246,13 @@ func (r *Replica) On(t testing.TB, u string) string {
 }
 
 // CatchUp waits until r has replayed everything the primary at u has
-// written so far.
+// written so far: up to its WAL insert position, the point a store
+// reading from a replica waits for after its own writes (postgres/ryw.go).
+// The write position can fall short of it while other databases of the
+// server (tests run side by side) have WAL inserted but not yet written,
+// and the store then still reads from the primary after CatchUp. A
+// commit of its own follows the position read, so the WAL up to it is
+// written and sent soon even when nothing else is.
 func (r *Replica) CatchUp(t testing.TB, u string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -257,7 +263,16 @@ func (r *Replica) CatchUp(t testing.TB, u string) {
 	}
 	defer p.Close(ctx)
 	var lsn string
-	if err := p.QueryRow(ctx, "SELECT pg_current_wal_lsn()::text").Scan(&lsn); err != nil {
+	if err := p.QueryRow(ctx, "SELECT pg_current_wal_insert_lsn()::text").Scan(&lsn); err != nil {
+		t.Fatal(err)
+	}
+	// A transaction with an id writes a commit record, flushed on commit
+	// (or by the WAL writer within wal_writer_delay when commits are
+	// asynchronous).
+	if err := pgx.BeginFunc(ctx, p, func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, "SELECT pg_current_xact_id()")
+		return err
+	}); err != nil {
 		t.Fatal(err)
 	}
 	c, err := pgx.Connect(ctx, r.On(t, u))

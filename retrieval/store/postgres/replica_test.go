@@ -255,7 +255,8 @@ func TestReplicaReadsOwnWrites(t *testing.T) {
 	replay(false)
 	put(t, w, 3, doc("three.md", "kiwi three"))
 	if _, err := st.DocByPath(ctx, "c", "three.md"); !errors.Is(err, store.ErrNotFound) {
-		t.Fatalf("after the replica replayed the writer's writes, its reads still go to the primary (%v)", err)
+		_, oerr := other.DocByPath(ctx, "c", "three.md")
+		t.Fatalf("after the replica replayed the writer's writes, its reads still go to the primary (%v; the replica's own read: %v)", err, oerr)
 	}
 }
 
