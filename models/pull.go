@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/gofrs/flock"
 )
 
 // Progress reports bytes of one file fetched so far; total is -1 when the
@@ -129,8 +131,21 @@ func (c Cache) fetch(ctx context.Context, m Model, f File, opt PullOptions) (str
 }
 
 // fetchTo downloads f to final the same way: resume from final+".part",
-// verify, rename.
+// verify, rename. Two pulls of one file at once (two `gno setup` or
+// `gno models pull` run together) would append to the same .part file,
+// and one would install a corrupt file or find the .part gone: the file
+// is fetched under a lock file beside it (final+".lock", an OS lock
+// released when the process dies), and the second pull finds the file
+// the first installed.
 func fetchTo(ctx context.Context, final string, f File, opt PullOptions) (string, error) {
+	if err := os.MkdirAll(filepath.Dir(final), 0o755); err != nil {
+		return "", fmt.Errorf("install %s: %w", final, err)
+	}
+	lock := flock.New(final + ".lock")
+	if _, err := lock.TryLockContext(ctx, 50*time.Millisecond); err != nil {
+		return "", fmt.Errorf("install %s: wait for another pull of it: %w", final, err)
+	}
+	defer lock.Unlock()
 	if f.SHA256 != "" {
 		if sum, _, err := hashFile(final); err == nil && sum == f.SHA256 {
 			return sum, nil // left by an earlier, interrupted pull

@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -172,7 +173,10 @@ func TestPullWrongChecksumInstallsNothing(t *testing.T) {
 	if _, err := c.Installed("tiny"); !errors.Is(err, ErrNotInstalled) {
 		t.Errorf("model should not be installed: %v", err)
 	}
+	// The download's lock file stays (removing it would let a pull that
+	// waits on it and a new one hold two locks): it holds nothing.
 	left, _ := filepath.Glob(filepath.Join(c.ModelDir("tiny"), "*"))
+	left = slices.DeleteFunc(left, func(p string) bool { return strings.HasSuffix(p, ".lock") })
 	if len(left) != 0 {
 		t.Errorf("files left behind: %v", left)
 	}
@@ -382,5 +386,59 @@ func TestAddConfigModels(t *testing.T) {
 	err = r.AddConfig([]map[string]any{{"name": "x", "role": "embed", "dimz": 3}})
 	if err == nil || !strings.Contains(err.Error(), "dimz") {
 		t.Errorf("unknown key should be reported: %v", err)
+	}
+}
+
+// TestPullTogether: two pulls of one model into one cache at once (two
+// `gno setup` run together) both succeed and install intact files. The
+// server holds the first transfer halfway until a second request for
+// the file comes (or a second passes: with the pulls queued on the file's
+// lock, none comes until the first is done), so that unqueued pulls
+// would both write the one .part file.
+func TestPullTogether(t *testing.T) {
+	files := testFiles(t)
+	var requests atomic.Int32
+	second := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, ok := files[r.URL.Path]
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		if r.URL.Path != "/m/model.onnx" {
+			serveRange(w, r, body, plainWrite)
+			return
+		}
+		n := requests.Add(1)
+		if n == 2 {
+			close(second)
+		}
+		serveRange(w, r, body, func(w http.ResponseWriter, b []byte) {
+			if n == 1 {
+				w.Write(b[:len(b)/2])
+				w.(http.Flusher).Flush()
+				b = b[len(b)/2:]
+				select {
+				case <-second:
+				case <-time.After(time.Second): // pacing only: either way is a valid run
+				}
+			}
+			w.Write(b)
+		})
+	}))
+	defer srv.Close()
+	c := Cache{Dir: t.TempDir()}
+	m := testModel(srv.URL, files)
+	errs := make(chan error, 2)
+	for range 2 {
+		go func() { errs <- c.Pull(context.Background(), m, PullOptions{}) }()
+	}
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Errorf("pull: %v", err)
+		}
+	}
+	if err := c.Verify("tiny"); err != nil {
+		t.Fatalf("after two pulls at once: %v", err)
 	}
 }
