@@ -153,6 +153,9 @@ func (idx *LinkIndex) named(k string, fn func(r *nameRec)) {
 // candidates appends to buf the documents answering to key k by file
 // name or alias, as links.Resolve takes them.
 func (idx *LinkIndex) candidates(buf []links.Candidate, k string) []links.Candidate {
+	if idx.ov != nil {
+		return idx.ov.candidates(buf, k)
+	}
 	idx.named(k, func(r *nameRec) {
 		d, _ := idx.doc(r.id)
 		buf = append(buf, links.Candidate{ID: r.id, Collection: d.Collection, RelPath: d.RelPath, Alias: r.alias})
@@ -171,6 +174,9 @@ func (idx *LinkIndex) docIndex(id int64) int {
 
 // outOf returns the links document id makes, in order.
 func (idx *LinkIndex) outOf(id int64) []resolvedLink {
+	if idx.ov != nil {
+		return idx.ov.outOf(id)
+	}
 	i := idx.docIndex(id)
 	if i < 0 || idx.docs[i].ord == 0 {
 		return nil
@@ -183,6 +189,9 @@ func (idx *LinkIndex) outsAt(p int) []resolvedLink { return idx.outs[idx.outAt[p
 
 // inOf returns the links naming document id, by source path and order.
 func (idx *LinkIndex) inOf(id int64) []linkAt {
+	if idx.ov != nil {
+		return idx.ov.inOf(id)
+	}
 	i := idx.docIndex(id)
 	if i < 0 || idx.inAt == nil {
 		return nil
@@ -192,6 +201,9 @@ func (idx *LinkIndex) inOf(id int64) []linkAt {
 
 // doc returns document id as the index keeps it.
 func (idx *LinkIndex) doc(id int64) (linkDoc, bool) {
+	if idx.ov != nil {
+		return idx.ov.doc(id)
+	}
 	i := idx.docIndex(id)
 	if i < 0 {
 		return linkDoc{}, false

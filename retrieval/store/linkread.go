@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"hash/maphash"
 	"path"
 	"slices"
 	"strconv"
@@ -69,6 +70,15 @@ type LinkIndex struct {
 	order []int64
 	// written holds the links as added, until Resolve.
 	written map[int64][]links.Link
+	// unresH and unresP are the unresolved links (not attachments, not
+	// to a heading of their own note) by the hash of their target's
+	// links.Key, and their places in outs: a document added under that
+	// name may take them (linkoverlay.go).
+	unresH []uint64
+	unresP []uint32
+	// ov, when set, makes this index its base's plus the documents
+	// changed since (linkoverlay.go); the fields above are then unused.
+	ov *linkOverlay
 }
 
 // resolvedLink is a link as written plus where it points now (0: nowhere).
@@ -118,16 +128,39 @@ func (s *Store) cachedLinks(ctx context.Context) (*LinkIndex, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.links.Get(writes, func() (*LinkIndex, error) { return s.loadLinks(ctx) })
+	idx, err := s.links.get(writes, func(old *LinkIndex) (*LinkIndex, error) { return s.updateLinks(ctx, old, writes) },
+		func() (*LinkIndex, error) { return s.loadLinks(ctx) })
+	if err == nil {
+		if w, err := strconv.ParseInt(idx.writes, 10, 64); err == nil {
+			s.linkLog.trim(w)
+		}
+	}
+	return idx, err
 }
 
 // Get returns the cached index when it is of writes, else the one load
 // builds (under the cache's lock, so concurrent readers build it once).
 func (c *LinkCache) Get(writes string, load func() (*LinkIndex, error)) (*LinkIndex, error) {
+	return c.get(writes, nil, load)
+}
+
+// get is Get that first asks update for the index of writes made from
+// the cached one when that is older (nil: it cannot, load builds it).
+func (c *LinkCache) get(writes string, update func(old *LinkIndex) (*LinkIndex, error), load func() (*LinkIndex, error)) (*LinkIndex, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if idx := c.idx; idx != nil && idx.writes == writes {
 		return idx, nil
+	}
+	if cur := c.idx; cur != nil && update != nil && olderWrites(cur.writes, writes) {
+		idx, err := update(cur)
+		if err != nil {
+			return nil, err
+		}
+		if idx != nil {
+			c.idx = idx
+			return idx, nil
+		}
 	}
 	if cur := c.idx; cur != nil && !olderWrites(writes, cur.writes) {
 		// The cached index is stale for every later reader: let it go
@@ -278,8 +311,13 @@ func (idx *LinkIndex) Resolve() {
 				}
 				idx.attached[k] = append(idx.attached[k], linkAt{src, i})
 			default:
-				cands = idx.candidates(cands[:0], links.Key(l.Target))
+				k := links.Key(l.Target)
+				cands = idx.candidates(cands[:0], k)
 				r.dst = links.Resolve(l.Kind, l.Target, m.Collection, m.RelPath, cands)
+				if r.dst == 0 {
+					idx.unresH = append(idx.unresH, maphash.String(nameSeed, k))
+					idx.unresP = append(idx.unresP, uint32(len(idx.outs)))
+				}
 			}
 			if r.dst != 0 {
 				if d := idx.docIndex(r.dst); d >= 0 {
@@ -311,6 +349,7 @@ func (idx *LinkIndex) Resolve() {
 	}
 	idx.written = nil
 	idx.packStrings()
+	idx.sortUnresolved()
 }
 
 // docIDs returns the ids of the documents of the given collections (all
@@ -320,12 +359,12 @@ func (idx *LinkIndex) docIDs(collections []string) []int64 {
 	for _, c := range collections {
 		want[c] = true
 	}
-	ids := make([]int64, 0, len(idx.docs))
-	for _, r := range idx.docs {
-		if len(want) == 0 || want[idx.cols[r.col]] {
-			ids = append(ids, r.id)
+	ids := make([]int64, 0, idx.numDocs())
+	idx.eachDoc(func(id int64, d linkDoc) {
+		if len(want) == 0 || want[d.Collection] {
+			ids = append(ids, id)
 		}
-	}
+	})
 	return ids
 }
 
@@ -371,7 +410,7 @@ func (idx *LinkIndex) AttachmentsTo(id int64) []LinkRow {
 	}
 	cand := []links.Candidate{{ID: id, Collection: m.Collection, RelPath: m.RelPath}}
 	var out []LinkRow
-	for _, a := range idx.attached[links.Key(m.RelPath)] {
+	for _, a := range idx.attachedTo(links.Key(m.RelPath)) {
 		sm, _ := idx.doc(a.src)
 		l := idx.outOf(a.src)[a.seq]
 		if a.src == id || sm.Collection != m.Collection {
@@ -389,19 +428,20 @@ func (idx *LinkIndex) AttachmentsTo(id int64) []LinkRow {
 // all.
 func (idx *LinkIndex) Unresolved(collection string, limit int) []LinkRow {
 	var out []LinkRow
-	for p, src := range idx.order {
+	idx.eachLinked(func(src int64, ls []resolvedLink) bool {
 		if collection != "" && idx.collection(src) != collection {
-			continue
+			return true
 		}
-		for i, l := range idx.outsAt(p) {
+		for i, l := range ls {
 			if l.dst == 0 && !l.attach {
 				if limit > 0 && len(out) == limit {
-					return out
+					return false
 				}
 				out = append(out, idx.row(src, i, src))
 			}
 		}
-	}
+		return true
+	})
 	return out
 }
 
@@ -412,25 +452,7 @@ type LinkStats struct {
 
 // LinkStats counts the links of each collection.
 func (idx *LinkIndex) LinkStats() map[string]*LinkStats {
-	out := map[string]*LinkStats{}
-	for p, src := range idx.order {
-		c := idx.collection(src)
-		st := out[c]
-		if st == nil {
-			st = &LinkStats{}
-			out[c] = st
-		}
-		for _, l := range idx.outsAt(p) {
-			st.Links++
-			switch {
-			case l.attach:
-				st.Attachments++
-			case l.dst == 0:
-				st.Unresolved++
-			}
-		}
-	}
-	return out
+	return idx.stats()
 }
 
 // LinkGraph returns every document id of the given collections (all when
@@ -439,13 +461,14 @@ func (idx *LinkIndex) LinkStats() map[string]*LinkStats {
 func (idx *LinkIndex) LinkGraph(collections []string) ([]int64, [][2]int64) {
 	nodes := idx.docIDs(collections)
 	var edges [][2]int64
-	for p, src := range idx.order {
-		for _, l := range idx.outsAt(p) {
+	idx.eachLinked(func(src int64, ls []resolvedLink) bool {
+		for _, l := range ls {
 			if l.dst != 0 && l.dst != src {
 				edges = append(edges, [2]int64{src, l.dst})
 			}
 		}
-	}
+		return true
+	})
 	return nodes, edges
 }
 
@@ -476,7 +499,7 @@ func (idx *LinkIndex) DocNames(collections []string) []DocName {
 		d, _ := idx.doc(id)
 		base := path.Base(d.RelPath)
 		out = append(out, DocName{DocID: id, Name: strings.TrimSuffix(base, path.Ext(base))})
-		for _, a := range idx.aliases[id] {
+		for _, a := range idx.aliasesOf(id) {
 			out = append(out, DocName{DocID: id, Name: a, Alias: true})
 		}
 	}

@@ -34,12 +34,13 @@ func (s *Store) linkStats(ctx context.Context) (map[string]*LinkStats, error) {
 // stats counts the index's links per collection.
 func (idx *LinkIndex) stats() map[string]*LinkStats {
 	out := map[string]*LinkStats{}
-	for p, src := range idx.order {
+	idx.eachLinked(func(src int64, ls []resolvedLink) bool {
 		st := statsOf(out, idx.collection(src))
-		for _, l := range idx.outsAt(p) {
+		for _, l := range ls {
 			st.count(l.attach, l.dst != 0)
 		}
-	}
+		return true
+	})
 	return out
 }
 

@@ -46,29 +46,34 @@ func (idx *LinkIndex) NoteNames(collections []string) []NoteName {
 // nil). Shared counts other documents of every collection, as links
 // resolve names across them.
 func buildNames(idx *LinkIndex, want map[string]bool) []NoteName {
-	out := make([]NoteName, 0, len(idx.docs))
-	for i := range idx.docs {
-		r := &idx.docs[i]
-		if want != nil && !want[idx.cols[r.col]] {
-			continue
+	out := make([]NoteName, 0, idx.numDocs())
+	idx.eachDoc(func(id int64, m linkDoc) {
+		if want != nil && !want[m.Collection] {
+			return
 		}
-		id := r.id
-		m := idx.docAt(r)
 		base := path.Base(m.RelPath)
 		stem := strings.TrimSuffix(base, path.Ext(base))
-		n := NoteName{ID: id, Collection: m.Collection, RelPath: m.RelPath, Hash: m.Hash(), Title: m.Title, Aliases: idx.aliases[id],
+		n := NoteName{ID: id, Collection: m.Collection, RelPath: m.RelPath, Hash: m.Hash(), Title: m.Title, Aliases: idx.aliasesOf(id),
 			Stem: stem, Shared: idx.fileNamed(links.Key(m.RelPath)) > 1, TitleLower: strings.ToLower(m.Title), StemLower: strings.ToLower(stem)}
 		for _, a := range n.Aliases {
 			n.AliasesLower = append(n.AliasesLower, strings.ToLower(a))
 		}
 		out = append(out, n)
-	}
+	})
 	return out
 }
 
 // fileNamed counts the documents whose file name (not an alias) has key k.
 func (idx *LinkIndex) fileNamed(k string) int {
 	n := 0
+	if idx.ov != nil {
+		for _, c := range idx.candidates(nil, k) {
+			if !c.Alias {
+				n++
+			}
+		}
+		return n
+	}
 	idx.named(k, func(r *nameRec) {
 		if !r.alias {
 			n++
