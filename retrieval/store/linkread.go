@@ -45,9 +45,9 @@ type LinkIndex struct {
 	text     string
 	cols     []string
 	hashText map[int64]string
-	// adding holds the documents as added, until Resolve; colIdx interns
-	// their collection names.
-	adding []addedDoc
+	// textB collects the paths and titles as added, until Resolve;
+	// colIdx interns the collection names.
+	textB  strings.Builder
 	colIdx map[string]uint32
 	// names are the keys (links.Key) of every file name and alias with
 	// their documents, sorted by key (nameRec).
@@ -68,8 +68,6 @@ type LinkIndex struct {
 	attached map[string][]linkAt
 	// order is every document with links, by collection and path.
 	order []int64
-	// written holds the links as added, until Resolve.
-	written map[int64][]links.Link
 	// unresH and unresP are the unresolved links (not attachments, not
 	// to a heading of their own note) by the hash of their target's
 	// links.Key, and their places in outs: a document added under that
@@ -237,7 +235,7 @@ func (s *Store) loadLinks(ctx context.Context) (*LinkIndex, error) {
 func NewLinkIndex(writes string) *LinkIndex {
 	return &LinkIndex{writes: writes, colIdx: map[string]uint32{},
 		aliases: map[int64][]string{}, attached: map[string][]linkAt{},
-		written: map[int64][]links.Link{}}
+		outAt: []int32{0}}
 }
 
 // SetWrites sets the writes counter's value the index is of, for a
@@ -254,26 +252,39 @@ func (idx *LinkIndex) Add(m *DocMeta, aliases *string, data []byte) error {
 		idx.colIdx[m.Collection] = c
 		idx.cols = append(idx.cols, m.Collection)
 	}
-	d := addedDoc{id: m.ID, col: c, linkDoc: linkDoc{Collection: idx.cols[c], RelPath: m.RelPath, Title: m.Title}}
+	// Straight into the kept form: the record, the path and title onto
+	// the one string, the links onto the one array (a document's
+	// strings, row and blob are garbage once added). Holding them as
+	// added until Resolve made a rebuild's peak three times what it
+	// keeps at a million documents (bench/RESULTS.md).
+	var d linkDoc
 	d.setHash(m.Hash)
-	if aliases != nil {
-		d.aliases = splitAliases(*aliases)
-		if len(d.aliases) > 0 {
-			// Only documents that have aliases: an entry per document
-			// with a links row was ~40 MB of a daemon's heap at 1M.
-			idx.aliases[m.ID] = d.aliases
+	if d.hashText != "" {
+		if idx.hashText == nil {
+			idx.hashText = map[int64]string{}
 		}
+		idx.hashText[m.ID] = d.hashText
 	}
-	idx.adding = append(idx.adding, d)
+	idx.docs = append(idx.docs, docRec{id: m.ID, off: uint64(idx.textB.Len()), pathLen: uint32(len(m.RelPath)), titleLen: uint32(len(m.Title)), col: c, hash: d.hash})
+	idx.textB.WriteString(m.RelPath)
+	idx.textB.WriteString(m.Title)
 	if aliases == nil {
 		return nil
+	}
+	if as := splitAliases(*aliases); len(as) > 0 {
+		// Only documents that have aliases: an entry per document with
+		// a links row was ~40 MB of a daemon's heap at 1M.
+		idx.aliases[m.ID] = as
 	}
 	ls, err := decodeLinks(data)
 	if err != nil {
 		return fmt.Errorf("read links of %s/%s: %w (run `gno update --rebuild`)", m.Collection, m.RelPath, err)
 	}
 	if len(ls) > 0 {
-		idx.written[m.ID] = ls
+		for _, l := range ls {
+			idx.outs = append(idx.outs, resolvedLink{Kind: l.Kind, Target: l.Target, Fragment: l.Fragment, Alias: l.Alias, Line: int32(l.Line)})
+		}
+		idx.outAt = append(idx.outAt, int32(len(idx.outs)))
 		idx.order = append(idx.order, m.ID)
 	}
 	return nil
@@ -282,13 +293,8 @@ func (idx *LinkIndex) Add(m *DocMeta, aliases *string, data []byte) error {
 // Resolve points every link added at its document, once all are added.
 func (idx *LinkIndex) Resolve() {
 	idx.keepDocs()
+	idx.outs, idx.outAt, idx.order = fitted(idx.outs), fitted(idx.outAt), fitted(idx.order)
 	var cands []links.Candidate // reused: Resolve keeps none
-	total := 0
-	for _, src := range idx.order {
-		total += len(idx.written[src])
-	}
-	idx.outs = make([]resolvedLink, 0, total)
-	idx.outAt = make([]int32, 1, len(idx.order)+1)
 	inCount := make([]int32, len(idx.docs)+1)
 	for p, src := range idx.order {
 		var m linkDoc
@@ -296,14 +302,15 @@ func (idx *LinkIndex) Resolve() {
 			idx.docs[i].ord = uint32(p + 1)
 			m = idx.docAt(&idx.docs[i])
 		}
-		for i, l := range idx.written[src] {
-			r := resolvedLink{Kind: l.Kind, Target: l.Target, Fragment: l.Fragment, Alias: l.Alias, Line: int32(l.Line)}
+		at := int(idx.outAt[p])
+		for i := range idx.outsAt(p) {
+			r := &idx.outs[at+i]
 			switch {
-			case l.Target == "":
+			case r.Target == "":
 				r.dst = src // a heading of the same note
-			case links.IsAttachment(l.Target):
+			case links.IsAttachment(r.Target):
 				r.attach = true
-				k := links.Key(l.Target)
+				k := links.Key(r.Target)
 				if _, ok := idx.attached[k]; !ok {
 					// The key may share the link blob's bytes, which the
 					// packing below means to free: keep a copy of its own.
@@ -311,12 +318,12 @@ func (idx *LinkIndex) Resolve() {
 				}
 				idx.attached[k] = append(idx.attached[k], linkAt{src, i})
 			default:
-				k := links.Key(l.Target)
+				k := links.Key(r.Target)
 				cands = idx.candidates(cands[:0], k)
-				r.dst = links.Resolve(l.Kind, l.Target, m.Collection, m.RelPath, cands)
+				r.dst = links.Resolve(r.Kind, r.Target, m.Collection, m.RelPath, cands)
 				if r.dst == 0 {
 					idx.unresH = append(idx.unresH, maphash.String(nameSeed, k))
-					idx.unresP = append(idx.unresP, uint32(len(idx.outs)))
+					idx.unresP = append(idx.unresP, uint32(at+i))
 				}
 			}
 			if r.dst != 0 {
@@ -324,9 +331,7 @@ func (idx *LinkIndex) Resolve() {
 					inCount[d+1]++
 				}
 			}
-			idx.outs = append(idx.outs, r)
 		}
-		idx.outAt = append(idx.outAt, int32(len(idx.outs)))
 	}
 	// The links in: counted above, placed in the same order (by source
 	// path, then order), so each target's are as the map kept them.
@@ -347,7 +352,6 @@ func (idx *LinkIndex) Resolve() {
 			}
 		}
 	}
-	idx.written = nil
 	idx.packStrings()
 	idx.sortUnresolved()
 }

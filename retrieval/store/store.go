@@ -44,7 +44,7 @@ type Store struct {
 	path  string
 	links LinkCache
 	// linkLog lists the documents each of this process's write batches
-	// changed, so the link index follows them (linkdelta.go).
+	// changed, so the link index follows them (linklog.go).
 	linkLog linkLog
 	prune   pruneStats
 	// tok tokenizes questions for the block-max postings (impacts.go).

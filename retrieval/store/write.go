@@ -143,7 +143,7 @@ type Batch struct {
 	// versioned: the batch kept earlier texts (versions.go), so Commit
 	// trims them to their limit.
 	versioned bool
-	// changes records, for the link index's update (linkdelta.go), the
+	// changes records, for the link index's update (linklog.go), the
 	// documents this batch put or removed.
 	changes batchChanges
 }
