@@ -81,6 +81,18 @@ func (l *linkLog) since(from, to int64) ([]int64, bool) {
 	return slices.Compact(ids), true
 }
 
+// follows reports whether the batches after idx's writes value up to
+// writes are all logged and few enough for idx to follow by an overlay.
+func (l *linkLog) follows(idx *LinkIndex, writes string) bool {
+	f, err1 := strconv.ParseInt(idx.writes, 10, 64)
+	t, err2 := strconv.ParseInt(writes, 10, 64)
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	ids, ok := l.since(f, t)
+	return ok && idx.canTake(len(ids))
+}
+
 // trim forgets the batches up to writes value w: the cache is past them.
 func (l *linkLog) trim(w int64) {
 	l.mu.Lock()

@@ -17,7 +17,8 @@ import (
 // one on the same file, which this store's log cannot follow), the link
 // index a reader gets — updated by an overlay, or rebuilt when the
 // overlay outgrows its bound or a batch is not logged — answers every
-// read exactly as an index built from the rows.
+// read exactly as an index built from the rows; and the index a reader
+// got before answers as it did (an overlay never changes its base).
 func TestLinkIndexFollowsEdits(t *testing.T) {
 	defer func(m int) { overlayMin = m }(overlayMin)
 	overlayMin = 40
@@ -35,6 +36,7 @@ func TestLinkIndexFollowsEdits(t *testing.T) {
 			t.Fatal(err)
 		}
 		live := map[[2]string]bool{}
+		var prevInc, prevFull *LinkIndex
 		for step := range 60 {
 			w := st
 			if rng.IntN(12) == 0 {
@@ -43,6 +45,21 @@ func TestLinkIndexFollowsEdits(t *testing.T) {
 			editBatch(t, ctx, w, rng, live, int64(step+1), step == 0)
 			if rng.IntN(3) == 0 {
 				continue // read after two batches or more
+			}
+			if rng.IntN(2) == 0 {
+				// Status's counts: from the index brought up to date
+				// when the log allows, else counted; the same either way.
+				got, err := st.LinkStats(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want, err := readIn(ctx, st, st.countLinks)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !reflect.DeepEqual(got, want) {
+					t.Fatalf("seed %d step %d: LinkStats %s, counted %s", seed, step, dump(got), dump(want))
+				}
 			}
 			inc, err := st.linkIndex(ctx)
 			if err != nil {
@@ -61,6 +78,12 @@ func TestLinkIndexFollowsEdits(t *testing.T) {
 				t.Fatalf("seed %d step %d: index of writes %s, rows of %s", seed, step, inc.writes, full.writes)
 			}
 			sameAnswers(t, fmt.Sprintf("seed %d step %d (overlay %v)", seed, step, inc.ov != nil), inc, full)
+			// A reader still holding the previous index sees it
+			// unchanged by the overlay built on it since.
+			if prevInc != nil {
+				sameAnswers(t, fmt.Sprintf("seed %d step %d, the previous index", seed, step), prevInc, prevFull)
+			}
+			prevInc, prevFull = inc, full
 		}
 		st.Close()
 		other.Close()
@@ -198,6 +221,12 @@ func dump(x any) string {
 			s += fmt.Sprintf(" {%d/%d %v %q other=%s}", r.Src, r.Seq, r.Kind, r.Target, o)
 		}
 		return s + " ]"
+	case map[string]*LinkStats:
+		s := "{"
+		for c, st := range v {
+			s += fmt.Sprintf(" %s:%+v", c, *st)
+		}
+		return s + " }"
 	}
 	return fmt.Sprintf("%+v", x)
 }

@@ -9,7 +9,8 @@ import (
 )
 
 // LinkStats counts the links of each collection. It uses the link index
-// when this store holds a current one (a daemon's); otherwise it counts
+// when this store holds a current one (a daemon's) or one the logged
+// batches since bring up to date (linklog.go); otherwise it counts
 // without building it: `gno status` spent two thirds of its time building
 // the whole index (every document's metadata, both directions of every
 // link, by path order) only to count (bench/RESULTS.md).
@@ -26,6 +27,16 @@ func (s *Store) linkStats(ctx context.Context) (map[string]*LinkStats, error) {
 	idx := s.links.idx
 	s.links.mu.Unlock()
 	if idx != nil && idx.writes == writes {
+		return idx.stats(), nil
+	}
+	if idx != nil && s.linkLog.follows(idx, writes) {
+		// The index follows the syncs since by an overlay (linklog.go):
+		// cheaper than the count, which reads every link (a daemon's
+		// status after each sync).
+		idx, err := s.cachedLinks(ctx)
+		if err != nil {
+			return nil, err
+		}
 		return idx.stats(), nil
 	}
 	return s.countLinks(ctx)
