@@ -449,6 +449,33 @@ func (idx *LinkIndex) Unresolved(collection string, limit int) []LinkRow {
 	return out
 }
 
+// UnresolvedFrom is Unresolved of the documents ids only, in the same
+// order (by source path).
+func (idx *LinkIndex) UnresolvedFrom(ids []int64) []LinkRow {
+	type src struct {
+		id  int64
+		doc linkDoc
+	}
+	srcs := make([]src, 0, len(ids))
+	seen := make(map[int64]bool, len(ids))
+	for _, id := range ids {
+		if d, ok := idx.doc(id); ok && !seen[id] {
+			seen[id] = true
+			srcs = append(srcs, src{id, d})
+		}
+	}
+	slices.SortFunc(srcs, func(a, b src) int { return cmpPath(a.doc.Collection, a.doc.RelPath, b.doc.Collection, b.doc.RelPath) })
+	var out []LinkRow
+	for _, s := range srcs {
+		for i, l := range idx.outOf(s.id) {
+			if l.dst == 0 && !l.attach {
+				out = append(out, idx.row(s.id, i, s.id))
+			}
+		}
+	}
+	return out
+}
+
 // LinkStats counts links per collection of their source.
 type LinkStats struct {
 	Links, Unresolved, Attachments int
