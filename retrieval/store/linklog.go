@@ -232,3 +232,59 @@ func (s *Store) readChanged(ctx context.Context, where string, args []any) ([]ch
 
 // keyOf is links.Key lowered for an alias (as the index keys aliases).
 func aliasKey(a string) string { return strings.ToLower(a) }
+
+// Get returns the cached index when it is of writes, else the one load
+// builds (under the cache's lock, so concurrent readers build it once).
+func (c *LinkCache) Get(writes string, load func() (*LinkIndex, error)) (*LinkIndex, error) {
+	return c.get(writes, nil, load)
+}
+
+// get is Get that first asks update for the index of writes made from
+// the cached one when that is older (nil: it cannot, load builds it).
+func (c *LinkCache) get(writes string, update func(old *LinkIndex) (*LinkIndex, error), load func() (*LinkIndex, error)) (*LinkIndex, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if idx := c.idx; idx != nil && idx.writes == writes {
+		return idx, nil
+	}
+	if cur := c.idx; cur != nil && update != nil && olderWrites(cur.writes, writes) {
+		idx, err := update(cur)
+		if err != nil {
+			return nil, err
+		}
+		if idx != nil {
+			c.idx = idx
+			return idx, nil
+		}
+	}
+	if cur := c.idx; cur != nil && !olderWrites(writes, cur.writes) {
+		// The cached index is stale for every later reader: let it go
+		// before the new one is built, so a daemon's re-warm after a sync
+		// does not hold both (at 1M documents each is ~0.6 GB); readers
+		// that have it keep it alive only until they return.
+		c.idx = nil
+	}
+	idx, err := load()
+	if err != nil {
+		return nil, err
+	}
+	// A reader whose snapshot began before a sync committed builds the
+	// older index; it keeps it for itself rather than replace the newer
+	// one every later reader would then build again.
+	if cur := c.idx; cur == nil || !olderWrites(idx.writes, cur.writes) {
+		c.idx = idx
+	}
+	return idx, nil
+}
+
+// olderWrites reports whether writes value a comes before b. The counter
+// is a decimal integer that every write batch increments (empty before the
+// first); a value that is not one is never called older.
+func olderWrites(a, b string) bool {
+	if a == "" {
+		return b != ""
+	}
+	x, errA := strconv.ParseInt(a, 10, 64)
+	y, errB := strconv.ParseInt(b, 10, 64)
+	return errA == nil && errB == nil && x < y
+}

@@ -36,8 +36,7 @@ type Graph struct {
 
 // mapped is an opened format-2 file.
 type mapped struct {
-	// mapped: all is a file mapping (not read into memory).
-	mapped                                    bool
+	mapped                                    bool // all is a file mapping, not read into memory
 	l                                         *layout
 	upper                                     []upperNode
 	keys, scales, codes, level0, upLinks, all []byte
@@ -87,25 +86,7 @@ func Open(path string, dims int, modelID string, p Params) (*Graph, error) {
 		}
 		return Open(path, dims, modelID, p)
 	}
-	g, err := openBytes(b, unmap, dims, modelID, p, path)
-	if err == nil && mapped {
-		g.file.mapped = true
-	}
-	return g, err
-}
-
-// ReleasePages drops the saved graph's pages from the process's resident
-// memory: a daemon that ran a few searches maps most of the file (the
-// kernel maps the pages around each one read that the page cache holds),
-// ~0.5 GB at a million vectors, counted in its RSS although the kernel
-// could drop them. They stay in the page cache; the next search maps
-// again what it reads. Safe beside a search (the bytes do not change).
-func (g *Graph) ReleasePages() {
-	g.mu.RLock()
-	defer g.mu.RUnlock()
-	if g.file != nil && g.file.mapped {
-		releasePages(g.file.all)
-	}
+	return mappedIf(mapped)(openBytes(b, unmap, dims, modelID, p, path))
 }
 
 func openBytes(b []byte, unmap func() error, dims int, modelID string, p Params, path string) (*Graph, error) {
