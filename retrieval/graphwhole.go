@@ -84,45 +84,55 @@ func (gr *Graph) readWhole(ctx context.Context) (*WholeGraph, error) {
 		return c.g, nil
 	}
 	c.g = nil // not kept alive beside the one built next
-	names, err := st.NoteNames(ctx, nil)
+	g, _, err := gr.linkGraph(ctx)
 	if err != nil {
 		return nil, err
+	}
+	pr := gr.pageRank(g)
+	// The graph's nodes are every document, in id order: NoteNames'.
+	nodes := g.Nodes()
+	total := len(nodes)
+	var names []store.NoteName
+	var unresolved []store.LinkRow
+	if total > maxWholeDocs {
+		// The most central notes, in their original (id) order so the
+		// layout sees them as it would unsampled; only their names and
+		// broken links are read (the whole lists were ~0.5 GB and most
+		// of the CPU of the daemon's re-warm after a sync at 1M).
+		idx := make([]int, total)
+		for i := range idx {
+			idx[i] = i
+		}
+		// pr is in the order of the nodes (Graph.Ranks).
+		sort.SliceStable(idx, func(a, b int) bool { return pr[idx[a]] > pr[idx[b]] })
+		idx = idx[:maxWholeDocs]
+		sort.Ints(idx)
+		ids := make([]int64, len(idx))
+		for i, j := range idx {
+			ids[i] = nodes[j]
+		}
+		if names, err = st.NoteNamesOf(ctx, ids); err != nil {
+			return nil, err
+		}
+		if unresolved, err = st.UnresolvedFrom(ctx, ids); err != nil {
+			return nil, err
+		}
+	} else {
+		if names, err = st.NoteNames(ctx, nil); err != nil {
+			return nil, err
+		}
+		if unresolved, err = st.Unresolved(ctx, "", 0); err != nil {
+			return nil, err
+		}
+		total = len(names)
 	}
 	tags, err := st.DocTags(ctx)
-	if err != nil {
-		return nil, err
-	}
-	g, _, err := gr.linkGraph(ctx)
 	if err != nil {
 		return nil, err
 	}
 	_, pairs, err := st.LinkGraph(ctx, nil)
 	if err != nil {
 		return nil, err
-	}
-	unresolved, err := st.Unresolved(ctx, "", 0)
-	if err != nil {
-		return nil, err
-	}
-	pr := gr.pageRank(g)
-	total := len(names)
-	if len(names) > maxWholeDocs {
-		// The most central notes, in their original (name) order so the
-		// layout sees them as it would unsampled.
-		idx := make([]int, len(names))
-		rank := make([]float64, len(names)) // looked up once, not per comparison
-		for i := range idx {
-			idx[i] = i
-			rank[i] = g.Rank(pr, names[i].ID)
-		}
-		sort.SliceStable(idx, func(a, b int) bool { return rank[idx[a]] > rank[idx[b]] })
-		idx = idx[:maxWholeDocs]
-		sort.Ints(idx)
-		kept := make([]store.NoteName, len(idx))
-		for i, j := range idx {
-			kept[i] = names[j]
-		}
-		names = kept
 	}
 	in := &layout.Input{Docs: make([]layout.Doc, len(names)), Rank: make([]float64, len(names))}
 	at := make(map[int64]int32, len(names))

@@ -2,8 +2,10 @@ package retrieval
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -125,5 +127,45 @@ func TestWholeSampled(t *testing.T) {
 		if int(l.Src) >= len(w.Input.Docs) || int(l.Dst) >= len(w.Input.Docs) {
 			t.Errorf("link %v points outside the sample", l)
 		}
+	}
+	// The sample is the whole graph cut to its documents: the same
+	// documents in the same order, and the links and broken links among
+	// them in the same order (the sample reads only its own names and
+	// broken links).
+	at := map[string]int32{}
+	for i, d := range w.Input.Docs {
+		at[d.ID] = int32(i)
+	}
+	var docs []string
+	var links, broken []string
+	for _, d := range full.Input.Docs {
+		if _, ok := at[d.ID]; ok {
+			docs = append(docs, fmt.Sprintf("%+v", d))
+		}
+	}
+	for _, l := range full.Input.Links {
+		a, okA := at[full.Input.Docs[l.Src].ID]
+		b, okB := at[full.Input.Docs[l.Dst].ID]
+		if okA && okB {
+			links = append(links, fmt.Sprint(a, b))
+		}
+	}
+	for _, u := range full.Input.Unresolved {
+		if a, ok := at[full.Input.Docs[u.Src].ID]; ok {
+			broken = append(broken, fmt.Sprint(a, u.Target))
+		}
+	}
+	var gotDocs, gotLinks, gotBroken []string
+	for _, d := range w.Input.Docs {
+		gotDocs = append(gotDocs, fmt.Sprintf("%+v", d))
+	}
+	for _, l := range w.Input.Links {
+		gotLinks = append(gotLinks, fmt.Sprint(l.Src, l.Dst))
+	}
+	for _, u := range w.Input.Unresolved {
+		gotBroken = append(gotBroken, fmt.Sprint(u.Src, u.Target))
+	}
+	if !slices.Equal(docs, gotDocs) || !slices.Equal(links, gotLinks) || !slices.Equal(broken, gotBroken) || len(broken) == 0 {
+		t.Fatalf("sample:\n%v\n%v\n%v\nwhole cut to it:\n%v\n%v\n%v", gotDocs, gotLinks, gotBroken, docs, links, broken)
 	}
 }

@@ -374,3 +374,16 @@ func (m *Models) autoEmbedder() string {
 	}
 	return m.autoModel
 }
+
+// ReleasePages drops the cached vector graph's file pages from the
+// process's memory (vector.Graph.ReleasePages); a resting daemon calls
+// it. It waits for nothing but a graph being loaded.
+func (m *Models) ReleasePages() {
+	c := &m.e.vectors
+	c.mu.Lock()
+	g := c.index
+	c.mu.Unlock()
+	if g != nil {
+		g.ReleasePages()
+	}
+}

@@ -70,6 +70,7 @@ type Backend interface {
 	CollectionNames(ctx context.Context) ([]string, error)
 	LangCounts(ctx context.Context) (map[string]int, error)
 	NoteNames(ctx context.Context, collections []string) ([]NoteName, error)
+	NoteNamesOf(ctx context.Context, ids []int64) ([]NoteName, error)
 
 	// BM25 (fts.go, prune.go).
 	SearchFTS(ctx context.Context, q query.Keywords, f Filter, limit int) ([]ChunkHit, error)
@@ -109,6 +110,7 @@ type Backend interface {
 	LinksTo(ctx context.Context, id int64) ([]LinkRow, error)
 	AttachmentsTo(ctx context.Context, id int64) ([]LinkRow, error)
 	Unresolved(ctx context.Context, collection string, limit int) ([]LinkRow, error)
+	UnresolvedFrom(ctx context.Context, ids []int64) ([]LinkRow, error)
 	LinkStats(ctx context.Context) (map[string]*LinkStats, error)
 	LinkGraph(ctx context.Context, collections []string) ([]int64, [][2]int64, error)
 	Candidates(ctx context.Context, keys []string) (map[string][]links.Candidate, error)

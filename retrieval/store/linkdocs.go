@@ -26,14 +26,6 @@ type docRec struct {
 	hash [32]byte
 }
 
-// addedDoc is a document added and not yet resolved.
-type addedDoc struct {
-	id      int64
-	col     uint32
-	aliases []string
-	linkDoc
-}
-
 // linkDoc is a document as the link index answers it: Collection interned
 // (one string per collection), a hash that is 64 lowercase hex digits (a
 // BLAKE3, as a sync writes it) as its 32 bytes, any other in hashText.
@@ -66,40 +58,22 @@ func (d linkDoc) meta(id int64) *DocMeta {
 	return &DocMeta{ID: id, Collection: d.Collection, RelPath: d.RelPath, Hash: d.Hash(), Title: d.Title}
 }
 
-// keepDocs moves the documents added into their compact form (one
-// string for every path and title, records sorted by id) and indexes
-// their names, which then share that string.
+// keepDocs finishes the documents added (Add wrote their records and
+// their paths and titles into one string as they came) and indexes their
+// names, which then share that string, before sorting the records by id.
 func (idx *LinkIndex) keepDocs() {
-	n := 0
-	for _, d := range idx.adding {
-		n += len(d.RelPath) + len(d.Title)
-	}
-	var b strings.Builder
-	b.Grow(n)
-	for _, d := range idx.adding {
-		b.WriteString(d.RelPath)
-		b.WriteString(d.Title)
-	}
-	idx.text = b.String()
-	idx.docs = make([]docRec, len(idx.adding))
-	off := uint64(0)
-	for i, d := range idx.adding {
-		r := docRec{id: d.id, off: off, pathLen: uint32(len(d.RelPath)), titleLen: uint32(len(d.Title)), col: d.col, hash: d.hash}
-		off += uint64(len(d.RelPath) + len(d.Title))
-		if d.hashText != "" {
-			if idx.hashText == nil {
-				idx.hashText = map[int64]string{}
-			}
-			idx.hashText[d.id] = d.hashText
-		}
-		idx.docs[i] = r
+	idx.text = idx.textB.String()
+	idx.textB = strings.Builder{}
+	idx.docs = fitted(idx.docs)
+	for i := range idx.docs {
+		r := &idx.docs[i]
 		// Names in the order added (collection, path): the order
 		// links.Resolve sees candidates in.
 		rel := idx.text[r.off : r.off+uint64(r.pathLen)]
-		idx.addName(links.Key(rel), d.id, false)
-		for _, a := range d.aliases {
+		idx.addName(links.Key(rel), r.id, false)
+		for _, a := range idx.aliases[r.id] {
 			if k := strings.ToLower(a); k != "" {
-				idx.addName(k, d.id, true)
+				idx.addName(k, r.id, true)
 			}
 		}
 	}
@@ -113,8 +87,17 @@ func (idx *LinkIndex) keepDocs() {
 		}
 		return cmp.Compare(a.seq, b.seq)
 	})
-	idx.names = slices.Clip(idx.names)
-	idx.adding, idx.colIdx = nil, nil
+	idx.names = fitted(idx.names)
+	idx.colIdx = nil
+}
+
+// fitted returns s in an array of its length when growing it by appends
+// left more than an eighth unused: the index keeps it for its life.
+func fitted[S ~[]E, E any](s S) S {
+	if cap(s)-len(s) > len(s)/8 {
+		return append(S(nil), s...)
+	}
+	return s
 }
 
 // nameRec is one name a document answers to: links.Key of its file name
@@ -153,6 +136,9 @@ func (idx *LinkIndex) named(k string, fn func(r *nameRec)) {
 // candidates appends to buf the documents answering to key k by file
 // name or alias, as links.Resolve takes them.
 func (idx *LinkIndex) candidates(buf []links.Candidate, k string) []links.Candidate {
+	if idx.ov != nil {
+		return idx.ov.candidates(buf, k)
+	}
 	idx.named(k, func(r *nameRec) {
 		d, _ := idx.doc(r.id)
 		buf = append(buf, links.Candidate{ID: r.id, Collection: d.Collection, RelPath: d.RelPath, Alias: r.alias})
@@ -171,6 +157,9 @@ func (idx *LinkIndex) docIndex(id int64) int {
 
 // outOf returns the links document id makes, in order.
 func (idx *LinkIndex) outOf(id int64) []resolvedLink {
+	if idx.ov != nil {
+		return idx.ov.outOf(id)
+	}
 	i := idx.docIndex(id)
 	if i < 0 || idx.docs[i].ord == 0 {
 		return nil
@@ -183,6 +172,9 @@ func (idx *LinkIndex) outsAt(p int) []resolvedLink { return idx.outs[idx.outAt[p
 
 // inOf returns the links naming document id, by source path and order.
 func (idx *LinkIndex) inOf(id int64) []linkAt {
+	if idx.ov != nil {
+		return idx.ov.inOf(id)
+	}
 	i := idx.docIndex(id)
 	if i < 0 || idx.inAt == nil {
 		return nil
@@ -192,6 +184,9 @@ func (idx *LinkIndex) inOf(id int64) []linkAt {
 
 // doc returns document id as the index keeps it.
 func (idx *LinkIndex) doc(id int64) (linkDoc, bool) {
+	if idx.ov != nil {
+		return idx.ov.doc(id)
+	}
 	i := idx.docIndex(id)
 	if i < 0 {
 		return linkDoc{}, false

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"hash/maphash"
 	"path"
 	"slices"
 	"strconv"
@@ -44,9 +45,9 @@ type LinkIndex struct {
 	text     string
 	cols     []string
 	hashText map[int64]string
-	// adding holds the documents as added, until Resolve; colIdx interns
-	// their collection names.
-	adding []addedDoc
+	// textB collects the paths and titles as added, until Resolve;
+	// colIdx interns the collection names.
+	textB  strings.Builder
 	colIdx map[string]uint32
 	// names are the keys (links.Key) of every file name and alias with
 	// their documents, sorted by key (nameRec).
@@ -67,8 +68,15 @@ type LinkIndex struct {
 	attached map[string][]linkAt
 	// order is every document with links, by collection and path.
 	order []int64
-	// written holds the links as added, until Resolve.
-	written map[int64][]links.Link
+	// unresH and unresP are the unresolved links (not attachments, not
+	// to a heading of their own note) by the hash of their target's
+	// links.Key, and their places in outs: a document added under that
+	// name may take them (linkoverlay.go).
+	unresH []uint64
+	unresP []uint32
+	// ov, when set, makes this index its base's plus the documents
+	// changed since (linkoverlay.go); the fields above are then unused.
+	ov *linkOverlay
 }
 
 // resolvedLink is a link as written plus where it points now (0: nowhere).
@@ -118,47 +126,14 @@ func (s *Store) cachedLinks(ctx context.Context) (*LinkIndex, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.links.Get(writes, func() (*LinkIndex, error) { return s.loadLinks(ctx) })
-}
-
-// Get returns the cached index when it is of writes, else the one load
-// builds (under the cache's lock, so concurrent readers build it once).
-func (c *LinkCache) Get(writes string, load func() (*LinkIndex, error)) (*LinkIndex, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if idx := c.idx; idx != nil && idx.writes == writes {
-		return idx, nil
+	idx, err := s.links.get(writes, func(old *LinkIndex) (*LinkIndex, error) { return s.updateLinks(ctx, old, writes) },
+		func() (*LinkIndex, error) { return s.loadLinks(ctx) })
+	if err == nil {
+		if w, err := strconv.ParseInt(idx.writes, 10, 64); err == nil {
+			s.linkLog.trim(w)
+		}
 	}
-	if cur := c.idx; cur != nil && !olderWrites(writes, cur.writes) {
-		// The cached index is stale for every later reader: let it go
-		// before the new one is built, so a daemon's re-warm after a sync
-		// does not hold both (at 1M documents each is ~0.6 GB); readers
-		// that have it keep it alive only until they return.
-		c.idx = nil
-	}
-	idx, err := load()
-	if err != nil {
-		return nil, err
-	}
-	// A reader whose snapshot began before a sync committed builds the
-	// older index; it keeps it for itself rather than replace the newer
-	// one every later reader would then build again.
-	if cur := c.idx; cur == nil || !olderWrites(idx.writes, cur.writes) {
-		c.idx = idx
-	}
-	return idx, nil
-}
-
-// olderWrites reports whether writes value a comes before b. The counter
-// is a decimal integer that every write batch increments (empty before the
-// first); a value that is not one is never called older.
-func olderWrites(a, b string) bool {
-	if a == "" {
-		return b != ""
-	}
-	x, errA := strconv.ParseInt(a, 10, 64)
-	y, errB := strconv.ParseInt(b, 10, 64)
-	return errA == nil && errB == nil && x < y
+	return idx, err
 }
 
 // loadLinks reads documents and links in one statement (one snapshot) and
@@ -204,7 +179,7 @@ func (s *Store) loadLinks(ctx context.Context) (*LinkIndex, error) {
 func NewLinkIndex(writes string) *LinkIndex {
 	return &LinkIndex{writes: writes, colIdx: map[string]uint32{},
 		aliases: map[int64][]string{}, attached: map[string][]linkAt{},
-		written: map[int64][]links.Link{}}
+		outAt: []int32{0}}
 }
 
 // SetWrites sets the writes counter's value the index is of, for a
@@ -221,26 +196,39 @@ func (idx *LinkIndex) Add(m *DocMeta, aliases *string, data []byte) error {
 		idx.colIdx[m.Collection] = c
 		idx.cols = append(idx.cols, m.Collection)
 	}
-	d := addedDoc{id: m.ID, col: c, linkDoc: linkDoc{Collection: idx.cols[c], RelPath: m.RelPath, Title: m.Title}}
+	// Straight into the kept form: the record, the path and title onto
+	// the one string, the links onto the one array (a document's
+	// strings, row and blob are garbage once added). Holding them as
+	// added until Resolve made a rebuild's peak three times what it
+	// keeps at a million documents (bench/RESULTS.md).
+	var d linkDoc
 	d.setHash(m.Hash)
-	if aliases != nil {
-		d.aliases = splitAliases(*aliases)
-		if len(d.aliases) > 0 {
-			// Only documents that have aliases: an entry per document
-			// with a links row was ~40 MB of a daemon's heap at 1M.
-			idx.aliases[m.ID] = d.aliases
+	if d.hashText != "" {
+		if idx.hashText == nil {
+			idx.hashText = map[int64]string{}
 		}
+		idx.hashText[m.ID] = d.hashText
 	}
-	idx.adding = append(idx.adding, d)
+	idx.docs = append(idx.docs, docRec{id: m.ID, off: uint64(idx.textB.Len()), pathLen: uint32(len(m.RelPath)), titleLen: uint32(len(m.Title)), col: c, hash: d.hash})
+	idx.textB.WriteString(m.RelPath)
+	idx.textB.WriteString(m.Title)
 	if aliases == nil {
 		return nil
+	}
+	if as := splitAliases(*aliases); len(as) > 0 {
+		// Only documents that have aliases: an entry per document with
+		// a links row was ~40 MB of a daemon's heap at 1M.
+		idx.aliases[m.ID] = as
 	}
 	ls, err := decodeLinks(data)
 	if err != nil {
 		return fmt.Errorf("read links of %s/%s: %w (run `gno update --rebuild`)", m.Collection, m.RelPath, err)
 	}
 	if len(ls) > 0 {
-		idx.written[m.ID] = ls
+		for _, l := range ls {
+			idx.outs = append(idx.outs, resolvedLink{Kind: l.Kind, Target: l.Target, Fragment: l.Fragment, Alias: l.Alias, Line: int32(l.Line)})
+		}
+		idx.outAt = append(idx.outAt, int32(len(idx.outs)))
 		idx.order = append(idx.order, m.ID)
 	}
 	return nil
@@ -249,13 +237,8 @@ func (idx *LinkIndex) Add(m *DocMeta, aliases *string, data []byte) error {
 // Resolve points every link added at its document, once all are added.
 func (idx *LinkIndex) Resolve() {
 	idx.keepDocs()
+	idx.outs, idx.outAt, idx.order = fitted(idx.outs), fitted(idx.outAt), fitted(idx.order)
 	var cands []links.Candidate // reused: Resolve keeps none
-	total := 0
-	for _, src := range idx.order {
-		total += len(idx.written[src])
-	}
-	idx.outs = make([]resolvedLink, 0, total)
-	idx.outAt = make([]int32, 1, len(idx.order)+1)
 	inCount := make([]int32, len(idx.docs)+1)
 	for p, src := range idx.order {
 		var m linkDoc
@@ -263,14 +246,15 @@ func (idx *LinkIndex) Resolve() {
 			idx.docs[i].ord = uint32(p + 1)
 			m = idx.docAt(&idx.docs[i])
 		}
-		for i, l := range idx.written[src] {
-			r := resolvedLink{Kind: l.Kind, Target: l.Target, Fragment: l.Fragment, Alias: l.Alias, Line: int32(l.Line)}
+		at := int(idx.outAt[p])
+		for i := range idx.outsAt(p) {
+			r := &idx.outs[at+i]
 			switch {
-			case l.Target == "":
+			case r.Target == "":
 				r.dst = src // a heading of the same note
-			case links.IsAttachment(l.Target):
+			case links.IsAttachment(r.Target):
 				r.attach = true
-				k := links.Key(l.Target)
+				k := links.Key(r.Target)
 				if _, ok := idx.attached[k]; !ok {
 					// The key may share the link blob's bytes, which the
 					// packing below means to free: keep a copy of its own.
@@ -278,17 +262,20 @@ func (idx *LinkIndex) Resolve() {
 				}
 				idx.attached[k] = append(idx.attached[k], linkAt{src, i})
 			default:
-				cands = idx.candidates(cands[:0], links.Key(l.Target))
-				r.dst = links.Resolve(l.Kind, l.Target, m.Collection, m.RelPath, cands)
+				k := links.Key(r.Target)
+				cands = idx.candidates(cands[:0], k)
+				r.dst = links.Resolve(r.Kind, r.Target, m.Collection, m.RelPath, cands)
+				if r.dst == 0 {
+					idx.unresH = append(idx.unresH, maphash.String(nameSeed, k))
+					idx.unresP = append(idx.unresP, uint32(at+i))
+				}
 			}
 			if r.dst != 0 {
 				if d := idx.docIndex(r.dst); d >= 0 {
 					inCount[d+1]++
 				}
 			}
-			idx.outs = append(idx.outs, r)
 		}
-		idx.outAt = append(idx.outAt, int32(len(idx.outs)))
 	}
 	// The links in: counted above, placed in the same order (by source
 	// path, then order), so each target's are as the map kept them.
@@ -309,8 +296,8 @@ func (idx *LinkIndex) Resolve() {
 			}
 		}
 	}
-	idx.written = nil
 	idx.packStrings()
+	idx.sortUnresolved()
 }
 
 // docIDs returns the ids of the documents of the given collections (all
@@ -320,12 +307,12 @@ func (idx *LinkIndex) docIDs(collections []string) []int64 {
 	for _, c := range collections {
 		want[c] = true
 	}
-	ids := make([]int64, 0, len(idx.docs))
-	for _, r := range idx.docs {
-		if len(want) == 0 || want[idx.cols[r.col]] {
-			ids = append(ids, r.id)
+	ids := make([]int64, 0, idx.numDocs())
+	idx.eachDoc(func(id int64, d linkDoc) {
+		if len(want) == 0 || want[d.Collection] {
+			ids = append(ids, id)
 		}
-	}
+	})
 	return ids
 }
 
@@ -371,7 +358,7 @@ func (idx *LinkIndex) AttachmentsTo(id int64) []LinkRow {
 	}
 	cand := []links.Candidate{{ID: id, Collection: m.Collection, RelPath: m.RelPath}}
 	var out []LinkRow
-	for _, a := range idx.attached[links.Key(m.RelPath)] {
+	for _, a := range idx.attachedTo(links.Key(m.RelPath)) {
 		sm, _ := idx.doc(a.src)
 		l := idx.outOf(a.src)[a.seq]
 		if a.src == id || sm.Collection != m.Collection {
@@ -389,16 +376,44 @@ func (idx *LinkIndex) AttachmentsTo(id int64) []LinkRow {
 // all.
 func (idx *LinkIndex) Unresolved(collection string, limit int) []LinkRow {
 	var out []LinkRow
-	for p, src := range idx.order {
+	idx.eachLinked(func(src int64, ls []resolvedLink) bool {
 		if collection != "" && idx.collection(src) != collection {
-			continue
+			return true
 		}
-		for i, l := range idx.outsAt(p) {
+		for i, l := range ls {
 			if l.dst == 0 && !l.attach {
 				if limit > 0 && len(out) == limit {
-					return out
+					return false
 				}
 				out = append(out, idx.row(src, i, src))
+			}
+		}
+		return true
+	})
+	return out
+}
+
+// UnresolvedFrom is Unresolved of the documents ids only, in the same
+// order (by source path).
+func (idx *LinkIndex) UnresolvedFrom(ids []int64) []LinkRow {
+	type src struct {
+		id  int64
+		doc linkDoc
+	}
+	srcs := make([]src, 0, len(ids))
+	seen := make(map[int64]bool, len(ids))
+	for _, id := range ids {
+		if d, ok := idx.doc(id); ok && !seen[id] {
+			seen[id] = true
+			srcs = append(srcs, src{id, d})
+		}
+	}
+	slices.SortFunc(srcs, func(a, b src) int { return cmpPath(a.doc.Collection, a.doc.RelPath, b.doc.Collection, b.doc.RelPath) })
+	var out []LinkRow
+	for _, s := range srcs {
+		for i, l := range idx.outOf(s.id) {
+			if l.dst == 0 && !l.attach {
+				out = append(out, idx.row(s.id, i, s.id))
 			}
 		}
 	}
@@ -412,25 +427,7 @@ type LinkStats struct {
 
 // LinkStats counts the links of each collection.
 func (idx *LinkIndex) LinkStats() map[string]*LinkStats {
-	out := map[string]*LinkStats{}
-	for p, src := range idx.order {
-		c := idx.collection(src)
-		st := out[c]
-		if st == nil {
-			st = &LinkStats{}
-			out[c] = st
-		}
-		for _, l := range idx.outsAt(p) {
-			st.Links++
-			switch {
-			case l.attach:
-				st.Attachments++
-			case l.dst == 0:
-				st.Unresolved++
-			}
-		}
-	}
-	return out
+	return idx.stats()
 }
 
 // LinkGraph returns every document id of the given collections (all when
@@ -439,13 +436,14 @@ func (idx *LinkIndex) LinkStats() map[string]*LinkStats {
 func (idx *LinkIndex) LinkGraph(collections []string) ([]int64, [][2]int64) {
 	nodes := idx.docIDs(collections)
 	var edges [][2]int64
-	for p, src := range idx.order {
-		for _, l := range idx.outsAt(p) {
+	idx.eachLinked(func(src int64, ls []resolvedLink) bool {
+		for _, l := range ls {
 			if l.dst != 0 && l.dst != src {
 				edges = append(edges, [2]int64{src, l.dst})
 			}
 		}
-	}
+		return true
+	})
 	return nodes, edges
 }
 
@@ -476,7 +474,7 @@ func (idx *LinkIndex) DocNames(collections []string) []DocName {
 		d, _ := idx.doc(id)
 		base := path.Base(d.RelPath)
 		out = append(out, DocName{DocID: id, Name: strings.TrimSuffix(base, path.Ext(base))})
-		for _, a := range idx.aliases[id] {
+		for _, a := range idx.aliasesOf(id) {
 			out = append(out, DocName{DocID: id, Name: a, Alias: true})
 		}
 	}

@@ -9,7 +9,8 @@ import (
 )
 
 // LinkStats counts the links of each collection. It uses the link index
-// when this store holds a current one (a daemon's); otherwise it counts
+// when this store holds a current one (a daemon's) or one the logged
+// batches since bring up to date (linklog.go); otherwise it counts
 // without building it: `gno status` spent two thirds of its time building
 // the whole index (every document's metadata, both directions of every
 // link, by path order) only to count (bench/RESULTS.md).
@@ -28,18 +29,29 @@ func (s *Store) linkStats(ctx context.Context) (map[string]*LinkStats, error) {
 	if idx != nil && idx.writes == writes {
 		return idx.stats(), nil
 	}
+	if idx != nil && s.linkLog.follows(idx, writes) {
+		// The index follows the syncs since by an overlay (linklog.go):
+		// cheaper than the count, which reads every link (a daemon's
+		// status after each sync).
+		idx, err := s.cachedLinks(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return idx.stats(), nil
+	}
 	return s.countLinks(ctx)
 }
 
 // stats counts the index's links per collection.
 func (idx *LinkIndex) stats() map[string]*LinkStats {
 	out := map[string]*LinkStats{}
-	for p, src := range idx.order {
+	idx.eachLinked(func(src int64, ls []resolvedLink) bool {
 		st := statsOf(out, idx.collection(src))
-		for _, l := range idx.outsAt(p) {
+		for _, l := range ls {
 			st.count(l.attach, l.dst != 0)
 		}
-	}
+		return true
+	})
 	return out
 }
 

@@ -95,3 +95,21 @@ func (r LinkReads) NoteNames(ctx context.Context, collections []string) ([]NoteN
 	}
 	return idx.NoteNames(collections), nil
 }
+
+// NoteNamesOf is LinkIndex.NoteNamesOf of the index.
+func (r LinkReads) NoteNamesOf(ctx context.Context, ids []int64) ([]NoteName, error) {
+	idx, err := r.Load(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return idx.NoteNamesOf(ids), nil
+}
+
+// UnresolvedFrom is LinkIndex.UnresolvedFrom of the index.
+func (r LinkReads) UnresolvedFrom(ctx context.Context, ids []int64) ([]LinkRow, error) {
+	idx, err := r.Load(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return idx.UnresolvedFrom(ids), nil
+}

@@ -28,6 +28,7 @@ func (s *Store) PutPkgVersion(ctx context.Context, v *PkgVersion, docs []*Docume
 	defer b.Rollback()
 	// The old copy's documents go (chunks, vectors and units cascade);
 	// the row is updated in place, so projects using it keep pointing at it.
+	b.changes.untrack() // a collection's documents go unlisted: the link index rebuilds
 	if _, err := b.tx.ExecContext(ctx, "DELETE FROM documents WHERE collection = ?", v.Key); err != nil {
 		return 0, fmt.Errorf("store %s: %w", v.Key, err)
 	}

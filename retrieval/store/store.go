@@ -43,7 +43,10 @@ type Store struct {
 	db    *pool
 	path  string
 	links LinkCache
-	prune pruneStats
+	// linkLog lists the documents each of this process's write batches
+	// changed, so the link index follows them (linklog.go).
+	linkLog linkLog
+	prune   pruneStats
 	// tok tokenizes questions for the block-max postings (impacts.go).
 	tok tokenizer
 	// delta caches the postings' changes since their build (impactdelta.go).

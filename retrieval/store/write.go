@@ -143,6 +143,9 @@ type Batch struct {
 	// versioned: the batch kept earlier texts (versions.go), so Commit
 	// trims them to their limit.
 	versioned bool
+	// changes records, for the link index's update (linklog.go), the
+	// documents this batch put or removed.
+	changes batchChanges
 }
 
 // exec runs query through a statement prepared once per batch: a sync
@@ -184,7 +187,12 @@ func (s *Store) begin(ctx context.Context, gen int64) (*Batch, error) {
 		tx.Rollback()
 		return nil, fmt.Errorf("begin write: %w", err)
 	}
-	return &Batch{tx: tx, gen: gen}, nil
+	b := &Batch{tx: tx, gen: gen}
+	if err := b.changes.begin(ctx, tx, &s.linkLog); err != nil {
+		tx.Rollback()
+		return nil, fmt.Errorf("begin write: %w", err)
+	}
+	return b, nil
 }
 
 // Commit makes the batch durable.
@@ -192,10 +200,18 @@ func (b *Batch) Commit() error {
 	if b.versioned {
 		if err := b.trimVersions(context.Background()); err != nil {
 			b.tx.Rollback()
+			b.changes.abandon()
 			return err
 		}
 	}
-	return b.tx.Commit()
+	// Recorded before the commit: a reader that sees the new counter
+	// finds its change already logged.
+	b.changes.record()
+	if err := b.tx.Commit(); err != nil {
+		b.changes.abandon()
+		return err
+	}
+	return nil
 }
 
 // Rollback abandons the batch; safe after Commit.
@@ -249,6 +265,7 @@ func (b *Batch) put(ctx context.Context, d *Document) (int64, error) {
 			return 0, fmt.Errorf("index %s/%s: %w", d.Collection, d.RelPath, err)
 		}
 	}
+	b.changes.touch(id)
 	if _, err := b.exec(ctx, "INSERT INTO contents(doc_id, content) VALUES(?, ?) ON CONFLICT(doc_id) DO UPDATE SET content = excluded.content", id, d.Content); err != nil {
 		return 0, fmt.Errorf("index %s/%s: %w", d.Collection, d.RelPath, err)
 	}
@@ -326,6 +343,7 @@ func (b *Batch) Remove(ctx context.Context, id int64) error {
 	if _, err := b.exec(ctx, "DELETE FROM documents WHERE id = ?", id); err != nil {
 		return fmt.Errorf("remove document %d: %w", id, err)
 	}
+	b.changes.touch(id)
 	return nil
 }
 

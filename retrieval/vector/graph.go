@@ -36,6 +36,7 @@ type Graph struct {
 
 // mapped is an opened format-2 file.
 type mapped struct {
+	mapped                                    bool // all is a file mapping, not read into memory
 	l                                         *layout
 	upper                                     []upperNode
 	keys, scales, codes, level0, upLinks, all []byte
@@ -62,7 +63,7 @@ func GraphOf(ix *Index) *Graph {
 // first format (whole float32 vectors, decoded on load) is converted in
 // place, once, and then opened.
 func Open(path string, dims int, modelID string, p Params) (*Graph, error) {
-	b, unmap, err := mapFile(path)
+	b, unmap, mapped, err := mapFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("open vector graph %s: %w", path, err)
 	}
@@ -85,7 +86,7 @@ func Open(path string, dims int, modelID string, p Params) (*Graph, error) {
 		}
 		return Open(path, dims, modelID, p)
 	}
-	return openBytes(b, unmap, dims, modelID, p, path)
+	return mappedIf(mapped)(openBytes(b, unmap, dims, modelID, p, path))
 }
 
 func openBytes(b []byte, unmap func() error, dims int, modelID string, p Params, path string) (*Graph, error) {
