@@ -35,15 +35,6 @@ const (
 	expansionWeight = 0.5
 	// candidatesPerList is how deep each retriever's list goes into fusion.
 	candidatesPerList = 50 // raised to the request limit when that is larger
-	// pkgBM25Lead is the extra first-rank vote BM25's first hit gets in a
-	// package-docs index (fusion.Lead), in units of a BM25 first rank:
-	// without it the vector list (weight 2) passed BM25's right first hit
-	// with a look-alike or another ecosystem's item (tokio's Semaphore for
-	// Go's TryAcquire), so fast scored below search for Go and Swift.
-	// Tuned on the package-docs judged set's tuning half (0.25, 0.5, 1, 2;
-	// bench/RESULTS.md, "fast below search"); the notes index, tuned on
-	// SciFact, keeps plain RRF.
-	pkgBM25Lead = 0.5
 )
 
 // Query runs the hybrid pipeline: BM25 and vector candidates (plus
@@ -323,7 +314,7 @@ func (r *queryRun) fuse(lists []fusion.List, bm []hit, strong bool) []fusion.Fus
 	}
 	maxRRF := fusion.MaxRRF(lists, k)
 	if r.e.pkgs && r.meta.VectorsUsed {
-		maxRRF += fusion.Lead(fused, "bm25", pkgBM25Lead, k, len(lists))
+		maxRRF += fusion.Lead(fused, "bm25", pkgBM25Lead, k, len(lists), r.nearInVersion(lists))
 	}
 	if !r.wantRerank || len(fused) == 0 {
 		return fusion.Normalize(fused, maxRRF)

@@ -275,12 +275,13 @@ func Cover(fused []Fused, lists []List, k float64) int {
 // than its rank alone says: in an API index, BM25's first hit shares
 // the question's words with a name or doc, while the vector list at
 // twice BM25's weight passes it with any look-alike it ranks near the
-// top (bench/RESULTS.md, "fast below search"). A document every list
-// ranks first (lists: how many were fused) gets nothing: the lead breaks
-// the lists' disagreement, and there is none. It returns the amount
+// top (bench/RESULTS.md, "fast below search"). The lead breaks the
+// lists' disagreement: a document every list ranks first (lists: how
+// many were fused) gets nothing, nor one that ok (nil: any) turns down,
+// such as one the other lists rank far down. It returns the amount
 // added (0 when none), which the caller adds to MaxRRF's divisor so
 // scores stay in 0–1.
-func Lead(fused []Fused, list string, weight, k float64, lists int) float64 {
+func Lead(fused []Fused, list string, weight, k float64, lists int, ok func(f *Fused) bool) float64 {
 	if weight <= 0 || math.IsInf(weight, 0) || math.IsNaN(weight) {
 		return 0
 	}
@@ -293,7 +294,7 @@ func Lead(fused []Fused, list string, weight, k float64, lists int) float64 {
 					first++
 				}
 			}
-			if first >= lists {
+			if first >= lists || ok != nil && !ok(&fused[i]) {
 				return 0
 			}
 			fused[i].RRF += bonus
