@@ -23,7 +23,7 @@ const (
 	// be, counted among its own package version's items, for the lead:
 	// the vectors must still find it among the best of its package. A
 	// hit they rank lower is a keyword accident the meaning does not
-	// back (requests' RetryError for "raise when the server answers
+	// back (requests' ChunkedEncodingError for "raise when the server answers
 	// 404"). Counted within its version, so that another ecosystem
 	// filling the vector list's top does not count against it.
 	pkgLeadReach = 5

@@ -4,6 +4,7 @@
 // pipeline can call it the same way in every mode:
 //
 //	fast:     f := RRF(lists, k); Normalize(f, MaxRRF(lists, k))
+//	          (package docs: Cover, then Lead, whose amount joins MaxRRF)
 //	default:  f := RRF(lists, k); f = Blend(f, rerank, nil); f = Protect(f, strong, 3); Normalize(f, 1)
 //
 // Scores are chunk-level on input (BM25 and vector search rank chunks) and
