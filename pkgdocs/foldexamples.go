@@ -1,6 +1,7 @@
 package pkgdocs
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/gnosearch/gno/retrieval"
@@ -11,9 +12,11 @@ import (
 // item it exemplifies, or below another example of the same item, adds
 // nothing to the top results and takes the place of another answer
 // (hex's "Example: decode" under `decode`, above `decode_to_slice`).
-// foldExamples moves such hits to the end, in order; an example ranked
-// above its item stays where it is.
+// foldExamples moves such hits to the end, in order. An example ranked
+// above its item gives its place to the item first (liftItems): the
+// question is answered by the item, whose hit shows the example too.
 func foldExamples(results []retrieval.Result) []retrieval.Result {
+	results = liftItems(results)
 	seen := map[string]bool{}
 	var kept, moved []retrieval.Result
 	for _, r := range results {
@@ -33,6 +36,33 @@ func foldExamples(results []retrieval.Result) []retrieval.Result {
 		return results
 	}
 	return append(kept, moved...)
+}
+
+// liftItems moves an API item found below an example of it to the
+// example's place, with the example's score, the rest keeping their
+// order. Code embeds close to a question that describes a task, so in
+// fast mode an example often outranks its item (golang-lru's ExampleLRU
+// above expirable.LRU, singleflight's ExampleGroup above Group):
+// bench/RESULTS.md, "fast below search".
+func liftItems(results []retrieval.Result) []retrieval.Result {
+	out := slices.Clone(results)
+	for i := range out {
+		key, example := itemKey(out[i])
+		if !example {
+			continue
+		}
+		for j := i + 1; j < len(out); j++ {
+			if k, ex := itemKey(out[j]); ex || k != key {
+				continue
+			}
+			item := out[j]
+			item.Score = max(item.Score, out[i].Score)
+			copy(out[i+1:j+1], out[i:j])
+			out[i] = item
+			break
+		}
+	}
+	return out
 }
 
 // itemKey names the API item a result documents, within its package

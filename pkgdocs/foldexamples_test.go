@@ -24,8 +24,8 @@ func TestGoExampleItem(t *testing.T) {
 }
 
 // TestFoldExamples: an example below its item, or below another example
-// of the same item, moves to the end; one above its item, and prose,
-// stay.
+// of the same item, moves to the end; one above its item gives the item
+// its place and then moves to the end; prose stays.
 func TestFoldExamples(t *testing.T) {
 	hex := &retrieval.PackageRef{Ecosystem: "rust", Name: "hex", Version: "0.4.3"}
 	std := &retrieval.PackageRef{Ecosystem: "go", Name: "stdlib", Version: "go1.26.8"}
@@ -44,8 +44,8 @@ func TestFoldExamples(t *testing.T) {
 	for _, r := range foldExamples(in) {
 		got = append(got, r.DocID)
 	}
-	want := []string{"decode", "example/encode", "encode", "readme", "os/exec.Cmd.Output", "decode_to_slice",
-		"example/decode", "example/encode", "example/os/exec/ExampleCmd_Output"}
+	want := []string{"decode", "encode", "readme", "os/exec.Cmd.Output", "decode_to_slice",
+		"example/decode", "example/encode", "example/encode", "example/os/exec/ExampleCmd_Output"}
 	if len(got) != len(want) {
 		t.Fatalf("got %v", got)
 	}
@@ -53,5 +53,43 @@ func TestFoldExamples(t *testing.T) {
 		if got[i] != want[i] {
 			t.Fatalf("got %v\nwant %v", got, want)
 		}
+	}
+}
+
+// TestLiftItems: an item below an example of it takes the example's place
+// and score; the example and the results between move down one, in
+// order; an example of the whole package, an example whose item is not
+// in the results, and an item of another version stay.
+func TestLiftItems(t *testing.T) {
+	lru := &retrieval.PackageRef{Ecosystem: "go", Name: "github.com/hashicorp/golang-lru/v2", Version: "v2.0.7"}
+	old := &retrieval.PackageRef{Ecosystem: "go", Name: "github.com/hashicorp/golang-lru/v2", Version: "v2.0.6"}
+	api := func(p *retrieval.PackageRef, name string, score float64) retrieval.Result {
+		return retrieval.Result{DocID: p.Version + " " + name, Package: p, Symbol: &retrieval.Symbol{Name: name}, Score: score}
+	}
+	ex := func(path string, score float64) retrieval.Result {
+		return retrieval.Result{DocID: path, Package: lru, Source: retrieval.Source{RelPath: path}, Score: score}
+	}
+	in := []retrieval.Result{
+		ex("example/Example_pkg", 1), ex("example/expirable/ExampleLRU", 0.9), api(old, "expirable.LRU", 0.85),
+		api(lru, "expirable.LRU.Purge", 0.8), api(lru, "expirable.LRU", 0.7), ex("example/ExampleCache_Add", 0.6),
+	}
+	got := liftItems(in)
+	want := []struct {
+		doc   string
+		score float64
+	}{
+		{"example/Example_pkg", 1}, {"v2.0.7 expirable.LRU", 0.9}, {"example/expirable/ExampleLRU", 0.9},
+		{"v2.0.6 expirable.LRU", 0.85}, {"v2.0.7 expirable.LRU.Purge", 0.8}, {"example/ExampleCache_Add", 0.6},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("got %d results", len(got))
+	}
+	for i, w := range want {
+		if got[i].DocID != w.doc || got[i].Score != w.score {
+			t.Fatalf("%d: got %s %v, want %s %v", i, got[i].DocID, got[i].Score, w.doc, w.score)
+		}
+	}
+	if in[1].DocID != "example/expirable/ExampleLRU" || in[4].Score != 0.7 {
+		t.Fatal("liftItems changed its input")
 	}
 }

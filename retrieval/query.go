@@ -313,6 +313,9 @@ func (r *queryRun) fuse(lists []fusion.List, bm []hit, strong bool) []fusion.Fus
 		r.note(fmt.Sprintf("%d candidates have no vector (a standard library, or not embedded yet): scored over the keyword lists alone, on the scale of the embedded ones", n))
 	}
 	maxRRF := fusion.MaxRRF(lists, k)
+	if r.e.pkgs && r.meta.VectorsUsed {
+		maxRRF += fusion.Lead(fused, "bm25", pkgBM25Lead, k, len(lists), r.nearInVersion(lists))
+	}
 	if !r.wantRerank || len(fused) == 0 {
 		return fusion.Normalize(fused, maxRRF)
 	}

@@ -4,6 +4,7 @@
 // pipeline can call it the same way in every mode:
 //
 //	fast:     f := RRF(lists, k); Normalize(f, MaxRRF(lists, k))
+//	          (package docs: Cover, then Lead, whose amount joins MaxRRF)
 //	default:  f := RRF(lists, k); f = Blend(f, rerank, nil); f = Protect(f, strong, 3); Normalize(f, 1)
 //
 // Scores are chunk-level on input (BM25 and vector search rank chunks) and
@@ -263,9 +264,52 @@ func Cover(fused []Fused, lists []List, k float64) int {
 		f.Score = f.RRF
 		n++
 	}
-	if n == 0 {
+	if n > 0 {
+		reorder(fused)
+	}
+	return n
+}
+
+// Lead adds weight/(k+1), one more first-rank vote of that weight, to
+// the RRF score of the document the named list ranks first, and orders
+// the slice again. It is for a list whose first hit is better evidence
+// than its rank alone says: in an API index, BM25's first hit shares
+// the question's words with a name or doc, while the vector list at
+// twice BM25's weight passes it with any look-alike it ranks near the
+// top (bench/RESULTS.md, "fast below search"). The lead breaks the
+// lists' disagreement: a document every list ranks first (lists: how
+// many were fused) gets nothing, nor one that ok (nil: any) turns down,
+// such as one the other lists rank far down. It returns the amount
+// added (0 when none), which the caller adds to MaxRRF's divisor so
+// scores stay in 0–1.
+func Lead(fused []Fused, list string, weight, k float64, lists int, ok func(f *Fused) bool) float64 {
+	if weight <= 0 || math.IsInf(weight, 0) || math.IsNaN(weight) {
 		return 0
 	}
+	bonus := weight / (kOrDefault(k) + 1)
+	for i := range fused {
+		if fused[i].Ranks[list] == 1 {
+			first := 0
+			for _, r := range fused[i].Ranks {
+				if r == 1 {
+					first++
+				}
+			}
+			if first >= lists || ok != nil && !ok(&fused[i]) {
+				return 0
+			}
+			fused[i].RRF += bonus
+			fused[i].Score = fused[i].RRF
+			reorder(fused)
+			return bonus
+		}
+	}
+	return 0
+}
+
+// reorder sorts fused by RRF as RRF orders it (ties: best single-list
+// rank, then DocID) and sets FusedRank again.
+func reorder(fused []Fused) {
 	best := func(f *Fused) int {
 		m := math.MaxInt
 		for _, r := range f.Ranks {
@@ -285,7 +329,6 @@ func Cover(fused []Fused, lists []List, k float64) int {
 	for i := range fused {
 		fused[i].FusedRank = i + 1
 	}
-	return n
 }
 
 // Normalize maps Score into [0, 1] in place by dividing by max and clamping;

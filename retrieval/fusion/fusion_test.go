@@ -246,3 +246,55 @@ func TestCoverAllReachable(t *testing.T) {
 		t.Fatalf("Cover changed a fusion without unreachable lists (%d)", n)
 	}
 }
+
+// TestLead: BM25 (w=1) ranks d1 first, the vectors (w=2) rank d2 first
+// and d1 second, so RRF puts d2 above d1; a lead of 0.5 on the bm25 list
+// adds 0.5/61 to d1 alone and puts it first, re-ranked.
+//
+//	d1 = 1/61 + 2/62 (+ 0.5/61) = 0.04865150… (0.05684822…)
+//	d2 = 1/62 + 2/61            = 0.04891591…
+func TestLead(t *testing.T) {
+	lists := []List{
+		{Name: "bm25", Weight: 1, Hits: []Hit{{DocID: 1, ChunkID: 11}, {DocID: 2, ChunkID: 21}}},
+		{Name: "vector", Weight: 2, Hits: []Hit{{DocID: 2, ChunkID: 21}, {DocID: 1, ChunkID: 11}, {DocID: 3, ChunkID: 31}}},
+	}
+	fused := RRF(lists, 60)
+	if fused[0].DocID != 2 || fused[1].DocID != 1 {
+		t.Fatalf("before: %+v", fused)
+	}
+	added := Lead(fused, "bm25", 0.5, 60, 2, nil)
+	if !near(added, 0.5/61) {
+		t.Fatalf("added %v, want %v", added, 0.5/61)
+	}
+	want := []struct {
+		doc int64
+		rrf float64
+	}{{1, 1.0/61 + 2.0/62 + 0.5/61}, {2, 1.0/62 + 2.0/61}, {3, 2.0 / 63}}
+	for i, w := range want {
+		f := fused[i]
+		if f.DocID != w.doc || !near(f.RRF, w.rrf) || !near(f.Score, w.rrf) || f.FusedRank != i+1 {
+			t.Fatalf("rank %d: %+v, want doc %d rrf %v", i+1, f, w.doc, w.rrf)
+		}
+	}
+	if got := Normalize(fused, MaxRRF(lists, 60)+added)[0].Score; got > 1 || got <= 0 {
+		t.Fatalf("normalized lead score %v", got)
+	}
+	for _, w := range []float64{0, -1, math.NaN(), math.Inf(1)} {
+		if Lead(fused, "bm25", w, 60, 2, nil) != 0 {
+			t.Errorf("weight %v added something", w)
+		}
+	}
+	if Lead(fused, "lex1", 0.5, 60, 2, nil) != 0 {
+		t.Error("a list no document is ranked in added something")
+	}
+	agree := RRF([]List{lists[0], {Name: "vector", Weight: 2, Hits: lists[0].Hits}}, 60)
+	if Lead(agree, "bm25", 0.5, 60, 2, nil) != 0 || !near(agree[0].RRF, 3.0/61) {
+		t.Errorf("a document first in both lists got a lead: %+v", agree[0])
+	}
+	fresh := RRF(lists, 60)
+	asked := int64(0)
+	no := func(f *Fused) bool { asked = f.DocID; return false }
+	if Lead(fresh, "bm25", 0.5, 60, 2, no) != 0 || asked != 1 || fresh[0].DocID != 2 {
+		t.Errorf("a lead turned down was given (asked about %d): %+v", asked, fresh)
+	}
+}

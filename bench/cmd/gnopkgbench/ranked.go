@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -46,6 +47,17 @@ func ranked(ctx context.Context, x *pkgdocs.Index, dir string, modes []string, h
 	for _, m := range modes {
 		run, misses, err := bpkg.RunRanked(ctx, keep, func(ctx context.Context, c bpkg.Case) ([]bpkg.RankedHit, error) {
 			hits, err := rankedHits(ctx, x, dir, m, c, scope, hint)
+			if err == nil && showRanks && halves[c.ID] == "tune" {
+				rank := 0
+				if rr := bpkg.ScoreRanked(c, hits).RR10; rr > 0 {
+					rank = int(1/rr + 0.5)
+				}
+				var top []string
+				for _, h := range hits[:min(3, len(hits))] {
+					top = append(top, h.Package+" "+cmp.Or(h.Symbol, h.Headings))
+				}
+				fmt.Printf("RANK %s %s %s %d | %s\n", m, c.Ecosystem, c.ID, rank, strings.Join(top, " | "))
+			}
 			if err == nil && showMisses && halves[c.ID] == "tune" && bpkg.ScoreRanked(c, hits).Hit3 == 0 {
 				fmt.Printf("MISS %s %s: %q want %s %v %v\n", m, c.ID, c.Query, c.Package, c.Answers, c.Sections)
 				for i, h := range hits[:min(5, len(hits))] {
@@ -87,6 +99,11 @@ func ranked(ctx context.Context, x *pkgdocs.Index, dir string, modes []string, h
 // showMisses prints the top hits of the tuning half's misses (never the
 // checking half's: it is not looked at while tuning).
 var showMisses = os.Getenv("GNO_BENCH_SHOW_MISSES") != ""
+
+// showRanks prints, for each tuning-half question, the rank of its first
+// answer in the top 10 (0: none), so two modes can be compared question
+// by question.
+var showRanks = os.Getenv("GNO_BENCH_SHOW_RANKS") != ""
 
 // hintFiles name a file of each ecosystem's language: with -hint, the
 // path an agent editing such a file passes with its question.
