@@ -84,7 +84,9 @@ func listDir(d string) string {
 	return strings.Join(n, ",")
 }
 
-// bounded runs f and fails if it takes longer than limit.
+// bounded runs f and fails if it takes longer than limit. The limits are
+// hang detectors, far above any real cost, so a CI box at load 20 on 2
+// cores never trips them.
 func bounded(t *testing.T, what string, limit time.Duration, f func()) {
 	t.Helper()
 	start := time.Now()
@@ -212,7 +214,7 @@ func TestHostileArguments(t *testing.T) {
 	for _, q := range append(ftsInjections(), huge, strings.Repeat("a", 100000), strings.Repeat("中", 100000)) {
 		for _, tl := range modes {
 			tried++
-			bounded(t, fmt.Sprintf("%s(%.40q)", tl, q), 10*time.Second, func() {
+			bounded(t, fmt.Sprintf("%s(%.40q)", tl, q), 60*time.Second, func() {
 				cctx, cancel := context.WithTimeout(ctx, 90*time.Second)
 				defer cancel()
 				if _, err := tool(cctx, c, tl, map[string]any{"query": q, "limit": 5}); err != nil && !isRPCError(err) {
@@ -240,7 +242,7 @@ func TestHostileArguments(t *testing.T) {
 		`{"jsonrpc":"2.0","id":907,"method":"tools/call","params":{"name":"gno_capture","arguments":{"collection":"notes","content":"` + strings.Repeat("x", 11<<20) + `"}}}`,
 	} {
 		tried++
-		bounded(t, fmt.Sprintf("raw %.60s", raw), 30*time.Second, func() {
+		bounded(t, fmt.Sprintf("raw %.60s", raw), 120*time.Second, func() {
 			if err := c.rawCall(ctx, raw); err != nil {
 				t.Errorf("raw %.80s: %v", raw, err)
 			}
