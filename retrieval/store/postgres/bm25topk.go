@@ -172,6 +172,17 @@ func (s *Store) searchWords(ctx context.Context, ix int, e *node, tsq string, f 
 		hits, err := s.searchWordsSQL(ctx, ix, joins, cond, condArgs, pw, pidf, avg, limit)
 		return hits, segEmpty, err
 	}
+	if joins == "" {
+		// The whole index: by its blocks' bounds (bm25blocks.go).
+		hits, ok, err := s.searchBlocks(ctx, ix, words, of, idf, avg, limit)
+		if err != nil {
+			return nil, false, fmt.Errorf("search: %w", err)
+		}
+		if !ok {
+			return sqlScored()
+		}
+		return hits, segEmpty, nil
+	}
 	next := 0 // order[:next] are read whole
 	for k := range order {
 		if df[order[k]]*commonShare <= nRows {
@@ -232,7 +243,7 @@ func (s *Store) searchWords(ctx context.Context, ix int, e *node, tsq string, f 
 			for _, k := range order[done:next] {
 				batch = append(batch, words[k])
 			}
-			q := "SELECT p.chunk_id, p.len, p.term, p.wf FROM fts_postings p" + joins + " WHERE p.ix = $1 AND p.term = ANY($2)" + cond
+			q := "SELECT p.chunk_id, p.len, p.term, p.wf FROM " + postingsFrom + " p" + joins + " WHERE p.ix = $1 AND p.term = ANY($2)" + cond
 			if err := read(q, append([]any{ix, batch}, condArgs...), false); errors.Is(err, errTooManyRows) {
 				return sqlScored()
 			} else if err != nil {
@@ -283,10 +294,9 @@ func (s *Store) searchWords(ctx context.Context, ix int, e *node, tsq string, f 
 			// An index probe per word and row, unless that would cost
 			// more than reading the words whole (a probe costs a few
 			// postings' reading).
-			q, args := "SELECT p.chunk_id, p.len, p.term, p.wf FROM fts_postings p WHERE p.ix = $1 AND p.term = ANY($2)", []any{ix, left}
+			q, args := "SELECT p.chunk_id, p.len, p.term, p.wf FROM "+postingsFrom+" p WHERE p.ix = $1 AND p.term = ANY($2)", []any{ix, left}
 			if int64(len(ids))*int64(len(left))*probeCost < postings {
-				slices.Sort(ids)
-				q, args = q+" AND p.chunk_id = ANY($3)", append(args, ids)
+				q, args = "SELECT p.chunk_id, p.len, p.term, p.wf FROM "+postingsFrom+" p JOIN unnest($3::bigint[]) AS k(id) ON k.id = p.chunk_id WHERE p.ix = $1 AND p.term = ANY($2)", append(args, ids)
 			}
 			if err := read(q, args, true); err != nil {
 				return nil, false, fmt.Errorf("search: %w", err)
@@ -321,7 +331,7 @@ func (s *Store) searchWordsSQL(ctx context.Context, ix int, joins, cond string, 
 	idfs, avgP, k1, b := "$"+strconv.Itoa(n+1)+"::float8[]", p(2), p(3), p(4)
 	sql := `WITH q AS (SELECT u.term, u.idf, u.i FROM unnest($2::text[], ` + idfs + `) WITH ORDINALITY AS u(term, idf, i)),
 	s AS (SELECT p.chunk_id AS id, sum(q.idf * ((p.wf * (` + k1 + ` + 1.0::float8)) / (p.wf + ` + k1 + ` * (1.0::float8 - ` + b + ` + ` + b + ` * p.len::float8 / ` + avgP + `))) ORDER BY q.i) AS score
-		FROM fts_postings p JOIN q ON q.term = p.term` + joins + ` WHERE p.ix = $1` + cond + ` GROUP BY p.chunk_id)
+		FROM ` + postingsFrom + ` p JOIN q ON q.term = p.term` + joins + ` WHERE p.ix = $1` + cond + ` GROUP BY p.chunk_id)
 	SELECT id, score FROM (SELECT DISTINCT ON (id >> 16) id, score FROM s ORDER BY id >> 16, score DESC, id) best
 	ORDER BY score DESC, id LIMIT $` + strconv.Itoa(n+5)
 	var out []store.ChunkHit

@@ -84,8 +84,48 @@ func TestTopKAsFTS5(t *testing.T) {
 		d.LineCount = len(parts)
 		docs = append(docs, d)
 	}
+	// Postgres gets them in six batches (blocks of ~85 documents per
+	// word), then both a third of them changed (their postings cut out of
+	// the old blocks, new blocks over the same chunk ids) and a tenth
+	// removed.
 	putAll(t, sq, docs)
-	putAll(t, pg, docs)
+	for i := 0; i < len(docs); i += 85 {
+		putAll(t, pg, docs[i:min(i+85, len(docs))])
+	}
+	var changed []*store.Document
+	for i, d := range docs {
+		if i%3 == 1 {
+			c := *d
+			c.Hash += "b"
+			c.Chunks = nil
+			for j := range 1 + rng.IntN(4) {
+				c.Chunks = append(c.Chunks, chunk.Chunk{Text: text(5 + rng.IntN(60)), StartLine: j + 1, EndLine: j + 1})
+			}
+			changed = append(changed, &c)
+		}
+	}
+	putAll(t, sq, changed)
+	putAll(t, pg, changed)
+	for _, st := range []store.Backend{sq, pg} {
+		b, err := st.Begin(ctx, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, d := range docs {
+			if i%10 == 4 {
+				m, err := st.DocByPath(ctx, d.Collection, d.RelPath)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := b.Remove(ctx, m.ID); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		if err := b.Commit(); err != nil {
+			t.Fatal(err)
+		}
+	}
 
 	word := func() string {
 		switch rng.IntN(4) {
@@ -107,6 +147,14 @@ func TestTopKAsFTS5(t *testing.T) {
 		// each, or read whole and kept for those rows.
 		if qi == 40 {
 			postgres.SetProbeCost(t, 1<<40)
+		}
+		// The blocks' ranges read a few postings at a time (many reads)
+		// for questions 20–59.
+		switch qi {
+		case 20:
+			postgres.SetFirstRead(t, 1)
+		case 60:
+			postgres.SetFirstRead(t, 2048)
 		}
 		switch qi {
 		case 60:

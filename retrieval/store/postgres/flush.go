@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -24,9 +25,8 @@ import (
 //     one statement that upserts the documents, contents, tags, links and
 //     declarations and returns the documents' ids;
 //   - one tokenizer call per index for all their chunks;
-//   - one COPY of the chunks and one of the postings, sorted in their
-//     index's order (term, then chunk) so its b-tree is written a few
-//     pages at a time.
+//   - one COPY of the chunks and one of the postings, one row per index
+//     and term (fts_blocks), each its chunks' postings as arrays.
 //
 // All of it is in the batch's transaction: a failed flush fails the batch.
 
@@ -323,22 +323,38 @@ func (b *batch) writeChunks(ctx context.Context, docs []*store.Document, ids []i
 		}
 		return cmp.Compare(x.chunk, y.chunk)
 	})
-	i := 0
-	if _, err := b.tx.CopyFrom(ctx, pgx.Identifier{"fts_postings"}, []string{"ix", "term", "chunk_id", "wf", "len"},
-		pgx.CopyFromFunc(func() ([]any, error) {
-			if i == len(post) {
-				return nil, nil
-			}
-			p := post[i]
-			i++
-			return []any{p.ix, p.term, p.chunk, p.wf, p.len}, nil
-		})); err != nil {
+	blocks := toBlockRows(post)
+	if _, err := b.tx.CopyFrom(ctx, pgx.Identifier{"fts_blocks"}, []string{"ix", "term", "first", "last", "n", "max_wf", "min_lr", "ids", "wfs", "lens"},
+		pgx.CopyFromRows(blocks)); err != nil {
 		return fmt.Errorf("write the word index: %w", err)
 	}
 	return nil
 }
 
-// posting is a row of fts_postings.
+// toBlockRows groups postings sorted by (ix, term, chunk) into the rows
+// of fts_blocks: one per index and term.
+func toBlockRows(post []posting) [][]any {
+	var out [][]any
+	for i := 0; i < len(post); {
+		j := i + 1
+		for j < len(post) && post[j].ix == post[i].ix && post[j].term == post[i].term {
+			j++
+		}
+		n := j - i
+		ids, wfs, lens := make([]int64, n), make([]float64, n), make([]int32, n)
+		maxWF, minLR := 0.0, math.Inf(1)
+		for k, p := range post[i:j] {
+			ids[k], wfs[k], lens[k] = p.chunk, p.wf, p.len
+			maxWF = max(maxWF, p.wf)
+			minLR = min(minLR, float64(p.len)/p.wf)
+		}
+		out = append(out, []any{post[i].ix, post[i].term, ids[0], ids[n-1], int32(n), maxWF, minLR, ids, wfs, lens})
+		i = j
+	}
+	return out
+}
+
+// posting is one term of one chunk, a place in a row of fts_blocks.
 type posting struct {
 	ix    int16
 	term  string

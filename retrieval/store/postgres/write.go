@@ -294,8 +294,9 @@ const (
 )
 
 // dropChunks deletes the chunks of the documents whose ids doc selects,
-// with their postings, and takes them out of the BM25 statistics, in one
-// statement (data-modifying CTEs) that needs no answer. A term's
+// with their postings (cut out of their blocks' arrays, cutBlocks), and
+// takes them out of the BM25 statistics, in one statement
+// (data-modifying CTEs) that needs no answer. A term's
 // decrement is an upsert: a term this batch added is still only in the
 // batch's memory (flushStats adds it at commit), and an UPDATE would find
 // no row and lose the decrement. Terms left at 0 go at EndBulk.
@@ -303,8 +304,8 @@ func dropChunks(doc string) string {
 	return `WITH g AS (DELETE FROM chunks WHERE doc_id IN (` + doc + `) RETURNING id, tsv, len, seg, seg_len),
 	w AS (SELECT g.id, t.term FROM g, unnest(tsvector_to_array(g.tsv)) AS t(term)),
 	sg AS (SELECT g.id, t.term FROM g, unnest(tsvector_to_array(g.seg)) AS t(term) WHERE g.seg IS NOT NULL),
-	pw AS (DELETE FROM fts_postings p USING w WHERE p.ix = 0 AND p.term = w.term AND p.chunk_id = w.id),
-	ps AS (DELETE FROM fts_postings p USING sg WHERE p.ix = 1 AND p.term = sg.term AND p.chunk_id = sg.id),
+	pw AS (` + cutBlocks(0, "w") + `),
+	ps AS (` + cutBlocks(1, "sg") + `),
 	dw AS (INSERT INTO fts_terms(ix, term, df) SELECT 0, term, -count(*) FROM w GROUP BY term
 		ON CONFLICT(ix, term) DO UPDATE SET df = fts_terms.df + excluded.df),
 	ds AS (INSERT INTO fts_terms(ix, term, df) SELECT 1, term, -count(*) FROM sg GROUP BY term
@@ -404,10 +405,8 @@ func (s *Store) MergeSegmented(ctx context.Context) error { return nil }
 // EndBulk runs after a large sync or copy: it builds the vector indexes
 // BeginBulk put off, deletes the terms no chunk holds
 // any more (df 0: they score as absent ones, so only their space was
-// lost), VACUUM marks the new postings' pages all-visible, so a search
-// reads its words' postings from the index alone (an index-only scan)
-// instead of a heap page per posting; ANALYZE gives the planner the new
-// sizes. Autovacuum would do the last two, later.
+// lost) and the blocks whose postings were all cut out, VACUUM reclaims
+// their space; ANALYZE gives the planner the new sizes. Autovacuum would do the last two, later.
 func (s *Store) EndBulk(ctx context.Context) error {
 	if err := s.buildDeferred(ctx); err != nil {
 		return fmt.Errorf("finish bulk index: %w", err)
@@ -415,7 +414,10 @@ func (s *Store) EndBulk(ctx context.Context) error {
 	if _, err := s.pool.Exec(ctx, "DELETE FROM fts_terms WHERE df <= 0"); err != nil {
 		return fmt.Errorf("finish bulk index: %w", err)
 	}
-	if _, err := s.pool.Exec(ctx, "VACUUM (ANALYZE) fts_postings, fts_terms"); err != nil {
+	if _, err := s.pool.Exec(ctx, "DELETE FROM fts_blocks WHERE n = 0"); err != nil {
+		return fmt.Errorf("finish bulk index: %w", err)
+	}
+	if _, err := s.pool.Exec(ctx, "VACUUM (ANALYZE) fts_blocks, fts_terms"); err != nil {
 		return fmt.Errorf("finish bulk index: %w", err)
 	}
 	if _, err := s.pool.Exec(ctx, "ANALYZE chunks, documents, tags"); err != nil {
