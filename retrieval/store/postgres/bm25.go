@@ -26,7 +26,7 @@ import (
 // column (title 2, headings 1.5, body 1: the tsvector's weights A, B, D),
 // len the row's tokens, idf(p) = ln((N − n(p) + 0.5)/(n(p) + 0.5)) (at
 // least 1e-6), N and avglen the index's rows and mean length (fts_stats)
-// and n(p) the rows holding p (fts_terms for a word; counted for a prefix
+// and n(p) the rows holding p (its blocks' n for a word; counted for a prefix
 // or a phrase of several words). All of them are read in the search's
 // snapshot, so they agree with the rows scored.
 //
@@ -216,7 +216,7 @@ func (s *Store) idfs(ctx context.Context, ix int, phrases []*phrase, nRows int64
 	}
 	df := map[string]int64{}
 	if len(words) > 0 {
-		err := s.each(ctx, "SELECT term, df FROM fts_terms WHERE ix = $1 AND term = ANY($2)", []any{ix, words}, func(r pgx.Rows) error {
+		err := s.each(ctx, "SELECT term, sum(n) FROM fts_blocks WHERE ix = $1 AND term = ANY($2) GROUP BY term", []any{ix, words}, func(r pgx.Rows) error {
 			var t string
 			var n int64
 			err := r.Scan(&t, &n)

@@ -11,6 +11,7 @@ import (
 	"github.com/gnosearch/gno/retrieval/store"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
+	"modernc.org/libc"
 )
 
 // The postings are kept as blocks (fts_blocks): per index and term, one
@@ -44,8 +45,9 @@ func cutBlocks(ix int, src string) string {
 }
 
 // toBlocks regroups an older index's postings (fts_postings, a row per
-// posting) into blocks of 512 documents' chunks, then drops them. The
-// table is locked first: a batch still writing it finishes before.
+// posting) into blocks of 512 documents' chunks, then drops them and the
+// terms' counts (fts_terms: the blocks' n give them). The table is locked
+// first: a batch still writing it finishes before.
 func toBlocks(ctx context.Context, tx pgx.Tx) error {
 	var have bool
 	if err := tx.QueryRow(ctx, "SELECT to_regclass('fts_postings') IS NOT NULL").Scan(&have); err != nil || !have {
@@ -58,6 +60,7 @@ func toBlocks(ctx context.Context, tx pgx.Tx) error {
 			array_agg(chunk_id ORDER BY chunk_id), array_agg(wf ORDER BY chunk_id), array_agg(len ORDER BY chunk_id)
 		FROM fts_postings GROUP BY ix, term, chunk_id >> 25`,
 		"DROP TABLE fts_postings",
+		"DROP TABLE IF EXISTS fts_terms",
 	} {
 		if _, err := tx.Exec(ctx, q); err != nil {
 			return err
@@ -77,47 +80,88 @@ type block struct {
 	tid         pgtype.TID
 	first, last int64
 	n           int64
+	k           int // its word's index
+	maxWF       float64
+	minLR       float64 // the least length/wf
 	bound       float64
 	start, end  int  // the ranges it covers, [start, end)
 	read        bool // read, or taken by the read under way
 }
 
 // searchBlocks answers a search of the words words over the whole index
-// ix (no filter, no AND or NOT): phrase i is word of[i], of idf idf[of[i]].
-// ok false: its reads would pass maxRows; the caller asks the server.
-func (s *Store) searchBlocks(ctx context.Context, ix int, words []string, of []int, idf []float64, avg float64, limit int) (hits []store.ChunkHit, ok bool, err error) {
+// ix (no filter, no AND or NOT): phrase i is word of[i]. Its first
+// statement reads the index's statistics and the words' blocks' bounds;
+// a search whose reads would pass maxRows is scored by the server
+// (searchWordsSQL). segEmpty: the segmented index is empty.
+func (s *Store) searchBlocks(ctx context.Context, ix int, words []string, of []int, limit int) (hits []store.ChunkHit, segEmpty bool, err error) {
 	at := make(map[string]int, len(words))
 	for k, w := range words {
 		at[w] = k
 	}
-	mult := make([]float64, len(words))
+	var blocks []*block
+	var nRows, nTokens int64
+	df := make([]int64, len(words))
+	err = s.each(ctx, `SELECT st.rows, st.tokens, (SELECT rows = 0 FROM fts_stats WHERE ix = 1), b.ctid, b.term, b.first, b.last, b.n, b.max_wf, b.min_lr
+		FROM fts_stats st LEFT JOIN fts_blocks b ON b.ix = $1 AND b.term = ANY($2) AND b.n > 0 WHERE st.ix = $1`, []any{ix, words}, func(r pgx.Rows) error {
+		var m block
+		var term *string
+		var first, last, n *int64
+		var maxWF, minLR *float64
+		if err := r.Scan(&nRows, &nTokens, &segEmpty, &m.tid, &term, &first, &last, &n, &maxWF, &minLR); err != nil {
+			return err
+		}
+		if term == nil {
+			return nil // no block
+		}
+		k, ok := at[*term]
+		if !ok {
+			return fmt.Errorf("a block of %q, not asked for", *term)
+		}
+		m.k, m.first, m.last, m.n, m.maxWF, m.minLR = k, *first, *last, *n, *maxWF, *minLR
+		df[k] += m.n
+		blocks = append(blocks, &m)
+		return nil
+	})
+	if err != nil {
+		return nil, false, fmt.Errorf("search: %w", err)
+	}
+	if nRows == 0 || len(blocks) == 0 {
+		return nil, segEmpty, nil
+	}
+	avg := float64(nTokens) / float64(nRows)
+	tls := libc.NewTLS()
+	idf := make([]float64, len(words))
+	for k, n := range df {
+		idf[k] = fts5IDF(tls, nRows, n)
+	}
+	tls.Close()
+	hits, ok, err := s.readBlocks(ctx, at, of, idf, avg, limit, blocks)
+	if err != nil {
+		return nil, false, fmt.Errorf("search: %w", err)
+	}
+	if !ok {
+		pw, pidf := make([]string, len(of)), make([]float64, len(of))
+		for i, k := range of {
+			pw[i], pidf[i] = words[k], idf[k]
+		}
+		hits, err = s.searchWordsSQL(ctx, ix, "", "", nil, pw, pidf, avg, limit)
+	}
+	return hits, segEmpty, err
+}
+
+// readBlocks reads those of the words' blocks whose ranges can reach the
+// top and scores their rows: at gives a word's index, phrase i is word
+// of[i], of idf idf[of[i]]. ok false: its reads would pass maxRows.
+func (s *Store) readBlocks(ctx context.Context, at map[string]int, of []int, idf []float64, avg float64, limit int, blocks []*block) (hits []store.ChunkHit, ok bool, err error) {
+	mult := make([]float64, len(idf))
 	for _, k := range of {
 		mult[k]++
 	}
 	k1, b := float64(bm25K1), float64(bm25B)
-	var blocks []*block
-	err = s.each(ctx, "SELECT ctid, term, first, last, n, max_wf, min_lr FROM fts_blocks WHERE ix = $1 AND term = ANY($2) AND n > 0", []any{ix, words}, func(r pgx.Rows) error {
-		var bl block
-		var term string
-		var maxWF, minLR float64
-		if err := r.Scan(&bl.tid, &term, &bl.first, &bl.last, &bl.n, &maxWF, &minLR); err != nil {
-			return err
-		}
-		k, ok := at[term]
-		if !ok {
-			return fmt.Errorf("a block of %q, not asked for", term)
-		}
+	for _, bl := range blocks {
 		// f·(k1+1)/(f + k1·(1−b+b·d/avg)) = (k1+1)/(1 + k1·(1−b)/f + k1·b·(d/f)/avg),
 		// largest for the largest f and the least d/f.
-		bl.bound = mult[k] * idf[k] * (k1 + 1) / (1 + k1*(1-b)/maxWF + k1*b*minLR/avg) * (1 + boundSlack)
-		blocks = append(blocks, &bl)
-		return nil
-	})
-	if err != nil {
-		return nil, false, err
-	}
-	if len(blocks) == 0 {
-		return nil, true, nil
+		bl.bound = mult[bl.k] * idf[bl.k] * (k1 + 1) / (1 + k1*(1-b)/bl.maxWF + k1*b*bl.minLR/avg) * (1 + boundSlack)
 	}
 	// The ranges: [pts[j], pts[j+1]) between the blocks' ends, each with
 	// the sum of the bounds of the blocks covering it.
@@ -167,7 +211,7 @@ func (s *Store) searchBlocks(ctx context.Context, ix int, words []string, of []i
 			unread[j]++
 		}
 	}
-	rows := newWordRows(len(words))
+	rows := newWordRows(len(idf))
 	rangeOf := func(id int64) int {
 		return sort.Search(len(pts), func(j int) bool { return pts[j] > id }) - 1
 	}
@@ -176,7 +220,7 @@ func (s *Store) searchBlocks(ctx context.Context, ix int, words []string, of []i
 	exact := func() ([]int64, []float64) {
 		var ids []int64
 		var sc []float64
-		nw := len(words)
+		nw := len(idf)
 		for r, id := range rows.ids {
 			if j := rangeOf(id); j < 0 || j >= nr || unread[j] != 0 {
 				continue

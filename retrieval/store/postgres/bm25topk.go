@@ -96,12 +96,16 @@ func (s *Store) searchWords(ctx context.Context, ix int, e *node, tsq string, f 
 		}
 		of[i] = k
 	}
+	if w, _ := where(f, 1); w == "" && e.plainOr() {
+		// The whole index: by its blocks' bounds (bm25blocks.go).
+		return s.searchBlocks(ctx, ix, words, of, limit)
+	}
 	var nRows, nTokens int64
 	var segEmpty bool
 	df := make([]int64, len(words))
 	err := s.each(ctx, `SELECT st.rows, st.tokens, (SELECT rows = 0 FROM fts_stats WHERE ix = 1), u.i, coalesce(t.df, 0)
 		FROM fts_stats st CROSS JOIN unnest($2::text[]) WITH ORDINALITY AS u(term, i)
-		LEFT JOIN fts_terms t ON t.ix = $1 AND t.term = u.term WHERE st.ix = $1`, []any{ix, words}, func(r pgx.Rows) error {
+		LEFT JOIN LATERAL (SELECT sum(b.n) AS df FROM fts_blocks b WHERE b.ix = $1 AND b.term = u.term) t ON true WHERE st.ix = $1`, []any{ix, words}, func(r pgx.Rows) error {
 		var i int64
 		var n int64
 		if err := r.Scan(&nRows, &nTokens, &segEmpty, &i, &n); err != nil {
@@ -171,17 +175,6 @@ func (s *Store) searchWords(ctx context.Context, ix int, e *node, tsq string, f 
 		}
 		hits, err := s.searchWordsSQL(ctx, ix, joins, cond, condArgs, pw, pidf, avg, limit)
 		return hits, segEmpty, err
-	}
-	if joins == "" {
-		// The whole index: by its blocks' bounds (bm25blocks.go).
-		hits, ok, err := s.searchBlocks(ctx, ix, words, of, idf, avg, limit)
-		if err != nil {
-			return nil, false, fmt.Errorf("search: %w", err)
-		}
-		if !ok {
-			return sqlScored()
-		}
-		return hits, segEmpty, nil
 	}
 	next := 0 // order[:next] are read whole
 	for k := range order {

@@ -68,7 +68,7 @@ func (b *batch) flush(ctx context.Context) error {
 	// The goroutine's own batch: its statements, statistics and kept
 	// versions, shared with this one at wait; the transaction is the
 	// same.
-	w := &batch{s: b.s, tx: b.tx, gen: b.gen, df: [2]map[string]int64{{}, {}}, pending: b.pending}
+	w := &batch{s: b.s, tx: b.tx, gen: b.gen, pending: b.pending}
 	b.pending = nil
 	done := make(chan error, 1)
 	b.inflight, b.part = done, w
@@ -92,9 +92,6 @@ func (b *batch) wait() error {
 	w := b.part
 	b.inflight, b.part = nil, nil
 	for ix := range 2 {
-		for t, d := range w.df[ix] {
-			b.df[ix][t] += d
-		}
 		b.rows[ix] += w.rows[ix]
 		b.tokens[ix] += w.tokens[ix]
 	}
@@ -285,14 +282,14 @@ func (b *batch) writeChunks(ctx context.Context, docs []*store.Document, ids []i
 	}
 	wt, segTok, hasSeg, titles, heads := tk.wt, tk.segTok, tk.hasSeg, tk.titles, tk.heads
 	chunkRows := make([][]any, 0, len(wt))
-	var post []posting
+	post := [2]blockSet{{}, {}}
 	k := 0
 	for di, d := range docs {
 		for seq, c := range d.Chunks {
 			id := ids[di]<<16 | int64(seq)
 			tsv, l, terms, wf := tsvector(wt[k])
-			b.count(ixWords, terms, l, 1)
-			post = appendPostings(post, ixWords, id, l, terms, wf)
+			b.count(ixWords, l, 1)
+			post[ixWords].add(id, l, terms, wf)
 			var seg any
 			segLen := 0
 			if hasSeg[k] {
@@ -301,8 +298,8 @@ func (b *batch) writeChunks(ctx context.Context, docs []*store.Document, ids []i
 				var swf []float64
 				sv, segLen, sterms, swf = tsvector(segTok[k])
 				seg = sv
-				b.count(ixSeg, sterms, segLen, 1)
-				post = appendPostings(post, ixSeg, id, segLen, sterms, swf)
+				b.count(ixSeg, segLen, 1)
+				post[ixSeg].add(id, segLen, sterms, swf)
 			}
 			chunkRows = append(chunkRows, []any{id, ids[di], int32(seq), titles[di], heads[di][seq], c.Text,
 				int32(c.StartLine), int32(c.EndLine), int32(c.StartByte), int32(c.EndByte), tsv, int32(l), seg, int32(segLen)})
@@ -314,16 +311,7 @@ func (b *batch) writeChunks(ctx context.Context, docs []*store.Document, ids []i
 		pgx.CopyFromRows(chunkRows)); err != nil {
 		return fmt.Errorf("write chunks: %w", err)
 	}
-	slices.SortFunc(post, func(x, y posting) int {
-		if x.ix != y.ix {
-			return int(x.ix) - int(y.ix)
-		}
-		if c := strings.Compare(x.term, y.term); c != 0 {
-			return c
-		}
-		return cmp.Compare(x.chunk, y.chunk)
-	})
-	blocks := toBlockRows(post)
+	blocks := append(post[ixWords].rows(ixWords, nil), post[ixSeg].rows(ixSeg, nil)...)
 	if _, err := b.tx.CopyFrom(ctx, pgx.Identifier{"fts_blocks"}, []string{"ix", "term", "first", "last", "n", "max_wf", "min_lr", "ids", "wfs", "lens"},
 		pgx.CopyFromRows(blocks)); err != nil {
 		return fmt.Errorf("write the word index: %w", err)
@@ -331,43 +319,62 @@ func (b *batch) writeChunks(ctx context.Context, docs []*store.Document, ids []i
 	return nil
 }
 
-// toBlockRows groups postings sorted by (ix, term, chunk) into the rows
-// of fts_blocks: one per index and term.
-func toBlockRows(post []posting) [][]any {
-	var out [][]any
-	for i := 0; i < len(post); {
-		j := i + 1
-		for j < len(post) && post[j].ix == post[i].ix && post[j].term == post[i].term {
-			j++
+// blockSet is a flush's postings of one index, by term: each term's
+// block in the making.
+type blockSet map[string]*blockRow
+
+// blockRow is a block's postings: chunk ids, weighted frequencies and
+// the chunks' lengths.
+type blockRow struct {
+	ids  []int64
+	wfs  []float64
+	lens []int32
+}
+
+// add adds the postings of chunk id's terms, their weighted frequencies
+// and the chunk's length.
+func (bs blockSet) add(id int64, length int, terms []string, wf []float64) {
+	for i, t := range terms {
+		r := bs[t]
+		if r == nil {
+			r = &blockRow{}
+			bs[t] = r
 		}
-		n := j - i
-		ids, wfs, lens := make([]int64, n), make([]float64, n), make([]int32, n)
+		r.ids, r.wfs, r.lens = append(r.ids, id), append(r.wfs, wf[i]), append(r.lens, int32(length))
+	}
+}
+
+// rows appends the rows of fts_blocks of index ix to out, by term, each
+// block's postings in chunk order.
+func (bs blockSet) rows(ix int, out [][]any) [][]any {
+	terms := make([]string, 0, len(bs))
+	for t := range bs {
+		terms = append(terms, t)
+	}
+	slices.Sort(terms)
+	for _, t := range terms {
+		r := bs[t]
+		if !slices.IsSorted(r.ids) {
+			// A changed document keeps its id: the flush's ids are not
+			// always ascending.
+			order := make([]int, len(r.ids))
+			for i := range order {
+				order[i] = i
+			}
+			slices.SortFunc(order, func(a, b int) int { return cmp.Compare(r.ids[a], r.ids[b]) })
+			s := blockRow{make([]int64, len(order)), make([]float64, len(order)), make([]int32, len(order))}
+			for i, k := range order {
+				s.ids[i], s.wfs[i], s.lens[i] = r.ids[k], r.wfs[k], r.lens[k]
+			}
+			r = &s
+		}
 		maxWF, minLR := 0.0, math.Inf(1)
-		for k, p := range post[i:j] {
-			ids[k], wfs[k], lens[k] = p.chunk, p.wf, p.len
-			maxWF = max(maxWF, p.wf)
-			minLR = min(minLR, float64(p.len)/p.wf)
+		for i, wf := range r.wfs {
+			maxWF = max(maxWF, wf)
+			minLR = min(minLR, float64(r.lens[i])/wf)
 		}
-		out = append(out, []any{post[i].ix, post[i].term, ids[0], ids[n-1], int32(n), maxWF, minLR, ids, wfs, lens})
-		i = j
+		n := len(r.ids)
+		out = append(out, []any{int16(ix), t, r.ids[0], r.ids[n-1], int32(n), maxWF, minLR, r.ids, r.wfs, r.lens})
 	}
 	return out
-}
-
-// posting is one term of one chunk, a place in a row of fts_blocks.
-type posting struct {
-	ix    int16
-	term  string
-	chunk int64
-	wf    float64
-	len   int32
-}
-
-// appendPostings appends the postings of chunk id's terms, their
-// weighted frequencies and the chunk's length.
-func appendPostings(post []posting, ix int, id int64, length int, terms []string, wf []float64) []posting {
-	for i, t := range terms {
-		post = append(post, posting{int16(ix), t, id, wf[i], int32(length)})
-	}
-	return post
 }
