@@ -16,8 +16,10 @@ import (
 
 // A search of single words reads only what can reach its top documents
 // (MaxScore, as in Turtle and Flood's query evaluation): a word's share
-// of a row's score, idf·f·(k1+1)/(f + k1·norm), is below idf·(k1+1)
-// whatever the row, its bound. The rare words' postings are read whole,
+// of a row's score, idf·f·(k1+1)/(f + k1·norm) = idf·(k1+1)/(1 +
+// k1·(1−b)/f + k1·b·(len/f)/avglen), is below idf·(k1+1)·g whatever the
+// row, its bound, g from the largest f and least len/f of its blocks
+// (max_wf, min_lr, kept at write time). The rare words' postings are read whole,
 // rarest first; the rows they hold, scored on them alone, give a lower
 // bound θ of the score of the limit-th document. Once the bounds of the
 // words left add up to less than θ, a row holding only those words
@@ -96,24 +98,26 @@ func (s *Store) searchWords(ctx context.Context, ix int, e *node, tsq string, f 
 		}
 		of[i] = k
 	}
-	if w, _ := where(f, 1); w == "" && e.plainOr() {
-		// The whole index: by its blocks' bounds (bm25blocks.go).
-		return s.searchBlocks(ctx, ix, words, of, limit)
-	}
 	var nRows, nTokens int64
 	var segEmpty bool
 	df := make([]int64, len(words))
-	err := s.each(ctx, `SELECT st.rows, st.tokens, (SELECT rows = 0 FROM fts_stats WHERE ix = 1), u.i, coalesce(t.df, 0)
+	// g: the most a posting of the word reaches of idf·(k1+1), from its
+	// blocks' max_wf and min_lr (readBlocks's bound; 1 without blocks).
+	g := make([]float64, len(words))
+	err := s.each(ctx, `SELECT st.rows, st.tokens, (SELECT rows = 0 FROM fts_stats WHERE ix = 1), u.i, coalesce(t.df, 0), coalesce(t.g, 1)
 		FROM fts_stats st CROSS JOIN unnest($2::text[]) WITH ORDINALITY AS u(term, i)
-		LEFT JOIN LATERAL (SELECT sum(b.n) AS df FROM fts_blocks b WHERE b.ix = $1 AND b.term = u.term) t ON true WHERE st.ix = $1`, []any{ix, words}, func(r pgx.Rows) error {
-		var i int64
-		var n int64
-		if err := r.Scan(&nRows, &nTokens, &segEmpty, &i, &n); err != nil {
-			return err
-		}
-		df[i-1] = n
-		return nil
-	})
+		LEFT JOIN LATERAL (SELECT sum(b.n) AS df, max(1.0::float8 / (1.0::float8 + $3::float8 / b.max_wf + $4::float8 * b.min_lr * st.rows::float8 / st.tokens)) AS g
+			FROM fts_blocks b WHERE b.ix = $1 AND b.term = u.term AND b.n > 0 AND st.tokens > 0) t ON true WHERE st.ix = $1`,
+		[]any{ix, words, float64(bm25K1) * (1 - float64(bm25B)), float64(bm25K1) * float64(bm25B)}, func(r pgx.Rows) error {
+			var i int64
+			var n int64
+			var gi float64
+			if err := r.Scan(&nRows, &nTokens, &segEmpty, &i, &n, &gi); err != nil {
+				return err
+			}
+			df[i-1], g[i-1] = n, min(gi, 1)
+			return nil
+		})
 	if err != nil {
 		return nil, false, fmt.Errorf("search: %w", err)
 	}
@@ -131,7 +135,7 @@ func (s *Store) searchWords(ctx context.Context, ix int, e *node, tsq string, f 
 	// expression counts twice, as in FTS5).
 	bound := make([]float64, len(words))
 	for i := range ps {
-		bound[of[i]] += idf[of[i]] * (bm25K1 + 1)
+		bound[of[i]] += idf[of[i]] * (bm25K1 + 1) * g[of[i]]
 	}
 	for k := range bound {
 		bound[k] *= 1 + boundSlack

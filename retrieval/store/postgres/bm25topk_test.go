@@ -20,7 +20,9 @@ import (
 // (bm25topk.go), answers as SQLite's FTS5 scoring every row: the same
 // documents, best chunks and scores, in the same order. 500 documents of
 // Zipf-distributed words (a few in nearly every chunk, as "the" and "of"
-// are), two collections, one to four chunks each; questions of 1–12
+// are), two collections, one to four chunks each, written to Postgres in
+// six batches (several blocks per word), then a third changed (their
+// postings cut out of their blocks) and a tenth removed; questions of 1–12
 // words mixing common and rare ones (some twice), under limits 1 to 50,
 // with and without a collection filter, ORed and ANDed, with an
 // exclusion; half of them with the common words read whole for the
@@ -147,14 +149,6 @@ func TestTopKAsFTS5(t *testing.T) {
 		// each, or read whole and kept for those rows.
 		if qi == 40 {
 			postgres.SetProbeCost(t, 1<<40)
-		}
-		// The blocks' ranges read a few postings at a time (many reads)
-		// for questions 20–59.
-		switch qi {
-		case 20:
-			postgres.SetFirstRead(t, 1)
-		case 60:
-			postgres.SetFirstRead(t, 2048)
 		}
 		switch qi {
 		case 60:

@@ -28,10 +28,3 @@ func SetMaxRows(t interface{ Cleanup(func()) }, n int64) {
 	maxRows = n
 	t.Cleanup(func() { maxRows = old })
 }
-
-// SetFirstRead sets the block search's firstRead until the test ends.
-func SetFirstRead(t interface{ Cleanup(func()) }, n int64) {
-	old := firstRead
-	firstRead = n
-	t.Cleanup(func() { firstRead = old })
-}
