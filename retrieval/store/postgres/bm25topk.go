@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sort"
 	"strconv"
 
 	"github.com/gnosearch/gno/retrieval/store"
@@ -26,8 +27,9 @@ import (
 // cannot reach the top, and they are read only for the rows that still
 // can (those whose score so far plus the words' bounds reaches θ): the
 // near-universal words of a question (the, of, and: in nearly every
-// chunk, their IDF clamped to 1e-6) cost a few index probes instead of a
-// posting per chunk. The top documents, their best chunks and their
+// chunk, their IDF clamped to 1e-6) cost a binary search per candidate
+// in their blocks' arrays (complete) instead of decoding a posting per
+// chunk. The top documents, their best chunks and their
 // scores are exactly those of scoring every row: each is summed over the
 // expression's phrases in order, as FTS5's bm25() sums them.
 
@@ -35,12 +37,6 @@ import (
 // first only for the rows the rarer words found (when their bounds
 // allow: else it is read whole after all).
 const commonShare = 8
-
-// probeCost is what an index probe for one word's posting in one row
-// costs, in postings read in order: past it the words left are read
-// whole (and kept only for the candidate rows). A variable for the tests,
-// which take both ways.
-var probeCost int64 = 4
 
 // maxRows caps the candidate rows a search holds in Go (each costs
 // ~320 bytes across its maps and slices, BenchmarkTopKSearch; "the" at
@@ -191,9 +187,8 @@ func (s *Store) searchWords(ctx context.Context, ix int, e *node, tsq string, f 
 		return sqlScored()
 	}
 	rows := newWordRows(len(words))
-	// read adds the postings q selects to rows; known: only to the rows
-	// rows holds.
-	read := func(q string, args []any, known bool) error {
+	// read adds the postings q selects to rows.
+	read := func(q string, args []any) error {
 		return s.each(ctx, q, args, func(r pgx.Rows) error {
 			id, n, term, wf, err := scanPosting(r)
 			if err != nil {
@@ -203,12 +198,10 @@ func (s *Store) searchWords(ctx context.Context, ix int, e *node, tsq string, f 
 			if !ok {
 				return fmt.Errorf("a posting of %q, not asked for", term)
 			}
-			if _, have := rows.at[id]; have || !known {
-				if !have && int64(len(rows.ids)) >= maxRows {
-					return errTooManyRows
-				}
-				rows.set(id, n, k, wf)
+			if _, have := rows.at[id]; !have && int64(len(rows.ids)) >= maxRows {
+				return errTooManyRows
 			}
+			rows.set(id, n, k, wf)
 			return nil
 		})
 	}
@@ -241,7 +234,7 @@ func (s *Store) searchWords(ctx context.Context, ix int, e *node, tsq string, f 
 				batch = append(batch, words[k])
 			}
 			q := "SELECT p.chunk_id, p.len, p.term, p.wf FROM " + postingsFrom + " p" + joins + " WHERE p.ix = $1 AND p.term = ANY($2)" + cond
-			if err := read(q, append([]any{ix, batch}, condArgs...), false); errors.Is(err, errTooManyRows) {
+			if err := read(q, append([]any{ix, batch}, condArgs...)); errors.Is(err, errTooManyRows) {
 				return sqlScored()
 			} else if err != nil {
 				return nil, false, fmt.Errorf("search: %w", err)
@@ -283,19 +276,10 @@ func (s *Store) searchWords(ctx context.Context, ix int, e *node, tsq string, f 
 		rows = rows.only(ids)
 		if len(ids) > 0 {
 			left := make([]string, 0, len(order)-next)
-			var postings int64
 			for _, k := range order[next:] {
 				left = append(left, words[k])
-				postings += df[k]
 			}
-			// An index probe per word and row, unless that would cost
-			// more than reading the words whole (a probe costs a few
-			// postings' reading).
-			q, args := "SELECT p.chunk_id, p.len, p.term, p.wf FROM "+postingsFrom+" p WHERE p.ix = $1 AND p.term = ANY($2)", []any{ix, left}
-			if int64(len(ids))*int64(len(left))*probeCost < postings {
-				q, args = "SELECT p.chunk_id, p.len, p.term, p.wf FROM "+postingsFrom+" p JOIN unnest($3::bigint[]) AS k(id) ON k.id = p.chunk_id WHERE p.ix = $1 AND p.term = ANY($2)", append(args, ids)
-			}
-			if err := read(q, args, true); err != nil {
+			if err := s.complete(ctx, ix, left, at, ids, rows); err != nil {
 				return nil, false, fmt.Errorf("search: %w", err)
 			}
 		}
@@ -427,4 +411,124 @@ func scanPosting(r pgx.Rows) (id int64, n int32, term []byte, wf float64, err er
 	}
 	err = r.Scan(&id, &n, &term, &wf)
 	return id, n, term, wf, err
+}
+
+// complete adds the postings of the words left to the candidate rows ids
+// (which rows holds): their blocks whose range meets the candidates' are
+// read as arrays, and each candidate in a block's range is looked up in
+// it (a binary search of the array as it came), so only the candidates'
+// postings are decoded and the server sends the arrays as stored.
+func (s *Store) complete(ctx context.Context, ix int, left []string, at map[string]int, ids []int64, rows *wordRows) error {
+	slices.Sort(ids)
+	return s.each(ctx, "SELECT term, ids, wfs, lens FROM fts_blocks WHERE ix = $1 AND term = ANY($2) AND n > 0 AND last >= $3 AND first <= $4",
+		[]any{ix, left, ids[0], ids[len(ids)-1]}, func(r pgx.Rows) error {
+			bl, err := scanArrays(r)
+			if err != nil {
+				return err
+			}
+			k, ok := at[bl.term]
+			if !ok {
+				return fmt.Errorf("a block of %q, not asked for", bl.term)
+			}
+			if bl.n == 0 {
+				return nil
+			}
+			first, last := bl.id(0), bl.id(bl.n-1)
+			j, _ := slices.BinarySearch(ids, first)
+			for ; j < len(ids) && ids[j] <= last; j++ {
+				i := sort.Search(bl.n, func(i int) bool { return bl.id(i) >= ids[j] })
+				if i < bl.n && bl.id(i) == ids[j] {
+					rows.set(ids[j], bl.len(i), k, bl.wf(i))
+				}
+			}
+			return nil
+		})
+}
+
+// arrays is a block's row: its term and its postings, as the arrays'
+// binary form came (elements at fixed places) or as scanned.
+type arrays struct {
+	term         string
+	n            int
+	rawID, rawWF []byte // 12 bytes an element: a length, then 8
+	rawLen       []byte // 8 bytes an element
+	ids          []int64
+	wfs          []float64
+	lens         []int32
+	raw          bool
+}
+
+func (a *arrays) id(i int) int64 {
+	if a.raw {
+		return int64(binary.BigEndian.Uint64(a.rawID[i*12+4:]))
+	}
+	return a.ids[i]
+}
+
+func (a *arrays) wf(i int) float64 {
+	if a.raw {
+		return math.Float64frombits(binary.BigEndian.Uint64(a.rawWF[i*12+4:]))
+	}
+	return a.wfs[i]
+}
+
+func (a *arrays) len(i int) int32 {
+	if a.raw {
+		return int32(binary.BigEndian.Uint32(a.rawLen[i*8+4:]))
+	}
+	return a.lens[i]
+}
+
+// scanArrays reads a row of (term, ids, wfs, lens): the arrays left in
+// their binary form when they came so (one-dimensional, no nulls),
+// else through Scan.
+func scanArrays(r pgx.Rows) (*arrays, error) {
+	raw, fd := r.RawValues(), r.FieldDescriptions()
+	if len(raw) == 4 && len(fd) == 4 && raw[0] != nil && fd[1].Format == pgx.BinaryFormatCode && fd[2].Format == pgx.BinaryFormatCode && fd[3].Format == pgx.BinaryFormatCode {
+		a, n1, ok1 := arrayBody(raw[1], 8)
+		w, n2, ok2 := arrayBody(raw[2], 8)
+		l, n3, ok3 := arrayBody(raw[3], 4)
+		if ok1 && ok2 && ok3 && n1 == n2 && n2 == n3 {
+			return &arrays{term: string(raw[0]), n: n1, rawID: a, rawWF: w, rawLen: l, raw: true}, nil
+		}
+	}
+	var a arrays
+	if err := r.Scan(&a.term, &a.ids, &a.wfs, &a.lens); err != nil {
+		return nil, err
+	}
+	if len(a.wfs) != len(a.ids) || len(a.lens) != len(a.ids) {
+		return nil, fmt.Errorf("a block of %q with arrays of %d, %d and %d postings", a.term, len(a.ids), len(a.wfs), len(a.lens))
+	}
+	a.n = len(a.ids)
+	return &a, nil
+}
+
+// arrayBody is the elements of a one-dimensional array of fixed-size
+// elements without nulls in PostgreSQL's binary form (each a 4-byte
+// length, then its size bytes) and their number; ok false for any other.
+func arrayBody(raw []byte, size int) (body []byte, n int, ok bool) {
+	if len(raw) < 12 {
+		return nil, 0, false
+	}
+	switch binary.BigEndian.Uint32(raw) {
+	case 0:
+		return nil, 0, len(raw) == 12
+	case 1:
+	default:
+		return nil, 0, false
+	}
+	if len(raw) < 20 || binary.BigEndian.Uint32(raw[4:]) != 0 {
+		return nil, 0, false
+	}
+	n = int(binary.BigEndian.Uint32(raw[12:]))
+	body = raw[20:]
+	if n < 0 || len(body) != n*(4+size) {
+		return nil, 0, false
+	}
+	for i := range n {
+		if binary.BigEndian.Uint32(body[i*(4+size):]) != uint32(size) {
+			return nil, 0, false
+		}
+	}
+	return body, n, true
 }

@@ -25,8 +25,7 @@ import (
 // postings cut out of their blocks) and a tenth removed; questions of 1–12
 // words mixing common and rare ones (some twice), under limits 1 to 50,
 // with and without a collection filter, ORed and ANDed, with an
-// exclusion; half of them with the common words read whole for the
-// candidates instead of probed; a quarter, and questions of only common
+// exclusion; a quarter, and questions of only common
 // words or of a word in fewer documents than the limit, scored by the
 // server in one statement (searchWordsSQL). The scores are equal to the bit (the old statement, which
 // summed in SQL in another grouping, differed in the last bit in 519 of
@@ -145,11 +144,6 @@ func TestTopKAsFTS5(t *testing.T) {
 	fixed := []query.Keywords{{Terms: []string{"the"}}, {Terms: []string{"the", "of", "and"}}, {Terms: []string{"of", "the", "of"}},
 		{Terms: []string{vocab[len(vocab)-1], "the", "of"}}, {Terms: []string{"and", vocab[len(vocab)-2], "in"}}, {Terms: []string{"the", "to"}, All: true}}
 	for qi := range 80 + len(fixed) {
-		// The common words for the candidate rows: by an index probe
-		// each, or read whole and kept for those rows.
-		if qi == 40 {
-			postgres.SetProbeCost(t, 1<<40)
-		}
 		switch qi {
 		case 60:
 			postgres.SetMaxRows(t, 0)
