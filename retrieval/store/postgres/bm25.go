@@ -26,7 +26,7 @@ import (
 // column (title 2, headings 1.5, body 1: the tsvector's weights A, B, D),
 // len the row's tokens, idf(p) = ln((N − n(p) + 0.5)/(n(p) + 0.5)) (at
 // least 1e-6), N and avglen the index's rows and mean length (fts_stats)
-// and n(p) the rows holding p (fts_terms for a word; counted for a prefix
+// and n(p) the rows holding p (its blocks' n for a word; counted for a prefix
 // or a phrase of several words). All of them are read in the search's
 // snapshot, so they agree with the rows scored.
 //
@@ -135,10 +135,10 @@ func (s *Store) search(ctx context.Context, ix int, expr string, f store.Filter,
 	// ORed words over the whole index matches exactly the chunks that
 	// have postings; anything else (a phrase, AND, NOT, a filter) also
 	// asks the chunk's tsvector (and its document).
-	q := "SELECT p.chunk_id, p.len, p.term, p.wf FROM fts_postings p WHERE p.ix = $1 AND (" + termCond + ")"
+	q := "SELECT p.chunk_id, p.len, p.term, p.wf FROM " + postingsFrom + " p WHERE p.ix = $1 AND (" + termCond + ")"
 	if w, _ := where(f, 1); w != "" || !e.plainOr() {
 		args = append(args, tsq)
-		q = "SELECT p.chunk_id, p.len, p.term, p.wf FROM fts_postings p JOIN chunks c ON c.id = p.chunk_id"
+		q = "SELECT p.chunk_id, p.len, p.term, p.wf FROM " + postingsFrom + " p JOIN chunks c ON c.id = p.chunk_id"
 		if w != "" {
 			q += " JOIN documents d ON d.id = c.doc_id"
 		}
@@ -216,7 +216,7 @@ func (s *Store) idfs(ctx context.Context, ix int, phrases []*phrase, nRows int64
 	}
 	df := map[string]int64{}
 	if len(words) > 0 {
-		err := s.each(ctx, "SELECT term, df FROM fts_terms WHERE ix = $1 AND term = ANY($2)", []any{ix, words}, func(r pgx.Rows) error {
+		err := s.each(ctx, "SELECT term, sum(n) FROM fts_blocks WHERE ix = $1 AND term = ANY($2) GROUP BY term", []any{ix, words}, func(r pgx.Rows) error {
 			var t string
 			var n int64
 			err := r.Scan(&t, &n)
@@ -238,11 +238,11 @@ func (s *Store) idfs(ctx context.Context, ix int, phrases []*phrase, nRows int64
 		} else if len(p.tokens) > 0 {
 			// The rows holding the phrase are among those with a posting
 			// of its first word (or its prefix's range).
-			cond, args := "term = $2", []any{ix, p.tokens[0], p.tsquery()}
+			cond, args := "p.term = $2", []any{ix, p.tokens[0], p.tsquery()}
 			if p.prefix && len(p.tokens) == 1 {
-				cond, args = "term >= $2 AND term < $4", append(args, p.tokens[0]+"\U0010FFFF")
+				cond, args = "p.term >= $2 AND p.term < $4", append(args, p.tokens[0]+"\U0010FFFF")
 			}
-			if err := s.one(ctx, `SELECT count(*) FROM chunks c WHERE c.id IN (SELECT chunk_id FROM fts_postings WHERE ix = $1 AND `+cond+`)
+			if err := s.one(ctx, `SELECT count(*) FROM chunks c WHERE c.id IN (SELECT p.chunk_id FROM `+postingsFrom+` p WHERE p.ix = $1 AND `+cond+`)
 				AND c.`+tsvCol+" @@ $3::tsquery", args, &n); err != nil {
 				return nil, err
 			}

@@ -16,16 +16,19 @@ import (
 
 // A search of single words reads only what can reach its top documents
 // (MaxScore, as in Turtle and Flood's query evaluation): a word's share
-// of a row's score, idf·f·(k1+1)/(f + k1·norm), is below idf·(k1+1)
-// whatever the row, its bound. The rare words' postings are read whole,
+// of a row's score, idf·f·(k1+1)/(f + k1·norm) = idf·(k1+1)/(1 +
+// k1·(1−b)/f + k1·b·(len/f)/avglen), is below idf·(k1+1)·g whatever the
+// row, its bound, g from the largest f and least len/f of its blocks
+// (max_wf, min_lr, kept at write time). The rare words' postings are read whole,
 // rarest first; the rows they hold, scored on them alone, give a lower
 // bound θ of the score of the limit-th document. Once the bounds of the
 // words left add up to less than θ, a row holding only those words
 // cannot reach the top, and they are read only for the rows that still
 // can (those whose score so far plus the words' bounds reaches θ): the
 // near-universal words of a question (the, of, and: in nearly every
-// chunk, their IDF clamped to 1e-6) cost a few index probes instead of a
-// posting per chunk. The top documents, their best chunks and their
+// chunk, their IDF clamped to 1e-6) cost a binary search per candidate
+// in their blocks' arrays (complete) instead of decoding a posting per
+// chunk. The top documents, their best chunks and their
 // scores are exactly those of scoring every row: each is summed over the
 // expression's phrases in order, as FTS5's bm25() sums them.
 
@@ -33,12 +36,6 @@ import (
 // first only for the rows the rarer words found (when their bounds
 // allow: else it is read whole after all).
 const commonShare = 8
-
-// probeCost is what an index probe for one word's posting in one row
-// costs, in postings read in order: past it the words left are read
-// whole (and kept only for the candidate rows). A variable for the tests,
-// which take both ways.
-var probeCost int64 = 4
 
 // maxRows caps the candidate rows a search holds in Go (each costs
 // ~320 bytes across its maps and slices, BenchmarkTopKSearch; "the" at
@@ -99,17 +96,23 @@ func (s *Store) searchWords(ctx context.Context, ix int, e *node, tsq string, f 
 	var nRows, nTokens int64
 	var segEmpty bool
 	df := make([]int64, len(words))
-	err := s.each(ctx, `SELECT st.rows, st.tokens, (SELECT rows = 0 FROM fts_stats WHERE ix = 1), u.i, coalesce(t.df, 0)
+	// g: the most a posting of the word reaches of idf·(k1+1), from its
+	// blocks' max_wf and min_lr (readBlocks's bound; 1 without blocks).
+	g := make([]float64, len(words))
+	err := s.each(ctx, `SELECT st.rows, st.tokens, (SELECT rows = 0 FROM fts_stats WHERE ix = 1), u.i, coalesce(t.df, 0), coalesce(t.g, 1)
 		FROM fts_stats st CROSS JOIN unnest($2::text[]) WITH ORDINALITY AS u(term, i)
-		LEFT JOIN fts_terms t ON t.ix = $1 AND t.term = u.term WHERE st.ix = $1`, []any{ix, words}, func(r pgx.Rows) error {
-		var i int64
-		var n int64
-		if err := r.Scan(&nRows, &nTokens, &segEmpty, &i, &n); err != nil {
-			return err
-		}
-		df[i-1] = n
-		return nil
-	})
+		LEFT JOIN LATERAL (SELECT sum(b.n) AS df, max(1.0::float8 / (1.0::float8 + $3::float8 / b.max_wf + $4::float8 * b.min_lr * st.rows::float8 / st.tokens)) AS g
+			FROM fts_blocks b WHERE b.ix = $1 AND b.term = u.term AND b.n > 0 AND st.tokens > 0) t ON true WHERE st.ix = $1`,
+		[]any{ix, words, float64(bm25K1) * (1 - float64(bm25B)), float64(bm25K1) * float64(bm25B)}, func(r pgx.Rows) error {
+			var i int64
+			var n int64
+			var gi float64
+			if err := r.Scan(&nRows, &nTokens, &segEmpty, &i, &n, &gi); err != nil {
+				return err
+			}
+			df[i-1], g[i-1] = n, min(gi, 1)
+			return nil
+		})
 	if err != nil {
 		return nil, false, fmt.Errorf("search: %w", err)
 	}
@@ -127,7 +130,7 @@ func (s *Store) searchWords(ctx context.Context, ix int, e *node, tsq string, f 
 	// expression counts twice, as in FTS5).
 	bound := make([]float64, len(words))
 	for i := range ps {
-		bound[of[i]] += idf[of[i]] * (bm25K1 + 1)
+		bound[of[i]] += idf[of[i]] * (bm25K1 + 1) * g[of[i]]
 	}
 	for k := range bound {
 		bound[k] *= 1 + boundSlack
@@ -183,9 +186,8 @@ func (s *Store) searchWords(ctx context.Context, ix int, e *node, tsq string, f 
 		return sqlScored()
 	}
 	rows := newWordRows(len(words))
-	// read adds the postings q selects to rows; known: only to the rows
-	// rows holds.
-	read := func(q string, args []any, known bool) error {
+	// read adds the postings q selects to rows.
+	read := func(q string, args []any) error {
 		return s.each(ctx, q, args, func(r pgx.Rows) error {
 			id, n, term, wf, err := scanPosting(r)
 			if err != nil {
@@ -195,12 +197,10 @@ func (s *Store) searchWords(ctx context.Context, ix int, e *node, tsq string, f 
 			if !ok {
 				return fmt.Errorf("a posting of %q, not asked for", term)
 			}
-			if _, have := rows.at[id]; have || !known {
-				if !have && int64(len(rows.ids)) >= maxRows {
-					return errTooManyRows
-				}
-				rows.set(id, n, k, wf)
+			if _, have := rows.at[id]; !have && int64(len(rows.ids)) >= maxRows {
+				return errTooManyRows
 			}
+			rows.set(id, n, k, wf)
 			return nil
 		})
 	}
@@ -232,8 +232,8 @@ func (s *Store) searchWords(ctx context.Context, ix int, e *node, tsq string, f 
 			for _, k := range order[done:next] {
 				batch = append(batch, words[k])
 			}
-			q := "SELECT p.chunk_id, p.len, p.term, p.wf FROM fts_postings p" + joins + " WHERE p.ix = $1 AND p.term = ANY($2)" + cond
-			if err := read(q, append([]any{ix, batch}, condArgs...), false); errors.Is(err, errTooManyRows) {
+			q := "SELECT p.chunk_id, p.len, p.term, p.wf FROM " + postingsFrom + " p" + joins + " WHERE p.ix = $1 AND p.term = ANY($2)" + cond
+			if err := read(q, append([]any{ix, batch}, condArgs...)); errors.Is(err, errTooManyRows) {
 				return sqlScored()
 			} else if err != nil {
 				return nil, false, fmt.Errorf("search: %w", err)
@@ -275,20 +275,10 @@ func (s *Store) searchWords(ctx context.Context, ix int, e *node, tsq string, f 
 		rows = rows.only(ids)
 		if len(ids) > 0 {
 			left := make([]string, 0, len(order)-next)
-			var postings int64
 			for _, k := range order[next:] {
 				left = append(left, words[k])
-				postings += df[k]
 			}
-			// An index probe per word and row, unless that would cost
-			// more than reading the words whole (a probe costs a few
-			// postings' reading).
-			q, args := "SELECT p.chunk_id, p.len, p.term, p.wf FROM fts_postings p WHERE p.ix = $1 AND p.term = ANY($2)", []any{ix, left}
-			if int64(len(ids))*int64(len(left))*probeCost < postings {
-				slices.Sort(ids)
-				q, args = q+" AND p.chunk_id = ANY($3)", append(args, ids)
-			}
-			if err := read(q, args, true); err != nil {
+			if err := s.complete(ctx, ix, left, at, ids, rows); err != nil {
 				return nil, false, fmt.Errorf("search: %w", err)
 			}
 		}
@@ -321,7 +311,7 @@ func (s *Store) searchWordsSQL(ctx context.Context, ix int, joins, cond string, 
 	idfs, avgP, k1, b := "$"+strconv.Itoa(n+1)+"::float8[]", p(2), p(3), p(4)
 	sql := `WITH q AS (SELECT u.term, u.idf, u.i FROM unnest($2::text[], ` + idfs + `) WITH ORDINALITY AS u(term, idf, i)),
 	s AS (SELECT p.chunk_id AS id, sum(q.idf * ((p.wf * (` + k1 + ` + 1.0::float8)) / (p.wf + ` + k1 + ` * (1.0::float8 - ` + b + ` + ` + b + ` * p.len::float8 / ` + avgP + `))) ORDER BY q.i) AS score
-		FROM fts_postings p JOIN q ON q.term = p.term` + joins + ` WHERE p.ix = $1` + cond + ` GROUP BY p.chunk_id)
+		FROM ` + postingsFrom + ` p JOIN q ON q.term = p.term` + joins + ` WHERE p.ix = $1` + cond + ` GROUP BY p.chunk_id)
 	SELECT id, score FROM (SELECT DISTINCT ON (id >> 16) id, score FROM s ORDER BY id >> 16, score DESC, id) best
 	ORDER BY score DESC, id LIMIT $` + strconv.Itoa(n+5)
 	var out []store.ChunkHit

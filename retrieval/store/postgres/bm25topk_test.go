@@ -20,11 +20,12 @@ import (
 // (bm25topk.go), answers as SQLite's FTS5 scoring every row: the same
 // documents, best chunks and scores, in the same order. 500 documents of
 // Zipf-distributed words (a few in nearly every chunk, as "the" and "of"
-// are), two collections, one to four chunks each; questions of 1–12
+// are), two collections, one to four chunks each, written to Postgres in
+// six batches (several blocks per word), then a third changed (their
+// postings cut out of their blocks) and a tenth removed; questions of 1–12
 // words mixing common and rare ones (some twice), under limits 1 to 50,
 // with and without a collection filter, ORed and ANDed, with an
-// exclusion; half of them with the common words read whole for the
-// candidates instead of probed; a quarter, and questions of only common
+// exclusion; a quarter, and questions of only common
 // words or of a word in fewer documents than the limit, scored by the
 // server in one statement (searchWordsSQL). The scores are equal to the bit (the old statement, which
 // summed in SQL in another grouping, differed in the last bit in 519 of
@@ -84,8 +85,48 @@ func TestTopKAsFTS5(t *testing.T) {
 		d.LineCount = len(parts)
 		docs = append(docs, d)
 	}
+	// Postgres gets them in six batches (blocks of ~85 documents per
+	// word), then both a third of them changed (their postings cut out of
+	// the old blocks, new blocks over the same chunk ids) and a tenth
+	// removed.
 	putAll(t, sq, docs)
-	putAll(t, pg, docs)
+	for i := 0; i < len(docs); i += 85 {
+		putAll(t, pg, docs[i:min(i+85, len(docs))])
+	}
+	var changed []*store.Document
+	for i, d := range docs {
+		if i%3 == 1 {
+			c := *d
+			c.Hash += "b"
+			c.Chunks = nil
+			for j := range 1 + rng.IntN(4) {
+				c.Chunks = append(c.Chunks, chunk.Chunk{Text: text(5 + rng.IntN(60)), StartLine: j + 1, EndLine: j + 1})
+			}
+			changed = append(changed, &c)
+		}
+	}
+	putAll(t, sq, changed)
+	putAll(t, pg, changed)
+	for _, st := range []store.Backend{sq, pg} {
+		b, err := st.Begin(ctx, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, d := range docs {
+			if i%10 == 4 {
+				m, err := st.DocByPath(ctx, d.Collection, d.RelPath)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := b.Remove(ctx, m.ID); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		if err := b.Commit(); err != nil {
+			t.Fatal(err)
+		}
+	}
 
 	word := func() string {
 		switch rng.IntN(4) {
@@ -103,11 +144,6 @@ func TestTopKAsFTS5(t *testing.T) {
 	fixed := []query.Keywords{{Terms: []string{"the"}}, {Terms: []string{"the", "of", "and"}}, {Terms: []string{"of", "the", "of"}},
 		{Terms: []string{vocab[len(vocab)-1], "the", "of"}}, {Terms: []string{"and", vocab[len(vocab)-2], "in"}}, {Terms: []string{"the", "to"}, All: true}}
 	for qi := range 80 + len(fixed) {
-		// The common words for the candidate rows: by an index probe
-		// each, or read whole and kept for those rows.
-		if qi == 40 {
-			postgres.SetProbeCost(t, 1<<40)
-		}
 		switch qi {
 		case 60:
 			postgres.SetMaxRows(t, 0)

@@ -15,13 +15,6 @@ func (s *Store) OneForTest(ctx context.Context, q string, dest ...any) error {
 	return s.one(ctx, q, nil, dest...)
 }
 
-// SetProbeCost sets the top-k search's probeCost until the test ends.
-func SetProbeCost(t interface{ Cleanup(func()) }, c int64) {
-	old := probeCost
-	probeCost = c
-	t.Cleanup(func() { probeCost = old })
-}
-
 // SetMaxRows sets the top-k search's maxRows until the test ends.
 func SetMaxRows(t interface{ Cleanup(func()) }, n int64) {
 	old := maxRows

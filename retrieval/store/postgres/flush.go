@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -24,9 +25,8 @@ import (
 //     one statement that upserts the documents, contents, tags, links and
 //     declarations and returns the documents' ids;
 //   - one tokenizer call per index for all their chunks;
-//   - one COPY of the chunks and one of the postings, sorted in their
-//     index's order (term, then chunk) so its b-tree is written a few
-//     pages at a time.
+//   - one COPY of the chunks and one of the postings, one row per index
+//     and term (fts_blocks), each its chunks' postings as arrays.
 //
 // All of it is in the batch's transaction: a failed flush fails the batch.
 
@@ -68,7 +68,7 @@ func (b *batch) flush(ctx context.Context) error {
 	// The goroutine's own batch: its statements, statistics and kept
 	// versions, shared with this one at wait; the transaction is the
 	// same.
-	w := &batch{s: b.s, tx: b.tx, gen: b.gen, df: [2]map[string]int64{{}, {}}, pending: b.pending}
+	w := &batch{s: b.s, tx: b.tx, gen: b.gen, pending: b.pending}
 	b.pending = nil
 	done := make(chan error, 1)
 	b.inflight, b.part = done, w
@@ -92,9 +92,6 @@ func (b *batch) wait() error {
 	w := b.part
 	b.inflight, b.part = nil, nil
 	for ix := range 2 {
-		for t, d := range w.df[ix] {
-			b.df[ix][t] += d
-		}
 		b.rows[ix] += w.rows[ix]
 		b.tokens[ix] += w.tokens[ix]
 	}
@@ -285,14 +282,14 @@ func (b *batch) writeChunks(ctx context.Context, docs []*store.Document, ids []i
 	}
 	wt, segTok, hasSeg, titles, heads := tk.wt, tk.segTok, tk.hasSeg, tk.titles, tk.heads
 	chunkRows := make([][]any, 0, len(wt))
-	var post []posting
+	post := [2]blockSet{{}, {}}
 	k := 0
 	for di, d := range docs {
 		for seq, c := range d.Chunks {
 			id := ids[di]<<16 | int64(seq)
 			tsv, l, terms, wf := tsvector(wt[k])
-			b.count(ixWords, terms, l, 1)
-			post = appendPostings(post, ixWords, id, l, terms, wf)
+			b.count(ixWords, l, 1)
+			post[ixWords].add(id, l, terms, wf)
 			var seg any
 			segLen := 0
 			if hasSeg[k] {
@@ -301,8 +298,8 @@ func (b *batch) writeChunks(ctx context.Context, docs []*store.Document, ids []i
 				var swf []float64
 				sv, segLen, sterms, swf = tsvector(segTok[k])
 				seg = sv
-				b.count(ixSeg, sterms, segLen, 1)
-				post = appendPostings(post, ixSeg, id, segLen, sterms, swf)
+				b.count(ixSeg, segLen, 1)
+				post[ixSeg].add(id, segLen, sterms, swf)
 			}
 			chunkRows = append(chunkRows, []any{id, ids[di], int32(seq), titles[di], heads[di][seq], c.Text,
 				int32(c.StartLine), int32(c.EndLine), int32(c.StartByte), int32(c.EndByte), tsv, int32(l), seg, int32(segLen)})
@@ -314,44 +311,70 @@ func (b *batch) writeChunks(ctx context.Context, docs []*store.Document, ids []i
 		pgx.CopyFromRows(chunkRows)); err != nil {
 		return fmt.Errorf("write chunks: %w", err)
 	}
-	slices.SortFunc(post, func(x, y posting) int {
-		if x.ix != y.ix {
-			return int(x.ix) - int(y.ix)
-		}
-		if c := strings.Compare(x.term, y.term); c != 0 {
-			return c
-		}
-		return cmp.Compare(x.chunk, y.chunk)
-	})
-	i := 0
-	if _, err := b.tx.CopyFrom(ctx, pgx.Identifier{"fts_postings"}, []string{"ix", "term", "chunk_id", "wf", "len"},
-		pgx.CopyFromFunc(func() ([]any, error) {
-			if i == len(post) {
-				return nil, nil
-			}
-			p := post[i]
-			i++
-			return []any{p.ix, p.term, p.chunk, p.wf, p.len}, nil
-		})); err != nil {
+	blocks := append(post[ixWords].rows(ixWords, nil), post[ixSeg].rows(ixSeg, nil)...)
+	if _, err := b.tx.CopyFrom(ctx, pgx.Identifier{"fts_blocks"}, []string{"ix", "term", "first", "last", "n", "max_wf", "min_lr", "ids", "wfs", "lens"},
+		pgx.CopyFromRows(blocks)); err != nil {
 		return fmt.Errorf("write the word index: %w", err)
 	}
 	return nil
 }
 
-// posting is a row of fts_postings.
-type posting struct {
-	ix    int16
-	term  string
-	chunk int64
-	wf    float64
-	len   int32
+// blockSet is a flush's postings of one index, by term: each term's
+// block in the making.
+type blockSet map[string]*blockRow
+
+// blockRow is a block's postings: chunk ids, weighted frequencies and
+// the chunks' lengths.
+type blockRow struct {
+	ids  []int64
+	wfs  []float64
+	lens []int32
 }
 
-// appendPostings appends the postings of chunk id's terms, their
-// weighted frequencies and the chunk's length.
-func appendPostings(post []posting, ix int, id int64, length int, terms []string, wf []float64) []posting {
+// add adds the postings of chunk id's terms, their weighted frequencies
+// and the chunk's length.
+func (bs blockSet) add(id int64, length int, terms []string, wf []float64) {
 	for i, t := range terms {
-		post = append(post, posting{int16(ix), t, id, wf[i], int32(length)})
+		r := bs[t]
+		if r == nil {
+			r = &blockRow{}
+			bs[t] = r
+		}
+		r.ids, r.wfs, r.lens = append(r.ids, id), append(r.wfs, wf[i]), append(r.lens, int32(length))
 	}
-	return post
+}
+
+// rows appends the rows of fts_blocks of index ix to out, by term, each
+// block's postings in chunk order.
+func (bs blockSet) rows(ix int, out [][]any) [][]any {
+	terms := make([]string, 0, len(bs))
+	for t := range bs {
+		terms = append(terms, t)
+	}
+	slices.Sort(terms)
+	for _, t := range terms {
+		r := bs[t]
+		if !slices.IsSorted(r.ids) {
+			// A changed document keeps its id: the flush's ids are not
+			// always ascending.
+			order := make([]int, len(r.ids))
+			for i := range order {
+				order[i] = i
+			}
+			slices.SortFunc(order, func(a, b int) int { return cmp.Compare(r.ids[a], r.ids[b]) })
+			s := blockRow{make([]int64, len(order)), make([]float64, len(order)), make([]int32, len(order))}
+			for i, k := range order {
+				s.ids[i], s.wfs[i], s.lens[i] = r.ids[k], r.wfs[k], r.lens[k]
+			}
+			r = &s
+		}
+		maxWF, minLR := 0.0, math.Inf(1)
+		for i, wf := range r.wfs {
+			maxWF = max(maxWF, wf)
+			minLR = min(minLR, float64(r.lens[i])/wf)
+		}
+		n := len(r.ids)
+		out = append(out, []any{int16(ix), t, r.ids[0], r.ids[n-1], int32(n), maxWF, minLR, r.ids, r.wfs, r.lens})
+	}
+	return out
 }

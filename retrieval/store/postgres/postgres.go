@@ -58,8 +58,11 @@ func init() {
 
 // schemaVersion is the version of the tables below; an index made by a
 // newer gno is refused, never written. 2 added doc_links (an index of
-// version 1 gets it, filled from its Markdown, when opened).
-const schemaVersion = 3
+// version 1 gets it, filled from its Markdown, when opened); 4 keeps the
+// postings as blocks of arrays (fts_blocks; an older index's rows are
+// regrouped when opened, toBlocks, and fts_terms dropped: a term's rows
+// are its blocks' postings).
+const schemaVersion = 4
 
 // minServer is the oldest PostgreSQL accepted (server_version_num).
 const minServer = 160000
@@ -100,7 +103,7 @@ CREATE INDEX IF NOT EXISTS tags_tag ON tags(tag);
 -- index's tokens (tokens.go) with their positions, len their number
 -- (BM25's row length); seg and seg_len the segmented index's, for chunks
 -- with unspaced script. The tsvectors have no GIN index: candidates come
--- from fts_postings, and the tsvector of each decides a phrase, AND or
+-- from fts_blocks, and the tsvector of each decides a phrase, AND or
 -- NOT (a GIN index cost more at every write than it saved).
 CREATE TABLE IF NOT EXISTS chunks(
 	id BIGINT PRIMARY KEY,
@@ -117,25 +120,28 @@ CREATE TABLE IF NOT EXISTS chunks(
 	seg_len INTEGER NOT NULL DEFAULT 0);
 CREATE INDEX IF NOT EXISTS chunks_doc ON chunks(doc_id);
 -- BM25's statistics, kept by each write batch: per index, the rows and
--- their tokens; per index and term, the rows holding it.
+-- their tokens. A term's rows are the sum of its blocks' n (schema 3 kept
+-- them in fts_terms, an upsert of thousands of rows at every commit).
 CREATE TABLE IF NOT EXISTS fts_stats(ix SMALLINT PRIMARY KEY, rows BIGINT NOT NULL, tokens BIGINT NOT NULL);
 INSERT INTO fts_stats VALUES (0, 0, 0), (1, 0, 0) ON CONFLICT DO NOTHING;
--- Every batch changes the df of thousands of terms: room on each page
--- (fillfactor) and no index on df let the server update a row in place
--- (HOT) instead of adding an index entry per change. A term whose df
--- fell to 0 scores as an absent one; EndBulk deletes such rows (schema 3
--- had an index to find them at each commit, which made every update
--- write that index and the key's).
-CREATE TABLE IF NOT EXISTS fts_terms(ix SMALLINT NOT NULL, term TEXT COLLATE "C" NOT NULL, df BIGINT NOT NULL, PRIMARY KEY(ix, term)) WITH (fillfactor = 70);
-DROP INDEX IF EXISTS fts_terms_dead;
--- The inverted index BM25 reads: per index, term and chunk, the term's
--- frequency weighted by column (wf) and the chunk's length (len), so a
--- search reads only its words' rows (the tsvector's GIN index answers
--- the rest of an expression: phrases, AND, NOT).
-CREATE TABLE IF NOT EXISTS fts_postings(
-	ix SMALLINT NOT NULL, term TEXT COLLATE "C" NOT NULL, chunk_id BIGINT NOT NULL,
-	wf DOUBLE PRECISION NOT NULL, len INTEGER NOT NULL,
-	PRIMARY KEY(ix, term, chunk_id) INCLUDE (wf, len));
+-- The inverted index BM25 reads (bm25blocks.go): per index and term, one
+-- row (a block) per write flush, its postings as arrays in chunk order:
+-- ids, the term's frequency weighted by column (wfs) and the chunk's
+-- length (lens); n of them, ids from first to last. max_wf and min_lr
+-- (the least len/wf) bound what any posting of the block adds to a
+-- row's score, so a search skips the blocks that cannot reach its top.
+-- One row per term and flush costs the server a tenth of a row per
+-- posting (schema 3; bench/postgres/postingscost.sh). A deleted chunk's
+-- postings are cut out of their arrays (dropChunks); EndBulk deletes
+-- the emptied rows.
+CREATE TABLE IF NOT EXISTS fts_blocks(
+	ix SMALLINT NOT NULL, term TEXT COLLATE "C" NOT NULL,
+	first BIGINT NOT NULL, last BIGINT NOT NULL, n INTEGER NOT NULL,
+	max_wf DOUBLE PRECISION NOT NULL, min_lr DOUBLE PRECISION NOT NULL,
+	ids BIGINT[] NOT NULL, wfs DOUBLE PRECISION[] NOT NULL, lens INTEGER[] NOT NULL);
+CREATE INDEX IF NOT EXISTS fts_blocks_term ON fts_blocks(ix, term);
+-- ANALYZE need not read the arrays: no statement filters on them.
+ALTER TABLE fts_blocks ALTER ids SET STATISTICS 0, ALTER wfs SET STATISTICS 0, ALTER lens SET STATISTICS 0;
 CREATE TABLE IF NOT EXISTS vectors(
 	chunk_id BIGINT PRIMARY KEY REFERENCES chunks(id) ON DELETE CASCADE,
 	model TEXT NOT NULL,
@@ -385,15 +391,9 @@ func (s *Store) migrate(ctx context.Context) error {
 	if _, err := tx.Exec(ctx, schema); err != nil {
 		return fmt.Errorf("create the index's tables: %w", err)
 	}
-	if old > 0 && old < 3 {
-		// Schema 2 could lose a term's decrement in a batch that wrote it
-		// and dropped it again: count every term's chunks again.
-		if _, err := tx.Exec(ctx, `WITH c AS (SELECT ix, term, count(*) AS n FROM fts_postings GROUP BY ix, term)
-			UPDATE fts_terms f SET df = coalesce((SELECT n FROM c WHERE c.ix = f.ix AND c.term = f.term), 0)`); err != nil {
-			return fmt.Errorf("recount the word index's statistics: %w", err)
-		}
-		if _, err := tx.Exec(ctx, "DELETE FROM fts_terms WHERE df <= 0"); err != nil {
-			return fmt.Errorf("recount the word index's statistics: %w", err)
+	if old > 0 && old < 4 {
+		if err := toBlocks(ctx, tx); err != nil {
+			return fmt.Errorf("regroup the word index's postings: %w", err)
 		}
 	}
 	if old == 1 {

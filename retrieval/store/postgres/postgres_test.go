@@ -9,8 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gnosearch/gno/retrieval/chunk"
 	"github.com/gnosearch/gno/retrieval/gnoerr"
 	"github.com/gnosearch/gno/retrieval/links"
+	"github.com/gnosearch/gno/retrieval/query"
 	"github.com/gnosearch/gno/retrieval/store"
 	"github.com/gnosearch/gno/retrieval/store/pgtest"
 	"github.com/gnosearch/gno/retrieval/store/postgres"
@@ -175,7 +177,73 @@ func TestSchema1GetsLinks(t *testing.T) {
 	if c, err := st.Candidates(ctx, []string{"bee"}); err != nil || len(c["bee"]) != 1 {
 		t.Fatalf("aliases after the upgrade: %v, %v", c, err)
 	}
-	if v, err := st.Meta(ctx, "schema"); err != nil || v != "3" { // the version this gno writes
+	if v, err := st.Meta(ctx, "schema"); err != nil || v != "4" { // the version this gno writes
 		t.Fatalf("schema %q, %v", v, err)
+	}
+}
+
+// TestSchema3GetsBlocks: an index of schema 3 (a row per posting,
+// fts_postings) has its postings regrouped into blocks when opened, and
+// searches it as before.
+func TestSchema3GetsBlocks(t *testing.T) {
+	u := pgtest.Fresh(t)
+	ctx := context.Background()
+	st := open(t, u)
+	b, err := st.Begin(ctx, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	words := []string{"alpha", "beta", "gamma", "delta", "the"}
+	for i := range 40 {
+		var text []string
+		for j := range 3 + i%7 {
+			text = append(text, words[(i*j+j)%len(words)])
+		}
+		d := &store.Document{Collection: "c", RelPath: fmt.Sprintf("%d.md", i), Hash: fmt.Sprint(i), Content: strings.Join(text, " "), NoLinks: true,
+			Chunks: []chunk.Chunk{{Text: strings.Join(text, " "), StartLine: 1, EndLine: 1}, {Text: "the " + words[i%4], StartLine: 2, EndLine: 2}}}
+		if err := b.Put(ctx, d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := b.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	qs := []query.Keywords{{Terms: []string{"alpha"}}, {Terms: []string{"the", "gamma", "beta"}}, {Terms: []string{"delta"}, All: true}, {Phrases: []string{"the alpha"}}}
+	search := func() [][]store.ChunkHit {
+		var out [][]store.ChunkHit
+		for _, q := range qs {
+			h, err := st.SearchFTS(ctx, q, store.Filter{}, 10)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, h)
+		}
+		return out
+	}
+	want := search()
+	st.Close()
+	conn, err := pgx.Connect(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(ctx, `CREATE TABLE fts_postings(ix SMALLINT NOT NULL, term TEXT COLLATE "C" NOT NULL, chunk_id BIGINT NOT NULL,
+		wf DOUBLE PRECISION NOT NULL, len INTEGER NOT NULL, PRIMARY KEY(ix, term, chunk_id) INCLUDE (wf, len));
+		INSERT INTO fts_postings SELECT b.ix, b.term, u.i, u.f, u.l FROM fts_blocks b, unnest(b.ids, b.wfs, b.lens) AS u(i, f, l);
+		DROP TABLE fts_blocks; UPDATE meta SET value = '3' WHERE key = 'schema'`); err != nil {
+		t.Fatal(err)
+	}
+	conn.Close(ctx)
+
+	st = open(t, u)
+	defer st.Close()
+	if got := search(); fmt.Sprint(got) != fmt.Sprint(want) || len(want[0]) == 0 {
+		t.Fatalf("after the upgrade:\n %v\nbefore:\n %v", got, want)
+	}
+	if v, err := st.Meta(ctx, "schema"); err != nil || v != "4" {
+		t.Fatalf("schema %q, %v", v, err)
+	}
+	var gone bool
+	if err := st.OneForTest(ctx, "SELECT to_regclass('fts_postings') IS NULL", &gone); err != nil || !gone {
+		t.Fatalf("fts_postings left: %v, %v", gone, err)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 
 	"github.com/gnosearch/gno/retrieval/store"
@@ -80,8 +79,7 @@ type batch struct {
 	s   *Store
 	tx  pgx.Tx
 	gen int64
-	// df, rows and tokens are the changes to each index's statistics.
-	df     [2]map[string]int64
+	// rows and tokens are the changes to each index's statistics.
 	rows   [2]int64
 	tokens [2]int64
 	done   bool
@@ -175,7 +173,7 @@ func (s *Store) begin(ctx context.Context, gen int64) (*batch, error) {
 		tx.Rollback(ctx)
 		return nil, fmt.Errorf("begin write: %w", err)
 	}
-	return &batch{s: s, tx: tx, gen: gen, df: [2]map[string]int64{{}, {}}}, nil
+	return &batch{s: s, tx: tx, gen: gen}, nil
 }
 
 // bumpWrites counts a committed change to the document set (meta writes),
@@ -228,7 +226,7 @@ func (b *batch) Rollback() error {
 	return err
 }
 
-// flushStats adds the batch's changes to fts_stats and fts_terms.
+// flushStats adds the batch's changes to fts_stats.
 func (b *batch) flushStats(ctx context.Context) error {
 	for ix := range 2 {
 		if b.rows[ix] != 0 || b.tokens[ix] != 0 {
@@ -236,26 +234,6 @@ func (b *batch) flushStats(ctx context.Context) error {
 				return err
 			}
 		}
-		if len(b.df[ix]) == 0 {
-			continue
-		}
-		// In the key's order: the upsert walks the b-tree forward.
-		terms := make([]string, 0, len(b.df[ix]))
-		for t, d := range b.df[ix] {
-			if d != 0 {
-				terms = append(terms, t)
-			}
-		}
-		slices.Sort(terms)
-		deltas := make([]int64, len(terms))
-		for i, t := range terms {
-			deltas[i] = b.df[ix][t]
-		}
-		if _, err := b.tx.Exec(ctx, `INSERT INTO fts_terms(ix, term, df) SELECT $1, t, d FROM unnest($2::text[], $3::bigint[]) AS u(t, d)
-			ON CONFLICT(ix, term) DO UPDATE SET df = fts_terms.df + excluded.df`, ix, terms, deltas); err != nil {
-			return err
-		}
-		b.df[ix] = map[string]int64{}
 	}
 	b.rows, b.tokens = [2]int64{}, [2]int64{}
 	return nil
@@ -294,33 +272,24 @@ const (
 )
 
 // dropChunks deletes the chunks of the documents whose ids doc selects,
-// with their postings, and takes them out of the BM25 statistics, in one
-// statement (data-modifying CTEs) that needs no answer. A term's
-// decrement is an upsert: a term this batch added is still only in the
-// batch's memory (flushStats adds it at commit), and an UPDATE would find
-// no row and lose the decrement. Terms left at 0 go at EndBulk.
+// with their postings (cut out of their blocks' arrays, cutBlocks), and
+// takes them out of the BM25 statistics, in one statement
+// (data-modifying CTEs) that needs no answer.
 func dropChunks(doc string) string {
 	return `WITH g AS (DELETE FROM chunks WHERE doc_id IN (` + doc + `) RETURNING id, tsv, len, seg, seg_len),
 	w AS (SELECT g.id, t.term FROM g, unnest(tsvector_to_array(g.tsv)) AS t(term)),
 	sg AS (SELECT g.id, t.term FROM g, unnest(tsvector_to_array(g.seg)) AS t(term) WHERE g.seg IS NOT NULL),
-	pw AS (DELETE FROM fts_postings p USING w WHERE p.ix = 0 AND p.term = w.term AND p.chunk_id = w.id),
-	ps AS (DELETE FROM fts_postings p USING sg WHERE p.ix = 1 AND p.term = sg.term AND p.chunk_id = sg.id),
-	dw AS (INSERT INTO fts_terms(ix, term, df) SELECT 0, term, -count(*) FROM w GROUP BY term
-		ON CONFLICT(ix, term) DO UPDATE SET df = fts_terms.df + excluded.df),
-	ds AS (INSERT INTO fts_terms(ix, term, df) SELECT 1, term, -count(*) FROM sg GROUP BY term
-		ON CONFLICT(ix, term) DO UPDATE SET df = fts_terms.df + excluded.df)
+	pw AS (` + cutBlocks(0, "w") + `),
+	ps AS (` + cutBlocks(1, "sg") + `)
 	UPDATE fts_stats st SET rows = st.rows - x.r, tokens = st.tokens - x.t
 	FROM (SELECT 0 AS ix, count(*) AS r, coalesce(sum(len), 0) AS t FROM g
 		UNION ALL SELECT 1, count(*), coalesce(sum(seg_len), 0) FROM g WHERE seg IS NOT NULL) x
 	WHERE st.ix = x.ix AND x.r > 0`
 }
 
-// count adds one row's terms and length to index ix's statistics, sign
+// count adds one row of the given length to index ix's statistics, sign
 // +1 for a row added, -1 for one removed.
-func (b *batch) count(ix int, terms []string, length int, sign int64) {
-	for _, t := range terms {
-		b.df[ix][t] += sign
-	}
+func (b *batch) count(ix int, length int, sign int64) {
 	b.rows[ix] += sign
 	b.tokens[ix] += sign * int64(length)
 }
@@ -402,23 +371,19 @@ func (s *Store) BeginBulk(ctx context.Context) error {
 func (s *Store) MergeSegmented(ctx context.Context) error { return nil }
 
 // EndBulk runs after a large sync or copy: it builds the vector indexes
-// BeginBulk put off, deletes the terms no chunk holds
-// any more (df 0: they score as absent ones, so only their space was
-// lost), VACUUM marks the new postings' pages all-visible, so a search
-// reads its words' postings from the index alone (an index-only scan)
-// instead of a heap page per posting; ANALYZE gives the planner the new
-// sizes. Autovacuum would do the last two, later.
+// BeginBulk put off, deletes the blocks whose postings were all cut out,
+// and ANALYZE gives the planner the new sizes. Autovacuum reclaims the
+// space later: the blocks are read through their index, then their rows,
+// so a VACUUM now (~1 s of the server's at SciFact) would save a search
+// nothing.
 func (s *Store) EndBulk(ctx context.Context) error {
 	if err := s.buildDeferred(ctx); err != nil {
 		return fmt.Errorf("finish bulk index: %w", err)
 	}
-	if _, err := s.pool.Exec(ctx, "DELETE FROM fts_terms WHERE df <= 0"); err != nil {
+	if _, err := s.pool.Exec(ctx, "DELETE FROM fts_blocks WHERE n = 0"); err != nil {
 		return fmt.Errorf("finish bulk index: %w", err)
 	}
-	if _, err := s.pool.Exec(ctx, "VACUUM (ANALYZE) fts_postings, fts_terms"); err != nil {
-		return fmt.Errorf("finish bulk index: %w", err)
-	}
-	if _, err := s.pool.Exec(ctx, "ANALYZE chunks, documents, tags"); err != nil {
+	if _, err := s.pool.Exec(ctx, "ANALYZE fts_blocks, chunks, documents, tags"); err != nil {
 		return fmt.Errorf("finish bulk index: %w", err)
 	}
 	return nil

@@ -1,0 +1,190 @@
+package postgres
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// The postings are kept as blocks (fts_blocks): per index and term, one
+// row per write flush holding its chunks' postings as arrays, with what
+// bounds any of them's share of a row's score (max_wf, min_lr: the
+// top-k's word bounds, bm25topk.go). A search unnests a word's arrays on
+// the server (postingsFrom), or, for a few candidate rows, finds them in
+// the arrays by a binary search here (complete).
+//
+// Reading the blocks themselves block-max (the chunk ids cut into the
+// ranges the blocks cover, the ranges read whole highest summed bound
+// first until the rest cannot reach the limit-th document) was built and
+// measured (bench/RESULTS.md, branch pgrows 520af1d): a flush's block
+// covers ~500 documents, too coarse to prune, so it read ~10× the
+// postings MaxScore reads and cost more in gno at SciFact and as much
+// at 100k; it is not kept.
+
+// postingsFrom is the postings one row each, for the statements that
+// join or aggregate them on the server (filters, phrases, searchWordsSQL).
+const postingsFrom = `(SELECT b.ix, b.term, u.chunk_id, u.wf, u.len FROM fts_blocks b
+	CROSS JOIN LATERAL unnest(b.ids, b.wfs, b.lens) AS u(chunk_id, wf, len))`
+
+// cutBlocks is the statement (for a CTE of dropChunks) that cuts the
+// postings of the (id, term) rows of src out of index ix's blocks, their
+// bounds recomputed; a block left empty stays (n 0, skipped by reads)
+// until EndBulk deletes it.
+func cutBlocks(ix int, src string) string {
+	return fmt.Sprintf(`UPDATE fts_blocks b SET (first, last, n, max_wf, min_lr, ids, wfs, lens) = (
+		SELECT coalesce(min(u.i), b.first), coalesce(max(u.i), b.last), count(*), coalesce(max(u.f), 0), coalesce(min(u.l::float8 / u.f), 0),
+			coalesce(array_agg(u.i ORDER BY u.o), '{}'), coalesce(array_agg(u.f ORDER BY u.o), '{}'), coalesce(array_agg(u.l ORDER BY u.o), '{}')
+		FROM unnest(b.ids, b.wfs, b.lens) WITH ORDINALITY AS u(i, f, l, o) WHERE NOT (u.i = ANY(x.gone)))
+	FROM (SELECT term, array_agg(id) AS gone, min(id) AS lo, max(id) AS hi FROM %s GROUP BY term) x
+	WHERE b.ix = %d AND b.term = x.term AND b.first <= x.hi AND b.last >= x.lo AND b.ids && x.gone`, src, ix)
+}
+
+// toBlocks regroups an older index's postings (fts_postings, a row per
+// posting) into blocks of 512 documents' chunks, then drops them and the
+// terms' counts (fts_terms: the blocks' n give them). The table is locked
+// first: a batch still writing it finishes before.
+func toBlocks(ctx context.Context, tx pgx.Tx) error {
+	var have bool
+	if err := tx.QueryRow(ctx, "SELECT to_regclass('fts_postings') IS NOT NULL").Scan(&have); err != nil || !have {
+		return err
+	}
+	for _, q := range []string{
+		"LOCK TABLE fts_postings IN ACCESS EXCLUSIVE MODE",
+		`INSERT INTO fts_blocks(ix, term, first, last, n, max_wf, min_lr, ids, wfs, lens)
+		SELECT ix, term, min(chunk_id), max(chunk_id), count(*), max(wf), min(len::float8 / wf),
+			array_agg(chunk_id ORDER BY chunk_id), array_agg(wf ORDER BY chunk_id), array_agg(len ORDER BY chunk_id)
+		FROM fts_postings GROUP BY ix, term, chunk_id >> 25`,
+		"DROP TABLE fts_postings",
+		"DROP TABLE IF EXISTS fts_terms",
+	} {
+		if _, err := tx.Exec(ctx, q); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// complete adds the postings of the words left to the candidate rows ids
+// (which rows holds): their blocks whose range meets the candidates' are
+// read as arrays, and each candidate in a block's range is looked up in
+// it (a binary search of the array as it came), so only the candidates'
+// postings are decoded and the server sends the arrays as stored.
+func (s *Store) complete(ctx context.Context, ix int, left []string, at map[string]int, ids []int64, rows *wordRows) error {
+	slices.Sort(ids)
+	return s.each(ctx, "SELECT term, ids, wfs, lens FROM fts_blocks WHERE ix = $1 AND term = ANY($2) AND n > 0 AND last >= $3 AND first <= $4",
+		[]any{ix, left, ids[0], ids[len(ids)-1]}, func(r pgx.Rows) error {
+			bl, err := scanArrays(r)
+			if err != nil {
+				return err
+			}
+			k, ok := at[bl.term]
+			if !ok {
+				return fmt.Errorf("a block of %q, not asked for", bl.term)
+			}
+			if bl.n == 0 {
+				return nil
+			}
+			first, last := bl.id(0), bl.id(bl.n-1)
+			j, _ := slices.BinarySearch(ids, first)
+			for ; j < len(ids) && ids[j] <= last; j++ {
+				i := sort.Search(bl.n, func(i int) bool { return bl.id(i) >= ids[j] })
+				if i < bl.n && bl.id(i) == ids[j] {
+					rows.set(ids[j], bl.len(i), k, bl.wf(i))
+				}
+			}
+			return nil
+		})
+}
+
+// arrays is a block's row: its term and its postings, as the arrays'
+// binary form came (elements at fixed places) or as scanned.
+type arrays struct {
+	term         string
+	n            int
+	rawID, rawWF []byte // 12 bytes an element: a length, then 8
+	rawLen       []byte // 8 bytes an element
+	ids          []int64
+	wfs          []float64
+	lens         []int32
+	raw          bool
+}
+
+func (a *arrays) id(i int) int64 {
+	if a.raw {
+		return int64(binary.BigEndian.Uint64(a.rawID[i*12+4:]))
+	}
+	return a.ids[i]
+}
+
+func (a *arrays) wf(i int) float64 {
+	if a.raw {
+		return math.Float64frombits(binary.BigEndian.Uint64(a.rawWF[i*12+4:]))
+	}
+	return a.wfs[i]
+}
+
+func (a *arrays) len(i int) int32 {
+	if a.raw {
+		return int32(binary.BigEndian.Uint32(a.rawLen[i*8+4:]))
+	}
+	return a.lens[i]
+}
+
+// scanArrays reads a row of (term, ids, wfs, lens): the arrays left in
+// their binary form when they came so (one-dimensional, no nulls),
+// else through Scan.
+func scanArrays(r pgx.Rows) (*arrays, error) {
+	raw, fd := r.RawValues(), r.FieldDescriptions()
+	if len(raw) == 4 && len(fd) == 4 && raw[0] != nil && fd[1].Format == pgx.BinaryFormatCode && fd[2].Format == pgx.BinaryFormatCode && fd[3].Format == pgx.BinaryFormatCode {
+		a, n1, ok1 := arrayBody(raw[1], 8)
+		w, n2, ok2 := arrayBody(raw[2], 8)
+		l, n3, ok3 := arrayBody(raw[3], 4)
+		if ok1 && ok2 && ok3 && n1 == n2 && n2 == n3 {
+			return &arrays{term: string(raw[0]), n: n1, rawID: a, rawWF: w, rawLen: l, raw: true}, nil
+		}
+	}
+	var a arrays
+	if err := r.Scan(&a.term, &a.ids, &a.wfs, &a.lens); err != nil {
+		return nil, err
+	}
+	if len(a.wfs) != len(a.ids) || len(a.lens) != len(a.ids) {
+		return nil, fmt.Errorf("a block of %q with arrays of %d, %d and %d postings", a.term, len(a.ids), len(a.wfs), len(a.lens))
+	}
+	a.n = len(a.ids)
+	return &a, nil
+}
+
+// arrayBody is the elements of a one-dimensional array of fixed-size
+// elements without nulls in PostgreSQL's binary form (each a 4-byte
+// length, then its size bytes) and their number; ok false for any other.
+func arrayBody(raw []byte, size int) (body []byte, n int, ok bool) {
+	if len(raw) < 12 {
+		return nil, 0, false
+	}
+	switch binary.BigEndian.Uint32(raw) {
+	case 0:
+		return nil, 0, len(raw) == 12
+	case 1:
+	default:
+		return nil, 0, false
+	}
+	if len(raw) < 20 || binary.BigEndian.Uint32(raw[4:]) != 0 {
+		return nil, 0, false
+	}
+	n = int(binary.BigEndian.Uint32(raw[12:]))
+	body = raw[20:]
+	if n < 0 || len(body) != n*(4+size) {
+		return nil, 0, false
+	}
+	for i := range n {
+		if binary.BigEndian.Uint32(body[i*(4+size):]) != uint32(size) {
+			return nil, 0, false
+		}
+	}
+	return body, n, true
+}
