@@ -2,6 +2,7 @@ package retrieval
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/gnosearch/gno/retrieval/store/pgtest"
@@ -55,11 +56,28 @@ func TestPackageLead(t *testing.T) {
 		t.Fatalf("notes index: %s first, want the vector list's first above it", first)
 	}
 	pkg := run(q, true)
-	if got := pkg.Results[0]; got.URI != first || got.Score >= 1 || got.Score <= pkg.Results[1].Score {
-		t.Fatalf("package index: first %s score %v (next %v), want %s led, below 1", got.URI, got.Score, pkg.Results[1].Score, first)
+	if got := pkg.Results[0]; got.URI != first || got.Score != 1 || got.Score <= pkg.Results[1].Score || !ledNote(pkg) {
+		t.Fatalf("package index: first %s score %v (next %v), notes %q; want %s led, clamped to 1, and a note", got.URI, got.Score, pkg.Results[1].Score, pkg.Meta.Notes, first)
+	}
+	// The other results keep the scale they have without a lead.
+	for i, r := range pkg.Results[1:] {
+		for _, n := range notes.Results {
+			if n.URI == r.URI && n.Score != r.Score {
+				t.Fatalf("result %d %s: score %v with the lead, %v without", i+1, r.URI, r.Score, n.Score)
+			}
+		}
 	}
 	agree := run("a duration flag with a shorthand", true)
-	if got := agree.Results[0]; got.URI != first || got.Score != 1 || got.Explain.VectorRank != 1 || got.Explain.BM25Rank != 1 {
-		t.Fatalf("both lists' first: %s score %v explain %+v, want %s at score 1, no lead", got.URI, got.Score, got.Explain, first)
+	if got := agree.Results[0]; got.URI != first || got.Score != 1 || got.Explain.VectorRank != 1 || got.Explain.BM25Rank != 1 || ledNote(agree) {
+		t.Fatalf("both lists' first: %s score %v explain %+v notes %q, want %s at score 1, no lead", got.URI, got.Score, got.Explain, agree.Meta.Notes, first)
 	}
+}
+
+func ledNote(res *SearchResults) bool {
+	for _, n := range res.Meta.Notes {
+		if strings.Contains(n, "leads the fusion") {
+			return true
+		}
+	}
+	return false
 }

@@ -4,7 +4,7 @@
 // pipeline can call it the same way in every mode:
 //
 //	fast:     f := RRF(lists, k); Normalize(f, MaxRRF(lists, k))
-//	          (package docs: Cover, then Lead, whose amount joins MaxRRF)
+//	          (package docs: Cover, then Lead; Normalize clamps the led one)
 //	default:  f := RRF(lists, k); f = Blend(f, rerank, nil); f = Protect(f, strong, 3); Normalize(f, 1)
 //
 // Scores are chunk-level on input (BM25 and vector search rank chunks) and
@@ -280,8 +280,11 @@ func Cover(fused []Fused, lists []List, k float64) int {
 // lists' disagreement: a document every list ranks first (lists: how
 // many were fused) gets nothing, nor one that ok (nil: any) turns down,
 // such as one the other lists rank far down. It returns the amount
-// added (0 when none), which the caller adds to MaxRRF's divisor so
-// scores stay in 0–1.
+// added (0 when none). The caller keeps MaxRRF as Normalize's divisor:
+// only the led document can pass it (no other is first in every list),
+// and Normalize clamps it to 1, so every other score keeps the scale it
+// has without a lead (a larger divisor moved every score, and with it
+// what a minimum score lets through, whenever a lead fired).
 func Lead(fused []Fused, list string, weight, k float64, lists int, ok func(f *Fused) bool) float64 {
 	if weight <= 0 || math.IsInf(weight, 0) || math.IsNaN(weight) {
 		return 0
