@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/gnosearch/gno/inference"
 	"github.com/gnosearch/gno/inference/backend"
@@ -376,14 +377,23 @@ func (m *Models) autoEmbedder() string {
 }
 
 // ReleasePages drops the cached vector graph's file pages from the
-// process's memory (vector.Graph.ReleasePages); a resting daemon calls
-// it. It waits for nothing but a graph being loaded.
-func (m *Models) ReleasePages() {
+// process's memory (vector.Graph.ReleasePages) when no search has asked
+// for the graph for idle: a resting daemon calls it, and a daemon that
+// only rests from syncing but still searches keeps its pages (dropping
+// them would make each search fault them in again). It waits for
+// nothing: while a graph is being loaded or built (minutes at 1M
+// vectors, under the cache's lock) it does nothing, and says whether
+// it released.
+func (m *Models) ReleasePages(idle time.Duration) bool {
 	c := &m.e.vectors
-	c.mu.Lock()
+	if time.Since(time.Unix(0, c.used.Load())) < idle || !c.mu.TryLock() {
+		return false
+	}
 	g := c.index
 	c.mu.Unlock()
-	if g != nil {
-		g.ReleasePages()
+	if g == nil {
+		return false
 	}
+	g.ReleasePages()
+	return true
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/gnosearch/gno/retrieval/config"
 	"github.com/gnosearch/gno/retrieval/store"
@@ -24,6 +25,9 @@ import (
 type vectorCache struct {
 	mu    sync.Mutex
 	index *vector.Graph
+	// used is when a search last asked for the graph (UnixNano), so a
+	// resting daemon releases its pages only once searches stopped too.
+	used atomic.Int64
 	// ver is the index's write state (writes counter and
 	// vectors_version) when index was brought up to date, vv the
 	// vectors_version alone: another process's sync or embed changes
@@ -193,6 +197,7 @@ var saveAllBelow = 100_000
 // start from a whole file).
 func (e *Engine) vectorGraph(ctx context.Context, model string, save bool) (*vector.Graph, error) {
 	c := &e.vectors
+	c.used.Store(time.Now().UnixNano())
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	st, err := e.store(ctx)

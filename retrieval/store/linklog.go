@@ -30,11 +30,11 @@ import (
 const linkLogMax = 1 << 17
 
 // linkLog maps a committed writes value to the documents its batch
-// changed (nil for a batch that does not list them).
+// changed. A batch that does not list them has no entry: a gap, which
+// since reports like another process's batch.
 type linkLog struct {
 	mu      sync.Mutex
 	entries map[int64][]int64
-	all     map[int64]bool // batches that changed documents unlisted
 	ids     int
 }
 
@@ -42,23 +42,13 @@ func (l *linkLog) put(w int64, ids []int64, all bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.entries == nil || l.ids+len(ids) > linkLogMax || len(l.entries) > linkLogMax/16 {
-		l.entries, l.all, l.ids = map[int64][]int64{}, map[int64]bool{}, 0
+		l.entries, l.ids = map[int64][]int64{}, 0
 	}
 	if all {
-		l.all[w] = true
 		return
 	}
 	l.entries[w] = ids
 	l.ids += len(ids)
-}
-
-// drop forgets the batch of writes value w (it did not commit).
-func (l *linkLog) drop(w int64) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.ids -= len(l.entries[w])
-	delete(l.entries, w)
-	delete(l.all, w)
 }
 
 // since returns the documents changed by the batches from+1…to, false
@@ -103,11 +93,6 @@ func (l *linkLog) trim(w int64) {
 			delete(l.entries, k)
 		}
 	}
-	for k := range l.all {
-		if k <= w {
-			delete(l.all, k)
-		}
-	}
 }
 
 // batchChanges is what one write batch logs.
@@ -147,17 +132,10 @@ func (c *batchChanges) touch(id int64) {
 // untrack marks the batch as changing documents it does not list.
 func (c *batchChanges) untrack() { c.all, c.ids = true, nil }
 
-// record logs the batch, just before it commits.
+// record logs the batch, once it committed.
 func (c *batchChanges) record() {
 	if c.log != nil {
 		c.log.put(c.writes, c.ids, c.all)
-	}
-}
-
-// abandon forgets a batch that did not commit.
-func (c *batchChanges) abandon() {
-	if c.log != nil {
-		c.log.drop(c.writes)
 	}
 }
 

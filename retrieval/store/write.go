@@ -200,17 +200,19 @@ func (b *Batch) Commit() error {
 	if b.versioned {
 		if err := b.trimVersions(context.Background()); err != nil {
 			b.tx.Rollback()
-			b.changes.abandon()
 			return err
 		}
 	}
-	// Recorded before the commit: a reader that sees the new counter
-	// finds its change already logged.
-	b.changes.record()
 	if err := b.tx.Commit(); err != nil {
-		b.changes.abandon()
 		return err
 	}
+	// Recorded only once committed: logged before, a commit that failed
+	// left the entry to a moment in which another process could commit
+	// the same counter value, and a reader here would have taken this
+	// batch's documents for that one's. A reader that sees the new
+	// counter before the entry finds a gap and rebuilds: correct, and
+	// the window is the few instructions between the two lines.
+	b.changes.record()
 	return nil
 }
 

@@ -481,8 +481,10 @@ var releaseEvery = 2 * time.Minute
 // rest waits for work. Every releaseEvery meanwhile it drops the vector
 // graph's mapped pages: after a few searches a million vectors' graph is
 // ~0.5 GB of the daemon's RSS, page cache the kernel could reclaim but
-// counted as the daemon's (bench/RESULTS.md). The next search maps again
-// the pages it reads, from the page cache.
+// counted as the daemon's (bench/RESULTS.md). Only a graph no search
+// asked for since the last tick is released, and never one being loaded
+// (the call does not wait: a wake or a shutdown is answered at once).
+// The next search maps again the pages it reads, from the page cache.
 func (w *worker) rest(ctx context.Context) {
 	t := time.NewTicker(releaseEvery)
 	defer t.Stop()
@@ -493,7 +495,7 @@ func (w *worker) rest(ctx context.Context) {
 		case <-w.wake:
 			return
 		case <-t.C:
-			w.e.Models().ReleasePages()
+			w.e.Models().ReleasePages(releaseEvery)
 		}
 	}
 }

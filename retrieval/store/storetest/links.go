@@ -177,6 +177,24 @@ func testLinks(t *testing.T, st store.Backend) {
 	if nn, err := st.NoteNames(ctx, []string{"d"}); err != nil || len(nn) != 2 {
 		t.Fatalf("NoteNames(d): %d names, %v", len(nn), err)
 	}
+
+	// The graph view's sample reads names and broken links of some
+	// documents only: the same rows as the whole reads, cut to them.
+	some := []int64{ids["c/B.md"], ids["d/x.md"], ids["d/y.md"]}
+	nn, err = st.NoteNamesOf(ctx, some)
+	check(t, err)
+	nns = nns[:0]
+	for _, n := range nn {
+		nns = append(nns, n.Collection+"/"+n.RelPath)
+	}
+	sort.Strings(nns)
+	same(t, "NoteNamesOf", nns, []string{"c/B.md", "d/x.md", "d/y.md"})
+	un, err = st.UnresolvedFrom(ctx, some)
+	check(t, err)
+	same(t, "UnresolvedFrom", rowStrings(ids, un), []string{
+		`c/B.md#1 wiki "Missing"#""|"" L5 attach=false -> c/B.md`,
+		`d/x.md#0 wiki "a"#""|"" L1 attach=false -> d/x.md`,
+	})
 }
 
 // testLinksChange: links follow the document set. A note rewritten
