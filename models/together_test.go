@@ -80,14 +80,7 @@ func TestInstallRuntimeTogether(t *testing.T) {
 // through its own temporary file or under the file's lock.
 func TestPullAndImportTogether(t *testing.T) {
 	files := testFiles(t)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, ok := files[r.URL.Path]
-		if !ok {
-			http.NotFound(w, r)
-			return
-		}
-		serveRange(w, r, body, plainWrite)
-	}))
+	srv := filesServer(files)
 	defer srv.Close()
 	m := testModel(srv.URL, files)
 	m.Files[1].SHA256 = ""
