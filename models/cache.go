@@ -169,11 +169,24 @@ func (c Cache) writeManifest(m Model, sums map[string]string, source string) err
 		return err
 	}
 	p := c.Path(m.Name, ManifestFile)
-	tmp := p + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+	// A temporary file of its own: pulls of one model at once each write
+	// a manifest, and one shared name would be renamed away under another.
+	tmp, err := os.CreateTemp(filepath.Dir(p), ManifestFile+".*.tmp")
+	if err != nil {
 		return fmt.Errorf("write %s: %w", p, err)
 	}
-	if err := os.Rename(tmp, p); err != nil {
+	_, err = tmp.Write(b)
+	if err == nil {
+		err = tmp.Chmod(0o644)
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), p)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
 		return fmt.Errorf("write %s: %w", p, err)
 	}
 	return nil

@@ -59,6 +59,20 @@ func (c Cache) PullMirror(ctx context.Context, m Model, src MirrorSources, opt P
 	if err := os.MkdirAll(files, 0o755); err != nil {
 		return fmt.Errorf("mirror %s: %w", m.Name, err)
 	}
+	// One mirror install of a model at a time: the work folder (with the
+	// lock files of its downloads) is deleted when done, so the lock lies
+	// beside it and is never deleted.
+	lock, err := takeLock(ctx, work+".lock", m.Name+" from its mirrors", opt.Progress)
+	if err != nil {
+		return fmt.Errorf("mirror %s: %w", m.Name, err)
+	}
+	defer lock.Unlock()
+	if c.upToDate(m) {
+		return nil // installed by the run we waited for
+	}
+	if err := os.MkdirAll(files, 0o755); err != nil { // deleted by that run
+		return fmt.Errorf("mirror %s: %w", m.Name, err)
+	}
 	dirs := []string{files}
 	for _, mi := range m.Mirrors {
 		var (

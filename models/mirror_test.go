@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -95,7 +96,11 @@ func TestInstallFromMavenAndPyPIMirrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(c.Dir, ".mirror")); err == nil {
-		if ents, _ := os.ReadDir(filepath.Join(c.Dir, ".mirror")); len(ents) > 0 {
+		ents, _ := os.ReadDir(filepath.Join(c.Dir, ".mirror"))
+		// The model's lock file stays (removing it would let a run that
+		// waits on it and a new one hold two locks): it holds nothing.
+		ents = slices.DeleteFunc(ents, func(e os.DirEntry) bool { return strings.HasSuffix(e.Name(), ".lock") })
+		if len(ents) > 0 {
 			t.Errorf("mirror work folder left behind: %v", ents)
 		}
 	}

@@ -116,6 +116,7 @@ func (c Cache) upToDate(m Model) bool {
 
 // finish records sizes actually installed and writes the manifest.
 func (c Cache) finish(m Model, sums map[string]string, source string) error {
+	m.Files = append([]File(nil), m.Files...) // the caller's (the registry's) model stays as it was
 	for i, f := range m.Files {
 		if fi, err := os.Stat(c.Path(m.Name, f.Name)); err == nil {
 			m.Files[i].Size = fi.Size()
@@ -136,20 +137,22 @@ func (c Cache) fetch(ctx context.Context, m Model, f File, opt PullOptions) (str
 // and one would install a corrupt file or find the .part gone: the file
 // is fetched under a lock file beside it (final+".lock", an OS lock
 // released when the process dies), and the second pull finds the file
-// the first installed.
+// the first installed. A file already verified is returned before any
+// lock is taken, so an installed file needs no writable folder.
 func fetchTo(ctx context.Context, final string, f File, opt PullOptions) (string, error) {
+	if sum, ok := verified(final, f); ok {
+		return sum, nil
+	}
 	if err := os.MkdirAll(filepath.Dir(final), 0o755); err != nil {
 		return "", fmt.Errorf("install %s: %w", final, err)
 	}
-	lock := flock.New(final + ".lock")
-	if _, err := lock.TryLockContext(ctx, 50*time.Millisecond); err != nil {
-		return "", fmt.Errorf("install %s: wait for another pull of it: %w", final, err)
+	lock, err := takeLock(ctx, final+".lock", filepath.Base(final), opt.Progress)
+	if err != nil {
+		return "", fmt.Errorf("install %s: %w", final, err)
 	}
 	defer lock.Unlock()
-	if f.SHA256 != "" {
-		if sum, _, err := hashFile(final); err == nil && sum == f.SHA256 {
-			return sum, nil // left by an earlier, interrupted pull
-		}
+	if sum, ok := verified(final, f); ok {
+		return sum, nil // installed by the pull we waited for, or left by an interrupted one
 	}
 	part := final + ".part"
 	var lastErr error
@@ -193,6 +196,41 @@ func fetchTo(ctx context.Context, final string, f File, opt PullOptions) (string
 	}
 	return sum, nil
 }
+
+// verified returns final's sha256 when it is there with f's pinned one.
+func verified(final string, f File) (string, bool) {
+	if f.SHA256 == "" {
+		return "", false
+	}
+	sum, _, err := hashFile(final)
+	return sum, err == nil && sum == f.SHA256
+}
+
+// takeLock takes the OS lock file at path (released when the process
+// dies), telling progress when another pull of what holds it so that the
+// wait does not look like a hang.
+func takeLock(ctx context.Context, path, what string, progress Progress) (*flock.Flock, error) {
+	lock := flock.New(path)
+	ok, err := lock.TryLock()
+	if err != nil {
+		return nil, fmt.Errorf("lock for %s: %w", what, err)
+	}
+	if ok {
+		return lock, nil
+	}
+	if progress != nil {
+		progress(WaitingFor+what, 0, -1)
+	}
+	if _, err := lock.TryLockContext(ctx, 50*time.Millisecond); err != nil {
+		return nil, fmt.Errorf("wait for another pull of %s: %w", what, err)
+	}
+	return lock, nil
+}
+
+// WaitingFor starts the file name a Progress callback gets while a pull
+// waits for another pull of the same file (another `gno setup` or
+// `gno models pull` running at the same time) to finish.
+const WaitingFor = "waiting for another pull of "
 
 // permanentError is a failure that retrying will not fix (404, 403...).
 type permanentError struct{ err error }
@@ -355,7 +393,7 @@ func (c Cache) Import(ctx context.Context, m Model, dirs []string) error {
 		if err != nil {
 			return fmt.Errorf("import %s: %w", m.Name, err)
 		}
-		sum, err := c.copyVerified(src, m, f)
+		sum, err := c.copyVerified(ctx, src, m, f)
 		if err != nil {
 			return fmt.Errorf("import %s: %w", m.Name, err)
 		}
@@ -402,14 +440,28 @@ func dedupe(s []string) []string {
 }
 
 // copyVerified copies src into the cache through a .part file, hashing as
-// it goes, and renames it into place only when the checksum matches.
-func (c Cache) copyVerified(src string, m Model, f File) (string, error) {
+// it goes, and renames it into place only when the checksum matches. It
+// holds the same lock as a download of the file (two imports, or an
+// import and a pull, at once would write one .part file); a file already
+// installed with its pinned checksum is kept.
+func (c Cache) copyVerified(ctx context.Context, src string, m Model, f File) (string, error) {
+	final := c.Path(m.Name, f.Name)
+	if sum, ok := verified(final, f); ok {
+		return sum, nil
+	}
+	lock, err := takeLock(ctx, final+".lock", f.Name, nil)
+	if err != nil {
+		return "", fmt.Errorf("install %s: %w", final, err)
+	}
+	defer lock.Unlock()
+	if sum, ok := verified(final, f); ok {
+		return sum, nil
+	}
 	in, err := os.Open(src)
 	if err != nil {
 		return "", err
 	}
 	defer in.Close()
-	final := c.Path(m.Name, f.Name)
 	part := final + ".part"
 	out, err := os.Create(part)
 	if err != nil {

@@ -71,9 +71,10 @@ func serveRange(w http.ResponseWriter, r *http.Request, body []byte, write func(
 
 func plainWrite(w http.ResponseWriter, b []byte) { w.Write(b) }
 
-func TestPullDownloadsAndVerifies(t *testing.T) {
-	files := testFiles(t)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+// filesServer serves files as a well-behaved file host does; the caller
+// closes it.
+func filesServer(files map[string][]byte) *httptest.Server {
+	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, ok := files[r.URL.Path]
 		if !ok {
 			http.NotFound(w, r)
@@ -81,6 +82,11 @@ func TestPullDownloadsAndVerifies(t *testing.T) {
 		}
 		serveRange(w, r, body, plainWrite)
 	}))
+}
+
+func TestPullDownloadsAndVerifies(t *testing.T) {
+	files := testFiles(t)
+	srv := filesServer(files)
 	defer srv.Close()
 	c := Cache{Dir: t.TempDir()}
 	m := testModel(srv.URL, files)

@@ -186,6 +186,18 @@ func InstallRuntime(ctx context.Context, modelsDir string, p RuntimePlatform, sr
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("ONNX Runtime: %w", err)
 	}
+	// One install at a time (two `gno setup` run together): the download
+	// folder, its lock files and the extraction's .part file belong to
+	// one install, which deletes the folder when done. The lock file lies
+	// outside it and is never deleted, so every waiter locks the same one.
+	lock, err := takeLock(ctx, filepath.Join(dir, ".install.lock"), "ONNX Runtime", opt.Progress)
+	if err != nil {
+		return nil, fmt.Errorf("ONNX Runtime: %w", err)
+	}
+	defer lock.Unlock()
+	if sum, _, err := hashFile(final); err == nil && p.accepts(sum) {
+		return &RuntimeResult{Path: final, SHA256: sum, Source: "installed already"}, nil
+	}
 	dl := filepath.Join(dir, "download")
 	if err := os.MkdirAll(dl, 0o755); err != nil {
 		return nil, fmt.Errorf("ONNX Runtime: %w", err)
