@@ -20,7 +20,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/gnosearch/gno/retrieval/segment"
@@ -148,7 +147,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	// journal_size_limit: a WAL that grew while a long read snapshot held
 	// its start (a large sync beside it) shrinks back to 64 MiB at the
 	// next reset instead of keeping its peak size on disk.
-	if err := newIndexPages(path); err != nil {
+	if err := newIndexPages(ctx, path); err != nil {
 		return nil, fmt.Errorf("create index %s: %w", path, err)
 	}
 	for _, p := range []string{busyTimeout, "journal_mode(WAL)", "foreign_keys(1)", "synchronous(NORMAL)", "temp_store(MEMORY)", "cache_size(-32000)", "journal_size_limit(67108864)"} {
@@ -196,7 +195,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 // `gno token create` started together on a new index failed on it): the
 // change is tried again until the file is in WAL mode, by this process
 // or the other, for as long as the busy timeout.
-func newIndexPages(path string) error {
+func newIndexPages(ctx context.Context, path string) error {
 	if fi, err := os.Stat(path); err == nil && fi.Size() > 0 {
 		return nil
 	}
@@ -205,26 +204,24 @@ func newIndexPages(path string) error {
 		return err
 	}
 	defer db.Close()
-	if _, err := db.Exec("PRAGMA page_size = 16384"); err != nil {
+	if _, err := db.ExecContext(ctx, "PRAGMA page_size = 16384"); err != nil {
 		return err
 	}
 	deadline := time.Now().Add(15 * time.Second)
 	for wait := time.Millisecond; ; wait = min(2*wait, 100*time.Millisecond) {
+		// A mode SQLite can never set (a file system without shared
+		// memory) answers the old mode and no error: the store then runs
+		// in that mode, as before; only a busy answer is waited out.
 		var mode string
-		err := db.QueryRow("PRAGMA journal_mode = WAL").Scan(&mode)
-		if err == nil && strings.EqualFold(mode, "wal") {
-			return nil
-		}
-		// A change SQLite could not make answers the old mode, no error.
-		if err == nil {
-			err = fmt.Errorf("journal mode stayed %s, not wal", mode)
-		} else if !isBusy(err) {
+		err := db.QueryRowContext(ctx, "PRAGMA journal_mode = WAL").Scan(&mode)
+		if err == nil || !isBusy(err) || time.Now().After(deadline) {
 			return err
 		}
-		if time.Now().After(deadline) {
-			return err
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(wait):
 		}
-		time.Sleep(wait)
 	}
 }
 
