@@ -53,15 +53,22 @@ func TestTouchTokensLockInOrder(t *testing.T) {
 	defer probe.Close(ctx)
 	// Wait (on the server's own account, not a time) until the flush
 	// waits for a row lock.
+	deadline := time.After(2 * time.Minute)
 	for waiting := false; !waiting; {
 		if err := probe.QueryRow(ctx, `SELECT count(*) > 0 FROM pg_stat_activity
 			WHERE datname = current_database() AND pid <> pg_backend_pid() AND wait_event_type = 'Lock' AND query LIKE '%access_tokens%'`).Scan(&waiting); err != nil {
 			t.Fatal(err)
 		}
+		if waiting {
+			break
+		}
+		// Poll gently: the server polled is the one the flush runs on.
 		select {
 		case err := <-done:
 			t.Fatalf("the flush ended (%v) while t1's row was locked", err)
-		default:
+		case <-time.After(10 * time.Millisecond):
+		case <-deadline:
+			t.Fatal("the flush never waited for t1's row lock")
 		}
 	}
 	tx, err := probe.Begin(ctx)
