@@ -27,8 +27,8 @@ import (
 //   - one tokenizer call per index for all their chunks;
 //   - one COPY of the chunks and one of the postings, one row per index
 //     and term (fts_blocks), each its chunks' postings as arrays;
-//   - one statement per index that merges the small blocks of the terms
-//     written, where they pile up (mergeBlocks).
+//   - outside a bulk load, one statement per index that merges the small
+//     blocks of the terms written, where they pile up (mergeBlocks).
 //
 // All of it is in the batch's transaction: a failed flush fails the batch.
 
@@ -319,6 +319,9 @@ func (b *batch) writeChunks(ctx context.Context, docs []*store.Document, ids []i
 		return fmt.Errorf("write the word index: %w", err)
 	}
 	for ix := range post {
+		if b.s.bulk.open() {
+			break
+		}
 		if err := mergeBlocks(ctx, b.tx, ix, post[ix].terms()); err != nil {
 			return err
 		}

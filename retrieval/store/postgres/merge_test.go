@@ -3,8 +3,10 @@ package postgres_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -18,7 +20,9 @@ import (
 // each one document new or changed, every seventh also removing one)
 // add a block per term and sync; the flushes merge a term's small
 // blocks, so no term has more than a few blocks, and every search still
-// answers as SQLite's FTS5 does, to the bit.
+// answers as SQLite's FTS5 does, to the bit. The first 40 are a bulk
+// load, which leaves its blocks unmerged; the syncs after shrink its
+// piles.
 func TestBlocksMergeAsFTS5(t *testing.T) {
 	u := pgtest.Fresh(t)
 	ctx := context.Background()
@@ -79,8 +83,78 @@ func TestBlocksMergeAsFTS5(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// alike checks 240 searches against FTS5's and returns their number.
+	qrng := rand.New(rand.NewPCG(8, 3))
+	alike := func() int {
+		t.Helper()
+		n := 0
+		for qi := range 60 {
+			var q query.Keywords
+			for range 1 + qrng.IntN(5) {
+				q.Terms = append(q.Terms, vocab[qrng.IntN(len(vocab))])
+			}
+			if qi%3 == 0 {
+				q.Terms = append(q.Terms, "the")
+			}
+			switch qi % 10 {
+			case 7:
+				q.All = true
+				q.Terms = q.Terms[:min(len(q.Terms), 2)]
+			case 9:
+				q.Excludes = []string{vocab[zipf.Uint64()]}
+			}
+			for _, limit := range []int{1, 5, 20, 100} {
+				want, err := sq.SearchFTS(ctx, q, store.Filter{}, limit)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := pg.SearchFTS(ctx, q, store.Filter{}, limit)
+				if err != nil {
+					t.Fatal(err)
+				}
+				n++
+				// The two number documents apart (Postgres's upserts use up
+				// ids): compare paths, chunks' places and scores.
+				if !sameHits(named(t, pg, got), named(t, sq, want)) {
+					t.Errorf("%q (all %v, not %v) limit %d:\n postgres %v\n sqlite   %v", q.Terms, q.All, q.Excludes, limit, got, want)
+				}
+			}
+		}
+		return n
+	}
+	// most is the most blocks a term has.
+	most := func() (most, rows int) {
+		t.Helper()
+		if err := pg.OneForTest(ctx, "SELECT coalesce(max(c), 0), coalesce(sum(c), 0) FROM (SELECT count(*) AS c FROM fts_blocks GROUP BY ix, term) x", &most, &rows); err != nil {
+			t.Fatal(err)
+		}
+		return most, rows
+	}
 	live := map[int]bool{}
+	checked := 0
+	for _, st := range []store.Backend{sq, pg} {
+		if err := st.BeginBulk(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for i := range 200 {
+		if i == 40 {
+			// The first 40 were a bulk load: unmerged, a block per
+			// sync for "the"; the syncs after merge them 16 at a time.
+			for _, st := range []store.Backend{sq, pg} {
+				if err := st.EndBulk(ctx); err != nil {
+					t.Fatal(err)
+				}
+			}
+			// (Less those whose one document changed or went: EndBulk
+			// deletes an emptied block.)
+			m, rows := most()
+			if m <= 16 {
+				t.Errorf("a bulk load of 40 one-note batches left at most %d blocks a term; want more than 16, mergeMax (unmerged)", m)
+			}
+			t.Logf("after a bulk load of 40 one-note batches: at most %d blocks a term, %d blocks", m, rows)
+			checked += alike()
+		}
 		n := i
 		if i%5 == 4 && len(live) > 0 {
 			n = rng.IntN(i) // a change of an earlier note (or its return)
@@ -88,7 +162,7 @@ func TestBlocksMergeAsFTS5(t *testing.T) {
 		d := doc(n, fmt.Sprint(i))
 		gone := ""
 		if i%7 == 6 {
-			for k := range live {
+			for _, k := range slices.Sorted(maps.Keys(live)) {
 				if k != n {
 					gone = fmt.Sprintf("%d.md", k)
 					delete(live, k)
@@ -101,50 +175,14 @@ func TestBlocksMergeAsFTS5(t *testing.T) {
 		sync(pg, d, gone)
 	}
 
-	var most, rows int
-	if err := pg.OneForTest(ctx, "SELECT coalesce(max(c), 0), coalesce(sum(c), 0) FROM (SELECT count(*) AS c FROM fts_blocks GROUP BY ix, term) x", &most, &rows); err != nil {
-		t.Fatal(err)
-	}
 	// Fewer than 8 small blocks a term (mergeAt), and no large one here.
-	if most >= 8 {
-		t.Errorf("a term has %d blocks after 200 one-note syncs; want fewer than 8", most)
+	m, rows := most()
+	if m >= 8 {
+		t.Errorf("a term has %d blocks after 200 one-note syncs; want fewer than 8", m)
 	}
-	t.Logf("after 200 one-note syncs: at most %d blocks a term, %d blocks", most, rows)
+	t.Logf("after 200 one-note syncs (the first 40 a bulk load): at most %d blocks a term, %d blocks", m, rows)
 
-	checked := 0
-	for qi := range 60 {
-		var q query.Keywords
-		for range 1 + rng.IntN(5) {
-			q.Terms = append(q.Terms, vocab[rng.IntN(len(vocab))])
-		}
-		if qi%3 == 0 {
-			q.Terms = append(q.Terms, "the")
-		}
-		switch qi % 10 {
-		case 7:
-			q.All = true
-			q.Terms = q.Terms[:min(len(q.Terms), 2)]
-		case 9:
-			q.Excludes = []string{vocab[zipf.Uint64()]}
-		}
-		for _, limit := range []int{1, 5, 20, 100} {
-			want, err := sq.SearchFTS(ctx, q, store.Filter{}, limit)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := pg.SearchFTS(ctx, q, store.Filter{}, limit)
-			if err != nil {
-				t.Fatal(err)
-			}
-			checked++
-			// The two number documents apart (Postgres's upserts use up
-			// ids): compare paths, chunks' places and scores.
-			if !sameHits(named(t, pg, got), named(t, sq, want)) {
-				t.Errorf("%q (all %v, not %v) limit %d:\n postgres %v\n sqlite   %v", q.Terms, q.All, q.Excludes, limit, got, want)
-			}
-		}
-	}
-	t.Logf("%d searches alike", checked)
+	t.Logf("%d searches alike", alike()+checked)
 }
 
 // named gives hits their documents' places (the number in its path) in
