@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"math/rand/v2"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -13,7 +12,6 @@ import (
 	"github.com/gnosearch/gno/retrieval/chunk"
 	"github.com/gnosearch/gno/retrieval/query"
 	"github.com/gnosearch/gno/retrieval/store"
-	"github.com/gnosearch/gno/retrieval/store/pgtest"
 )
 
 // TestBlocksMergeAsFTS5: a daemon's one-note syncs (200 of them here,
@@ -24,15 +22,8 @@ import (
 // load, which leaves its blocks unmerged; the syncs after shrink its
 // piles.
 func TestBlocksMergeAsFTS5(t *testing.T) {
-	u := pgtest.Fresh(t)
 	ctx := context.Background()
-	pg := open(t, u)
-	defer pg.Close()
-	sq, err := store.OpenBackend(ctx, filepath.Join(t.TempDir(), "index.sqlite"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sq.Close()
+	pg, sq := bothStores(t)
 
 	rng := rand.New(rand.NewPCG(5, 11))
 	vocab := make([]string, 60)
