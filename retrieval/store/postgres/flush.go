@@ -318,10 +318,10 @@ func (b *batch) writeChunks(ctx context.Context, docs []*store.Document, ids []i
 		pgx.CopyFromRows(blocks)); err != nil {
 		return fmt.Errorf("write the word index: %w", err)
 	}
+	if b.s.bulk.open() {
+		return nil // a bulk load leaves its blocks unmerged (mergeBlocks)
+	}
 	for ix := range post {
-		if b.s.bulk.open() {
-			break
-		}
 		if err := mergeBlocks(ctx, b.tx, ix, post[ix].terms()); err != nil {
 			return err
 		}
