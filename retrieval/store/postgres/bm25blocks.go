@@ -12,9 +12,9 @@ import (
 )
 
 // The postings are kept as blocks (fts_blocks): per index and term, one
-// row per write flush holding its chunks' postings as arrays, with what
-// bounds any of them's share of a row's score (max_wf, min_lr: the
-// top-k's word bounds, bm25topk.go). A search unnests a word's arrays on
+// row per write flush (small ones merged: mergeBlocks) holding its
+// chunks' postings as arrays, with what bounds any of them's share of a
+// row's score (max_wf, min_lr: the top-k's word bounds, bm25topk.go). A search unnests a word's arrays on
 // the server (postingsFrom), or, for a few candidate rows, finds them in
 // the arrays by a binary search here (complete).
 //
@@ -42,6 +42,50 @@ func cutBlocks(ix int, src string) string {
 		FROM unnest(b.ids, b.wfs, b.lens) WITH ORDINALITY AS u(i, f, l, o) WHERE NOT (u.i = ANY(x.gone)))
 	FROM (SELECT term, array_agg(id) AS gone, min(id) AS lo, max(id) AS hi FROM %s GROUP BY term) x
 	WHERE b.ix = %d AND b.term = x.term AND b.first <= x.hi AND b.last >= x.lo AND b.ids && x.gone`, src, ix)
+}
+
+// A daemon's one-note syncs each add a block of a posting or two per
+// term of the note, and a term's reads cost a row per block: without a
+// merge a long-lived index's searches grow slower without bound. So a
+// flush, in its transaction (batches take turns: each first writes
+// meta's last_batch row), merges the small blocks (fewer than
+// mergeSmall postings, the emptied ones too) of the terms it wrote once
+// a term has mergeAt of them: its mergeMax smallest become one block,
+// the postings in chunk order, its bounds recomputed. A large block is
+// never rewritten and a merge rewrites under mergeMax×mergeSmall
+// postings a term, so a one-note sync's cost stays bounded; a term
+// keeps fewer than mergeAt small blocks (a pile left by a bulk load
+// shrinks by mergeMax−1 at each flush that writes the term) and at most
+// a block per mergeSmall postings besides. A bulk load (BeginBulk …
+// EndBulk) does not merge: its flushes of hundreds of documents add a
+// block per term and flush, and the lookups cost it half again the
+// server's CPU (bench/RESULTS.md, pgmerge).
+const (
+	mergeSmall = 1024
+	mergeAt    = 8
+	mergeMax   = 16
+)
+
+// mergeBlocks merges the small blocks of index ix's terms (those a flush
+// wrote) that have mergeAt of them.
+func mergeBlocks(ctx context.Context, tx pgx.Tx, ix int, terms []string) error {
+	if len(terms) == 0 {
+		return nil
+	}
+	_, err := tx.Exec(ctx, `WITH c AS (SELECT b.term FROM fts_blocks b JOIN unnest($2::text[]) AS t(term) ON b.term = t.term
+			WHERE b.ix = $1 AND b.n < $3 GROUP BY b.term HAVING count(*) >= $4),
+		s AS (SELECT r.at FROM (SELECT b.ctid AS at, row_number() OVER (PARTITION BY b.term ORDER BY b.n, b.first) AS k
+			FROM fts_blocks b JOIN c ON b.term = c.term WHERE b.ix = $1 AND b.n < $3) r WHERE r.k <= $5),
+		d AS (DELETE FROM fts_blocks b USING s WHERE b.ctid = s.at RETURNING b.term, b.ids, b.wfs, b.lens)
+		INSERT INTO fts_blocks(ix, term, first, last, n, max_wf, min_lr, ids, wfs, lens)
+		SELECT $1, d.term, min(u.i), max(u.i), count(*), max(u.f), min(u.l::float8 / u.f),
+			array_agg(u.i ORDER BY u.i), array_agg(u.f ORDER BY u.i), array_agg(u.l ORDER BY u.i)
+		FROM d CROSS JOIN LATERAL unnest(d.ids, d.wfs, d.lens) AS u(i, f, l) GROUP BY d.term`,
+		int16(ix), terms, mergeSmall, mergeAt, mergeMax)
+	if err != nil {
+		return fmt.Errorf("merge the word index's blocks: %w", err)
+	}
+	return nil
 }
 
 // toBlocks regroups an older index's postings (fts_postings, a row per

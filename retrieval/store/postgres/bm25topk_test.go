@@ -31,15 +31,8 @@ import (
 // summed in SQL in another grouping, differed in the last bit in 519 of
 // these 640 searches).
 func TestTopKAsFTS5(t *testing.T) {
-	u := pgtest.Fresh(t)
 	ctx := context.Background()
-	pg := open(t, u)
-	defer pg.Close()
-	sq, err := store.OpenBackend(ctx, filepath.Join(t.TempDir(), "index.sqlite"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sq.Close()
+	pg, sq := bothStores(t)
 
 	rng := rand.New(rand.NewPCG(31, 7))
 	vocab := make([]string, 400)
@@ -186,6 +179,20 @@ func TestTopKAsFTS5(t *testing.T) {
 		}
 	}
 	t.Logf("%d searches alike", checked)
+}
+
+// bothStores opens a fresh Postgres index and a fresh SQLite one, both
+// closed when the test ends.
+func bothStores(t *testing.T) (*postgres.Store, store.Backend) {
+	t.Helper()
+	pg := open(t, pgtest.Fresh(t))
+	t.Cleanup(func() { pg.Close() })
+	sq, err := store.OpenBackend(context.Background(), filepath.Join(t.TempDir(), "index.sqlite"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sq.Close() })
+	return pg, sq
 }
 
 // sameHits: the same documents and chunks in the same order, with the

@@ -26,7 +26,9 @@ import (
 //     declarations and returns the documents' ids;
 //   - one tokenizer call per index for all their chunks;
 //   - one COPY of the chunks and one of the postings, one row per index
-//     and term (fts_blocks), each its chunks' postings as arrays.
+//     and term (fts_blocks), each its chunks' postings as arrays;
+//   - outside a bulk load, one statement per index that merges the small
+//     blocks of the terms written, where they pile up (mergeBlocks).
 //
 // All of it is in the batch's transaction: a failed flush fails the batch.
 
@@ -316,6 +318,14 @@ func (b *batch) writeChunks(ctx context.Context, docs []*store.Document, ids []i
 		pgx.CopyFromRows(blocks)); err != nil {
 		return fmt.Errorf("write the word index: %w", err)
 	}
+	if b.s.bulk.open() {
+		return nil // a bulk load leaves its blocks unmerged (mergeBlocks)
+	}
+	for ix := range post {
+		if err := mergeBlocks(ctx, b.tx, ix, post[ix].terms()); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -344,15 +354,20 @@ func (bs blockSet) add(id int64, length int, terms []string, wf []float64) {
 	}
 }
 
-// rows appends the rows of fts_blocks of index ix to out, by term, each
-// block's postings in chunk order.
-func (bs blockSet) rows(ix int, out [][]any) [][]any {
+// terms is the set's terms, sorted.
+func (bs blockSet) terms() []string {
 	terms := make([]string, 0, len(bs))
 	for t := range bs {
 		terms = append(terms, t)
 	}
 	slices.Sort(terms)
-	for _, t := range terms {
+	return terms
+}
+
+// rows appends the rows of fts_blocks of index ix to out, by term, each
+// block's postings in chunk order.
+func (bs blockSet) rows(ix int, out [][]any) [][]any {
+	for _, t := range bs.terms() {
 		r := bs[t]
 		if !slices.IsSorted(r.ids) {
 			// A changed document keeps its id: the flush's ids are not

@@ -88,6 +88,14 @@ func (b *bulkVectors) begin() {
 	b.depth++
 }
 
+// open reports whether a bulk load is under way (a flush then leaves
+// its blocks unmerged: mergeBlocks).
+func (b *bulkVectors) open() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.depth > 0
+}
+
 // putOff reports whether the index of model is put off (a bulk load is
 // under way), noting it for end.
 func (b *bulkVectors) putOff(model string, dims int) bool {
