@@ -31,17 +31,28 @@ import (
 const postingsFrom = `(SELECT b.ix, b.term, u.chunk_id, u.wf, u.len FROM fts_blocks b
 	CROSS JOIN LATERAL unnest(b.ids, b.wfs, b.lens) AS u(chunk_id, wf, len))`
 
-// cutBlocks is the statement (for a CTE of dropChunks) that cuts the
-// postings of the (id, term) rows of src out of index ix's blocks, their
-// bounds recomputed; a block left empty stays (n 0, skipped by reads)
-// until EndBulk deletes it.
+// cutBlocks is the CTEs (for dropChunks; names suffixed by ix) that cut
+// the postings of the (id, term) rows of src out of index ix's blocks,
+// their bounds recomputed, and delete the blocks they leave empty. Each
+// step is linear: the blocks hit are those whose range holds a deleted
+// id of their term (width_bucket: a binary search of the term's sorted
+// deleted ids), their postings kept by a hash anti-join against src
+// (an `= ANY(array)` per posting was quadratic: 3.8 s to cut a
+// 32k-posting word, bench/RESULTS.md), and a block is deleted in the
+// statement that empties it, so a daemon's small syncs leave none.
+// Blocks are named by ctid, stable within the statement.
 func cutBlocks(ix int, src string) string {
-	return fmt.Sprintf(`UPDATE fts_blocks b SET (first, last, n, max_wf, min_lr, ids, wfs, lens) = (
-		SELECT coalesce(min(u.i), b.first), coalesce(max(u.i), b.last), count(*), coalesce(max(u.f), 0), coalesce(min(u.l::float8 / u.f), 0),
-			coalesce(array_agg(u.i ORDER BY u.o), '{}'), coalesce(array_agg(u.f ORDER BY u.o), '{}'), coalesce(array_agg(u.l ORDER BY u.o), '{}')
-		FROM unnest(b.ids, b.wfs, b.lens) WITH ORDINALITY AS u(i, f, l, o) WHERE NOT (u.i = ANY(x.gone)))
-	FROM (SELECT term, array_agg(id) AS gone, min(id) AS lo, max(id) AS hi FROM %s GROUP BY term) x
-	WHERE b.ix = %d AND b.term = x.term AND b.first <= x.hi AND b.last >= x.lo AND b.ids && x.gone`, src, ix)
+	return fmt.Sprintf(`gone%[1]d AS (SELECT term, array_agg(id ORDER BY id) AS ids FROM %[2]s GROUP BY term),
+	hit%[1]d AS (SELECT b.ctid AS t FROM gone%[1]d g JOIN fts_blocks b ON b.ix = %[1]d AND b.term = g.term
+		WHERE width_bucket(b.last, g.ids) > width_bucket(b.first - 1, g.ids)),
+	kept%[1]d AS (SELECT h.t, u.i, u.f, u.l, u.o FROM hit%[1]d h JOIN fts_blocks b ON b.ctid = h.t
+		CROSS JOIN LATERAL unnest(b.ids, b.wfs, b.lens) WITH ORDINALITY AS u(i, f, l, o)
+		WHERE NOT EXISTS (SELECT 1 FROM %[2]s s WHERE s.term = b.term AND s.id = u.i)),
+	new%[1]d AS (SELECT t, min(i) AS first, max(i) AS last, count(*) AS n, max(f) AS max_wf, min(l::float8 / f) AS min_lr,
+		array_agg(i ORDER BY o) AS ids, array_agg(f ORDER BY o) AS wfs, array_agg(l ORDER BY o) AS lens FROM kept%[1]d GROUP BY t),
+	cut%[1]d AS (UPDATE fts_blocks b SET (first, last, n, max_wf, min_lr, ids, wfs, lens) = (x.first, x.last, x.n, x.max_wf, x.min_lr, x.ids, x.wfs, x.lens)
+		FROM new%[1]d x WHERE b.ctid = x.t),
+	emptied%[1]d AS (DELETE FROM fts_blocks b USING hit%[1]d h WHERE b.ctid = h.t AND NOT EXISTS (SELECT 1 FROM new%[1]d x WHERE x.t = h.t))`, ix, src)
 }
 
 // A daemon's one-note syncs each add a block of a posting or two per

@@ -51,6 +51,7 @@ func (b *batch) hold(d *store.Document) {
 // and flush returns. Whatever touches the connection next waits for it
 // (wait): the next flush, Commit, Rollback.
 func (b *batch) flush(ctx context.Context) error {
+	b.dropRemoved()
 	docs := b.docs
 	b.docs, b.nChunks = nil, 0
 	clear(b.held)

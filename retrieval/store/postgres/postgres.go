@@ -132,9 +132,9 @@ INSERT INTO fts_stats VALUES (0, 0, 0), (1, 0, 0) ON CONFLICT DO NOTHING;
 -- row's score, so a search skips the blocks that cannot reach its top.
 -- One row per term and flush costs the server a tenth of a row per
 -- posting (schema 3; bench/postgres/postingscost.sh). A deleted chunk's
--- postings are cut out of their arrays (dropChunks); EndBulk deletes
--- the emptied rows; a flush merges a term's small blocks when they pile
--- up (mergeBlocks).
+-- postings are cut out of their arrays (dropChunks), a row emptied
+-- deleted by the same statement; a flush merges a term's small blocks
+-- when they pile up (mergeBlocks).
 CREATE TABLE IF NOT EXISTS fts_blocks(
 	ix SMALLINT NOT NULL, term TEXT COLLATE "C" NOT NULL,
 	first BIGINT NOT NULL, last BIGINT NOT NULL, n INTEGER NOT NULL,

@@ -96,6 +96,9 @@ type batch struct {
 	docs    []*store.Document
 	nChunks int
 	held    map[[2]string]bool
+	// removing are the ids of the documents removed, deleted at the
+	// next flush (dropRemoved).
+	removing []int64
 	// inflight reports the end of the flush a goroutine is writing (nil:
 	// none), part is that flush's own batch (flush.go).
 	inflight chan error
@@ -279,8 +282,8 @@ func dropChunks(doc string) string {
 	return `WITH g AS (DELETE FROM chunks WHERE doc_id IN (` + doc + `) RETURNING id, tsv, len, seg, seg_len),
 	w AS (SELECT g.id, t.term FROM g, unnest(tsvector_to_array(g.tsv)) AS t(term)),
 	sg AS (SELECT g.id, t.term FROM g, unnest(tsvector_to_array(g.seg)) AS t(term) WHERE g.seg IS NOT NULL),
-	pw AS (` + cutBlocks(0, "w") + `),
-	ps AS (` + cutBlocks(1, "sg") + `)
+	` + cutBlocks(0, "w") + `,
+	` + cutBlocks(1, "sg") + `
 	UPDATE fts_stats st SET rows = st.rows - x.r, tokens = st.tokens - x.t
 	FROM (SELECT 0 AS ix, count(*) AS r, coalesce(sum(len), 0) AS t FROM g
 		UNION ALL SELECT 1, count(*), coalesce(sum(seg_len), 0) FROM g WHERE seg IS NOT NULL) x
@@ -300,7 +303,9 @@ func (b *batch) Touch(ctx context.Context, id, size, mtimeNS int64) error {
 	return nil
 }
 
-// Remove deletes a document, recording it in the change feed.
+// Remove deletes a document, recording it in the change feed. The
+// removed documents are held to the next flush (dropRemoved), so their
+// postings are cut with one statement, each block rewritten once.
 func (b *batch) Remove(ctx context.Context, id int64) error {
 	if len(b.docs) > 0 {
 		// The document may be one this batch put: its chunks go first.
@@ -308,11 +313,24 @@ func (b *batch) Remove(ctx context.Context, id int64) error {
 			return fmt.Errorf("remove document %d: %w", id, err)
 		}
 	}
-	b.keepVersion("SELECT $1::bigint", id)
-	b.queue(dropChunks("SELECT $1::bigint"), id)
-	b.queue("INSERT INTO removed(collection, rel_path, hash, gen) SELECT collection, rel_path, hash, $1 FROM documents WHERE id = $2", b.gen, id)
-	b.queue("DELETE FROM documents WHERE id = $1", id)
+	b.removing = append(b.removing, id)
 	return nil
+}
+
+// dropRemoved queues the deletion of the documents Remove held, their
+// versions kept, chunks and postings dropped and the change feed told;
+// flush runs it first, so it comes before the documents held after.
+func (b *batch) dropRemoved() {
+	if len(b.removing) == 0 {
+		return
+	}
+	ids := b.removing
+	b.removing = nil
+	const sel = "SELECT unnest($1::bigint[])"
+	b.keepVersion(sel, ids)
+	b.queue(dropChunks(sel), ids)
+	b.queue("INSERT INTO removed(collection, rel_path, hash, gen) SELECT collection, rel_path, hash, $1 FROM documents WHERE id = ANY($2)", b.gen, ids)
+	b.queue("DELETE FROM documents WHERE id = ANY($1)", ids)
 }
 
 // PutSkip records a file the sync could not convert.
