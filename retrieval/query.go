@@ -313,8 +313,7 @@ func (r *queryRun) fuse(lists []fusion.List, bm []hit, strong bool) []fusion.Fus
 		r.note(fmt.Sprintf("%d candidates have no vector (a standard library, or not embedded yet): scored over the keyword lists alone, on the scale of the embedded ones", n))
 	}
 	maxRRF := fusion.MaxRRF(lists, k)
-	// The lead was measured for fast mode; a reranker judges the
-	// candidates itself.
+	// Measured for fast mode; a reranker judges candidates itself.
 	if r.e.pkgs && r.meta.VectorsUsed && !r.wantRerank {
 		if fusion.Lead(fused, "bm25", pkgBM25Lead*listWeight(lists, "bm25"), k, len(lists), r.nearInVersion(lists)) > 0 {
 			r.note("the keyword search's first hit, which the vectors also rank near the top of its package, leads the fusion (package docs)")

@@ -475,16 +475,14 @@ func (w *worker) pause(ctx context.Context, d time.Duration) {
 }
 
 // releaseEvery is how often a resting daemon drops the vector graph's
-// file pages from its memory (retrieval.Models.ReleasePages).
+// file pages (retrieval.Models.ReleasePages).
 var releaseEvery = 2 * time.Minute
 
-// rest waits for work. Every releaseEvery meanwhile it drops the vector
-// graph's mapped pages: after a few searches a million vectors' graph is
-// ~0.5 GB of the daemon's RSS, page cache the kernel could reclaim but
-// counted as the daemon's (bench/RESULTS.md). Only a graph no search
-// asked for since the last tick is released, and never one being loaded
-// (the call does not wait: a wake or a shutdown is answered at once).
-// The next search maps again the pages it reads, from the page cache.
+// rest waits for work, and every releaseEvery drops the graph's mapped
+// pages (1M vectors' graph is ~0.5 GB of RSS after a few searches: page
+// cache counted as the daemon's, bench/RESULTS.md), only when no search
+// asked for it since the last tick and never while it loads (a wake or
+// a shutdown is answered at once). A search maps again what it reads.
 func (w *worker) rest(ctx context.Context) {
 	t := time.NewTicker(releaseEvery)
 	defer t.Stop()
