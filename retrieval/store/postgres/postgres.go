@@ -392,6 +392,18 @@ func (s *Store) migrate(ctx context.Context) error {
 	if _, err := tx.Exec(ctx, schema); err != nil {
 		return fmt.Errorf("create the index's tables: %w", err)
 	}
+	if old > 0 && old < schemaVersion {
+		// An upgrade rewrites tables an older gno's sync is writing: it
+		// waits for no writer (the writer's lock, held until this
+		// transaction ends, also keeps an older gno from starting one).
+		var free bool
+		if err := tx.QueryRow(ctx, "SELECT pg_try_advisory_xact_lock($1)", lockKey).Scan(&free); err != nil {
+			return fmt.Errorf("open index: %w", err)
+		}
+		if !free {
+			return gnoerr.New(gnoerr.Unavailable, "the index at %s needs an upgrade to schema %d (from %d), which runs only while no gno writes it: another gno is syncing it now; stop that sync or daemon (or upgrade it to this gno) and run again", s.Path(), schemaVersion, old)
+		}
+	}
 	if old > 0 && old < 4 {
 		if err := toBlocks(ctx, tx); err != nil {
 			return fmt.Errorf("regroup the word index's postings: %w", err)

@@ -232,7 +232,19 @@ func TestSchema3GetsBlocks(t *testing.T) {
 		DROP TABLE fts_blocks; UPDATE meta SET value = '3' WHERE key = 'schema'`); err != nil {
 		t.Fatal(err)
 	}
-	conn.Close(ctx)
+	// An older gno syncing (it holds the writer's lock): the upgrade
+	// waits for it, with a clear error, and writes nothing.
+	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", postgres.LockKey); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := postgres.Open(ctx, u); err == nil || !strings.Contains(err.Error(), "another gno is syncing it") {
+		t.Fatalf("opened for an upgrade while a writer held the index: %v", err)
+	}
+	var schema string
+	if err := conn.QueryRow(ctx, "SELECT value FROM meta WHERE key = 'schema'").Scan(&schema); err != nil || schema != "3" {
+		t.Fatalf("schema %q (%v) after a refused upgrade, want 3", schema, err)
+	}
+	conn.Close(ctx) // releases the writer's lock
 
 	st = open(t, u)
 	defer st.Close()
