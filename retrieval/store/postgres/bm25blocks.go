@@ -58,9 +58,9 @@ func cutBlocks(ix int, src string) string {
 // A daemon's one-note syncs each add a block of a posting or two per
 // term of the note, and a term's reads cost a row per block: without a
 // merge a long-lived index's searches grow slower without bound. So a
-// flush, in its transaction (batches take turns: each first writes
-// meta's last_batch row), merges the small blocks (fewer than
-// mergeSmall postings, the emptied ones too) of the terms it wrote once
+// flush, in its transaction (batches take turns: each first updates
+// meta's writes row, bumpWrites, and holds it to its commit), merges the
+// small blocks (fewer than mergeSmall postings) of the terms it wrote once
 // a term has mergeAt of them: its mergeMax smallest become one block,
 // the postings in chunk order, its bounds recomputed. A large block is
 // never rewritten and a merge rewrites under mergeMax×mergeSmall

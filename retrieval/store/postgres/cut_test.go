@@ -74,6 +74,10 @@ func TestCutMatchesFTS5(t *testing.T) {
 	}
 	newDoc := mk("a", 1000, "")
 	d1001 := mk("a", 1001, "")
+	again := map[int]*store.Document{}
+	for i := 5; i < 300; i += 13 {
+		again[i] = mk(docs[i].Collection, i, "z")
+	}
 	for _, st := range []store.Backend{sq, pg} {
 		for i := 0; i < 300; i += 100 {
 			batch(st, func(b store.WriteBatch) {
@@ -150,6 +154,19 @@ func TestCutMatchesFTS5(t *testing.T) {
 		if bad != 0 {
 			t.Errorf("%s: %d postings differ from the chunks' tsvectors", stage, bad)
 		}
+		// Every block's range, count and score bounds are those of its
+		// arrays (a loose bound would only slow the top-k, a tight one
+		// lose hits; neither shows in the searches above), its ids in
+		// order and once each.
+		var off int
+		if err := conn.QueryRow(ctx, `SELECT count(*) FROM fts_blocks b, LATERAL (SELECT min(i) AS mi, max(i) AS ma, count(*) AS c,
+				max(f) AS mf, min(l::float8 / f) AS ml, array_agg(DISTINCT i ORDER BY i) AS s FROM unnest(b.ids, b.wfs, b.lens) u(i, f, l)) x
+			WHERE b.first <> x.mi OR b.last <> x.ma OR b.n <> x.c OR b.max_wf <> x.mf OR abs(b.min_lr - x.ml) > 1e-12 * x.ml OR b.ids <> x.s`).Scan(&off); err != nil {
+			t.Fatal(err)
+		}
+		if off != 0 {
+			t.Errorf("%s: %d blocks whose range, count or bounds are not their arrays'", stage, off)
+		}
 		if ne != 0 {
 			t.Errorf("%s: %d of %d blocks left empty", stage, ne, nb)
 		}
@@ -166,6 +183,23 @@ func TestCutMatchesFTS5(t *testing.T) {
 			}
 			if err := b.Remove(ctx, m.ID); err != nil {
 				t.Fatal(err)
+			}
+		})
+		// Remove, then Put the same path again, in one batch: the
+		// removal's cut runs first at the flush, and must not take the
+		// new version's postings.
+		batch(st, func(b store.WriteBatch) {
+			for i := 5; i < 300; i += 13 {
+				m, err := st.DocByPath(ctx, docs[i].Collection, docs[i].RelPath)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := b.Remove(ctx, m.ID); err != nil {
+					t.Fatal(err)
+				}
+				if err := b.Put(ctx, again[i]); err != nil {
+					t.Fatal(err)
+				}
 			}
 		})
 		batch(st, func(b store.WriteBatch) {

@@ -137,8 +137,8 @@ func TestBlocksMergeAsFTS5(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			// (Less those whose one document changed or went: EndBulk
-			// deletes an emptied block.)
+			// (Less those whose one document changed or went: the cut
+			// deletes a block it empties.)
 			m, rows := most()
 			if m <= 16 {
 				t.Errorf("a bulk load of 40 one-note batches left at most %d blocks a term; want more than 16, mergeMax (unmerged)", m)

@@ -389,16 +389,13 @@ func (s *Store) BeginBulk(ctx context.Context) error {
 func (s *Store) MergeSegmented(ctx context.Context) error { return nil }
 
 // EndBulk runs after a large sync or copy: it builds the vector indexes
-// BeginBulk put off, deletes the blocks whose postings were all cut out,
-// and ANALYZE gives the planner the new sizes. Autovacuum reclaims the
+// BeginBulk put off, and ANALYZE gives the planner the new sizes (a
+// block emptied by a cut is deleted by the cut's own statement). Autovacuum reclaims the
 // space later: the blocks are read through their index, then their rows,
 // so a VACUUM now (~1 s of the server's at SciFact) would save a search
 // nothing.
 func (s *Store) EndBulk(ctx context.Context) error {
 	if err := s.buildDeferred(ctx); err != nil {
-		return fmt.Errorf("finish bulk index: %w", err)
-	}
-	if _, err := s.pool.Exec(ctx, "DELETE FROM fts_blocks WHERE n = 0"); err != nil {
 		return fmt.Errorf("finish bulk index: %w", err)
 	}
 	if _, err := s.pool.Exec(ctx, "ANALYZE fts_blocks, chunks, documents, tags"); err != nil {
