@@ -4,15 +4,12 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/gnosearch/gno/retrieval/chunk"
 	"github.com/gnosearch/gno/retrieval/query"
 	"github.com/gnosearch/gno/retrieval/store"
-	"github.com/gnosearch/gno/retrieval/store/pgtest"
-	"github.com/jackc/pgx/v5"
 )
 
 // TestCutMatchesFTS5 writes the same documents to SQLite and Postgres
@@ -23,15 +20,8 @@ import (
 // to the bit, the blocks' postings are exactly the chunks' tsvector
 // terms, and no emptied block is left.
 func TestCutMatchesFTS5(t *testing.T) {
-	u := pgtest.Fresh(t)
 	ctx := context.Background()
-	pg := open(t, u)
-	defer pg.Close()
-	sq, err := store.OpenBackend(ctx, filepath.Join(t.TempDir(), "index.sqlite"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sq.Close()
+	pg, sq := bothStores(t)
 	rng := rand.New(rand.NewPCG(3, 9))
 	vocab := []string{"the", "of", "and", "alpha", "beta", "gamma", "delta", "eps", "zeta", "eta", "theta", "iota", "kappa", "東京大学", "日本語の検索", "北京"}
 	text := func(n int) string {
@@ -135,20 +125,15 @@ func TestCutMatchesFTS5(t *testing.T) {
 				}
 			}
 		}
-		conn, err := pgx.Connect(ctx, u)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer conn.Close(ctx)
 		var bad int
-		if err := conn.QueryRow(ctx, `WITH p AS (SELECT b.ix, b.term, x.i FROM fts_blocks b, unnest(b.ids) x(i)),
+		if err := pg.OneForTest(ctx, `WITH p AS (SELECT b.ix, b.term, x.i FROM fts_blocks b, unnest(b.ids) x(i)),
 			c AS (SELECT 0::smallint AS ix, t AS term, id AS i FROM chunks, unnest(tsvector_to_array(tsv)) t)
 			, c1 AS (SELECT 1::smallint AS ix, t AS term, id AS i FROM chunks, unnest(tsvector_to_array(seg)) t WHERE seg IS NOT NULL)
-			SELECT count(*) FROM ((SELECT * FROM p EXCEPT ALL (SELECT * FROM c UNION ALL SELECT * FROM c1)) UNION ALL ((SELECT * FROM c UNION ALL SELECT * FROM c1) EXCEPT ALL SELECT * FROM p)) z`).Scan(&bad); err != nil {
+			SELECT count(*) FROM ((SELECT * FROM p EXCEPT ALL (SELECT * FROM c UNION ALL SELECT * FROM c1)) UNION ALL ((SELECT * FROM c UNION ALL SELECT * FROM c1) EXCEPT ALL SELECT * FROM p)) z`, &bad); err != nil {
 			t.Fatal(err)
 		}
 		var nb, ne int
-		if err := conn.QueryRow(ctx, "SELECT count(*), count(*) FILTER (WHERE n = 0 OR cardinality(ids) = 0) FROM fts_blocks").Scan(&nb, &ne); err != nil {
+		if err := pg.OneForTest(ctx, "SELECT count(*), count(*) FILTER (WHERE n = 0 OR cardinality(ids) = 0) FROM fts_blocks", &nb, &ne); err != nil {
 			t.Fatal(err)
 		}
 		if bad != 0 {
@@ -159,9 +144,9 @@ func TestCutMatchesFTS5(t *testing.T) {
 		// lose hits; neither shows in the searches above), its ids in
 		// order and once each.
 		var off int
-		if err := conn.QueryRow(ctx, `SELECT count(*) FROM fts_blocks b, LATERAL (SELECT min(i) AS mi, max(i) AS ma, count(*) AS c,
+		if err := pg.OneForTest(ctx, `SELECT count(*) FROM fts_blocks b, LATERAL (SELECT min(i) AS mi, max(i) AS ma, count(*) AS c,
 				max(f) AS mf, min(l::float8 / f) AS ml, array_agg(DISTINCT i ORDER BY i) AS s FROM unnest(b.ids, b.wfs, b.lens) u(i, f, l)) x
-			WHERE b.first <> x.mi OR b.last <> x.ma OR b.n <> x.c OR b.max_wf <> x.mf OR abs(b.min_lr - x.ml) > 1e-12 * x.ml OR b.ids <> x.s`).Scan(&off); err != nil {
+			WHERE b.first <> x.mi OR b.last <> x.ma OR b.n <> x.c OR b.max_wf <> x.mf OR abs(b.min_lr - x.ml) > 1e-12 * x.ml OR b.ids <> x.s`, &off); err != nil {
 			t.Fatal(err)
 		}
 		if off != 0 {
