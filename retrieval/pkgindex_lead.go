@@ -17,8 +17,9 @@ import (
 // fast scored below search for Go and Swift (bench/RESULTS.md, "fast
 // below search").
 const (
-	// pkgBM25Lead is the lead, in units of a BM25 first rank (its
-	// weight times 1/(k+1), so a configured BM25 weight scales it too).
+	// pkgBM25Lead is the lead, in BM25 first-rank votes (fusion.Lead
+	// scales it by the list's weight, so a configured BM25 weight does
+	// too).
 	pkgBM25Lead = 0.5
 	// pkgLeadReach is how far down the vector list BM25's first hit may
 	// be, counted among its own package version's items, for the lead:
@@ -84,15 +85,4 @@ func rankInGroup(hits []fusion.Hit, doc int64, group func(int64) string) int {
 		}
 	}
 	return math.MaxInt
-}
-
-// listWeight is the fusion weight of the named list (1 when it has none
-// or is absent), as fusion counts it.
-func listWeight(lists []fusion.List, name string) float64 {
-	for _, l := range lists {
-		if l.Name == name && l.Weight > 0 && !math.IsInf(l.Weight, 0) {
-			return l.Weight
-		}
-	}
-	return 1
 }

@@ -315,7 +315,7 @@ func (r *queryRun) fuse(lists []fusion.List, bm []hit, strong bool) []fusion.Fus
 	maxRRF := fusion.MaxRRF(lists, k)
 	// Measured for fast mode; a reranker judges candidates itself.
 	if r.e.pkgs && r.meta.VectorsUsed && !r.wantRerank {
-		if fusion.Lead(fused, "bm25", pkgBM25Lead*listWeight(lists, "bm25"), k, len(lists), r.nearInVersion(lists)) > 0 {
+		if fusion.Lead(fused, lists, "bm25", pkgBM25Lead, k, r.nearInVersion(lists)) > 0 {
 			r.note("the keyword search's first hit, which the vectors also rank near the top of its package, leads the fusion (package docs)")
 		}
 	}

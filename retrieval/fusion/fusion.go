@@ -16,6 +16,7 @@ package fusion
 
 import (
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 )
@@ -270,26 +271,30 @@ func Cover(fused []Fused, lists []List, k float64) int {
 	return n
 }
 
-// Lead adds weight/(k+1), one more first-rank vote of that weight, to
-// the RRF score of the document the named list ranks first, and orders
-// the slice again. It is for a list whose first hit is better evidence
-// than its rank alone says: in an API index, BM25's first hit shares
-// the question's words with a name or doc, while the vector list at
-// twice BM25's weight passes it with any look-alike it ranks near the
+// Lead adds votes first-rank votes of the named list (votes × its
+// weight/(k+1)) to the RRF score of the document that list ranks first,
+// and orders the slice again. It is for a list whose first hit is better
+// evidence than its rank alone says: in an API index, BM25's first hit
+// shares the question's words with a name or doc, while the vector list
+// at twice BM25's weight passes it with any look-alike it ranks near the
 // top (bench/RESULTS.md, "fast below search"). The lead breaks the
-// lists' disagreement: a document every list ranks first (lists: how
-// many were fused) gets nothing, nor one that ok (nil: any) turns down,
-// such as one the other lists rank far down. It returns the amount
-// added (0 when none). The caller keeps MaxRRF as Normalize's divisor:
-// only the led document can pass it (no other is first in every list),
-// and Normalize clamps it to 1, so every other score keeps the scale it
-// has without a lead (a larger divisor moved every score, and with it
-// what a minimum score lets through, whenever a lead fired).
-func Lead(fused []Fused, list string, weight, k float64, lists int, ok func(f *Fused) bool) float64 {
-	if weight <= 0 || math.IsInf(weight, 0) || math.IsNaN(weight) {
+// lists' disagreement: a document every one of lists ranks first gets
+// nothing, nor one that ok (nil: any) turns down, such as one the other
+// lists rank far down. It returns the amount added (0 when none). The
+// caller keeps MaxRRF as Normalize's divisor: only the led document can
+// pass it (no other is first in every list), and Normalize clamps it to
+// 1, so every other score keeps the scale it has without a lead (a
+// larger divisor moved every score, and with it what a minimum score
+// lets through, whenever a lead fired).
+func Lead(fused []Fused, lists []List, list string, votes, k float64, ok func(f *Fused) bool) float64 {
+	if votes <= 0 || math.IsInf(votes, 0) || math.IsNaN(votes) {
 		return 0
 	}
-	bonus := weight / (kOrDefault(k) + 1)
+	i := slices.IndexFunc(lists, func(l List) bool { return l.Name == list })
+	if i < 0 {
+		return 0
+	}
+	bonus := votes * weightOf(lists[i]) / (kOrDefault(k) + 1)
 	for i := range fused {
 		if fused[i].Ranks[list] == 1 {
 			first := 0
@@ -298,7 +303,7 @@ func Lead(fused []Fused, list string, weight, k float64, lists int, ok func(f *F
 					first++
 				}
 			}
-			if first >= lists || ok != nil && !ok(&fused[i]) {
+			if first >= len(lists) || ok != nil && !ok(&fused[i]) {
 				return 0
 			}
 			fused[i].RRF += bonus

@@ -262,7 +262,7 @@ func TestLead(t *testing.T) {
 	if fused[0].DocID != 2 || fused[1].DocID != 1 {
 		t.Fatalf("before: %+v", fused)
 	}
-	added := Lead(fused, "bm25", 0.5, 60, 2, nil)
+	added := Lead(fused, lists, "bm25", 0.5, 60, nil)
 	if !near(added, 0.5/61) {
 		t.Fatalf("added %v, want %v", added, 0.5/61)
 	}
@@ -280,21 +280,22 @@ func TestLead(t *testing.T) {
 		t.Fatalf("normalized lead score %v", got)
 	}
 	for _, w := range []float64{0, -1, math.NaN(), math.Inf(1)} {
-		if Lead(fused, "bm25", w, 60, 2, nil) != 0 {
+		if Lead(fused, lists, "bm25", w, 60, nil) != 0 {
 			t.Errorf("weight %v added something", w)
 		}
 	}
-	if Lead(fused, "lex1", 0.5, 60, 2, nil) != 0 {
+	if Lead(fused, lists, "lex1", 0.5, 60, nil) != 0 {
 		t.Error("a list no document is ranked in added something")
 	}
-	agree := RRF([]List{lists[0], {Name: "vector", Weight: 2, Hits: lists[0].Hits}}, 60)
-	if Lead(agree, "bm25", 0.5, 60, 2, nil) != 0 || !near(agree[0].RRF, 3.0/61) {
+	both := []List{lists[0], {Name: "vector", Weight: 2, Hits: lists[0].Hits}}
+	agree := RRF(both, 60)
+	if Lead(agree, both, "bm25", 0.5, 60, nil) != 0 || !near(agree[0].RRF, 3.0/61) {
 		t.Errorf("a document first in both lists got a lead: %+v", agree[0])
 	}
 	fresh := RRF(lists, 60)
 	asked := int64(0)
 	no := func(f *Fused) bool { asked = f.DocID; return false }
-	if Lead(fresh, "bm25", 0.5, 60, 2, no) != 0 || asked != 1 || fresh[0].DocID != 2 {
+	if Lead(fresh, lists, "bm25", 0.5, 60, no) != 0 || asked != 1 || fresh[0].DocID != 2 {
 		t.Errorf("a lead turned down was given (asked about %d): %+v", asked, fresh)
 	}
 }
