@@ -19,8 +19,12 @@ import (
 // It owns the in-memory graph and its PageRank, cached for one committed
 // state of the index (store.LinkVersion: every write batch changes it, so
 // a graph read between two batches of a long sync is not kept past the
-// next one); the next graph question after a change rebuilds them. Whole
-// (graphwhole.go) is the graph a view draws, cached the same way.
+// next one); the next graph question after a change brings them up to
+// date: the graph follows the store's link index (LinkGraphSince: only
+// the documents a sync touched are read again, unless the link index was
+// rebuilt) and PageRank is computed only when asked, starting from the
+// last ranks. Whole (graphwhole.go) is the graph a view draws, cached
+// the same way.
 type Graph struct {
 	e *Engine
 
@@ -28,6 +32,14 @@ type Graph struct {
 	version string
 	g       *graph.Graph
 	pr      []float64 // g.Ranks, in the order of g.Nodes
+	// base and touched are the link index's the graph was read from
+	// (store.LinkGraphDelta), for the next LinkGraphSince.
+	base    uint64
+	touched []int64
+	// prevIDs and prevPR are the nodes and ranks of the last graph whose
+	// ranks were computed: the start of the next PageRank.
+	prevIDs []int64
+	prevPR  []float64
 
 	whole wholeCache
 }
@@ -48,18 +60,31 @@ func (gr *Graph) linkGraph(ctx context.Context) (*graph.Graph, store.Backend, er
 	if gs.g != nil && gs.version == version {
 		return gs.g, st, nil
 	}
+	old := gs.g
+	if old != nil && gs.pr != nil {
+		gs.prevIDs, gs.prevPR = old.Nodes(), gs.pr
+	}
 	// Drop the stale graph and ranks before building the new ones, so
-	// the rebuild after a sync does not hold both.
+	// a rebuild after a sync does not hold both (a patch needs the old).
 	gs.g, gs.pr = nil, nil
-	nodes, pairs, err := st.LinkGraph(ctx, nil)
+	base, touched := gs.base, gs.touched
+	if old == nil {
+		base = 0
+	}
+	d, err := st.LinkGraphSince(ctx, base, touched)
 	if err != nil {
 		return nil, nil, err
 	}
-	edges := make([]graph.Edge, len(pairs))
-	for i, p := range pairs {
+	edges := make([]graph.Edge, len(d.Edges))
+	for i, p := range d.Edges {
 		edges[i] = graph.Edge{Src: p[0], Dst: p[1]}
 	}
-	gs.g, gs.version, gs.pr = graph.New(nodes, edges), version, nil
+	if d.Full {
+		gs.g = graph.New(d.Nodes, edges)
+	} else {
+		gs.g = old.Patch(d.Changed, d.Nodes, edges)
+	}
+	gs.version, gs.base, gs.touched = version, d.Base, d.Touched
 	return gs.g, st, nil
 }
 
@@ -71,9 +96,10 @@ func (gr *Graph) pageRank(g *graph.Graph) []float64 {
 	if gs.g == g && gs.pr != nil {
 		return gs.pr
 	}
-	pr := g.Ranks(0.85)
+	pr := g.RanksFrom(0.85, gs.prevIDs, gs.prevPR)
 	if gs.g == g {
 		gs.pr = pr
+		gs.prevIDs, gs.prevPR = nil, nil
 	}
 	return pr
 }

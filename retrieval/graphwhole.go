@@ -94,6 +94,8 @@ func (gr *Graph) readWhole(ctx context.Context) (*WholeGraph, error) {
 	total := len(nodes)
 	var names []store.NoteName
 	var unresolved []store.LinkRow
+	var tags map[int64][]string
+	var pairs [][2]int64
 	if total > maxWholeDocs {
 		// The most central notes, in their original (id) order so the
 		// layout sees them as it would unsampled; only their names and
@@ -117,6 +119,15 @@ func (gr *Graph) readWhole(ctx context.Context) (*WholeGraph, error) {
 		if unresolved, err = st.UnresolvedFrom(ctx, ids); err != nil {
 			return nil, err
 		}
+		// Likewise their tags and the links among them (every document's
+		// tags and every link were most of what was left of a re-warm
+		// after a one-file sync at 1M: bench/RESULTS.md).
+		if tags, err = st.DocTagsOf(ctx, ids); err != nil {
+			return nil, err
+		}
+		if pairs, err = st.LinkGraphAmong(ctx, ids); err != nil {
+			return nil, err
+		}
 	} else {
 		if names, err = st.NoteNames(ctx, nil); err != nil {
 			return nil, err
@@ -125,14 +136,12 @@ func (gr *Graph) readWhole(ctx context.Context) (*WholeGraph, error) {
 			return nil, err
 		}
 		total = len(names)
-	}
-	tags, err := st.DocTags(ctx)
-	if err != nil {
-		return nil, err
-	}
-	_, pairs, err := st.LinkGraph(ctx, nil)
-	if err != nil {
-		return nil, err
+		if tags, err = st.DocTags(ctx); err != nil {
+			return nil, err
+		}
+		if _, pairs, err = st.LinkGraph(ctx, nil); err != nil {
+			return nil, err
+		}
 	}
 	in := &layout.Input{Docs: make([]layout.Doc, len(names)), Rank: make([]float64, len(names))}
 	at := make(map[int64]int32, len(names))

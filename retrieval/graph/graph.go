@@ -259,6 +259,17 @@ func (g *Graph) Rank(ranks []float64, id int64) float64 {
 // that keeps the ranks holds (8 bytes a node; the map costs ~40 at a
 // million).
 func (g *Graph) Ranks(damping float64) []float64 {
+	return g.RanksFrom(damping, nil, nil)
+}
+
+// RanksFrom is Ranks started from the ranks prevRanks of the nodes
+// prevIDs (an earlier graph's Nodes and Ranks) instead of the uniform
+// vector: a new node starts at 1/n, and the start is scaled to sum to 1.
+// The iteration and its stopping rule are Ranks', so the result is
+// within the same tolerance of the ranks (the fixed point does not
+// depend on the start), and after a small change to the graph it
+// takes a few rounds instead of dozens.
+func (g *Graph) RanksFrom(damping float64, prevIDs []int64, prevRanks []float64) []float64 {
 	n := len(g.ids)
 	if n == 0 {
 		return nil
@@ -270,6 +281,22 @@ func (g *Graph) Ranks(damping float64) []float64 {
 	next := make([]float64, n)
 	for i := range rank {
 		rank[i] = 1 / float64(n)
+	}
+	if len(prevIDs) > 0 && len(prevIDs) == len(prevRanks) {
+		// Both id lists are ascending: merge them.
+		sum, j := 0.0, 0
+		for i, id := range g.ids {
+			for j < len(prevIDs) && prevIDs[j] < id {
+				j++
+			}
+			if j < len(prevIDs) && prevIDs[j] == id && prevRanks[j] > 0 {
+				rank[i] = prevRanks[j]
+			}
+			sum += rank[i]
+		}
+		for i := range rank {
+			rank[i] /= sum
+		}
 	}
 	for round := 0; round < 100; round++ {
 		dangling := 0.0

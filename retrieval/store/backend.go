@@ -103,6 +103,7 @@ type Backend interface {
 	RemoveTag(ctx context.Context, doc int64, tag string) (bool, error)
 	RestoreUserTags(ctx context.Context, tags []UserTag) error
 	DocTags(ctx context.Context) (map[int64][]string, error)
+	DocTagsOf(ctx context.Context, ids []int64) (map[int64][]string, error)
 
 	// Links and governing notes (linkread.go, governs.go).
 	LinkVersion(ctx context.Context) (string, error)
@@ -113,6 +114,8 @@ type Backend interface {
 	UnresolvedFrom(ctx context.Context, ids []int64) ([]LinkRow, error)
 	LinkStats(ctx context.Context) (map[string]*LinkStats, error)
 	LinkGraph(ctx context.Context, collections []string) ([]int64, [][2]int64, error)
+	LinkGraphSince(ctx context.Context, base uint64, touched []int64) (*LinkGraphDelta, error)
+	LinkGraphAmong(ctx context.Context, ids []int64) ([][2]int64, error)
 	Candidates(ctx context.Context, keys []string) (map[string][]links.Candidate, error)
 	DocNames(ctx context.Context, collections []string) ([]DocName, error)
 	GoverningNotes(ctx context.Context) ([]*GoverningNote, error)

@@ -36,6 +36,9 @@ type LinkRow struct {
 // the link reads from it, so the link graph means the same on each.
 type LinkIndex struct {
 	writes string
+	// gen numbers a flat index (flatGens; 0 for an overlay, which
+	// answers its base's: LinkGraphSince).
+	gen uint64
 	// docs holds what links need of every document, by id, as fixed
 	// records over text (every path and title in one string) and cols: a
 	// daemon keeps the index for its life, and at a million documents a
@@ -177,7 +180,7 @@ func (s *Store) loadLinks(ctx context.Context) (*LinkIndex, error) {
 // NewLinkIndex starts an empty index of the document set as of the
 // writes counter's value writes (LinkVersion).
 func NewLinkIndex(writes string) *LinkIndex {
-	return &LinkIndex{writes: writes, colIdx: map[string]uint32{},
+	return &LinkIndex{writes: writes, gen: flatGens.Add(1), colIdx: map[string]uint32{},
 		aliases: map[int64][]string{}, attached: map[string][]linkAt{},
 		outAt: []int32{0}}
 }

@@ -113,3 +113,21 @@ func (r LinkReads) UnresolvedFrom(ctx context.Context, ids []int64) ([]LinkRow, 
 	}
 	return idx.UnresolvedFrom(ids), nil
 }
+
+// LinkGraphSince is LinkIndex.LinkGraphSince of the index.
+func (r LinkReads) LinkGraphSince(ctx context.Context, base uint64, touched []int64) (*LinkGraphDelta, error) {
+	idx, err := r.Load(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return idx.LinkGraphSince(base, touched), nil
+}
+
+// LinkGraphAmong is LinkIndex.LinkGraphAmong of the index.
+func (r LinkReads) LinkGraphAmong(ctx context.Context, ids []int64) ([][2]int64, error) {
+	idx, err := r.Load(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return idx.LinkGraphAmong(ids), nil
+}

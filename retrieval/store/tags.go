@@ -74,6 +74,39 @@ func (s *Store) RestoreUserTags(ctx context.Context, tags []UserTag) error {
 	return nil
 }
 
+// DocTagsOf is DocTags of the documents ids only: a view that draws a
+// sample of a large index reads the tags of what it draws.
+func (s *Store) DocTagsOf(ctx context.Context, ids []int64) (map[int64][]string, error) {
+	out := map[int64][]string{}
+	const chunk = 500
+	for lo := 0; lo < len(ids); lo += chunk {
+		part := ids[lo:min(lo+chunk, len(ids))]
+		args := make([]any, len(part))
+		for i, id := range part {
+			args[i] = id
+		}
+		rows, err := s.db.QueryContext(ctx, "SELECT doc_id, tag FROM tags WHERE doc_id IN ("+placeholders(len(part))+") ORDER BY doc_id, tag", args...)
+		if err != nil {
+			return nil, fmt.Errorf("read tags: %w", err)
+		}
+		for rows.Next() {
+			var id int64
+			var tag string
+			if err := rows.Scan(&id, &tag); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("read tags: %w", err)
+			}
+			out[id] = append(out[id], tag)
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return nil, fmt.Errorf("read tags: %w", err)
+		}
+	}
+	return out, nil
+}
+
 // DocTags returns every document's tags (front matter and user tags),
 // sorted, by document id: one statement for the whole index, for views
 // that draw every document (the graph).

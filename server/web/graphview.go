@@ -50,6 +50,12 @@ type GraphHandler struct {
 	log  *slog.Logger
 	busy func() bool
 
+	// asked is set by the first request for the scene: until then Watch
+	// lays out only the graph of the start, not each sync's (a daemon
+	// nobody opened the graph view of does not read a million-note
+	// graph again after every sync).
+	asked atomic.Bool
+
 	mu    sync.Mutex
 	done  *sceneJob // the latest finished scene
 	doing *sceneJob // the scene being laid out
@@ -95,6 +101,7 @@ func (h *GraphHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.serveLocal(w, r, focus)
 		return
 	}
+	h.asked.Store(true)
 	job, err := h.scene(ctx, true)
 	if err != nil {
 		writeError(w, err)

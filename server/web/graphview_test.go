@@ -293,8 +293,9 @@ func TestAssets(t *testing.T) {
 	}
 }
 
-// TestGraphWatch: Watch lays out the graph once it has settled, again
-// after a change, not again without one; a background layout waits
+// TestGraphWatch: Watch lays out the graph once it has settled, not
+// again without a change, nor after one until a request has asked for
+// the scene, then again after each change; a background layout waits
 // while requests are in flight, unless a request waits for it.
 func TestGraphWatch(t *testing.T) {
 	v, err := vaultgen.Clustered("", vaultgen.Options{Notes: 300, Links: 900, Seed: 2})
@@ -326,10 +327,27 @@ func TestGraphWatch(t *testing.T) {
 	if n := src.calls.Load(); n != 1 {
 		t.Errorf("%d layouts of an unchanged graph", n)
 	}
+	// Nobody asked for the scene: a change is not laid out.
+	src.version.Add(1)
+	time.Sleep(100 * time.Millisecond)
+	if n := src.calls.Load(); n != 1 {
+		t.Errorf("%d layouts after a change no request asked for", n)
+	}
+	ts := httptest.NewServer(h)
+	defer ts.Close()
+	res, err := http.Get(ts.URL)
+	if err != nil || res.StatusCode != 200 {
+		t.Fatalf("a request for the scene: %v %v", err, res)
+	}
+	res.Body.Close()
+	if n := src.calls.Load(); n != 2 {
+		t.Errorf("%d layouts after the first request", n)
+	}
+	// Once asked, each change is laid out in the background.
 	src.version.Add(1)
 	waitFor("the layout of a change", done)
-	if n := src.calls.Load(); n != 2 {
-		t.Errorf("%d layouts after one change", n)
+	if n := src.calls.Load(); n != 3 {
+		t.Errorf("%d layouts after one more change", n)
 	}
 
 	// Busy: a background layout waits; a request makes it go on.
@@ -342,9 +360,7 @@ func TestGraphWatch(t *testing.T) {
 		t.Fatalf("a background layout ran while requests were in flight (%v)", err)
 	case <-time.After(300 * time.Millisecond):
 	}
-	ts := httptest.NewServer(h)
-	defer ts.Close()
-	res, err := http.Get(ts.URL)
+	res, err = http.Get(ts.URL)
 	if err != nil || res.StatusCode != 200 {
 		t.Fatalf("a request for the scene while busy: %v %v", err, res)
 	}

@@ -33,7 +33,10 @@ func (h *GraphHandler) giveWay(ctx context.Context, job *sceneJob) {
 // writes in batches; a layout per batch would be wasted) it lays the
 // new graph out in the background (Warm), giving way to requests. A
 // graph that did not change (a write to text only, for the engine's
-// source) costs no layout: its version is the same.
+// source) costs no layout: its version is the same. Until a request
+// has asked for the scene (ServeHTTP), only the first graph is laid
+// out: after a sync the graph is read again only for a graph view
+// that was opened, or by the next request itself.
 func (h *GraphHandler) Watch(ctx context.Context, interval time.Duration) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
@@ -59,7 +62,7 @@ func (h *GraphHandler) Watch(ctx context.Context, interval time.Duration) {
 			seen = st // changed: wait one more interval for it to settle
 			continue
 		}
-		if st == warmed || busy {
+		if st == warmed || busy || warmed != "" && !h.asked.Load() {
 			continue
 		}
 		busy = true

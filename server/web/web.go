@@ -257,7 +257,8 @@ func (a *App) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // WatchGraph keeps the graph view's scene laid out for the index as it
 // changes, in the background and giving way to every other request,
 // until ctx ends (GraphHandler.Watch): the first visit to /graph, and
-// the first after a sync, finds it ready. Serve runs it.
+// once the view was opened the first after a sync, finds it ready.
+// Serve runs it.
 func (a *App) WatchGraph(ctx context.Context) { a.graph.Watch(ctx, graphWatchInterval) }
 
 // graphWatchInterval is how often WatchGraph looks at the index: one

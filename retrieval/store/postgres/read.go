@@ -405,6 +405,25 @@ func (s *Store) DocTags(ctx context.Context) (map[int64][]string, error) {
 	return out, nil
 }
 
+// DocTagsOf is DocTags of the documents ids only.
+func (s *Store) DocTagsOf(ctx context.Context, ids []int64) (map[int64][]string, error) {
+	out := map[int64][]string{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	err := s.each(ctx, `SELECT doc_id, tag FROM tags WHERE doc_id = ANY($1) ORDER BY doc_id, tag COLLATE "C"`, []any{ids}, func(r pgx.Rows) error {
+		var id int64
+		var tag string
+		err := r.Scan(&id, &tag)
+		out[id] = append(out[id], tag)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read tags: %w", err)
+	}
+	return out, nil
+}
+
 // DocCount counts the documents of a collection.
 func (s *Store) DocCount(ctx context.Context, collection string) (int, error) {
 	var n int

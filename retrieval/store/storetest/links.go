@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
 	"testing"
 
@@ -140,6 +141,38 @@ func testLinks(t *testing.T, st store.Backend) {
 		es = append(es, pathsOf(ids, []int64{e[0]})[0]+" -> "+pathsOf(ids, []int64{e[1]})[0])
 	}
 	same(t, "LinkGraph edges", es, []string{"c/B.md -> c/a.md", "c/a.md -> c/B.md", "c/sub/a.md -> c/B.md", "c/sub/a.md -> c/a.md"})
+
+	// LinkGraphAmong is LinkGraph(nil)'s links among the ids asked for,
+	// in its order.
+	allNodes, allEdges, err := st.LinkGraph(ctx, nil)
+	check(t, err)
+	half := []int64{}
+	for i, n := range allNodes {
+		if i%2 == 0 {
+			half = append(half, n)
+		}
+	}
+	for _, ask := range [][]int64{half, allNodes, nil} {
+		want := [][2]int64{}
+		for _, e := range allEdges {
+			if slices.Contains(ask, e[0]) && slices.Contains(ask, e[1]) {
+				want = append(want, e)
+			}
+		}
+		got, err := st.LinkGraphAmong(ctx, ask)
+		check(t, err)
+		if len(got) != 0 || len(want) != 0 {
+			same(t, "LinkGraphAmong", got, want)
+		}
+	}
+	// LinkGraphSince without a graph of the same base is the whole graph.
+	d, err := st.LinkGraphSince(ctx, 0, nil)
+	check(t, err)
+	if !d.Full || d.Base == 0 {
+		t.Errorf("LinkGraphSince(0): full %v, base %d", d.Full, d.Base)
+	}
+	same(t, "LinkGraphSince nodes", d.Nodes, allNodes)
+	same(t, "LinkGraphSince edges", d.Edges, allEdges)
 
 	cands, err := st.Candidates(ctx, []string{"a", "bee", "second b", "none"})
 	check(t, err)

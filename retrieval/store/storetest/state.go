@@ -96,6 +96,20 @@ func testTags(t *testing.T, st store.Backend) {
 	if !reflect.DeepEqual(all[a.ID], []string{"mine"}) {
 		t.Errorf("tags after re-index: %v", all[a.ID])
 	}
+	b, _ := st.DocByPath(ctx, "c", "b.md")
+	for _, ids := range [][]int64{nil, {a.ID}, {b.ID}, {a.ID, b.ID, b.ID + 1000}} {
+		want := map[int64][]string{}
+		for _, id := range ids {
+			if tags, ok := all[id]; ok {
+				want[id] = tags
+			}
+		}
+		some, err := st.DocTagsOf(ctx, ids)
+		check(t, err)
+		if !reflect.DeepEqual(some, want) {
+			t.Errorf("DocTagsOf(%v) = %v, want %v", ids, some, want)
+		}
+	}
 	if ok, err := st.RemoveTag(ctx, a.ID, "mine"); err != nil || !ok {
 		t.Errorf("RemoveTag: %v, %v", ok, err)
 	}

@@ -1,0 +1,218 @@
+package retrieval
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gnosearch/gno/retrieval/graph"
+)
+
+// TestGraphFollowsSyncs: after each of many random syncs (notes added,
+// changed, renamed by a remove and an add, removed; links to notes that
+// exist, come or go, aliases, tags), the engine's graph, brought up to
+// date from the last one (the store's LinkGraphSince and graph.Patch),
+// equals a graph built afresh from the index; its PageRank, started from
+// the last ranks (and not computed after every sync), is within the
+// iteration's tolerance of one from the uniform start; and the whole
+// graph a view draws, sampled or not, equals a fresh one's (the ranks
+// within that tolerance).
+func TestGraphFollowsSyncs(t *testing.T) {
+	ctx := context.Background()
+	defer func(m int) { maxWholeDocs = m }(maxWholeDocs)
+	names := make([]string, 50)
+	for i := range names {
+		names[i] = fmt.Sprintf("n%02d", i)
+	}
+	var patched, steps int
+	for seed := range uint64(3) {
+		rng := rand.New(rand.NewPCG(seed, 11))
+		note := func(step int) string {
+			var b strings.Builder
+			b.WriteString("---\ntags: [")
+			for i := range rng.IntN(3) {
+				if i > 0 {
+					b.WriteString(", ")
+				}
+				fmt.Fprintf(&b, "t%d", rng.IntN(6))
+			}
+			b.WriteString("]\n")
+			if rng.IntN(4) == 0 {
+				fmt.Fprintf(&b, "aliases: [%s]\n", names[rng.IntN(len(names))])
+			}
+			fmt.Fprintf(&b, "---\n# Note %d\n\n", step)
+			for range rng.IntN(6) {
+				fmt.Fprintf(&b, "[[%s]] ", names[rng.IntN(len(names))])
+			}
+			fmt.Fprintf(&b, "\nstep %d %d\n", step, rng.Uint64())
+			return b.String()
+		}
+		path := func(name string) string {
+			if name[2] < '5' {
+				return "a/" + name + ".md"
+			}
+			return "b/" + name + ".md"
+		}
+		files := map[string]string{}
+		for _, n := range names[:30] {
+			files[path(n)] = note(0)
+		}
+		e, root := newEngine(t, files)
+		live := map[string]bool{}
+		for _, n := range names[:30] {
+			live[n] = true
+		}
+		update(t, e)
+		gr := e.Graph()
+		for step := 1; step <= 25; step++ {
+			for range 1 + rng.IntN(3) {
+				n := names[rng.IntN(len(names))]
+				if live[n] && rng.IntN(3) == 0 {
+					if err := os.Remove(filepath.Join(root, path(n))); err != nil {
+						t.Fatal(err)
+					}
+					delete(live, n)
+					continue
+				}
+				write(t, root, path(n), note(step))
+				live[n] = true
+			}
+			update(t, e)
+			steps++
+			before := gr.base
+			g, _, err := gr.linkGraph(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if gr.base == before {
+				patched++
+			}
+			fresh := &Graph{e: e}
+			want, _, err := fresh.linkGraph(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			what := fmt.Sprintf("seed %d step %d", seed, step)
+			sameGraph(t, what, g, want)
+			if rng.IntN(2) == 0 {
+				continue // no ranks asked for after this sync
+			}
+			pr, wantPR := gr.pageRank(g), fresh.pageRank(want)
+			if d := l1(pr, wantPR); d > 2e-8 {
+				t.Fatalf("%s: PageRank %g from a fresh one", what, d)
+			}
+			maxWholeDocs = 25000
+			if rng.IntN(2) == 0 {
+				maxWholeDocs = 12
+			}
+			gr.whole.g, fresh.whole.g = nil, nil
+			w, err := gr.Whole(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			maxWholeDocs = 25000
+			full, err := fresh.Whole(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sameWhole(t, what, w, full)
+		}
+	}
+	t.Logf("%d of %d syncs patched", patched, steps)
+	if patched < steps/2 {
+		t.Fatalf("%d of %d syncs followed by a patch: the test did not exercise it", patched, steps)
+	}
+}
+
+// sameGraph fails unless a and b have the same nodes and links.
+func sameGraph(t *testing.T, what string, a, b *graph.Graph) {
+	t.Helper()
+	if !slices.Equal(a.Nodes(), b.Nodes()) || a.Edges() != b.Edges() || !slices.Equal(a.Orphans(), b.Orphans()) {
+		t.Fatalf("%s: graph of %d nodes and %d links, fresh %d and %d", what, a.Len(), a.Edges(), b.Len(), b.Edges())
+	}
+	for _, id := range a.Nodes() {
+		if !slices.Equal(a.Neighbors(id, true, false), b.Neighbors(id, true, false)) ||
+			!slices.Equal(a.Neighbors(id, false, true), b.Neighbors(id, false, true)) {
+			t.Fatalf("%s: the links of %d differ from a fresh graph's", what, id)
+		}
+	}
+}
+
+// sameWhole fails unless w is full (an unsampled whole graph) cut to
+// w's documents, which are the ones of highest rank, and its ranks are
+// full's within the PageRank tolerance.
+func sameWhole(t *testing.T, what string, w, full *WholeGraph) {
+	t.Helper()
+	at := map[string]int32{}
+	for i, d := range w.Input.Docs {
+		at[d.ID] = int32(i)
+	}
+	var docs, links, broken []string
+	var fullRanks []float64
+	for i, d := range full.Input.Docs {
+		if _, ok := at[d.ID]; ok {
+			docs = append(docs, fmt.Sprintf("%+v", d))
+			fullRanks = append(fullRanks, full.Input.Rank[i])
+		}
+	}
+	for _, l := range full.Input.Links {
+		a, okA := at[full.Input.Docs[l.Src].ID]
+		b, okB := at[full.Input.Docs[l.Dst].ID]
+		if okA && okB {
+			links = append(links, fmt.Sprint(a, b))
+		}
+	}
+	for _, u := range full.Input.Unresolved {
+		if a, ok := at[full.Input.Docs[u.Src].ID]; ok {
+			broken = append(broken, fmt.Sprint(a, u.Target))
+		}
+	}
+	var gotDocs, gotLinks, gotBroken []string
+	for _, d := range w.Input.Docs {
+		gotDocs = append(gotDocs, fmt.Sprintf("%+v", d))
+	}
+	for _, l := range w.Input.Links {
+		gotLinks = append(gotLinks, fmt.Sprint(l.Src, l.Dst))
+	}
+	for _, u := range w.Input.Unresolved {
+		gotBroken = append(gotBroken, fmt.Sprint(u.Src, u.Target))
+	}
+	if w.Total != full.Total || !reflect.DeepEqual(gotDocs, docs) || !reflect.DeepEqual(gotLinks, links) || !reflect.DeepEqual(gotBroken, broken) {
+		t.Fatalf("%s: whole graph %d of %d documents, %d links, %d broken; fresh cut to it %d of %d, %d, %d",
+			what, len(gotDocs), w.Total, len(gotLinks), len(gotBroken), len(docs), full.Total, len(links), len(broken))
+	}
+	if d := l1(w.Input.Rank, fullRanks); d > 2e-8 {
+		t.Fatalf("%s: ranks %g from a fresh whole graph's", what, d)
+	}
+	if len(w.Input.Docs) == len(full.Input.Docs) && w.Version != full.Version {
+		t.Fatalf("%s: version %s, fresh %s", what, w.Version, full.Version)
+	}
+	// A sample is the documents of highest rank (ties aside).
+	if len(w.Input.Docs) < len(full.Input.Docs) {
+		least := slices.Min(fullRanks)
+		for i, d := range full.Input.Docs {
+			if _, ok := at[d.ID]; !ok && full.Input.Rank[i] > least+1e-8 {
+				t.Fatalf("%s: %s (rank %g) left out of the sample, whose least is %g", what, d.ID, full.Input.Rank[i], least)
+			}
+		}
+	}
+}
+
+// l1 is the sum of the differences of a and b.
+func l1(a, b []float64) float64 {
+	if len(a) != len(b) {
+		return math.Inf(1)
+	}
+	d := 0.0
+	for i := range a {
+		d += math.Abs(a[i] - b[i])
+	}
+	return d
+}
