@@ -101,14 +101,8 @@ func (gr *Graph) readWhole(ctx context.Context) (*WholeGraph, error) {
 		// layout sees them as it would unsampled; only their names and
 		// broken links are read (the whole lists were ~0.5 GB and most
 		// of the CPU of the daemon's re-warm after a sync at 1M).
-		idx := make([]int, total)
-		for i := range idx {
-			idx[i] = i
-		}
 		// pr is in the order of the nodes (Graph.Ranks).
-		sort.SliceStable(idx, func(a, b int) bool { return pr[idx[a]] > pr[idx[b]] })
-		idx = idx[:maxWholeDocs]
-		sort.Ints(idx)
+		idx := topRanked(pr, maxWholeDocs)
 		ids := make([]int64, len(idx))
 		for i, j := range idx {
 			ids[i] = nodes[j]
@@ -171,6 +165,55 @@ func (gr *Graph) readWhole(ctx context.Context) (*WholeGraph, error) {
 	}
 	c.g, c.state = &WholeGraph{Version: digest(in), Input: in, Total: total}, state
 	return c.g, nil
+}
+
+// topRanked returns the indexes of the k highest ranks, ascending; of
+// equal ranks the lower indexes: the first k of a stable sort by rank,
+// descending. A heap of the k best so far, not a sort of every node (a
+// sort of a million was a third of a re-warm after a small sync).
+func topRanked(rank []float64, k int) []int {
+	if k >= len(rank) {
+		k = len(rank)
+	}
+	// worse reports whether index a ranks below index b.
+	worse := func(a, b int) bool { return rank[a] < rank[b] || rank[a] == rank[b] && a > b }
+	h := make([]int, 0, k) // a min-heap: h[0] is the worst kept
+	down := func(i int) {
+		for {
+			c := 2*i + 1
+			if c >= len(h) {
+				return
+			}
+			if c+1 < len(h) && worse(h[c+1], h[c]) {
+				c++
+			}
+			if !worse(h[c], h[i]) {
+				return
+			}
+			h[i], h[c] = h[c], h[i]
+			i = c
+		}
+	}
+	for i := range rank {
+		if len(h) < k {
+			h = append(h, i)
+			for j := len(h) - 1; j > 0; {
+				p := (j - 1) / 2
+				if !worse(h[j], h[p]) {
+					break
+				}
+				h[j], h[p] = h[p], h[j]
+				j = p
+			}
+			continue
+		}
+		if k > 0 && worse(h[0], i) {
+			h[0] = i
+			down(0)
+		}
+	}
+	sort.Ints(h)
+	return h
 }
 
 // unresolvedName is how a missing note is labelled: the target as
