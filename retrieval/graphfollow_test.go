@@ -151,43 +151,20 @@ func sameGraph(t *testing.T, what string, a, b *graph.Graph) {
 // full's within the PageRank tolerance.
 func sameWhole(t *testing.T, what string, w, full *WholeGraph) {
 	t.Helper()
-	at := map[string]int32{}
-	for i, d := range w.Input.Docs {
-		at[d.ID] = int32(i)
+	got, want := cutWhole(w, full)
+	if w.Total != full.Total || !reflect.DeepEqual(got, want) {
+		t.Fatalf("%s: whole graph of %d documents (%d links, %d broken), fresh cut to it %d of %d (%d, %d)",
+			what, len(got.docs), len(got.links), len(got.broken), len(want.docs), full.Total, len(want.links), len(want.broken))
 	}
-	var docs, links, broken []string
+	at := map[string]bool{}
+	for _, d := range w.Input.Docs {
+		at[d.ID] = true
+	}
 	var fullRanks []float64
 	for i, d := range full.Input.Docs {
-		if _, ok := at[d.ID]; ok {
-			docs = append(docs, fmt.Sprintf("%+v", d))
+		if at[d.ID] {
 			fullRanks = append(fullRanks, full.Input.Rank[i])
 		}
-	}
-	for _, l := range full.Input.Links {
-		a, okA := at[full.Input.Docs[l.Src].ID]
-		b, okB := at[full.Input.Docs[l.Dst].ID]
-		if okA && okB {
-			links = append(links, fmt.Sprint(a, b))
-		}
-	}
-	for _, u := range full.Input.Unresolved {
-		if a, ok := at[full.Input.Docs[u.Src].ID]; ok {
-			broken = append(broken, fmt.Sprint(a, u.Target))
-		}
-	}
-	var gotDocs, gotLinks, gotBroken []string
-	for _, d := range w.Input.Docs {
-		gotDocs = append(gotDocs, fmt.Sprintf("%+v", d))
-	}
-	for _, l := range w.Input.Links {
-		gotLinks = append(gotLinks, fmt.Sprint(l.Src, l.Dst))
-	}
-	for _, u := range w.Input.Unresolved {
-		gotBroken = append(gotBroken, fmt.Sprint(u.Src, u.Target))
-	}
-	if w.Total != full.Total || !reflect.DeepEqual(gotDocs, docs) || !reflect.DeepEqual(gotLinks, links) || !reflect.DeepEqual(gotBroken, broken) {
-		t.Fatalf("%s: whole graph %d of %d documents, %d links, %d broken; fresh cut to it %d of %d, %d, %d",
-			what, len(gotDocs), w.Total, len(gotLinks), len(gotBroken), len(docs), full.Total, len(links), len(broken))
 	}
 	if d := l1(w.Input.Rank, fullRanks); d > 2e-8 {
 		t.Fatalf("%s: ranks %g from a fresh whole graph's", what, d)
@@ -199,7 +176,7 @@ func sameWhole(t *testing.T, what string, w, full *WholeGraph) {
 	if len(w.Input.Docs) < len(full.Input.Docs) {
 		least := slices.Min(fullRanks)
 		for i, d := range full.Input.Docs {
-			if _, ok := at[d.ID]; !ok && full.Input.Rank[i] > least+1e-8 {
+			if !at[d.ID] && full.Input.Rank[i] > least+1e-8 {
 				t.Fatalf("%s: %s (rank %g) left out of the sample, whose least is %g", what, d.ID, full.Input.Rank[i], least)
 			}
 		}

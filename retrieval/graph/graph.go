@@ -44,39 +44,33 @@ func New(nodes []int64, edges []Edge) *Graph {
 	// (source, target) to lay the rows out and drop parallel links.
 	pairs := make([][2]int32, 0, len(edges))
 	for _, e := range edges {
-		s, d := g.index(e.Src), g.index(e.Dst)
-		if s < 0 || d < 0 || s == d {
-			continue
+		if s, d := g.index(e.Src), g.index(e.Dst); s >= 0 && d >= 0 && s != d {
+			pairs = append(pairs, [2]int32{s, d})
 		}
-		pairs = append(pairs, [2]int32{s, d})
 	}
+	pairs = sortPairs(pairs)
+	g.outOff = make([]int32, n+1)
+	g.out = make([]int32, len(pairs))
+	for i, p := range pairs {
+		g.outOff[p[0]+1]++
+		g.out[i] = p[1]
+	}
+	for i := range n {
+		g.outOff[i+1] += g.outOff[i]
+	}
+	g.fillIn()
+	return g
+}
+
+// sortPairs sorts links by (source, target) and drops parallel ones.
+func sortPairs(pairs [][2]int32) [][2]int32 {
 	slices.SortFunc(pairs, func(a, b [2]int32) int {
 		if a[0] != b[0] {
 			return int(a[0]) - int(b[0])
 		}
 		return int(a[1]) - int(b[1])
 	})
-	pairs = slices.Compact(pairs)
-	g.outOff = make([]int32, n+1)
-	g.inOff = make([]int32, n+1)
-	g.out = make([]int32, len(pairs))
-	g.in = make([]int32, len(pairs))
-	for i, p := range pairs {
-		g.outOff[p[0]+1]++
-		g.inOff[p[1]+1]++
-		g.out[i] = p[1]
-	}
-	for i := range n {
-		g.outOff[i+1] += g.outOff[i]
-		g.inOff[i+1] += g.inOff[i]
-	}
-	// Sources come in ascending order, so each in-row is ascending too.
-	fill := slices.Clone(g.inOff[:n])
-	for _, p := range pairs {
-		g.in[fill[p[1]]] = p[0]
-		fill[p[1]]++
-	}
-	return g
+	return slices.Compact(pairs)
 }
 
 // index is the node index of document id, -1 when it is not a node.

@@ -49,19 +49,11 @@ func (g *Graph) Patch(changed, nodes []int64, edges []Edge) *Graph {
 		if !isChanged(e.Src) {
 			continue
 		}
-		s, d := ng.index(e.Src), ng.index(e.Dst)
-		if s < 0 || d < 0 || s == d {
-			continue
+		if s, d := ng.index(e.Src), ng.index(e.Dst); s >= 0 && d >= 0 && s != d {
+			pairs = append(pairs, [2]int32{s, d})
 		}
-		pairs = append(pairs, [2]int32{s, d})
 	}
-	slices.SortFunc(pairs, func(a, b [2]int32) int {
-		if a[0] != b[0] {
-			return int(a[0]) - int(b[0])
-		}
-		return int(a[1]) - int(b[1])
-	})
-	pairs = slices.Compact(pairs)
+	pairs = sortPairs(pairs)
 	// Out rows in node order: an unchanged node's old row remapped (the
 	// map keeps order; a target gone is dropped), a changed one's pairs.
 	ng.outOff = make([]int32, n+1)

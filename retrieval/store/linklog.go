@@ -161,18 +161,13 @@ func (s *Store) updateLinks(ctx context.Context, old *LinkIndex, writes string) 
 		return nil, nil
 	}
 	var rows []changedDoc
-	const chunk = 500
-	for lo := 0; lo < len(ids); lo += chunk {
-		part := ids[lo:min(lo+chunk, len(ids))]
-		args := make([]any, len(part))
-		for i, id := range part {
-			args[i] = id
-		}
-		r, err := s.readChanged(ctx, "WHERE d.id IN ("+placeholders(len(part))+")", args)
-		if err != nil {
-			return nil, err
-		}
+	err := inChunks(ids, 500, func(in string, args []any) error {
+		r, err := s.readChanged(ctx, "WHERE d.id IN ("+in+")", args)
 		rows = append(rows, r...)
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	return old.withChanges(writes, ids, rows), nil
 }

@@ -54,6 +54,22 @@ func (f Filter) where() (string, []any) {
 
 func placeholders(n int) string { return strings.TrimSuffix(strings.Repeat("?,", n), ",") }
 
+// inChunks calls fn with each run of up to chunk ids as the placeholders
+// of an IN list and their arguments, stopping at its first error.
+func inChunks(ids []int64, chunk int, fn func(in string, args []any) error) error {
+	for lo := 0; lo < len(ids); lo += chunk {
+		part := ids[lo:min(lo+chunk, len(ids))]
+		args := make([]any, len(part))
+		for i, id := range part {
+			args[i] = id
+		}
+		if err := fn(placeholders(len(part)), args); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // idSet runs a query of one integer column and returns its values as a
 // set (document or chunk ids); errors come back unwrapped, for the caller
 // to name.

@@ -78,31 +78,11 @@ func (s *Store) RestoreUserTags(ctx context.Context, tags []UserTag) error {
 // sample of a large index reads the tags of what it draws.
 func (s *Store) DocTagsOf(ctx context.Context, ids []int64) (map[int64][]string, error) {
 	out := map[int64][]string{}
-	const chunk = 500
-	for lo := 0; lo < len(ids); lo += chunk {
-		part := ids[lo:min(lo+chunk, len(ids))]
-		args := make([]any, len(part))
-		for i, id := range part {
-			args[i] = id
-		}
-		rows, err := s.db.QueryContext(ctx, "SELECT doc_id, tag FROM tags WHERE doc_id IN ("+placeholders(len(part))+") ORDER BY doc_id, tag", args...)
-		if err != nil {
-			return nil, fmt.Errorf("read tags: %w", err)
-		}
-		for rows.Next() {
-			var id int64
-			var tag string
-			if err := rows.Scan(&id, &tag); err != nil {
-				rows.Close()
-				return nil, fmt.Errorf("read tags: %w", err)
-			}
-			out[id] = append(out[id], tag)
-		}
-		err = rows.Err()
-		rows.Close()
-		if err != nil {
-			return nil, fmt.Errorf("read tags: %w", err)
-		}
+	err := inChunks(ids, 500, func(in string, args []any) error {
+		return s.readTags(ctx, out, "SELECT doc_id, tag FROM tags WHERE doc_id IN ("+in+") ORDER BY doc_id, tag", args)
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }
@@ -111,19 +91,30 @@ func (s *Store) DocTagsOf(ctx context.Context, ids []int64) (map[int64][]string,
 // sorted, by document id: one statement for the whole index, for views
 // that draw every document (the graph).
 func (s *Store) DocTags(ctx context.Context) (map[int64][]string, error) {
-	rows, err := s.db.QueryContext(ctx, "SELECT doc_id, tag FROM tags ORDER BY doc_id, tag")
+	out := map[int64][]string{}
+	if err := s.readTags(ctx, out, "SELECT doc_id, tag FROM tags ORDER BY doc_id, tag", nil); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// readTags adds the (document, tag) rows q selects to out.
+func (s *Store) readTags(ctx context.Context, out map[int64][]string, q string, args []any) error {
+	rows, err := s.db.QueryContext(ctx, q, args...)
 	if err != nil {
-		return nil, fmt.Errorf("read tags: %w", err)
+		return fmt.Errorf("read tags: %w", err)
 	}
 	defer rows.Close()
-	out := map[int64][]string{}
 	for rows.Next() {
 		var id int64
 		var tag string
 		if err := rows.Scan(&id, &tag); err != nil {
-			return nil, fmt.Errorf("read tags: %w", err)
+			return fmt.Errorf("read tags: %w", err)
 		}
 		out[id] = append(out[id], tag)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("read tags: %w", err)
+	}
+	return nil
 }

@@ -391,27 +391,21 @@ func (s *Store) RestoreUserTags(ctx context.Context, tags []store.UserTag) error
 
 // DocTags returns every document's tags, sorted, by document id.
 func (s *Store) DocTags(ctx context.Context) (map[int64][]string, error) {
-	out := map[int64][]string{}
-	err := s.each(ctx, `SELECT doc_id, tag FROM tags ORDER BY doc_id, tag COLLATE "C"`, nil, func(r pgx.Rows) error {
-		var id int64
-		var tag string
-		err := r.Scan(&id, &tag)
-		out[id] = append(out[id], tag)
-		return err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("read tags: %w", err)
-	}
-	return out, nil
+	return s.readTags(ctx, "", nil)
 }
 
 // DocTagsOf is DocTags of the documents ids only.
 func (s *Store) DocTagsOf(ctx context.Context, ids []int64) (map[int64][]string, error) {
-	out := map[int64][]string{}
 	if len(ids) == 0 {
-		return out, nil
+		return map[int64][]string{}, nil
 	}
-	err := s.each(ctx, `SELECT doc_id, tag FROM tags WHERE doc_id = ANY($1) ORDER BY doc_id, tag COLLATE "C"`, []any{ids}, func(r pgx.Rows) error {
+	return s.readTags(ctx, "WHERE doc_id = ANY($1)", []any{ids})
+}
+
+// readTags reads the (document, tag) rows where selects.
+func (s *Store) readTags(ctx context.Context, where string, args []any) (map[int64][]string, error) {
+	out := map[int64][]string{}
+	err := s.each(ctx, `SELECT doc_id, tag FROM tags `+where+` ORDER BY doc_id, tag COLLATE "C"`, args, func(r pgx.Rows) error {
 		var id int64
 		var tag string
 		err := r.Scan(&id, &tag)
