@@ -11,9 +11,9 @@ import (
 // nodes may differ, so also every source of a link to a node added (in
 // an index a link to a missing document is resolved again when the
 // document comes). The result then equals New over the whole new node
-// and edge sets, built in time linear in the graph without sorting it again: a
-// daemon follows a small sync this way instead of rebuilding a million
-// nodes (bench/RESULTS.md, issue 30).
+// and edge sets, built in time linear in the graph without sorting it
+// again: a daemon follows a small sync this way instead of rebuilding a
+// million nodes (bench/RESULTS.md, issue 30).
 func (g *Graph) Patch(changed, nodes []int64, edges []Edge) *Graph {
 	isChanged := func(id int64) bool { _, ok := slices.BinarySearch(changed, id); return ok }
 	// The new node set: g's unchanged nodes and the changed ones present.
