@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/gnosearch/gno/pkgdocs/pkgtest"
+	"github.com/gnosearch/gno/retrieval"
 )
 
 func TestEcosystemOfPath(t *testing.T) {
@@ -149,5 +150,46 @@ func TestCandidatePool(t *testing.T) {
 		if got := candidatePool(c.want); got != c.pool {
 			t.Errorf("candidatePool(%d) = %d, want %d", c.want, got, c.pool)
 		}
+	}
+}
+
+// TestExamplesAsItems: an example hit among the first results whose
+// item is not among the results shows as its item (commander's
+// Command.parse for its example, found by "an example of a flag");
+// none of the first results is then an example of a stored item.
+func TestExamplesAsItems(t *testing.T) {
+	needClients(t)
+	ctx := context.Background()
+	x := newIndex(t)
+	dir := project(t, pkgtest.Default)
+	add(t, x, dir, AddOptions{})
+	const limit = 5
+	res, err := x.Search(ctx, SearchRequest{Query: "an example of a flag", Projects: []string{dir}, Mode: ModeSearch, Limit: limit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, r := range res.Results {
+		found = found || strings.HasSuffix(r.URI, "/commander@14.0.0/api/Command.parse")
+		key, example := itemKey(r)
+		if !example {
+			continue
+		}
+		vs, err := x.Packages().Versions(ctx, []string{retrieval.PackageKey(r.Package.Ecosystem, r.Package.Name, r.Package.Version)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range vs {
+			us, err := x.Packages().Symbol(ctx, v.ID, key[strings.IndexByte(key, 0)+1:])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(us) > 0 {
+				t.Errorf("%s: an example of a stored item in the first %d results\n%s", r.URI, limit, describeResults(res))
+			}
+		}
+	}
+	if !found {
+		t.Errorf("commander's Command.parse is not among the first %d results:\n%s", limit, describeResults(res))
 	}
 }

@@ -133,6 +133,9 @@ func (x *Index) Search(ctx context.Context, req SearchRequest) (*SearchResults, 
 	if res.Results, err = x.foldDunders(ctx, s, res.Results); err != nil {
 		return nil, err
 	}
+	if res.Results, err = x.examplesAsItems(ctx, s, res.Results); err != nil {
+		return nil, err
+	}
 	res.Results = aboveMinScore(foldExamples(demoteOverviews(res.Results)), req.MinScore, plain)
 	if plain {
 		res.Results = diversifySiblings(res.Results, siblingsTop, siblingsPer)
