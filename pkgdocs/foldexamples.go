@@ -80,6 +80,7 @@ func itemKey(r retrieval.Result) (string, bool) {
 	if !ok || rest == "" {
 		return "", false
 	}
+	rest = trimSerial(rest)
 	if r.Package.Ecosystem == "go" {
 		rest = goExampleItem(rest)
 		if rest == "" {
@@ -112,4 +113,20 @@ func goExampleItem(rest string) string {
 		name = dir + "." + name
 	}
 	return name
+}
+
+// trimSerial drops the "~N" the extractor adds to the path of a second
+// unit of one name (apidoc's add: an item, or an example, of a name
+// already taken), so "ExampleUnmarshal~2" is an example of Unmarshal.
+func trimSerial(p string) string {
+	i := strings.LastIndexByte(p, '~')
+	if i <= 0 || i == len(p)-1 {
+		return p
+	}
+	for _, c := range p[i+1:] {
+		if c < '0' || c > '9' {
+			return p
+		}
+	}
+	return p[:i]
 }

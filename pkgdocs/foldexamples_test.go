@@ -23,6 +23,27 @@ func TestGoExampleItem(t *testing.T) {
 	}
 }
 
+// TestItemKeySerial: a second example of one name ("~2") is an example
+// of the same item; a "~" not followed by a number is part of the name.
+func TestItemKeySerial(t *testing.T) {
+	pkg := &retrieval.PackageRef{Ecosystem: "go", Name: "stdlib", Version: "go1.26.8"}
+	ex := func(path string) retrieval.Result {
+		return retrieval.Result{Package: pkg, Source: retrieval.Source{RelPath: "example/" + path}}
+	}
+	item := retrieval.Result{Package: pkg, Symbol: &retrieval.Symbol{Name: "encoding/json.Unmarshal"}}
+	want, _ := itemKey(item)
+	for _, p := range []string{"encoding/json/ExampleUnmarshal", "encoding/json/ExampleUnmarshal~2", "encoding/json/ExampleUnmarshal~12"} {
+		if got, example := itemKey(ex(p)); got != want || !example {
+			t.Errorf("itemKey(%s) = %q, %v; want %q, true", p, got, example, want)
+		}
+	}
+	for in, out := range map[string]string{"a~2": "a", "fs::OpenOptions::custom_flags~2": "fs::OpenOptions::custom_flags", "a~": "a~", "~2": "~2", "a~b": "a~b", "a~2x": "a~2x", "plain": "plain"} {
+		if got := trimSerial(in); got != out {
+			t.Errorf("trimSerial(%q) = %q, want %q", in, got, out)
+		}
+	}
+}
+
 // TestFoldExamples: an example below its item, or below another example
 // of the same item, moves to the end; one above its item gives the item
 // its place and then moves to the end; prose stays.

@@ -104,8 +104,8 @@ func (x *Index) Search(ctx context.Context, req SearchRequest) (*SearchResults, 
 		versions = nil
 	}
 	weigh, want := s.hasStdlib(), cmp.Or(max(req.Limit, 0), 5) // 5: the engine's default
+	sr.Limit = candidatePool(want)
 	if weigh {
-		sr.Limit = min(max(want, 10)*stdlibCandidates, retrieval.MaxLimit)
 		sr.Explain = true // weighStdlib reads which results the vector search found
 	}
 	res, err := x.pk.Run(ctx, mode, retrieval.PackageSearch{QueryRequest: retrieval.QueryRequest{SearchRequest: sr, Fast: fast}, Versions: versions})
@@ -113,7 +113,7 @@ func (x *Index) Search(ctx context.Context, req SearchRequest) (*SearchResults, 
 		return nil, err
 	}
 	if weigh {
-		res.Results = weighStdlib(req.Query, res.Results, want)
+		res.Results = weighStdlib(req.Query, res.Results)
 		if !req.Explain {
 			res.Meta.Timings = nil
 			for i := range res.Results {
@@ -125,15 +125,15 @@ func (x *Index) Search(ctx context.Context, req SearchRequest) (*SearchResults, 
 	if err != nil {
 		return nil, err
 	}
-	limit := req.Limit
-	if limit <= 0 {
-		limit = max(len(res.Results), 5)
-	}
+	limit := want
 	plain := rescorePlain(req.Query, len(exact))
 	if plain {
 		res.Results = weighData(res.Results)
 	}
 	if res.Results, err = x.foldDunders(ctx, s, res.Results); err != nil {
+		return nil, err
+	}
+	if res.Results, err = x.examplesAsItems(ctx, s, res.Results); err != nil {
 		return nil, err
 	}
 	res.Results = aboveMinScore(foldExamples(demoteOverviews(res.Results)), req.MinScore, plain)
@@ -142,6 +142,9 @@ func (x *Index) Search(ctx context.Context, req SearchRequest) (*SearchResults, 
 	}
 	if res.Results, err = x.withExact(ctx, exact, res.Results, limit); err != nil {
 		return nil, err
+	}
+	if len(res.Results) > limit {
+		res.Results = res.Results[:limit]
 	}
 	res.Meta.TotalResults = len(res.Results)
 	out := &SearchResults{Results: res.Results, Meta: res.Meta, Scope: s.Scope}
@@ -162,6 +165,25 @@ func (x *Index) Search(ctx context.Context, req SearchRequest) (*SearchResults, 
 		out.fit(req.MaxTokens)
 	}
 	return out, nil
+}
+
+// poolFactor is how many more results than asked for the engine returns
+// for the re-orderings after it to draw on: the standard-library
+// weighting moves a dependency's answer up from below the standard
+// library's; an item found below its example takes the example's place
+// (liftItems), a Python special method its class's (foldDunders), a
+// look-alike sibling leaves room for the next answer (diversifySiblings).
+// With only the asked-for results, those moves could not reach an answer
+// just past the cut, and the first results of a search asked for 5 were
+// not those of one asked for 10 (the ranking set's tuning half: MRR@10
+// +0.00 to +0.01 in every scope, bench/RESULTS.md "pkgrank7"). The
+// fused lists go 50 deep either way (retrieval's candidatesPerList).
+const poolFactor = 3
+
+// candidatePool is how many results the engine is asked for when want
+// are to be returned: poolFactor times want, at least 10 of them.
+func candidatePool(want int) int {
+	return min(max(want, 10)*poolFactor, retrieval.MaxLimit)
 }
 
 // rescorePlain reports whether a question gets the plain-words

@@ -96,11 +96,6 @@ func (x *Index) embed(ctx context.Context, progress func(done, total int), stdli
 // ones (bench/RESULTS.md, "Coverage-aware fusion").
 const stdlibWeight = 0.5
 
-// stdlibCandidates is how many more results are asked for when
-// standard libraries are in scope, so that a dependency's answer pushed
-// below them is still there to move up.
-const stdlibCandidates = 3
-
 // hasStdlib reports whether the scope holds a standard library besides
 // other versions (a search of the standard library alone is not
 // weighted).
@@ -117,7 +112,7 @@ func (s *scoped) hasStdlib() bool {
 }
 
 // weighStdlib lowers the standard-library results the query does not
-// name, re-sorts by score (stable) and keeps limit results. A result the
+// name and re-sorts by score (stable). A result the
 // vector search found (an embedded standard library: `--embed-stdlib`)
 // keeps its score: the weight discounts keyword-only evidence, which
 // fusion.Cover puts on the scale of a unit both lists agree on, and a
@@ -128,7 +123,7 @@ func (s *scoped) hasStdlib() bool {
 // project scope 0.50 / 0.39 → 0.52 / 0.42; the discount on every
 // standard-library result, embedded or not, gave 0.64 / 0.51.
 // Results need their Explain (Search asks the engine for it).
-func weighStdlib(query string, rs []retrieval.Result, limit int) []retrieval.Result {
+func weighStdlib(query string, rs []retrieval.Result) []retrieval.Result {
 	named := codeTokens(query)
 	for i := range rs {
 		r := &rs[i]
@@ -141,9 +136,6 @@ func weighStdlib(query string, rs []retrieval.Result, limit int) []retrieval.Res
 		r.Score *= stdlibWeight
 	}
 	sort.SliceStable(rs, func(i, j int) bool { return rs[i].Score > rs[j].Score })
-	if limit > 0 && len(rs) > limit {
-		rs = rs[:limit]
-	}
 	return rs
 }
 

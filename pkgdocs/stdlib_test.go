@@ -255,15 +255,14 @@ func TestWeighStdlib(t *testing.T) {
 	}
 	for _, c := range []struct {
 		query string
-		limit int
 		want  string
 	}{
-		{"run a command with a timeout", 5, "Command.Execute context.WithTimeout os/exec.Command"},
-		{"context.WithTimeout", 5, "context.WithTimeout Command.Execute os/exec.Command"},
-		{"how does WithTimeout work?", 2, "context.WithTimeout Command.Execute"},
-		{"`exec.Command()` usage", 5, "os/exec.Command Command.Execute context.WithTimeout"},
+		{"run a command with a timeout", "Command.Execute context.WithTimeout os/exec.Command"},
+		{"context.WithTimeout", "context.WithTimeout Command.Execute os/exec.Command"},
+		{"how does WithTimeout work?", "context.WithTimeout Command.Execute os/exec.Command"},
+		{"`exec.Command()` usage", "os/exec.Command Command.Execute context.WithTimeout"},
 	} {
-		if got := order(weighStdlib(c.query, in(), c.limit)); got != c.want {
+		if got := order(weighStdlib(c.query, in())); got != c.want {
 			t.Errorf("%q: %s, want %s", c.query, got, c.want)
 		}
 	}
@@ -272,7 +271,7 @@ func TestWeighStdlib(t *testing.T) {
 	found := in()
 	found[1].Explain = &retrieval.Explain{BM25Rank: 2, VectorRank: 1}
 	found[0].Explain = &retrieval.Explain{BM25Rank: 1}
-	if got := order(weighStdlib("run a command with a timeout", found, 5)); got != "os/exec.Command Command.Execute context.WithTimeout" {
+	if got := order(weighStdlib("run a command with a timeout", found)); got != "os/exec.Command Command.Execute context.WithTimeout" {
 		t.Errorf("embedded result: %s, want os/exec.Command Command.Execute context.WithTimeout", got)
 	}
 	if got := codeTokens("how to split a String with str.split() or os/exec"); strings.Join(got, " ") != "str.split os/exec" {

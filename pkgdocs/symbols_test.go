@@ -246,6 +246,43 @@ func TestDemoteOverviews(t *testing.T) {
 	}
 }
 
+// TestDemotePackageExamples: an example of a whole package (a Go
+// Example_name, a shipped examples/ or _examples/ program) is weighted
+// packageExampleWeight; an example of one item, prose and items are not.
+func TestDemotePackageExamples(t *testing.T) {
+	chi := &retrieval.PackageRef{Ecosystem: "go", Name: "github.com/go-chi/chi/v5", Version: "v5.2.1"}
+	res := func(path string, sym *retrieval.Symbol) retrieval.Result {
+		return retrieval.Result{URI: path, Score: 1, Package: chi, Symbol: sym, Source: retrieval.Source{RelPath: path}}
+	}
+	for _, c := range []struct {
+		r    retrieval.Result
+		want bool
+	}{
+		{res("_examples/limits/main.go", nil), true},
+		{res("examples/regex.rs", nil), true},
+		{res("example/Example_strictDecoding", nil), true},
+		{res("example/middleware/ExampleThrottle", nil), false},
+		{func() retrieval.Result {
+			r := res("example/ser::SerializeSeq", nil)
+			r.Package = &retrieval.PackageRef{Ecosystem: "rust", Name: "serde", Version: "1.0.219"}
+			return r
+		}(), false},
+		{res("api/middleware.Throttle", &retrieval.Symbol{Name: "middleware.Throttle", Kind: "func"}), false},
+		{res("readme.md", nil), false},
+		{res("docs/examples.md", nil), false},
+	} {
+		if got := packageExample(c.r); got != c.want {
+			t.Errorf("packageExample(%s) = %v, want %v", c.r.Source.RelPath, got, c.want)
+		}
+	}
+	rs := []retrieval.Result{res("_examples/limits/main.go", nil), res("api/middleware.Throttle", &retrieval.Symbol{Name: "middleware.Throttle", Kind: "func"})}
+	rs[1].Score = 0.9
+	got := demoteOverviews(rs)
+	if got[0].URI != "api/middleware.Throttle" || got[1].Score != packageExampleWeight {
+		t.Errorf("order %s (%v) %s (%v)", got[0].URI, got[0].Score, got[1].URI, got[1].Score)
+	}
+}
+
 func TestAboveMinScore(t *testing.T) {
 	rs := []retrieval.Result{{URI: "a", Score: 0.9}, {URI: "b", Score: 0.45}, {URI: "c", Score: 0.5}}
 	if got := aboveMinScore(append([]retrieval.Result(nil), rs...), 0, false); len(got) != 3 {

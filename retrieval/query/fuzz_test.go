@@ -24,7 +24,7 @@ func FuzzParse(f *testing.F) {
 		INSERT INTO w VALUES ('the quick brown fox'); INSERT INTO g VALUES ('数据 据库 库设 设计 计');`); err != nil {
 		f.Fatal(err)
 	}
-	for _, s := range []string{`"exact" -not`, `NEAR(a b)`, `a:b*`, `((`, `"unbalanced`, `-`, `数据库设计`, `花`, `"東京 sqlite" -"大阪"`, `ｶﾀｶﾅ`, `^x`, `a AND OR NOT b`} {
+	for _, s := range []string{`"exact" -not`, `NEAR(a b)`, `a:b*`, `((`, `"unbalanced`, `-`, `数据库设计`, `花`, `"東京 sqlite" -"大阪"`, `ｶﾀｶﾅ`, `^x`, `a AND OR NOT b`, `--version -x -- ---y`} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

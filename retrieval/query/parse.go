@@ -12,7 +12,7 @@ import (
 const maxTerms = 64
 
 // Parse reads user search text: words, "exact phrases", -word and
-// -"phrase" exclusions. It never fails; text with nothing searchable gives
+// -"phrase" exclusions (a word starting "--", a flag, is a word). It never fails; text with nothing searchable gives
 // an Empty query.
 func Parse(s string) Keywords {
 	s = segment.Normalize(s)
@@ -45,7 +45,9 @@ func Parse(s string) Keywords {
 			} else if p := phrase(body); p != "" {
 				q.Phrases = append(q.Phrases, p)
 			}
-		case r == '-' && (i == 0 || isSpace(s[i-1])) && i+1 < len(s) && !isSpace(s[i+1]):
+		case r == '-' && (i == 0 || isSpace(s[i-1])) && i+1 < len(s) && !isSpace(s[i+1]) && s[i+1] != '-':
+			// "-word" excludes; "--version" is a command-line flag asked
+			// about (it fell to an exclusion of "version"), so it is text.
 			i++
 			var body string
 			if s[i] == '"' {

@@ -13,6 +13,8 @@ func TestParse(t *testing.T) {
 		{"What is the BM25 formula?", Keywords{Terms: []string{"bm25", "formula"}}},
 		{`"exact phrase" other -skip`, Keywords{Terms: []string{"other"}, Phrases: []string{"exact phrase"}, Excludes: []string{"skip"}}},
 		{`-"two words" keep`, Keywords{Terms: []string{"keep"}, Excludes: []string{"two words"}}},
+		{"add a --version flag to a click program", Keywords{Terms: []string{"add", "version", "flag", "click", "program"}}},
+		{"--dry-run -v", Keywords{Terms: []string{"dry", "run"}, Excludes: []string{"v"}}},
 		{"COVID-19 vaccine", Keywords{Terms: []string{"covid", "19", "vaccine"}}},
 		{"to be or not", Keywords{Terms: []string{"to", "be", "or", "not"}}},
 		{"数据库 设计", Keywords{CJK: []string{"数据库", "设计"}}},

@@ -59,7 +59,7 @@ func ranked(ctx context.Context, x *pkgdocs.Index, dir string, modes []string, h
 				fmt.Printf("RANK %s %s %s %d | %s\n", m, c.Ecosystem, c.ID, rank, strings.Join(top, " | "))
 			}
 			if err == nil && showMisses && halves[c.ID] == "tune" && bpkg.ScoreRanked(c, hits).Hit3 == 0 {
-				fmt.Printf("MISS %s %s: %q want %s %v %v\n", m, c.ID, c.Query, c.Package, c.Answers, c.Sections)
+				fmt.Printf("MISS %s %s: %q want %s %v %v%s\n", m, c.ID, c.Query, c.Package, c.Answers, c.Sections, deepRanks(ctx, x, dir, c, scope, hint))
 				for i, h := range hits[:min(5, len(hits))] {
 					fmt.Printf("   %d. %s %s [%s]\n", i+1, h.Package, h.Symbol, h.Headings)
 				}
@@ -105,6 +105,28 @@ var showMisses = os.Getenv("GNO_BENCH_SHOW_MISSES") != ""
 // by question.
 var showRanks = os.Getenv("GNO_BENCH_SHOW_RANKS") != ""
 
+// deepRanks says where a missed question's first answer is in the first
+// 100 of each mode (0: not there), so a miss can be told apart as not
+// found by either list, or found and outranked.
+func deepRanks(ctx context.Context, x *pkgdocs.Index, dir string, c bpkg.Case, scope string, hint bool) string {
+	var out []string
+	for _, m := range []string{"fast", "search", "vsearch"} {
+		hits, err := rankedHitsN(ctx, x, dir, m, c, scope, hint, 100)
+		if err != nil {
+			return " (" + err.Error() + ")"
+		}
+		rank := 0
+		for i, h := range hits {
+			if c.Relevant(h) {
+				rank = i + 1
+				break
+			}
+		}
+		out = append(out, fmt.Sprintf("%s=%d", m, rank))
+	}
+	return " deep " + strings.Join(out, " ")
+}
+
 // hintFiles name a file of each ecosystem's language: with -hint, the
 // path an agent editing such a file passes with its question.
 var hintFiles = map[string]string{"go": "main.go", "npm": "src/index.ts", "python": "app.py", "rust": "src/main.rs", "swift": "Sources/App/main.swift"}
@@ -113,7 +135,12 @@ var hintFiles = map[string]string{"go": "main.go", "npm": "src/index.ts", "pytho
 // question's ecosystem (as in a project of one language) or its package;
 // with hint, the path of a file in the question's language goes with it.
 func rankedHits(ctx context.Context, x *pkgdocs.Index, dir, mode string, c bpkg.Case, scope string, hint bool) ([]bpkg.RankedHit, error) {
-	req := pkgdocs.SearchRequest{Query: c.Query, Projects: []string{dir}, Limit: 10, Mode: mode}
+	return rankedHitsN(ctx, x, dir, mode, c, scope, hint, 10)
+}
+
+// rankedHitsN is rankedHits with the first limit hits.
+func rankedHitsN(ctx context.Context, x *pkgdocs.Index, dir, mode string, c bpkg.Case, scope string, hint bool, limit int) ([]bpkg.RankedHit, error) {
+	req := pkgdocs.SearchRequest{Query: c.Query, Projects: []string{dir}, Limit: limit, Mode: mode}
 	switch scope {
 	case "ecosystem":
 		req.Ecosystem = c.Ecosystem
