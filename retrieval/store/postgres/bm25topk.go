@@ -32,19 +32,21 @@ import (
 // scores are exactly those of scoring every row: each is summed over the
 // expression's phrases in order, as FTS5's bm25() sums them.
 
-// commonShare: a word in more than 1/commonShare of the rows is read
-// first only for the rows the rarer words found (when their bounds
-// allow: else it is read whole after all).
-const commonShare = 8
+// firstRead: the rarest words are read whole together, in one round
+// trip, while their postings add up to at most this many (at least the
+// rarest word); each word after is read alone, and only while the
+// bounds of the words left can still reach θ. Reading all the words
+// under an eighth of the rows at once (as before) held over maxRows
+// rows for most two-word questions at 100k documents, which then went
+// to the server's statement (bench/RESULTS.md, pgblk).
+const firstRead = 4096
 
 // maxRows caps the candidate rows a search holds in Go (each costs
 // ~320 bytes across its maps and slices, BenchmarkTopKSearch; "the" at
 // 20k chunks held 5.4 MB): 8192 rows, ~2.6 MB, over 4× the most the
 // first 20 SciFact claims held (1,910). A search whose words read whole
-// reach it, or whose rare words leave θ at 0 (fewer than limit
-// documents: every word would be read whole), is scored by the server
-// instead (searchWordsSQL), in a few kilobytes. A variable for the
-// tests, which take both ways.
+// reach it is scored by the server instead (searchWordsSQL), in a few
+// kilobytes. A variable for the tests, which take both ways.
 var maxRows int64 = 8192
 
 // errTooManyRows stops a read whole at maxRows candidate rows.
@@ -175,16 +177,6 @@ func (s *Store) searchWords(ctx context.Context, ix int, e *node, tsq string, f 
 		hits, err := s.searchWordsSQL(ctx, ix, joins, cond, condArgs, pw, pidf, avg, limit)
 		return hits, segEmpty, err
 	}
-	next := 0 // order[:next] are read whole
-	for k := range order {
-		if df[order[k]]*commonShare <= nRows {
-			next = k + 1
-		}
-	}
-	if next == 0 {
-		// No rare word: θ would stay 0 and every word be read whole.
-		return sqlScored()
-	}
 	rows := newWordRows(len(words))
 	// read adds the postings q selects to rows.
 	read := func(q string, args []any) error {
@@ -221,9 +213,14 @@ func (s *Store) searchWords(ctx context.Context, ix int, e *node, tsq string, f 
 		return sc
 	}
 
-	// Read the rare words whole, then more while the bounds of the words
-	// left reach θ.
-	done := 0
+	// Read the words whole largest bound first: at first the rarest
+	// together while their postings stay few (firstRead), then one at a
+	// time while the bounds of the words left reach θ (θ only grows as
+	// words are added) or fewer than limit documents were found (θ 0).
+	next, done := 1, 0 // order[:next] are to be read whole, order[:done] are
+	for sum := df[order[0]]; next < len(order) && sum+df[order[next]] <= firstRead; next++ {
+		sum += df[order[next]]
+	}
 	rest := 0.0 // the bounds of order[next:]
 	theta := 0.0
 	for {
@@ -248,20 +245,10 @@ func (s *Store) searchWords(ctx context.Context, ix int, e *node, tsq string, f 
 			break
 		}
 		theta = kthDocScore(rows.ids, scores(), limit)
-		if theta == 0 {
-			// Fewer than limit documents so far: every word would be
-			// read whole.
-			return sqlScored()
-		}
-		if rest < theta*(1-boundSlack) {
+		if theta > 0 && rest < theta*(1-boundSlack) {
 			break
 		}
-		// Read whole the largest bounds until the rest's fall below θ
-		// (θ only grows as words are added).
-		for next < len(order) && rest >= theta*(1-boundSlack) {
-			rest -= bound[order[next]]
-			next++
-		}
+		next++
 	}
 
 	// The words left, only for the rows that can still reach θ.
