@@ -9,6 +9,7 @@ import (
 	"sort"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 )
 
 // The postings are kept as blocks (fts_blocks): per index and term, one
@@ -39,7 +40,9 @@ const postingsFrom = `(SELECT b.ix, b.term, u.chunk_id, u.wf, u.len FROM fts_blo
 // deleted ids), their postings kept by a hash anti-join against src
 // (an `= ANY(array)` per posting was quadratic: 3.8 s to cut a
 // 32k-posting word, bench/RESULTS.md), and a block is deleted in the
-// statement that empties it, so a daemon's small syncs leave none.
+// statement that empties it, so a daemon's small syncs leave none. A
+// block cut loses its sub-bounds: the search bounds it as one
+// sub-block, by its own max_wf and min_lr (a coarser bound, as exact).
 // Blocks are named by ctid, stable within the statement.
 func cutBlocks(ix int, src string) string {
 	return fmt.Sprintf(`gone%[1]d AS (SELECT term, array_agg(id ORDER BY id) AS ids FROM %[2]s GROUP BY term),
@@ -50,7 +53,7 @@ func cutBlocks(ix int, src string) string {
 		WHERE NOT EXISTS (SELECT 1 FROM %[2]s s WHERE s.term = b.term AND s.id = u.i)),
 	new%[1]d AS (SELECT t, min(i) AS first, max(i) AS last, count(*) AS n, max(f) AS max_wf, min(l::float8 / f) AS min_lr,
 		array_agg(i ORDER BY o) AS ids, array_agg(f ORDER BY o) AS wfs, array_agg(l ORDER BY o) AS lens FROM kept%[1]d GROUP BY t),
-	cut%[1]d AS (UPDATE fts_blocks b SET (first, last, n, max_wf, min_lr, ids, wfs, lens) = (x.first, x.last, x.n, x.max_wf, x.min_lr, x.ids, x.wfs, x.lens)
+	cut%[1]d AS (UPDATE fts_blocks b SET (first, last, n, max_wf, min_lr, ids, wfs, lens, sub_wf, sub_lr) = (x.first, x.last, x.n, x.max_wf, x.min_lr, x.ids, x.wfs, x.lens, NULL, NULL)
 		FROM new%[1]d x WHERE b.ctid = x.t),
 	emptied%[1]d AS (DELETE FROM fts_blocks b USING hit%[1]d h WHERE b.ctid = h.t AND NOT EXISTS (SELECT 1 FROM new%[1]d x WHERE x.t = h.t))`, ix, src)
 }
@@ -247,4 +250,96 @@ func arrayBody(raw []byte, size int) (body []byte, n int, ok bool) {
 		}
 	}
 	return body, n, true
+}
+
+// subBlock is the postings a block's sub-bounds cover each (sub_wf,
+// sub_lr: the largest wf and least len/wf of postings [j·subBlock,
+// (j+1)·subBlock) of its arrays). A block's bound covers ~500
+// documents, too coarse to skip (above); a sub-block's covers a common
+// word's 128 chunks, as SQLite's block-max postings (impactBlock).
+const subBlock = 128
+
+// subBounds are the sub-blocks' bounds of a block's postings, nil for a
+// block of one sub-block (its max_wf and min_lr say it).
+func subBounds(wfs []float64, lens []int32) (maxWF, minLR []float64) {
+	if len(wfs) <= subBlock {
+		return nil, nil
+	}
+	for a := 0; a < len(wfs); a += subBlock {
+		mw, ml := 0.0, math.Inf(1)
+		for i := a; i < min(a+subBlock, len(wfs)); i++ {
+			mw = max(mw, wfs[i])
+			ml = min(ml, float64(lens[i])/wfs[i])
+		}
+		maxWF, minLR = append(maxWF, mw), append(minLR, ml)
+	}
+	return maxWF, minLR
+}
+
+// fillSubBounds computes the sub-bounds of the blocks without them
+// (an index of schema 4, upgraded) of more than one sub-block.
+const fillSubBounds = `UPDATE fts_blocks b SET (sub_wf, sub_lr) = (SELECT array_agg(s.mw ORDER BY s.j), array_agg(s.ml ORDER BY s.j)
+	FROM (SELECT (u.o - 1) / 128 AS j, max(u.f) AS mw, min(u.l::float8 / u.f) AS ml
+		FROM unnest(b.wfs, b.lens) WITH ORDINALITY AS u(f, l, o) GROUP BY 1) s)
+	WHERE b.sub_wf IS NULL AND b.n > 128`
+
+// readBounded adds to rows word k's (term's) postings in the sub-blocks
+// whose bound, unit·g (g as searchWords's, from the sub-block's largest
+// wf and least len/wf), reaches need: the others hold no row that can
+// reach the top unless a word read before holds it too (then it is
+// completed with the words left). whole reports that every sub-block
+// was read.
+func (s *Store) readBounded(ctx context.Context, ix int, term string, k int, unit, avg, need float64, rows *wordRows) (whole bool, err error) {
+	c1, c2 := float64(bm25K1)*(1-float64(bm25B)), float64(bm25K1)*float64(bm25B)
+	gOf := func(mw, ml float64) float64 { return min(1/(1+c1/mw+c2*ml/avg), 1) }
+	var tids []pgtype.TID
+	var from, to []int32 // 1-based, inclusive
+	whole = true
+	err = s.each(ctx, "SELECT ctid, n, max_wf, min_lr, coalesce(sub_wf, '{}'), coalesce(sub_lr, '{}') FROM fts_blocks WHERE ix = $1 AND term = $2 AND n > 0",
+		[]any{ix, term}, func(r pgx.Rows) error {
+			var t pgtype.TID
+			var n int32
+			var mw, ml float64
+			var sw, sl []float64
+			if err := r.Scan(&t, &n, &mw, &ml, &sw, &sl); err != nil {
+				return err
+			}
+			size := subBlock
+			if subs := (int(n) + subBlock - 1) / subBlock; len(sw) != subs || len(sl) != subs {
+				sw, sl, size = []float64{mw}, []float64{ml}, int(n) // one sub-block
+			}
+			for j := range sw {
+				if unit*gOf(sw[j], sl[j]) < need {
+					whole = false
+					continue
+				}
+				a, z := int32(j*size+1), int32(min((j+1)*size, int(n)))
+				if l := len(tids) - 1; l >= 0 && tids[l] == t && to[l] == a-1 {
+					to[l] = z // the sub-block after the one before: one slice
+					continue
+				}
+				tids, from, to = append(tids, t), append(from, a), append(to, z)
+			}
+			return nil
+		})
+	if err != nil || len(tids) == 0 {
+		return whole, err
+	}
+	err = s.each(ctx, `SELECT b.term, b.ids[u.a:u.z], b.wfs[u.a:u.z], b.lens[u.a:u.z]
+		FROM unnest($1::tid[], $2::int[], $3::int[]) AS u(t, a, z) JOIN fts_blocks b ON b.ctid = u.t`,
+		[]any{tids, from, to}, func(r pgx.Rows) error {
+			bl, err := scanArrays(r)
+			if err != nil {
+				return err
+			}
+			for i := range bl.n {
+				id := bl.id(i)
+				if _, have := rows.at[id]; !have && int64(len(rows.ids)) >= maxRows {
+					return errTooManyRows
+				}
+				rows.set(id, bl.len(i), k, bl.wf(i))
+			}
+			return nil
+		})
+	return whole, err
 }

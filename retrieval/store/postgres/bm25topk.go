@@ -38,8 +38,9 @@ import (
 // bounds of the words left can still reach θ. Reading all the words
 // under an eighth of the rows at once (as before) held over maxRows
 // rows for most two-word questions at 100k documents, which then went
-// to the server's statement (bench/RESULTS.md, pgblk).
-const firstRead = 4096
+// to the server's statement (bench/RESULTS.md, pgblk). A variable for
+// the tests, which read a word at a time.
+var firstRead int64 = 4096
 
 // maxRows caps the candidate rows a search holds in Go (each costs
 // ~320 bytes across its maps and slices, BenchmarkTopKSearch; "the" at
@@ -130,12 +131,14 @@ func (s *Store) searchWords(ctx context.Context, ix int, e *node, tsq string, f 
 	}
 	// Each word's bound, over all its phrases (a word twice in the
 	// expression counts twice, as in FTS5).
-	bound := make([]float64, len(words))
+	// unit: the bound without g (a sub-block's bound is unit·its g).
+	bound, unit := make([]float64, len(words)), make([]float64, len(words))
 	for i := range ps {
-		bound[of[i]] += idf[of[i]] * (bm25K1 + 1) * g[of[i]]
+		unit[of[i]] += idf[of[i]] * (bm25K1 + 1)
 	}
 	for k := range bound {
-		bound[k] *= 1 + boundSlack
+		unit[k] *= 1 + boundSlack
+		bound[k] = unit[k] * g[k]
 	}
 	// The words by bound, largest first (rarest first).
 	order := make([]int, len(words))
@@ -223,7 +226,31 @@ func (s *Store) searchWords(ctx context.Context, ix int, e *node, tsq string, f 
 	}
 	rest := 0.0 // the bounds of order[next:]
 	theta := 0.0
+	// partial: the words read only in the sub-blocks whose bound, with
+	// the words' after them, reaches θ (readBounded); the rows they skip
+	// cannot reach the top, those read may miss their share, completed
+	// with the words left.
+	var partial []int
+	partialBound := 0.0
 	for {
+		if next == done+1 && theta > 0 && joins == "" {
+			k := order[done]
+			after := 0.0
+			for _, j := range order[next:] {
+				after += bound[j]
+			}
+			whole, err := s.readBounded(ctx, ix, words[k], k, unit[k], avg, theta*(1-boundSlack)-after, rows)
+			if errors.Is(err, errTooManyRows) {
+				return sqlScored()
+			} else if err != nil {
+				return nil, false, fmt.Errorf("search: %w", err)
+			}
+			if !whole {
+				partial = append(partial, k)
+				partialBound += bound[k]
+			}
+			done = next
+		}
 		if next > done {
 			batch := make([]string, 0, next-done)
 			for _, k := range order[done:next] {
@@ -251,17 +278,23 @@ func (s *Store) searchWords(ctx context.Context, ix int, e *node, tsq string, f 
 		next++
 	}
 
-	// The words left, only for the rows that can still reach θ.
-	if next < len(order) {
+	// The words left (and those read in part), only for the rows that
+	// can still reach θ.
+	if next < len(order) || len(partial) > 0 {
+		sc = scores()
+		theta = max(theta, kthDocScore(rows.ids, sc, limit))
 		var ids []int64
 		for r, v := range sc {
-			if v+rest >= theta*(1-boundSlack) {
+			if v+rest+partialBound >= theta*(1-boundSlack) {
 				ids = append(ids, rows.ids[r])
 			}
 		}
 		rows = rows.only(ids)
 		if len(ids) > 0 {
-			left := make([]string, 0, len(order)-next)
+			left := make([]string, 0, len(order)-next+len(partial))
+			for _, k := range partial {
+				left = append(left, words[k])
+			}
 			for _, k := range order[next:] {
 				left = append(left, words[k])
 			}

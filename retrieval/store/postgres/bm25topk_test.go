@@ -138,6 +138,12 @@ func TestTopKAsFTS5(t *testing.T) {
 		{Terms: []string{vocab[len(vocab)-1], "the", "of"}}, {Terms: []string{"and", vocab[len(vocab)-2], "in"}}, {Terms: []string{"the", "to"}, All: true}}
 	for qi := range 80 + len(fixed) {
 		switch qi {
+		case 0:
+			// A word at a time after the rarest (the common words
+			// read in the sub-blocks that can reach θ, readBounded).
+			postgres.SetFirstRead(t, 0)
+		case 30:
+			postgres.SetFirstRead(t, 4096)
 		case 60:
 			postgres.SetMaxRows(t, 0)
 		case 80:

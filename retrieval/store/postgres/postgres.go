@@ -61,8 +61,10 @@ func init() {
 // version 1 gets it, filled from its Markdown, when opened); 4 keeps the
 // postings as blocks of arrays (fts_blocks; an older index's rows are
 // regrouped when opened, toBlocks, and fts_terms dropped: a term's rows
-// are its blocks' postings).
-const schemaVersion = 4
+// are its blocks' postings); 5 adds the blocks' sub-bounds (sub_wf,
+// sub_lr, computed for the blocks there are by fillSubBounds under the
+// writer lock; meta upgraded says when and how long it took).
+const schemaVersion = 5
 
 // minServer is the oldest PostgreSQL accepted (server_version_num).
 const minServer = 160000
@@ -140,9 +142,15 @@ CREATE TABLE IF NOT EXISTS fts_blocks(
 	first BIGINT NOT NULL, last BIGINT NOT NULL, n INTEGER NOT NULL,
 	max_wf DOUBLE PRECISION NOT NULL, min_lr DOUBLE PRECISION NOT NULL,
 	ids BIGINT[] NOT NULL, wfs DOUBLE PRECISION[] NOT NULL, lens INTEGER[] NOT NULL);
+-- Schema 5: per 128 postings of a block of more, their max_wf and
+-- min_lr (NULL for a block of one sub-block, or one a cut rewrote: its
+-- own bounds say it), so a search reads a common word's postings only
+-- where they can reach its top (readBounded).
+ALTER TABLE fts_blocks ADD COLUMN IF NOT EXISTS sub_wf DOUBLE PRECISION[], ADD COLUMN IF NOT EXISTS sub_lr DOUBLE PRECISION[];
 CREATE INDEX IF NOT EXISTS fts_blocks_term ON fts_blocks(ix, term);
 -- ANALYZE need not read the arrays: no statement filters on them.
-ALTER TABLE fts_blocks ALTER ids SET STATISTICS 0, ALTER wfs SET STATISTICS 0, ALTER lens SET STATISTICS 0;
+ALTER TABLE fts_blocks ALTER ids SET STATISTICS 0, ALTER wfs SET STATISTICS 0, ALTER lens SET STATISTICS 0,
+	ALTER sub_wf SET STATISTICS 0, ALTER sub_lr SET STATISTICS 0;
 CREATE TABLE IF NOT EXISTS vectors(
 	chunk_id BIGINT PRIMARY KEY REFERENCES chunks(id) ON DELETE CASCADE,
 	model TEXT NOT NULL,
@@ -407,6 +415,16 @@ func (s *Store) migrate(ctx context.Context) error {
 	if old > 0 && old < 4 {
 		if err := toBlocks(ctx, tx); err != nil {
 			return fmt.Errorf("regroup the word index's postings: %w", err)
+		}
+	}
+	if old > 0 && old < 5 {
+		t0 := time.Now()
+		if _, err := tx.Exec(ctx, fillSubBounds); err != nil {
+			return fmt.Errorf("bound the word index's blocks: %w", err)
+		}
+		note := fmt.Sprintf("from schema %d to %d at %s in %.1f s", old, schemaVersion, t0.UTC().Format(time.RFC3339), time.Since(t0).Seconds())
+		if _, err := tx.Exec(ctx, "INSERT INTO meta(key, value) VALUES('upgraded', $1) ON CONFLICT(key) DO UPDATE SET value = excluded.value", note); err != nil {
+			return fmt.Errorf("bound the word index's blocks: %w", err)
 		}
 	}
 	if old == 1 {

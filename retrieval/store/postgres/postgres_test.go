@@ -177,7 +177,7 @@ func TestSchema1GetsLinks(t *testing.T) {
 	if c, err := st.Candidates(ctx, []string{"bee"}); err != nil || len(c["bee"]) != 1 {
 		t.Fatalf("aliases after the upgrade: %v, %v", c, err)
 	}
-	if v, err := st.Meta(ctx, "schema"); err != nil || v != "4" { // the version this gno writes
+	if v, err := st.Meta(ctx, "schema"); err != nil || v != "5" { // the version this gno writes
 		t.Fatalf("schema %q, %v", v, err)
 	}
 }
@@ -251,7 +251,7 @@ func TestSchema3GetsBlocks(t *testing.T) {
 	if got := search(); fmt.Sprint(got) != fmt.Sprint(want) || len(want[0]) == 0 {
 		t.Fatalf("after the upgrade:\n %v\nbefore:\n %v", got, want)
 	}
-	if v, err := st.Meta(ctx, "schema"); err != nil || v != "4" {
+	if v, err := st.Meta(ctx, "schema"); err != nil || v != "5" {
 		t.Fatalf("schema %q, %v", v, err)
 	}
 	var gone bool
