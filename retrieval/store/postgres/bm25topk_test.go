@@ -139,11 +139,13 @@ func TestTopKAsFTS5(t *testing.T) {
 	for qi := range 80 + len(fixed) {
 		switch qi {
 		case 0:
-			// A word at a time after the rarest (the common words
-			// read in the sub-blocks that can reach θ, readBounded).
+			// A word at a time after the rarest, the words after the
+			// first read in the sub-blocks that can reach θ
+			// (block-max), the rarest word too common to read whole
+			// first read in its best sub-block (then 50 postings).
 			postgres.SetFirstRead(t, 0)
 		case 30:
-			postgres.SetFirstRead(t, 4096)
+			postgres.SetFirstRead(t, 50)
 		case 60:
 			postgres.SetMaxRows(t, 0)
 		case 80:
