@@ -136,7 +136,8 @@ INSERT INTO fts_stats VALUES (0, 0, 0), (1, 0, 0) ON CONFLICT DO NOTHING;
 -- posting (schema 3; bench/postgres/postingscost.sh). A deleted chunk's
 -- postings are cut out of their arrays (dropChunks), a row emptied
 -- deleted by the same statement; a flush merges a term's small blocks
--- when they pile up (mergeBlocks).
+-- when they pile up (mergeBlocks). Schema 5 adds the sub-blocks' bounds
+-- and the (ix, term) index (schema5, bm25blocks.go).
 CREATE TABLE IF NOT EXISTS fts_blocks(
 	ix SMALLINT NOT NULL, term TEXT COLLATE "C" NOT NULL,
 	first BIGINT NOT NULL, last BIGINT NOT NULL, n INTEGER NOT NULL,
@@ -191,21 +192,6 @@ CREATE TABLE IF NOT EXISTS reconciled(
 	marked_at BIGINT NOT NULL,
 	PRIMARY KEY(cursor, collection, rel_path));
 `
-
-// schema5 is schema 5's change to fts_blocks, run by migrate for a new
-// index and, after the writer's lock is taken, for an older one:
-// sub-bounds per 128 postings of a block of more (their max_wf, min_lr
-// and first chunk id; NULL for a block of one sub-block, or one a cut
-// rewrote: its own bounds say it), so a search reads a word's postings
-// only where they can reach its top (subBlocks, bm25topk.go); and the
-// (ix, term) index covering n, max_wf and min_lr, so a search's first
-// statement (each word's rows and bound) reads no block's row (at 100k
-// documents a common word has ~200 blocks on as many pages).
-const schema5 = `ALTER TABLE fts_blocks ADD COLUMN IF NOT EXISTS sub_wf DOUBLE PRECISION[], ADD COLUMN IF NOT EXISTS sub_lr DOUBLE PRECISION[],
-	ADD COLUMN IF NOT EXISTS sub_first BIGINT[];
-ALTER TABLE fts_blocks ALTER sub_wf SET STATISTICS 0, ALTER sub_lr SET STATISTICS 0, ALTER sub_first SET STATISTICS 0;
-CREATE INDEX IF NOT EXISTS fts_blocks_bounds ON fts_blocks(ix, term) INCLUDE (n, max_wf, min_lr);
-DROP INDEX IF EXISTS fts_blocks_term;`
 
 // Store is an index on a PostgreSQL server. It is safe for concurrent use.
 type Store struct {
