@@ -137,12 +137,13 @@ INSERT INTO fts_stats VALUES (0, 0, 0), (1, 0, 0) ON CONFLICT DO NOTHING;
 -- postings are cut out of their arrays (dropChunks), a row emptied
 -- deleted by the same statement; a flush merges a term's small blocks
 -- when they pile up (mergeBlocks). Schema 5 adds the sub-blocks' bounds
--- and the (ix, term) index (schema5, bm25blocks.go).
+-- (schema5, bm25blocks.go).
 CREATE TABLE IF NOT EXISTS fts_blocks(
 	ix SMALLINT NOT NULL, term TEXT COLLATE "C" NOT NULL,
 	first BIGINT NOT NULL, last BIGINT NOT NULL, n INTEGER NOT NULL,
 	max_wf DOUBLE PRECISION NOT NULL, min_lr DOUBLE PRECISION NOT NULL,
 	ids BIGINT[] NOT NULL, wfs DOUBLE PRECISION[] NOT NULL, lens INTEGER[] NOT NULL);
+CREATE INDEX IF NOT EXISTS fts_blocks_term ON fts_blocks(ix, term);
 -- ANALYZE need not read the arrays: no statement filters on them.
 ALTER TABLE fts_blocks ALTER ids SET STATISTICS 0, ALTER wfs SET STATISTICS 0, ALTER lens SET STATISTICS 0;
 CREATE TABLE IF NOT EXISTS vectors(
