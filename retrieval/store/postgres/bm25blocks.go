@@ -457,10 +457,9 @@ func (s *Store) readArrays(ctx context.Context, q string, args []any, at map[str
 		}
 		for i := range bl.n {
 			id := bl.id(i)
-			if _, have := rows.at[id]; !have && int64(len(rows.ids)) >= maxRows {
-				return errTooManyRows
+			if err := rows.add(id, bl.len(i), k, bl.wf(i)); err != nil {
+				return err
 			}
-			rows.set(id, bl.len(i), k, bl.wf(i))
 		}
 		return nil
 	})

@@ -27,8 +27,26 @@ type wordRows struct {
 	mark    []bool
 }
 
-func newWordRows(words int) *wordRows {
-	return &wordRows{n: words, at: map[int64]int{}}
+// newWordRows holds the rows of a search of words; hint: about how many
+// it may hold (room made at once: growing a map and slices of tens of
+// thousands of rows was a third of a long question's CPU).
+func newWordRows(words int, hint int64) *wordRows {
+	h := int(min(max(hint, 0), maxRows))
+	return &wordRows{n: words, at: make(map[int64]int, h), ids: make([]int64, 0, h), lens: make([]int32, 0, h),
+		wf: make([]float64, 0, h*words), mark: make([]bool, 0, h)}
+}
+
+// add is set, unless it would hold more than maxRows rows.
+func (w *wordRows) add(id int64, n int32, k int, wf float64) error {
+	if r, ok := w.at[id]; ok {
+		w.setAt(r, k, wf)
+		return nil
+	}
+	if int64(len(w.ids)) >= maxRows {
+		return errTooManyRows
+	}
+	w.set(id, n, k, wf)
+	return nil
 }
 
 // set records word k's weighted frequency wf in row id of length n.
@@ -44,6 +62,11 @@ func (w *wordRows) set(id int64, n int32, k int, wf float64) {
 			w.wf = append(w.wf, 0)
 		}
 	}
+	w.setAt(r, k, wf)
+}
+
+// setAt records word k's weighted frequency wf in row r.
+func (w *wordRows) setAt(r, k int, wf float64) {
 	w.wf[r*w.n+k] = wf
 	if !w.mark[r] {
 		w.mark[r] = true

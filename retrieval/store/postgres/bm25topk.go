@@ -184,7 +184,14 @@ func (s *Store) searchWords(ctx context.Context, ix int, e *node, tsq string, f 
 		hits, err := s.searchWordsSQL(ctx, ix, joins, cond, condArgs, pw, pidf, avg, limit)
 		return hits, segEmpty, err
 	}
-	rows := newWordRows(len(words))
+	// Room for half the postings of the words read whole at first or of
+	// the words after the first (most are read in part, or only for some
+	// rows), capped by maxRows.
+	var postings int64
+	for _, n := range df {
+		postings += n
+	}
+	rows := newWordRows(len(words), postings/2)
 	// read adds the postings q selects to rows.
 	read := func(q string, args []any) error {
 		return s.each(ctx, q, args, func(r pgx.Rows) error {
@@ -196,11 +203,7 @@ func (s *Store) searchWords(ctx context.Context, ix int, e *node, tsq string, f 
 			if !ok {
 				return fmt.Errorf("a posting of %q, not asked for", term)
 			}
-			if _, have := rows.at[id]; !have && int64(len(rows.ids)) >= maxRows {
-				return errTooManyRows
-			}
-			rows.set(id, n, k, wf)
-			return nil
+			return rows.add(id, n, k, wf)
 		})
 	}
 	// scores scores every row on the words read so far: those whose
