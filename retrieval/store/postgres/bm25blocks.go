@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
 	"encoding/binary"
 	"fmt"
@@ -9,22 +10,26 @@ import (
 	"sort"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 )
 
 // The postings are kept as blocks (fts_blocks): per index and term, one
 // row per write flush (small ones merged: mergeBlocks) holding its
 // chunks' postings as arrays, with what bounds any of them's share of a
-// row's score (max_wf, min_lr: the top-k's word bounds, bm25topk.go). A search unnests a word's arrays on
-// the server (postingsFrom), or, for a few candidate rows, finds them in
-// the arrays by a binary search here (complete).
+// row's score (max_wf, min_lr: the top-k's word bounds, bm25topk.go),
+// and the same per 128 postings of a larger block (sub_wf, sub_lr,
+// sub_first: schema 5). A search reads a word's arrays as stored, whole
+// or in the slices of the sub-blocks that can reach its top (readSubs),
+// or, for a few candidate rows, finds them in the arrays by a binary
+// search here (complete); filters and phrases unnest them on the server
+// (postingsFrom).
 //
-// Reading the blocks themselves block-max (the chunk ids cut into the
-// ranges the blocks cover, the ranges read whole highest summed bound
-// first until the rest cannot reach the limit-th document) was built and
-// measured (bench/RESULTS.md, branch pgrows 520af1d): a flush's block
-// covers ~500 documents, too coarse to prune, so it read ~10× the
-// postings MaxScore reads and cost more in gno at SciFact and as much
-// at 100k; it is not kept.
+// Reading the flush blocks themselves block-max (the chunk ids cut into
+// the ranges the blocks cover, read whole highest summed bound first)
+// was built and measured (bench/RESULTS.md, branch pgrows 520af1d): a
+// flush's block covers ~500 documents, too coarse to prune. The
+// sub-blocks prune a common word's postings; a word in a few postings a
+// flush still has one sub-block a flush (bench/RESULTS.md, pgblk).
 
 // postingsFrom is the postings one row each, for the statements that
 // join or aggregate them on the server (filters, phrases, searchWordsSQL).
@@ -39,7 +44,9 @@ const postingsFrom = `(SELECT b.ix, b.term, u.chunk_id, u.wf, u.len FROM fts_blo
 // deleted ids), their postings kept by a hash anti-join against src
 // (an `= ANY(array)` per posting was quadratic: 3.8 s to cut a
 // 32k-posting word, bench/RESULTS.md), and a block is deleted in the
-// statement that empties it, so a daemon's small syncs leave none.
+// statement that empties it, so a daemon's small syncs leave none. A
+// block cut loses its sub-bounds: the search bounds it as one
+// sub-block, by its own max_wf and min_lr (a coarser bound, as exact).
 // Blocks are named by ctid, stable within the statement.
 func cutBlocks(ix int, src string) string {
 	return fmt.Sprintf(`gone%[1]d AS (SELECT term, array_agg(id ORDER BY id) AS ids FROM %[2]s GROUP BY term),
@@ -50,7 +57,7 @@ func cutBlocks(ix int, src string) string {
 		WHERE NOT EXISTS (SELECT 1 FROM %[2]s s WHERE s.term = b.term AND s.id = u.i)),
 	new%[1]d AS (SELECT t, min(i) AS first, max(i) AS last, count(*) AS n, max(f) AS max_wf, min(l::float8 / f) AS min_lr,
 		array_agg(i ORDER BY o) AS ids, array_agg(f ORDER BY o) AS wfs, array_agg(l ORDER BY o) AS lens FROM kept%[1]d GROUP BY t),
-	cut%[1]d AS (UPDATE fts_blocks b SET (first, last, n, max_wf, min_lr, ids, wfs, lens) = (x.first, x.last, x.n, x.max_wf, x.min_lr, x.ids, x.wfs, x.lens)
+	cut%[1]d AS (UPDATE fts_blocks b SET (first, last, n, max_wf, min_lr, ids, wfs, lens, sub_wf, sub_lr, sub_first) = (x.first, x.last, x.n, x.max_wf, x.min_lr, x.ids, x.wfs, x.lens, NULL, NULL, NULL)
 		FROM new%[1]d x WHERE b.ctid = x.t),
 	emptied%[1]d AS (DELETE FROM fts_blocks b USING hit%[1]d h WHERE b.ctid = h.t AND NOT EXISTS (SELECT 1 FROM new%[1]d x WHERE x.t = h.t))`, ix, src)
 }
@@ -125,14 +132,19 @@ func toBlocks(ctx context.Context, tx pgx.Tx) error {
 }
 
 // complete adds the postings of the words left to the candidate rows ids
-// (which rows holds): their blocks whose range meets the candidates' are
+// (which rows holds): their blocks whose range holds a candidate are
 // read as arrays, and each candidate in a block's range is looked up in
 // it (a binary search of the array as it came), so only the candidates'
 // postings are decoded and the server sends the arrays as stored.
 func (s *Store) complete(ctx context.Context, ix int, left []string, at map[string]int, ids []int64, rows *wordRows) error {
 	slices.Sort(ids)
-	return s.each(ctx, "SELECT term, ids, wfs, lens FROM fts_blocks WHERE ix = $1 AND term = ANY($2) AND n > 0 AND last >= $3 AND first <= $4",
-		[]any{ix, left, ids[0], ids[len(ids)-1]}, func(r pgx.Rows) error {
+	// Only the blocks whose range holds a candidate (width_bucket: the
+	// candidates up to last outnumber those up to first − 1): a flush's
+	// block spans ~500 documents, so a few hundred candidates skip most
+	// of a common word's blocks.
+	return s.each(ctx, `SELECT term, ids, wfs, lens FROM fts_blocks WHERE ix = $1 AND term = ANY($2) AND n > 0 AND last >= $3 AND first <= $4
+		AND width_bucket(last, $5::bigint[]) > width_bucket(first - 1, $5::bigint[])`,
+		[]any{ix, left, ids[0], ids[len(ids)-1], ids}, func(r pgx.Rows) error {
 			bl, err := scanArrays(r)
 			if err != nil {
 				return err
@@ -242,4 +254,213 @@ func arrayBody(raw []byte, size int) (body []byte, n int, ok bool) {
 		}
 	}
 	return body, n, true
+}
+
+// subBlock is the postings a block's sub-bounds cover each (sub_wf,
+// sub_lr: the largest wf and least len/wf of postings [j·subBlock,
+// (j+1)·subBlock) of its arrays). A block's bound covers ~500
+// documents, too coarse to skip (above); a sub-block's covers a common
+// word's 128 chunks, as SQLite's block-max postings (impactBlock).
+const subBlock = 128
+
+// subBounds are the sub-blocks' bounds of a block's postings and their
+// first chunk ids, nil for a block of one sub-block (its max_wf, min_lr
+// and first say it).
+func subBounds(ids []int64, wfs []float64, lens []int32) (maxWF, minLR []float64, firsts []int64) {
+	if len(wfs) <= subBlock {
+		return nil, nil, nil
+	}
+	for a := 0; a < len(wfs); a += subBlock {
+		mw, ml := 0.0, math.Inf(1)
+		for i := a; i < min(a+subBlock, len(wfs)); i++ {
+			mw = max(mw, wfs[i])
+			ml = min(ml, float64(lens[i])/wfs[i])
+		}
+		maxWF, minLR, firsts = append(maxWF, mw), append(minLR, ml), append(firsts, ids[a])
+	}
+	return maxWF, minLR, firsts
+}
+
+// schema5 is schema 5's change to fts_blocks, run by migrate for a new
+// index and, after the writer's lock is taken, for an older one:
+// sub-bounds per 128 postings of a block of more (their max_wf, min_lr
+// and first chunk id; NULL for a block of one sub-block, or one a cut
+// rewrote: its own bounds say it), so a search reads a word's postings
+// only where they can reach its top (subBlocks, bm25topk.go). (An
+// (ix, term) index covering n and the bounds, so a search's first
+// statement reads no block's row, cost a SciFact update 0.2 s more of
+// the server's CPU, over 2× SQLite's, and saved no measurable search
+// time at 100k documents: not kept.)
+const schema5 = `ALTER TABLE fts_blocks ADD COLUMN IF NOT EXISTS sub_wf DOUBLE PRECISION[], ADD COLUMN IF NOT EXISTS sub_lr DOUBLE PRECISION[],
+	ADD COLUMN IF NOT EXISTS sub_first BIGINT[];
+ALTER TABLE fts_blocks ALTER sub_wf SET STATISTICS 0, ALTER sub_lr SET STATISTICS 0, ALTER sub_first SET STATISTICS 0;`
+
+// fillSubBounds computes the sub-bounds of the blocks without them
+// (an index of schema 4, upgraded) of more than one sub-block.
+const fillSubBounds = `UPDATE fts_blocks b SET (sub_wf, sub_lr, sub_first) = (SELECT array_agg(s.mw ORDER BY s.j), array_agg(s.ml ORDER BY s.j), array_agg(s.fi ORDER BY s.j)
+	FROM (SELECT (u.o - 1) / 128 AS j, max(u.f) AS mw, min(u.l::float8 / u.f) AS ml, min(u.i) AS fi
+		FROM unnest(b.ids, b.wfs, b.lens) WITH ORDINALITY AS u(i, f, l, o) GROUP BY 1) s)
+	WHERE b.sub_wf IS NULL AND b.n > 128`
+
+// sub is a sub-block of a word's postings: postings a..z (1-based, of
+// the arrays of block tid), of chunk ids in lo..hi; g is its bound's
+// factor (a posting's share is at most the word's unit·g).
+type sub struct {
+	tid    pgtype.TID
+	lo, hi int64
+	a, z   int32
+	g      float64
+}
+
+// subList is a word's sub-blocks by lo, reach[i] the largest hi of
+// subs[:i+1] (a word's blocks may overlap: a changed document's chunks
+// keep their ids in a later flush's block).
+type subList struct {
+	subs  []sub
+	reach []int64
+}
+
+// maxG is the largest g of the sub-blocks that may hold a chunk id in
+// lo..hi, 0 for none.
+func (l *subList) maxG(lo, hi int64) float64 {
+	m := 0.0
+	for i, _ := slices.BinarySearch(l.reach, lo); i < len(l.subs) && l.subs[i].lo <= hi; i++ {
+		if l.subs[i].hi >= lo {
+			m = max(m, l.subs[i].g)
+		}
+	}
+	return m
+}
+
+// subBlocks reads the sub-blocks of index ix's words (at gives each
+// one's index), their g as searchWords's from their largest wf and least
+// len/wf (a block without sub-bounds is one sub-block).
+func (s *Store) subBlocks(ctx context.Context, ix int, words []string, at map[string]int, avg float64) ([]subList, error) {
+	c1, c2 := float64(bm25K1)*(1-float64(bm25B)), float64(bm25K1)*float64(bm25B)
+	gOf := func(mw, ml float64) float64 { return min(1/(1+c1/mw+c2*ml/avg), 1) }
+	out := make([]subList, len(words))
+	err := s.each(ctx, `SELECT term, ctid, first, last, n, max_wf, min_lr, coalesce(sub_wf, '{}'), coalesce(sub_lr, '{}'), coalesce(sub_first, '{}')
+		FROM fts_blocks WHERE ix = $1 AND term = ANY($2) AND n > 0`, []any{ix, words}, func(r pgx.Rows) error {
+		var term string
+		var t pgtype.TID
+		var first, last int64
+		var n int32
+		var mw, ml float64
+		var sw, sl []float64
+		var sf []int64
+		if err := r.Scan(&term, &t, &first, &last, &n, &mw, &ml, &sw, &sl, &sf); err != nil {
+			return err
+		}
+		k, ok := at[term]
+		if !ok {
+			return fmt.Errorf("a block of %q, not asked for", term)
+		}
+		l := &out[k]
+		if subs := (int(n) + subBlock - 1) / subBlock; len(sw) != subs || len(sl) != subs || len(sf) != subs || subs < 2 {
+			l.subs = append(l.subs, sub{tid: t, lo: first, hi: last, a: 1, z: n, g: gOf(mw, ml)})
+			return nil
+		}
+		for j := range sw {
+			hi := last
+			if j+1 < len(sf) {
+				hi = sf[j+1] - 1
+			}
+			l.subs = append(l.subs, sub{tid: t, lo: sf[j], hi: hi, a: int32(j*subBlock + 1), z: int32(min((j+1)*subBlock, int(n))), g: gOf(sw[j], sl[j])})
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for k := range out {
+		l := &out[k]
+		slices.SortFunc(l.subs, func(a, b sub) int { return cmp.Compare(a.lo, b.lo) })
+		l.reach = make([]int64, len(l.subs))
+		for i, sb := range l.subs {
+			l.reach[i] = sb.hi
+			if i > 0 {
+				l.reach[i] = max(sb.hi, l.reach[i-1])
+			}
+		}
+	}
+	return out, nil
+}
+
+// seedSubs picks the sub-blocks of the first word of order with the
+// largest bounds (with the other words' over the same chunks) until they
+// hold budget postings: read first, they give θ for a question whose
+// rarest word is too common to read whole.
+func seedSubs(meta []subList, order []int, unit []float64, budget int64) []sub {
+	k := order[0]
+	type cand struct {
+		sb sub
+		v  float64
+	}
+	cs := make([]cand, 0, len(meta[k].subs))
+	for _, sb := range meta[k].subs {
+		v := unit[k] * sb.g
+		for _, j := range order[1:] {
+			v += unit[j] * meta[j].maxG(sb.lo, sb.hi)
+		}
+		cs = append(cs, cand{sb, v})
+	}
+	slices.SortStableFunc(cs, func(a, b cand) int { return cmp.Compare(b.v, a.v) })
+	var out []sub
+	var n int64
+	for _, c := range cs {
+		if n >= budget && len(out) > 0 {
+			break
+		}
+		out = append(out, c.sb)
+		n += int64(c.sb.z - c.sb.a + 1)
+	}
+	return out
+}
+
+// readSubs adds word k's postings in the sub-blocks subs to rows (the
+// arrays' slices, sent as they are stored).
+func (s *Store) readSubs(ctx context.Context, k int, subs []sub, rows *wordRows) error {
+	if len(subs) == 0 {
+		return nil
+	}
+	var tids []pgtype.TID
+	var from, to []int32
+	for _, sb := range subs {
+		if l := len(tids) - 1; l >= 0 && tids[l] == sb.tid && to[l] == sb.a-1 {
+			to[l] = sb.z // the next sub-block of the same block: one slice
+			continue
+		}
+		tids, from, to = append(tids, sb.tid), append(from, sb.a), append(to, sb.z)
+	}
+	return s.readArrays(ctx, `SELECT b.term, b.ids[u.a:u.z], b.wfs[u.a:u.z], b.lens[u.a:u.z]
+		FROM unnest($1::tid[], $2::int[], $3::int[]) AS u(t, a, z) JOIN fts_blocks b ON b.ctid = u.t`,
+		[]any{tids, from, to}, map[string]int{"": k}, rows)
+}
+
+// readArrays adds to rows the postings of the (term, ids, wfs, lens)
+// rows q selects, decoded here from the arrays' binary form (the server
+// sends the arrays as stored: no row per posting to build, as unnest
+// does). at gives each term's word; a single entry "" gives the word of
+// every row.
+func (s *Store) readArrays(ctx context.Context, q string, args []any, at map[string]int, rows *wordRows) error {
+	k, one := at[""]
+	return s.each(ctx, q, args, func(r pgx.Rows) error {
+		bl, err := scanArrays(r)
+		if err != nil {
+			return err
+		}
+		if !one {
+			var ok bool
+			if k, ok = at[bl.term]; !ok {
+				return fmt.Errorf("a block of %q, not asked for", bl.term)
+			}
+		}
+		for i := range bl.n {
+			id := bl.id(i)
+			if err := rows.add(id, bl.len(i), k, bl.wf(i)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }

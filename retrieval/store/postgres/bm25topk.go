@@ -2,10 +2,8 @@ package postgres
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"math"
 	"slices"
 	"strconv"
 
@@ -21,7 +19,11 @@ import (
 // row, its bound, g from the largest f and least len/f of its blocks
 // (max_wf, min_lr, kept at write time). The rare words' postings are read whole,
 // rarest first; the rows they hold, scored on them alone, give a lower
-// bound θ of the score of the limit-th document. Once the bounds of the
+// bound θ of the score of the limit-th document. Each word after is read
+// only in its sub-blocks (128 postings, their own max_wf and min_lr)
+// whose bound plus the bounds of the words after it over the same
+// chunks reaches θ (block-max): a row in none of those read cannot reach
+// the top. Once the bounds of the
 // words left add up to less than θ, a row holding only those words
 // cannot reach the top, and they are read only for the rows that still
 // can (those whose score so far plus the words' bounds reaches θ): the
@@ -32,20 +34,25 @@ import (
 // scores are exactly those of scoring every row: each is summed over the
 // expression's phrases in order, as FTS5's bm25() sums them.
 
-// commonShare: a word in more than 1/commonShare of the rows is read
-// first only for the rows the rarer words found (when their bounds
-// allow: else it is read whole after all).
-const commonShare = 8
+// firstRead: the rarest words are read whole together, in one round
+// trip, while their postings add up to at most this many (at least the
+// rarest word); each word after is read alone, and only while the
+// bounds of the words left can still reach θ. Reading all the words
+// under an eighth of the rows at once (as before) held over maxRows
+// rows for most two-word questions at 100k documents, which then went
+// to the server's statement (bench/RESULTS.md, pgblk). A variable for
+// the tests, which read a word at a time.
+var firstRead int64 = 4096
 
-// maxRows caps the candidate rows a search holds in Go (each costs
-// ~320 bytes across its maps and slices, BenchmarkTopKSearch; "the" at
-// 20k chunks held 5.4 MB): 8192 rows, ~2.6 MB, over 4× the most the
-// first 20 SciFact claims held (1,910). A search whose words read whole
-// reach it, or whose rare words leave θ at 0 (fewer than limit
-// documents: every word would be read whole), is scored by the server
-// instead (searchWordsSQL), in a few kilobytes. A variable for the
-// tests, which take both ways.
-var maxRows int64 = 8192
+// maxRows caps the candidate rows a search holds in Go (each ~100–200
+// bytes across its map and slices, more with many words): 65,536 rows,
+// ~7–13 MB at most. A search whose words read reach it is scored by the
+// server instead (searchWordsSQL), in a few kilobytes. 8,192 (the cap
+// before) sent the long SciFact claims at 100k documents to the server:
+// 50–53 ms of gno and server CPU a search against 33–37 ms with this cap
+// (bench/RESULTS.md, pgblk). A variable for the tests, which take both
+// ways.
+var maxRows int64 = 65536
 
 // errTooManyRows stops a read whole at maxRows candidate rows.
 var errTooManyRows = errors.New("more candidate rows than maxRows")
@@ -128,12 +135,14 @@ func (s *Store) searchWords(ctx context.Context, ix int, e *node, tsq string, f 
 	}
 	// Each word's bound, over all its phrases (a word twice in the
 	// expression counts twice, as in FTS5).
-	bound := make([]float64, len(words))
+	// unit: the bound without g (a sub-block's bound is unit·its g).
+	bound, unit := make([]float64, len(words)), make([]float64, len(words))
 	for i := range ps {
-		bound[of[i]] += idf[of[i]] * (bm25K1 + 1) * g[of[i]]
+		unit[of[i]] += idf[of[i]] * (bm25K1 + 1)
 	}
 	for k := range bound {
-		bound[k] *= 1 + boundSlack
+		unit[k] *= 1 + boundSlack
+		bound[k] = unit[k] * g[k]
 	}
 	// The words by bound, largest first (rarest first).
 	order := make([]int, len(words))
@@ -175,17 +184,14 @@ func (s *Store) searchWords(ctx context.Context, ix int, e *node, tsq string, f 
 		hits, err := s.searchWordsSQL(ctx, ix, joins, cond, condArgs, pw, pidf, avg, limit)
 		return hits, segEmpty, err
 	}
-	next := 0 // order[:next] are read whole
-	for k := range order {
-		if df[order[k]]*commonShare <= nRows {
-			next = k + 1
-		}
+	// Room for half the postings of the words read whole at first or of
+	// the words after the first (most are read in part, or only for some
+	// rows), capped by maxRows.
+	var postings int64
+	for _, n := range df {
+		postings += n
 	}
-	if next == 0 {
-		// No rare word: θ would stay 0 and every word be read whole.
-		return sqlScored()
-	}
-	rows := newWordRows(len(words))
+	rows := newWordRows(len(words), postings/2)
 	// read adds the postings q selects to rows.
 	read := func(q string, args []any) error {
 		return s.each(ctx, q, args, func(r pgx.Rows) error {
@@ -197,19 +203,20 @@ func (s *Store) searchWords(ctx context.Context, ix int, e *node, tsq string, f 
 			if !ok {
 				return fmt.Errorf("a posting of %q, not asked for", term)
 			}
-			if _, have := rows.at[id]; !have && int64(len(rows.ids)) >= maxRows {
-				return errTooManyRows
-			}
-			rows.set(id, n, k, wf)
-			return nil
+			return rows.add(id, n, k, wf)
 		})
 	}
-	// scores scores every row on the words read so far.
+	// scores scores every row on the words read so far: those whose
+	// words changed since the last call (rows.touched) again.
 	var sc []float64
 	scores := func() []float64 {
-		sc = slices.Grow(sc[:0], len(rows.ids))[:len(rows.ids)]
+		if len(sc) < len(rows.ids) {
+			sc = slices.Grow(sc, len(rows.ids)-len(sc))
+		}
+		sc = sc[:len(rows.ids)]
 		nw := len(words)
-		for r := range rows.ids {
+		for _, r := range rows.touched {
+			rows.mark[r] = false
 			f, d, v := rows.wf[r*nw:(r+1)*nw], float64(rows.lens[r]), 0.0
 			for i := range ps {
 				if fr := f[of[i]]; fr != 0 {
@@ -218,22 +225,101 @@ func (s *Store) searchWords(ctx context.Context, ix int, e *node, tsq string, f 
 			}
 			sc[r] = v
 		}
+		rows.touched = rows.touched[:0]
 		return sc
 	}
 
-	// Read the rare words whole, then more while the bounds of the words
-	// left reach θ.
-	done := 0
+	// Read the words largest bound first: at first the rarest whole,
+	// together while their postings stay few (firstRead), then one at a
+	// time while the bounds of the words left reach θ (θ only grows as
+	// words are added). Once θ is above 0, a word is read only in its
+	// sub-blocks whose bound, with the bounds of the words after it over
+	// the same chunks, reaches θ (block-max; without a filter, which the
+	// server applies to a word read whole). A rarest word too common to
+	// read whole first gives θ from its best sub-blocks (seed).
+	next, done := 1, 0 // order[:next] are to be read, order[:done] are
+	for sum := df[order[0]]; next < len(order) && sum+df[order[next]] <= firstRead; next++ {
+		sum += df[order[next]]
+	}
 	rest := 0.0 // the bounds of order[next:]
 	theta := 0.0
+	// partial: the words read only in some of their sub-blocks. A row
+	// in none of those read cannot reach the top; one read may miss
+	// their share (0 in rows.wf), completed with the words left.
+	var partial []int
+	var meta []subList
+	seeded := map[sub]bool{} // read by the seed
+	bounded := joins == ""
+	if bounded && df[order[0]] > firstRead {
+		var err error
+		if meta, err = s.subBlocks(ctx, ix, words, at, avg); err != nil {
+			return nil, false, fmt.Errorf("search: %w", err)
+		}
+		next = 1
+		seed := seedSubs(meta, order, unit, firstRead)
+		for _, sb := range seed {
+			seeded[sb] = true
+		}
+		if err := s.readSubs(ctx, order[0], seed, rows); errors.Is(err, errTooManyRows) {
+			return sqlScored()
+		} else if err != nil {
+			return nil, false, fmt.Errorf("search: %w", err)
+		}
+		theta = kthDocScore(rows.ids, scores(), limit)
+	}
 	for {
+		if next == done+1 && theta > 0 && bounded {
+			if meta == nil {
+				var err error
+				if meta, err = s.subBlocks(ctx, ix, words, at, avg); err != nil {
+					return nil, false, fmt.Errorf("search: %w", err)
+				}
+			}
+			k := order[done]
+			need := theta * (1 - boundSlack)
+			var pick []sub
+			skipped := false
+			for _, sb := range meta[k].subs {
+				if seeded[sb] {
+					continue
+				}
+				v := unit[k] * sb.g
+				for _, j := range order[next:] {
+					if v >= need {
+						break
+					}
+					v += unit[j] * meta[j].maxG(sb.lo, sb.hi)
+				}
+				if v >= need {
+					pick = append(pick, sb)
+				} else {
+					skipped = true
+				}
+			}
+			if err := s.readSubs(ctx, k, pick, rows); errors.Is(err, errTooManyRows) {
+				return sqlScored()
+			} else if err != nil {
+				return nil, false, fmt.Errorf("search: %w", err)
+			}
+			if skipped {
+				partial = append(partial, k)
+			}
+			done = next
+		}
 		if next > done {
 			batch := make([]string, 0, next-done)
 			for _, k := range order[done:next] {
 				batch = append(batch, words[k])
 			}
-			q := "SELECT p.chunk_id, p.len, p.term, p.wf FROM " + postingsFrom + " p" + joins + " WHERE p.ix = $1 AND p.term = ANY($2)" + cond
-			if err := read(q, append([]any{ix, batch}, condArgs...)); errors.Is(err, errTooManyRows) {
+			var err error
+			if joins == "" {
+				// Unfiltered: the blocks' arrays as stored.
+				err = s.readArrays(ctx, "SELECT term, ids, wfs, lens FROM fts_blocks WHERE ix = $1 AND term = ANY($2) AND n > 0", []any{ix, batch}, at, rows)
+			} else {
+				q := "SELECT p.chunk_id, p.len, p.term, p.wf FROM " + postingsFrom + " p" + joins + " WHERE p.ix = $1 AND p.term = ANY($2)" + cond
+				err = read(q, append([]any{ix, batch}, condArgs...))
+			}
+			if errors.Is(err, errTooManyRows) {
 				return sqlScored()
 			} else if err != nil {
 				return nil, false, fmt.Errorf("search: %w", err)
@@ -248,37 +334,42 @@ func (s *Store) searchWords(ctx context.Context, ix int, e *node, tsq string, f 
 			break
 		}
 		theta = kthDocScore(rows.ids, scores(), limit)
-		if theta == 0 {
-			// Fewer than limit documents so far: every word would be
-			// read whole.
-			return sqlScored()
-		}
-		if rest < theta*(1-boundSlack) {
+		if theta > 0 && rest < theta*(1-boundSlack) {
 			break
 		}
-		// Read whole the largest bounds until the rest's fall below θ
-		// (θ only grows as words are added).
-		for next < len(order) && rest >= theta*(1-boundSlack) {
-			rest -= bound[order[next]]
-			next++
-		}
+		next++
 	}
 
-	// The words left, only for the rows that can still reach θ.
-	if next < len(order) {
-		var ids []int64
+	// The words left, and those read in part for the rows that miss
+	// them, only for the rows that can still reach θ.
+	if next < len(order) || len(partial) > 0 {
+		sc = scores()
+		theta = max(theta, kthDocScore(rows.ids, sc, limit))
+		var ids, open []int64
 		for r, v := range sc {
-			if v+rest >= theta*(1-boundSlack) {
+			miss := rest
+			for _, k := range partial {
+				if rows.wf[r*len(words)+k] == 0 {
+					miss += bound[k]
+				}
+			}
+			if v+miss >= theta*(1-boundSlack) {
 				ids = append(ids, rows.ids[r])
+				if miss > 0 {
+					open = append(open, rows.ids[r])
+				}
 			}
 		}
 		rows = rows.only(ids)
-		if len(ids) > 0 {
-			left := make([]string, 0, len(order)-next)
+		if len(open) > 0 {
+			left := make([]string, 0, len(order)-next+len(partial))
+			for _, k := range partial {
+				left = append(left, words[k])
+			}
 			for _, k := range order[next:] {
 				left = append(left, words[k])
 			}
-			if err := s.complete(ctx, ix, left, at, ids, rows); err != nil {
+			if err := s.complete(ctx, ix, left, at, open, rows); err != nil {
 				return nil, false, fmt.Errorf("search: %w", err)
 			}
 		}
@@ -287,9 +378,14 @@ func (s *Store) searchWords(ctx context.Context, ix int, e *node, tsq string, f 
 	// Each document's best chunk (the lowest id of equal scores), then
 	// the top documents.
 	final := scores()
-	best := make(docBest, len(final))
+	// Only rows reaching the limit-th document's score can be a top
+	// document's best (those equal to it included, for the order of ties).
+	least := kthDocScore(rows.ids, final, limit)
+	best := make(docBest, min(len(final), 4*limit))
 	for r, v := range final {
-		best.add(rows.ids[r], v)
+		if v >= least {
+			best.add(rows.ids[r], v)
+		}
 	}
 	return best.top(limit), segEmpty, nil
 }
@@ -328,86 +424,4 @@ func (s *Store) searchWordsSQL(ctx context.Context, ix int, joins, cond string, 
 		return nil, fmt.Errorf("search: %w", err)
 	}
 	return out, nil
-}
-
-// wordRows are the candidate rows: each one's id, length and each query
-// word's weighted frequency in it (0: absent or not read yet), in flat
-// slices (a search holds thousands).
-type wordRows struct {
-	n    int // words
-	at   map[int64]int
-	ids  []int64
-	lens []int32
-	wf   []float64 // row r's words at [r*n, (r+1)*n)
-}
-
-func newWordRows(words int) *wordRows {
-	return &wordRows{n: words, at: map[int64]int{}}
-}
-
-// set records word k's weighted frequency wf in row id of length n.
-func (w *wordRows) set(id int64, n int32, k int, wf float64) {
-	r, ok := w.at[id]
-	if !ok {
-		r = len(w.ids)
-		w.at[id] = r
-		w.ids = append(w.ids, id)
-		w.lens = append(w.lens, n)
-		for range w.n {
-			w.wf = append(w.wf, 0)
-		}
-	}
-	w.wf[r*w.n+k] = wf
-}
-
-// only keeps the rows ids (which it holds).
-func (w *wordRows) only(ids []int64) *wordRows {
-	out := &wordRows{n: w.n, at: make(map[int64]int, len(ids)), ids: make([]int64, 0, len(ids)), lens: make([]int32, 0, len(ids)), wf: make([]float64, 0, len(ids)*w.n)}
-	for _, id := range ids {
-		r := w.at[id]
-		out.at[id] = len(out.ids)
-		out.ids = append(out.ids, id)
-		out.lens = append(out.lens, w.lens[r])
-		out.wf = append(out.wf, w.wf[r*w.n:(r+1)*w.n]...)
-	}
-	return out
-}
-
-// kthDocScore is the score of the limit-th best document among the rows
-// ids scored sc (each document's best row), 0 when fewer documents have
-// rows.
-func kthDocScore(ids []int64, sc []float64, limit int) float64 {
-	if limit <= 0 {
-		return 0
-	}
-	best := make(map[int64]float64, len(ids))
-	for r, id := range ids {
-		doc := store.DocOfChunk(id)
-		if v, ok := best[doc]; !ok || sc[r] > v {
-			best[doc] = sc[r]
-		}
-	}
-	if len(best) < limit {
-		return 0
-	}
-	top := make([]float64, 0, len(best))
-	for _, v := range best {
-		top = append(top, v)
-	}
-	slices.Sort(top)
-	return top[len(top)-limit]
-}
-
-// scanPosting reads a row of (chunk_id, len, term, wf): from the binary
-// values as they came (a search reads thousands; term is valid until the
-// next row), else through Scan.
-func scanPosting(r pgx.Rows) (id int64, n int32, term []byte, wf float64, err error) {
-	raw, fd := r.RawValues(), r.FieldDescriptions()
-	if len(raw) == 4 && len(fd) == 4 && fd[0].Format == pgx.BinaryFormatCode && fd[1].Format == pgx.BinaryFormatCode &&
-		fd[3].Format == pgx.BinaryFormatCode && len(raw[0]) == 8 && len(raw[1]) == 4 && len(raw[3]) == 8 && raw[2] != nil {
-		return int64(binary.BigEndian.Uint64(raw[0])), int32(binary.BigEndian.Uint32(raw[1])), raw[2],
-			math.Float64frombits(binary.BigEndian.Uint64(raw[3])), nil
-	}
-	err = r.Scan(&id, &n, &term, &wf)
-	return id, n, term, wf, err
 }

@@ -138,6 +138,14 @@ func TestTopKAsFTS5(t *testing.T) {
 		{Terms: []string{vocab[len(vocab)-1], "the", "of"}}, {Terms: []string{"and", vocab[len(vocab)-2], "in"}}, {Terms: []string{"the", "to"}, All: true}}
 	for qi := range 80 + len(fixed) {
 		switch qi {
+		case 0:
+			// A word at a time after the rarest, the words after the
+			// first read in the sub-blocks that can reach θ
+			// (block-max), the rarest word too common to read whole
+			// first read in its best sub-block (then 50 postings).
+			postgres.SetFirstRead(t, 0)
+		case 30:
+			postgres.SetFirstRead(t, 50)
 		case 60:
 			postgres.SetMaxRows(t, 0)
 		case 80:

@@ -21,3 +21,10 @@ func SetMaxRows(t interface{ Cleanup(func()) }, n int64) {
 	maxRows = n
 	t.Cleanup(func() { maxRows = old })
 }
+
+// SetFirstRead sets the top-k search's firstRead until the test ends.
+func SetFirstRead(t interface{ Cleanup(func()) }, n int64) {
+	old := firstRead
+	firstRead = n
+	t.Cleanup(func() { firstRead = old })
+}

@@ -315,7 +315,7 @@ func (b *batch) writeChunks(ctx context.Context, docs []*store.Document, ids []i
 		return fmt.Errorf("write chunks: %w", err)
 	}
 	blocks := append(post[ixWords].rows(ixWords, nil), post[ixSeg].rows(ixSeg, nil)...)
-	if _, err := b.tx.CopyFrom(ctx, pgx.Identifier{"fts_blocks"}, []string{"ix", "term", "first", "last", "n", "max_wf", "min_lr", "ids", "wfs", "lens"},
+	if _, err := b.tx.CopyFrom(ctx, pgx.Identifier{"fts_blocks"}, []string{"ix", "term", "first", "last", "n", "max_wf", "min_lr", "ids", "wfs", "lens", "sub_wf", "sub_lr", "sub_first"},
 		pgx.CopyFromRows(blocks)); err != nil {
 		return fmt.Errorf("write the word index: %w", err)
 	}
@@ -390,7 +390,8 @@ func (bs blockSet) rows(ix int, out [][]any) [][]any {
 			minLR = min(minLR, float64(r.lens[i])/wf)
 		}
 		n := len(r.ids)
-		out = append(out, []any{int16(ix), t, r.ids[0], r.ids[n-1], int32(n), maxWF, minLR, r.ids, r.wfs, r.lens})
+		subWF, subLR, subFirst := subBounds(r.ids, r.wfs, r.lens)
+		out = append(out, []any{int16(ix), t, r.ids[0], r.ids[n-1], int32(n), maxWF, minLR, r.ids, r.wfs, r.lens, subWF, subLR, subFirst})
 	}
 	return out
 }

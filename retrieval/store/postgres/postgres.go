@@ -61,8 +61,10 @@ func init() {
 // version 1 gets it, filled from its Markdown, when opened); 4 keeps the
 // postings as blocks of arrays (fts_blocks; an older index's rows are
 // regrouped when opened, toBlocks, and fts_terms dropped: a term's rows
-// are its blocks' postings).
-const schemaVersion = 4
+// are its blocks' postings); 5 adds the blocks' sub-bounds (sub_wf,
+// sub_lr, sub_first, computed for the blocks there are by fillSubBounds under the
+// writer lock; meta upgraded says when and how long it took).
+const schemaVersion = 5
 
 // minServer is the oldest PostgreSQL accepted (server_version_num).
 const minServer = 160000
@@ -134,7 +136,8 @@ INSERT INTO fts_stats VALUES (0, 0, 0), (1, 0, 0) ON CONFLICT DO NOTHING;
 -- posting (schema 3; bench/postgres/postingscost.sh). A deleted chunk's
 -- postings are cut out of their arrays (dropChunks), a row emptied
 -- deleted by the same statement; a flush merges a term's small blocks
--- when they pile up (mergeBlocks).
+-- when they pile up (mergeBlocks). Schema 5 adds the sub-blocks' bounds
+-- (schema5, bm25blocks.go).
 CREATE TABLE IF NOT EXISTS fts_blocks(
 	ix SMALLINT NOT NULL, term TEXT COLLATE "C" NOT NULL,
 	first BIGINT NOT NULL, last BIGINT NOT NULL, n INTEGER NOT NULL,
@@ -407,6 +410,21 @@ func (s *Store) migrate(ctx context.Context) error {
 	if old > 0 && old < 4 {
 		if err := toBlocks(ctx, tx); err != nil {
 			return fmt.Errorf("regroup the word index's postings: %w", err)
+		}
+	}
+	t0 := time.Now()
+	if old < 5 {
+		if _, err := tx.Exec(ctx, schema5); err != nil {
+			return fmt.Errorf("create the index's tables: %w", err)
+		}
+	}
+	if old > 0 && old < 5 {
+		if _, err := tx.Exec(ctx, fillSubBounds); err != nil {
+			return fmt.Errorf("bound the word index's blocks: %w", err)
+		}
+		note := fmt.Sprintf("from schema %d to %d at %s in %.1f s", old, schemaVersion, t0.UTC().Format(time.RFC3339), time.Since(t0).Seconds())
+		if _, err := tx.Exec(ctx, "INSERT INTO meta(key, value) VALUES('upgraded', $1) ON CONFLICT(key) DO UPDATE SET value = excluded.value", note); err != nil {
+			return fmt.Errorf("bound the word index's blocks: %w", err)
 		}
 	}
 	if old == 1 {

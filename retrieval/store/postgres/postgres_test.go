@@ -177,7 +177,7 @@ func TestSchema1GetsLinks(t *testing.T) {
 	if c, err := st.Candidates(ctx, []string{"bee"}); err != nil || len(c["bee"]) != 1 {
 		t.Fatalf("aliases after the upgrade: %v, %v", c, err)
 	}
-	if v, err := st.Meta(ctx, "schema"); err != nil || v != "4" { // the version this gno writes
+	if v, err := st.Meta(ctx, "schema"); err != nil || v != "5" { // the version this gno writes
 		t.Fatalf("schema %q, %v", v, err)
 	}
 }
@@ -234,16 +234,7 @@ func TestSchema3GetsBlocks(t *testing.T) {
 	}
 	// An older gno syncing (it holds the writer's lock): the upgrade
 	// waits for it, with a clear error, and writes nothing.
-	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", postgres.LockKey); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := postgres.Open(ctx, u); err == nil || !strings.Contains(err.Error(), "another gno is syncing it") {
-		t.Fatalf("opened for an upgrade while a writer held the index: %v", err)
-	}
-	var schema string
-	if err := conn.QueryRow(ctx, "SELECT value FROM meta WHERE key = 'schema'").Scan(&schema); err != nil || schema != "3" {
-		t.Fatalf("schema %q (%v) after a refused upgrade, want 3", schema, err)
-	}
+	refusedWhileWriting(ctx, t, conn, u, "3")
 	conn.Close(ctx) // releases the writer's lock
 
 	st = open(t, u)
@@ -251,11 +242,115 @@ func TestSchema3GetsBlocks(t *testing.T) {
 	if got := search(); fmt.Sprint(got) != fmt.Sprint(want) || len(want[0]) == 0 {
 		t.Fatalf("after the upgrade:\n %v\nbefore:\n %v", got, want)
 	}
-	if v, err := st.Meta(ctx, "schema"); err != nil || v != "4" {
+	if v, err := st.Meta(ctx, "schema"); err != nil || v != "5" {
 		t.Fatalf("schema %q, %v", v, err)
 	}
 	var gone bool
 	if err := st.OneForTest(ctx, "SELECT to_regclass('fts_postings') IS NULL", &gone); err != nil || !gone {
 		t.Fatalf("fts_postings left: %v, %v", gone, err)
+	}
+}
+
+// TestSchema4GetsSubBounds: an index of schema 4 (blocks without
+// sub-bounds) gets them when opened, under the writer's lock (refused,
+// nothing written, while another gno holds it), equal to those the
+// write path computes; doctor's schema line says the upgrade ran, and
+// searches answer as before.
+func TestSchema4GetsSubBounds(t *testing.T) {
+	u := pgtest.Fresh(t)
+	ctx := context.Background()
+	postgres.SetFirstRead(t, 0) // the words after the rarest read by sub-blocks
+	st := open(t, u)
+	b, err := st.Begin(ctx, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	words := []string{"alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta"}
+	for i := range 300 { // one flush: "the" gets a block of 300 postings (3 sub-blocks)
+		text := []string{"the"}
+		for j := range 1 + i%5 {
+			text = append(text, words[(i*7+j*3)%len(words)])
+		}
+		if i%4 == 0 {
+			text = append(text, "the", "the")
+		}
+		d := &store.Document{Collection: "c", RelPath: fmt.Sprintf("%d.md", i), Hash: fmt.Sprint(i), Content: strings.Join(text, " "), NoLinks: true,
+			Chunks: []chunk.Chunk{{Text: strings.Join(text, " "), StartLine: 1, EndLine: 1}}}
+		if err := b.Put(ctx, d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := b.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	qs := []query.Keywords{{Terms: []string{"the"}}, {Terms: []string{"eta", "the"}}, {Terms: []string{"alpha", "beta", "the"}}, {Terms: []string{"zeta"}, All: true}}
+	search := func() string {
+		var out []string
+		for _, q := range qs {
+			for _, limit := range []int{1, 5, 20} {
+				h, err := st.SearchFTS(ctx, q, store.Filter{}, limit)
+				if err != nil {
+					t.Fatal(err)
+				}
+				out = append(out, fmt.Sprint(h))
+			}
+		}
+		return strings.Join(out, "\n")
+	}
+	const subs = `SELECT coalesce(string_agg(format('%s %s %s %s', term, sub_wf, sub_lr, sub_first), ';' ORDER BY ix, term, first), '') FROM fts_blocks WHERE sub_wf IS NOT NULL`
+	var wantSubs string
+	if err := st.OneForTest(ctx, subs, &wantSubs); err != nil || !strings.Contains(wantSubs, "the ") {
+		t.Fatalf("no sub-bounds written for the: %q, %v", wantSubs, err)
+	}
+	want := search()
+	st.Close()
+
+	conn, err := pgx.Connect(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, `ALTER TABLE fts_blocks DROP COLUMN sub_wf, DROP COLUMN sub_lr, DROP COLUMN sub_first;
+		UPDATE meta SET value = '4' WHERE key = 'schema'`); err != nil {
+		t.Fatal(err)
+	}
+	refusedWhileWriting(ctx, t, conn, u, "4")
+	var cols int
+	if err := conn.QueryRow(ctx, "SELECT count(*) FROM information_schema.columns WHERE table_name = 'fts_blocks' AND column_name LIKE 'sub_%'").Scan(&cols); err != nil || cols != 0 {
+		t.Fatalf("%d sub-bound columns (%v) after a refused upgrade, want none", cols, err)
+	}
+	if _, err := conn.Exec(ctx, "SELECT pg_advisory_unlock($1)", postgres.LockKey); err != nil {
+		t.Fatal(err)
+	}
+
+	st = open(t, u)
+	defer st.Close()
+	var gotSubs string
+	if err := st.OneForTest(ctx, subs, &gotSubs); err != nil || gotSubs != wantSubs {
+		t.Fatalf("sub-bounds after the upgrade:\n %q (%v)\nwritten:\n %q", gotSubs, err, wantSubs)
+	}
+	if got := search(); got != want {
+		t.Fatalf("after the upgrade:\n%s\nbefore:\n%s", got, want)
+	}
+	srv, err := st.Server(ctx)
+	if err != nil || !strings.HasPrefix(srv.Schema, "5 (upgraded from schema 4 to 5 at ") {
+		t.Fatalf("doctor's schema %q (%v)", srv.Schema, err)
+	}
+}
+
+// refusedWhileWriting takes the writer's lock on conn (as an older gno
+// syncing holds it) and checks that opening the index at u for an
+// upgrade is refused with a clear error and leaves its schema at old.
+func refusedWhileWriting(ctx context.Context, t *testing.T, conn *pgx.Conn, u, old string) {
+	t.Helper()
+	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", postgres.LockKey); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := postgres.Open(ctx, u); err == nil || !strings.Contains(err.Error(), "another gno is syncing it") {
+		t.Fatalf("opened for an upgrade while a writer held the index: %v", err)
+	}
+	var schema string
+	if err := conn.QueryRow(ctx, "SELECT value FROM meta WHERE key = 'schema'").Scan(&schema); err != nil || schema != old {
+		t.Fatalf("schema %q (%v) after a refused upgrade, want %s", schema, err, old)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -234,14 +235,18 @@ func (s *Store) strs(ctx context.Context, q string, args ...any) ([]string, erro
 
 // CollectionNames lists the collections that have indexed documents.
 func (s *Store) CollectionNames(ctx context.Context) ([]string, error) {
-	// A loose index scan over documents' unique (collection, rel_path).
+	// A loose index scan over documents' unique (collection, rel_path),
+	// in the index's own collation (a COLLATE "C" there made every step
+	// a scan of all the documents: 27 ms a search at 100k documents,
+	// bench/RESULTS.md), then sorted here in byte order, as SQLite's.
 	out, err := s.strs(ctx, `WITH RECURSIVE c(n) AS (
-		SELECT min(collection COLLATE "C") FROM documents
-		UNION ALL SELECT (SELECT min(collection COLLATE "C") FROM documents WHERE collection COLLATE "C" > c.n) FROM c WHERE c.n IS NOT NULL)
+		SELECT min(collection) FROM documents
+		UNION ALL SELECT (SELECT min(collection) FROM documents WHERE collection > c.n) FROM c WHERE c.n IS NOT NULL)
 	SELECT n FROM c WHERE n IS NOT NULL`)
 	if err != nil {
 		return nil, fmt.Errorf("list collections: %w", err)
 	}
+	slices.Sort(out)
 	return out, nil
 }
 
