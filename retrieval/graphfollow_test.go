@@ -228,22 +228,23 @@ func l1(a, b []float64) float64 {
 	return d
 }
 
-// TestTopRanked: the heap's pick is the first k of a stable sort by rank,
-// descending, with many ties.
+// TestTopRanked: the heap's pick is the first k of a stable sort by
+// graph.RankKey, descending, with many ties, near ones (1e-12 apart)
+// among them.
 func TestTopRanked(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 5))
 	for range 200 {
 		n := r.IntN(300)
 		rank := make([]float64, n)
 		for i := range rank {
-			rank[i] = float64(r.IntN(1 + n/10))
+			rank[i] = float64(r.IntN(1+n/10))*1e-3 + r.Float64()*1e-12
 		}
 		k := r.IntN(n + 5)
 		idx := make([]int, n)
 		for i := range idx {
 			idx[i] = i
 		}
-		sort.SliceStable(idx, func(a, b int) bool { return rank[idx[a]] > rank[idx[b]] })
+		sort.SliceStable(idx, func(a, b int) bool { return graph.RankKey(rank[idx[a]]) > graph.RankKey(rank[idx[b]]) })
 		want := idx[:min(k, n)]
 		sort.Ints(want)
 		if got := topRanked(rank, k); !slices.Equal(got, want) && !(len(got) == 0 && len(want) == 0) {

@@ -361,6 +361,16 @@ func RankError(damping float64) float64 {
 	return d / (1 - d) * rankTol
 }
 
+// RankKey is rank r rounded to a grid of 1e-8 (ranks sum to 1): what to
+// order notes by, then by id. Two computations of the same ranks, from
+// different starts (a warm start follows the history of the index) or
+// only summing in a different order, leave notes of equal rank ~1e-10
+// apart either way; ordered on the raw rank their order would follow
+// the history. The grid is far coarser than that and still finer than
+// any difference worth ordering by (1% of the mean rank at a million
+// notes); only ranks straddling a grid line can still differ.
+func RankKey(r float64) float64 { return math.Round(r*1e8) / 1e8 }
+
 // Orphans returns the documents with no link in or out, in id order.
 func (g *Graph) Orphans() []int64 {
 	var out []int64
