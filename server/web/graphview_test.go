@@ -384,14 +384,8 @@ func TestGraphWatch(t *testing.T) {
 	h := NewGraphHandler(src, layout.Options{}, nil)
 	var busy atomic.Bool
 	h.SetBusy(busy.Load)
-	waitFor := func(what string, cond func() bool) {
-		t.Helper()
-		for deadline := time.Now().Add(time.Minute); !cond(); time.Sleep(5 * time.Millisecond) {
-			if time.Now().After(deadline) {
-				t.Fatalf("waiting for %s", what)
-			}
-		}
-	}
+	var looks watchLog
+	h.watched = looks.hook
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go h.Watch(ctx, 20*time.Millisecond)
@@ -400,14 +394,23 @@ func TestGraphWatch(t *testing.T) {
 		defer h.mu.Unlock()
 		return h.done != nil && h.done.version == "v"+string(rune('0'+src.version.Load()%10))
 	}
-	waitFor("the first layout", done)
-	time.Sleep(100 * time.Millisecond)
+	waitFor(t, "the first layout", done)
+	// Two more looks at the state laid out: Watch leaves it.
+	from := looks.len()
+	waitFor(t, "Watch to look at the laid out graph", func() bool { return looks.count(from, "v0 warmed") >= 2 })
 	if n := src.calls.Load(); n != 1 {
 		t.Errorf("%d layouts of an unchanged graph", n)
 	}
-	// Nobody asked for the scene: a change is not laid out.
+	// Nobody asked for the scene: a change is not laid out. Watch has
+	// decided once it looked at the settled change.
+	from = looks.len()
 	src.version.Add(1)
-	time.Sleep(100 * time.Millisecond)
+	waitFor(t, "Watch to look at the change", func() bool {
+		if looks.count(from, "v1 warming") != 0 {
+			t.Fatal("a change no request asked for was laid out")
+		}
+		return looks.count(from, "v1 unasked") >= 1
+	})
 	if n := src.calls.Load(); n != 1 {
 		t.Errorf("%d layouts after a change no request asked for", n)
 	}
@@ -423,7 +426,7 @@ func TestGraphWatch(t *testing.T) {
 	}
 	// Once asked, each change is laid out in the background.
 	src.version.Add(1)
-	waitFor("the layout of a change", done)
+	waitFor(t, "the layout of a change", done)
 	if n := src.calls.Load(); n != 3 {
 		t.Errorf("%d layouts after one more change", n)
 	}
