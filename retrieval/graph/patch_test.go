@@ -96,6 +96,9 @@ func TestPatchEqualsNew(t *testing.T) {
 				if !sameGraph(p, want) {
 					t.Fatalf("seed %d step %d: patched graph differs from New", seed, step)
 				}
+				if cap(p.out) != len(p.out) {
+					t.Fatalf("seed %d step %d: links with room for %d more", seed, step, cap(p.out)-len(p.out))
+				}
 				warm := p.RanksFrom(0.85, g.Nodes(), ranks)
 				exact := converged(want, 0.85)
 				if d := l1(warm, exact); d > RankError(0.85) {
