@@ -216,7 +216,9 @@ func (gr *Graph) hubs(ctx context.Context, req HubsRequest) ([]Hub, error) {
 		score = func(id int64) float64 { return float64(g.OutDegree(id)) }
 	case MetricPageRank:
 		pr := gr.pageRank(g)
-		score = func(id int64) float64 { return g.Rank(pr, id) }
+		// On RankKey, so that notes of equal rank come by id whatever
+		// the start of the ranks.
+		score = func(id int64) float64 { return graph.RankKey(g.Rank(pr, id)) }
 	default:
 		return nil, gnoerr.New(gnoerr.InvalidInput, "metric must be in_degree, out_degree or pagerank, not %q", metric)
 	}

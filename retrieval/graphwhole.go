@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/gnosearch/gno/retrieval/graph"
 	"github.com/gnosearch/gno/retrieval/graph/layout"
 	"github.com/gnosearch/gno/retrieval/store"
 )
@@ -168,15 +169,20 @@ func (gr *Graph) readWhole(ctx context.Context) (*WholeGraph, error) {
 }
 
 // topRanked returns the indexes of the k highest ranks, ascending; of
-// equal ranks the lower indexes: the first k of a stable sort by rank,
-// descending. A heap of the k best so far, not a sort of every node (a
-// sort of a million was a third of a re-warm after a small sync).
+// ranks equal on graph.RankKey the lower indexes (so the pick does not
+// depend on where the ranks started): the first k of a stable sort by
+// key, descending. A heap of the k best so far, not a sort of every
+// node (a sort of a million was a third of a re-warm after a small
+// sync).
 func topRanked(rank []float64, k int) []int {
 	if k >= len(rank) {
 		k = len(rank)
 	}
 	// worse reports whether index a ranks below index b.
-	worse := func(a, b int) bool { return rank[a] < rank[b] || rank[a] == rank[b] && a > b }
+	worse := func(a, b int) bool {
+		ka, kb := graph.RankKey(rank[a]), graph.RankKey(rank[b])
+		return ka < kb || ka == kb && a > b
+	}
 	h := make([]int, 0, k) // a min-heap: h[0] is the worst kept
 	down := func(i int) {
 		for {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/gnosearch/gno/retrieval/gnoerr"
+	"github.com/gnosearch/gno/retrieval/graph"
 	"github.com/gnosearch/gno/retrieval/store"
 )
 
@@ -101,7 +102,7 @@ func (gr *Graph) related(ctx context.Context, req RelatedRequest) (*RelatedResul
 		if score[a] != score[b] {
 			return score[a] > score[b]
 		}
-		if ra, rb := g.Rank(pr, a), g.Rank(pr, b); ra != rb {
+		if ra, rb := graph.RankKey(g.Rank(pr, a)), graph.RankKey(g.Rank(pr, b)); ra != rb {
 			return ra > rb
 		}
 		return a < b

@@ -80,6 +80,9 @@ func (g *Graph) Patch(changed, nodes []int64, edges []Edge) *Graph {
 		}
 		ng.outOff[k+1] = int32(len(ng.out))
 	}
+	// The room left by the changed sources' old links is not the graph's:
+	// nothing may append into it.
+	ng.out = slices.Clip(ng.out)
 	ng.fillIn()
 	return ng
 }

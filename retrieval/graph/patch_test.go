@@ -1,7 +1,6 @@
 package graph
 
 import (
-	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -16,8 +15,8 @@ func sameGraph(a, b *Graph) bool {
 // TestPatchEqualsNew: a graph patched by random changes (nodes added and
 // removed, links of the changed sources replaced, parallel and self
 // links, links to nodes that are gone) equals New over the whole new
-// graph, and ranks started from the old ranks stay within the
-// iteration's tolerance of ranks from the uniform start.
+// graph, and ranks started from the old ranks, like ranks from the
+// uniform start, are within RankError of the fixed point.
 func TestPatchEqualsNew(t *testing.T) {
 	for seed := range uint64(8) {
 		r := rand.New(rand.NewPCG(seed, 7))
@@ -97,14 +96,16 @@ func TestPatchEqualsNew(t *testing.T) {
 				if !sameGraph(p, want) {
 					t.Fatalf("seed %d step %d: patched graph differs from New", seed, step)
 				}
-				warm := p.RanksFrom(0.85, g.Nodes(), ranks)
-				cold := want.Ranks(0.85)
-				diff := 0.0
-				for i := range cold {
-					diff += math.Abs(warm[i] - cold[i])
+				if cap(p.out) != len(p.out) {
+					t.Fatalf("seed %d step %d: links with room for %d more", seed, step, cap(p.out)-len(p.out))
 				}
-				if diff > 2e-8 {
-					t.Fatalf("seed %d step %d: warm ranks differ from cold by %g", seed, step, diff)
+				warm := p.RanksFrom(0.85, g.Nodes(), ranks)
+				exact := converged(want, 0.85)
+				if d := l1(warm, exact); d > RankError(0.85) {
+					t.Fatalf("seed %d step %d: warm ranks %g from the fixed point", seed, step, d)
+				}
+				if d := l1(want.Ranks(0.85), exact); d > RankError(0.85) {
+					t.Fatalf("seed %d step %d: cold ranks %g from the fixed point", seed, step, d)
 				}
 				g, ranks = p, warm
 			}

@@ -115,6 +115,7 @@ type Backend interface {
 	LinkStats(ctx context.Context) (map[string]*LinkStats, error)
 	LinkGraph(ctx context.Context, collections []string) ([]int64, [][2]int64, error)
 	LinkGraphSince(ctx context.Context, base uint64, touched []int64) (*LinkGraphDelta, error)
+	// LinkGraphAmong takes ids in any order (linkgraph.go).
 	LinkGraphAmong(ctx context.Context, ids []int64) ([][2]int64, error)
 	Candidates(ctx context.Context, keys []string) (map[string][]links.Candidate, error)
 	DocNames(ctx context.Context, collections []string) ([]DocName, error)

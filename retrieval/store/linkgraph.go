@@ -102,9 +102,11 @@ func (idx *LinkIndex) LinkGraphSince(base uint64, touched []int64) *LinkGraphDel
 }
 
 // LinkGraphAmong returns LinkGraph(nil)'s links whose two ends are both
-// among ids (ascending), in the same order: what a drawing of a sample
-// of the graph shows, without listing every link of the index.
+// among ids (in any order: a sorted copy is searched), in the same
+// order: what a drawing of a sample of the graph shows, without listing
+// every link of the index.
 func (idx *LinkIndex) LinkGraphAmong(ids []int64) [][2]int64 {
+	ids = slices.Sorted(slices.Values(ids))
 	in := func(id int64) bool { _, ok := slices.BinarySearch(ids, id); return ok }
 	var edges [][2]int64
 	idx.eachLinked(func(src int64, ls []resolvedLink) bool {

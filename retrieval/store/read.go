@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -55,8 +56,11 @@ func (f Filter) where() (string, []any) {
 func placeholders(n int) string { return strings.TrimSuffix(strings.Repeat("?,", n), ",") }
 
 // inChunks calls fn with each run of up to chunk ids as the placeholders
-// of an IN list and their arguments, stopping at its first error.
+// of an IN list and their arguments, stopping at its first error. The
+// ids are sorted and each taken once (in a copy): an IN list is a set,
+// but an id in two runs would be read twice.
 func inChunks(ids []int64, chunk int, fn func(in string, args []any) error) error {
+	ids = slices.Compact(slices.Sorted(slices.Values(ids)))
 	for lo := 0; lo < len(ids); lo += chunk {
 		part := ids[lo:min(lo+chunk, len(ids))]
 		args := make([]any, len(part))

@@ -74,8 +74,9 @@ func (s *Store) RestoreUserTags(ctx context.Context, tags []UserTag) error {
 	return nil
 }
 
-// DocTagsOf is DocTags of the documents ids only: a view that draws a
-// sample of a large index reads the tags of what it draws.
+// DocTagsOf is DocTags of the documents ids (in any order, repeats
+// allowed) only: a view that draws a sample of a large index reads the
+// tags of what it draws.
 func (s *Store) DocTagsOf(ctx context.Context, ids []int64) (map[int64][]string, error) {
 	out := map[int64][]string{}
 	err := inChunks(ids, 500, func(in string, args []any) error {

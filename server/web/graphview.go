@@ -55,6 +55,10 @@ type GraphHandler struct {
 	// nobody opened the graph view of does not read a million-note
 	// graph again after every sync).
 	asked atomic.Bool
+	// watched, when set (by tests, before Watch starts), hears each of
+	// Watch's looks at the state: the state and what Watch did about it
+	// ("settling", "warming", "busy", "warmed", "failed", "unasked").
+	watched func(state, what string)
 
 	mu    sync.Mutex
 	done  *sceneJob // the latest finished scene

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"errors"
 	"io"
 	"io/fs"
 	"net/http"
@@ -21,11 +22,12 @@ import (
 )
 
 // fixedGraph is a GraphSource over a fixed input; bump changes its
-// version, calls counts GraphInput calls.
+// version, calls counts GraphInput calls, fail makes them fail.
 type fixedGraph struct {
 	in      *layout.Input
 	version atomic.Int64
 	calls   atomic.Int64
+	fail    atomic.Bool
 }
 
 func (g *fixedGraph) GraphVersion(context.Context) (string, error) {
@@ -34,7 +36,53 @@ func (g *fixedGraph) GraphVersion(context.Context) (string, error) {
 
 func (g *fixedGraph) GraphInput(context.Context) (*layout.Input, error) {
 	g.calls.Add(1)
+	if g.fail.Load() {
+		return nil, errors.New("the graph is not readable")
+	}
 	return g.in, nil
+}
+
+// watchLog records what Watch did at each look (GraphHandler.watched).
+type watchLog struct {
+	mu   sync.Mutex
+	seen []string // "state what"
+}
+
+func (l *watchLog) hook(state, what string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.seen = append(l.seen, state+" "+what)
+}
+
+// count is how many looks from the from'th on were e.
+func (l *watchLog) count(from int, e string) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := 0
+	for _, s := range l.seen[min(from, len(l.seen)):] {
+		if s == e {
+			n++
+		}
+	}
+	return n
+}
+
+// len is the number of looks so far.
+func (l *watchLog) len() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.seen)
+}
+
+// waitFor polls cond until it holds, failing after a minute (a bound
+// against a hang, not a timing: a loaded machine only makes it slower).
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(time.Minute); !cond(); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("waiting for %s", what)
+		}
+	}
 }
 
 // hostileGraph has titles, tags and a missing link that carry HTML.
@@ -293,6 +341,36 @@ func TestAssets(t *testing.T) {
 	}
 }
 
+// TestGraphWatchFailed: a layout that failed is not tried again at
+// every look (each try reads the whole graph and logs a warning), only
+// once the state changes.
+func TestGraphWatchFailed(t *testing.T) {
+	src := &fixedGraph{in: hostileGraph()}
+	src.fail.Store(true)
+	h := NewGraphHandler(src, layout.Options{}, nil)
+	var looks watchLog
+	h.watched = looks.hook
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go h.Watch(ctx, 5*time.Millisecond)
+	waitFor(t, "Watch to pass over the failed state", func() bool {
+		if n := looks.count(0, "v0 warming"); n > 1 {
+			t.Fatalf("the layout of v0 tried %d times", n)
+		}
+		return looks.count(0, "v0 failed") >= 3
+	})
+	if n := src.calls.Load(); n != 1 {
+		t.Errorf("%d reads of a graph whose layout failed", n)
+	}
+	// A change is tried again, and laid out.
+	src.fail.Store(false)
+	src.version.Add(1)
+	waitFor(t, "the layout of the change", func() bool { return looks.count(0, "v1 warmed") >= 1 })
+	if n := src.calls.Load(); n != 2 {
+		t.Errorf("%d reads of the graph after a change", n)
+	}
+}
+
 // TestGraphWatch: Watch lays out the graph once it has settled, not
 // again without a change, nor after one until a request has asked for
 // the scene, then again after each change; a background layout waits
@@ -306,14 +384,8 @@ func TestGraphWatch(t *testing.T) {
 	h := NewGraphHandler(src, layout.Options{}, nil)
 	var busy atomic.Bool
 	h.SetBusy(busy.Load)
-	waitFor := func(what string, cond func() bool) {
-		t.Helper()
-		for deadline := time.Now().Add(time.Minute); !cond(); time.Sleep(5 * time.Millisecond) {
-			if time.Now().After(deadline) {
-				t.Fatalf("waiting for %s", what)
-			}
-		}
-	}
+	var looks watchLog
+	h.watched = looks.hook
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go h.Watch(ctx, 20*time.Millisecond)
@@ -322,14 +394,23 @@ func TestGraphWatch(t *testing.T) {
 		defer h.mu.Unlock()
 		return h.done != nil && h.done.version == "v"+string(rune('0'+src.version.Load()%10))
 	}
-	waitFor("the first layout", done)
-	time.Sleep(100 * time.Millisecond)
+	waitFor(t, "the first layout", done)
+	// Two more looks at the state laid out: Watch leaves it.
+	from := looks.len()
+	waitFor(t, "Watch to look at the laid out graph", func() bool { return looks.count(from, "v0 warmed") >= 2 })
 	if n := src.calls.Load(); n != 1 {
 		t.Errorf("%d layouts of an unchanged graph", n)
 	}
-	// Nobody asked for the scene: a change is not laid out.
+	// Nobody asked for the scene: a change is not laid out. Watch has
+	// decided once it looked at the settled change.
+	from = looks.len()
 	src.version.Add(1)
-	time.Sleep(100 * time.Millisecond)
+	waitFor(t, "Watch to look at the change", func() bool {
+		if looks.count(from, "v1 warming") != 0 {
+			t.Fatal("a change no request asked for was laid out")
+		}
+		return looks.count(from, "v1 unasked") >= 1
+	})
 	if n := src.calls.Load(); n != 1 {
 		t.Errorf("%d layouts after a change no request asked for", n)
 	}
@@ -345,7 +426,7 @@ func TestGraphWatch(t *testing.T) {
 	}
 	// Once asked, each change is laid out in the background.
 	src.version.Add(1)
-	waitFor("the layout of a change", done)
+	waitFor(t, "the layout of a change", done)
 	if n := src.calls.Load(); n != 3 {
 		t.Errorf("%d layouts after one more change", n)
 	}

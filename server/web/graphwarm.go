@@ -36,20 +36,33 @@ func (h *GraphHandler) giveWay(ctx context.Context, job *sceneJob) {
 // source) costs no layout: its version is the same. Until a request
 // has asked for the scene (ServeHTTP), only the first graph is laid
 // out: after a sync the graph is read again only for a graph view
-// that was opened, or by the next request itself.
+// that was opened, or by the next request itself. A layout that failed
+// is tried again at the next change of the state, not at every look
+// (each try reads the whole graph); a request in between lays out
+// itself.
 func (h *GraphHandler) Watch(ctx context.Context, interval time.Duration) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
-	var seen, warmed string
-	warming := make(chan string, 1)
+	// seen is the state of the last look, warmed the last laid out,
+	// failed the last whose layout failed.
+	var seen, warmed, failed string
+	type result struct {
+		state string
+		ok    bool
+	}
+	warming := make(chan result, 1)
 	busy := false
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case st := <-warming:
+		case r := <-warming:
 			busy = false
-			warmed = st
+			if r.ok {
+				warmed = r.state
+			} else {
+				failed = r.state
+			}
 			continue
 		case <-t.C:
 		}
@@ -58,21 +71,33 @@ func (h *GraphHandler) Watch(ctx context.Context, interval time.Duration) {
 			h.log.Debug("graph view: state", "err", err)
 			continue
 		}
-		if st != seen {
-			seen = st // changed: wait one more interval for it to settle
-			continue
+		what := "warming"
+		switch {
+		case st != seen:
+			seen, what = st, "settling" // changed: wait one more interval
+		case st == warmed:
+			what = "warmed"
+		case busy:
+			what = "busy"
+		case st == failed:
+			what = "failed"
+		case warmed != "" && !h.asked.Load():
+			what = "unasked"
 		}
-		if st == warmed || busy || warmed != "" && !h.asked.Load() {
+		if h.watched != nil {
+			h.watched(st, what)
+		}
+		if what != "warming" {
 			continue
 		}
 		busy = true
 		go func() {
 			start := time.Now()
-			if err := h.Warm(ctx); err != nil {
+			err := h.Warm(ctx)
+			if err != nil {
 				if ctx.Err() == nil {
 					h.log.Warn("graph view: warm", "err", err)
 				}
-				st = "" // try again at the next change
 			} else {
 				h.log.Debug("graph view: warm", "took", time.Since(start))
 				// A warm reads the whole link graph: at a million notes it
@@ -82,7 +107,7 @@ func (h *GraphHandler) Watch(ctx context.Context, interval time.Duration) {
 				// once per changed graph (bench/RESULTS.md, issue 30).
 				debug.FreeOSMemory()
 			}
-			warming <- st
+			warming <- result{st, err == nil}
 		}()
 	}
 }
