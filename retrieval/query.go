@@ -240,7 +240,21 @@ func (r *queryRun) candidateLists(bm []hit) ([]fusion.List, error) {
 		if i == 0 {
 			pre = r.qvec // vecTexts[0] is r.req.Query
 		}
-		h, err := r.e.vectorHitsFor(r.ctx, r.base, vt, pre, r.f, r.depth)
+		var got []fusion.List
+		var split bool
+		var err error
+		if i == 0 && len(r.req.sides) > 0 {
+			got, split, err = r.sideLists(vt, pre, vecW)
+		}
+		if !split && err == nil {
+			var h []hit
+			h, err = r.e.vectorHitsFor(r.ctx, r.base, vt, pre, r.f, r.depth)
+			name, w := "vector", vecW
+			if i > 0 {
+				name, w = fmt.Sprintf("vec%d", i), expansionWeight
+			}
+			got = []fusion.List{{Name: name, Weight: w, Hits: toFusion(h)}}
+		}
 		if err != nil {
 			if gnoerr.Is(err, gnoerr.Unavailable) {
 				r.note("vectors unavailable: " + firstLine(err))
@@ -255,14 +269,13 @@ func (r *queryRun) candidateLists(bm []hit) ([]fusion.List, error) {
 		r.meta.VectorsUsed = true
 		r.meta.VectorIndex = r.e.vectorIndexKind(r.base)
 		r.meta.Mode = "hybrid"
-		name, w := "vector", vecW
-		if i > 0 {
-			name, w = fmt.Sprintf("vec%d", i), expansionWeight
-		}
 		if reach == nil {
 			reach = r.vectorReach()
 		}
-		lists = append(lists, fusion.List{Name: name, Weight: w, Hits: toFusion(h), Reachable: reach})
+		for _, l := range got {
+			l.Reachable = bothReach(reach, l.Reachable)
+			lists = append(lists, l)
+		}
 	}
 	return lists, nil
 }
@@ -357,8 +370,11 @@ func (r *queryRun) results(fused []fusion.Fused) (*SearchResults, error) {
 		if rk, ok := fd.Ranks["bm25"]; ok {
 			x.BM25Rank, x.BM25Score = rk, round4(fd.Scores["bm25"])
 		}
-		if rk, ok := fd.Ranks["vector"]; ok {
-			x.VectorRank, x.VectorScore = rk, round4(fd.Scores["vector"])
+		for _, name := range r.vectorNames() {
+			if rk, ok := fd.Ranks[name]; ok {
+				x.VectorRank, x.VectorScore = rk, round4(fd.Scores[name])
+				break
+			}
 		}
 		if fd.Reranked {
 			x.RerankScore = round4(fd.Rerank)

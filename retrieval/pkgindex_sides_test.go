@@ -1,0 +1,86 @@
+package retrieval
+
+import (
+	"context"
+	"testing"
+
+	"github.com/gnosearch/gno/retrieval/config"
+	"github.com/gnosearch/gno/retrieval/fusion"
+	"github.com/gnosearch/gno/retrieval/store/pgtest"
+)
+
+// A standard library's look-alikes of leadCorpus's flags, for the side
+// of a split vector search.
+var sideCorpus = map[string]string{
+	"duration.md":      "# time.Duration\n\ntype\n\nA Duration represents the elapsed time between two instants as an int64 nanosecond count.\n",
+	"parseduration.md": "# time.ParseDuration\n\nfunc\n\nParseDuration parses a duration string such as \"300ms\", \"-1.5h\" or \"2h45m\".\n",
+	"since.md":         "# time.Since\n\nfunc\n\nSince returns the time elapsed since t.\n",
+}
+
+// TestSideLists: a split vector search (PackageSearch.Sides) gives each
+// side its own list, as deep as the one list, holding only its side's
+// documents and weighted by the side's weight; a side past the first
+// without vectors leaves the search unsplit. Real SQLite, the installed
+// embedder.
+func TestSideLists(t *testing.T) {
+	pgtest.SkipOnPostgres(t, "the test makes a notes index act as a package-docs one, which is always a SQLite file")
+	dir := installedModels(t)
+	t.Setenv("GNO_MODELS_DIR", dir)
+	e, _ := newEngine(t, leadCorpus)
+	e.Paths.ModelsDir = dir
+	std := t.TempDir()
+	for name, body := range sideCorpus {
+		write(t, std, name, body)
+	}
+	ctx := context.Background()
+	if err := e.UpdateConfig(ctx, func(c *config.Config) error {
+		_, err := c.AddCollection(config.Collection{Name: "Std", Path: std, Include: []string{"**/*.md"}})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	update(t, e)
+	if er, err := e.Embed(ctx, EmbedOptions{}); err != nil || er.Embedded != er.Total {
+		t.Fatalf("embed: %+v %v", er, err)
+	}
+	e.pkgs = true
+	const q = "a time duration"
+	r, err := e.newQueryRun(ctx, QueryRequest{SearchRequest: SearchRequest{Query: q, Limit: 2}, Fast: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.ctx, r.depth = ctx, 2
+	r.req.sides = []VectorSide{{Name: "vector", Versions: []string{"notes"}}, {Name: "vector-stdlib", Versions: []string{"std"}, Weight: 0.25}}
+	lists, split, err := r.sideLists(q, nil, 2)
+	if err != nil || !split || len(lists) != 2 {
+		t.Fatalf("split: %d lists, split %v, %v; want 2", len(lists), split, err)
+	}
+	st, err := e.store(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []struct {
+		name, coll string
+		weight     float64
+	}{{"vector", "notes", 2}, {"vector-stdlib", "std", 0.5}} {
+		l := lists[i]
+		if l.Name != want.name || l.Weight != want.weight || len(l.Hits) != 2 {
+			t.Fatalf("list %d: %s weight %v, %d hits; want %s weight %v, 2 hits", i, l.Name, l.Weight, len(l.Hits), want.name, want.weight)
+		}
+		for _, h := range l.Hits {
+			docs, err := st.Docs(ctx, []int64{h.DocID})
+			if err != nil || docs[h.DocID] == nil || docs[h.DocID].Collection != want.coll {
+				t.Fatalf("list %s holds doc %d of %+v (%v), want only %s", l.Name, h.DocID, docs[h.DocID], err, want.coll)
+			}
+			if !l.Reachable(&fusion.Fused{DocID: h.DocID}) || lists[1-i].Reachable(&fusion.Fused{DocID: h.DocID}) {
+				t.Fatalf("doc %d of %s: reachable in its own list only", h.DocID, want.coll)
+			}
+		}
+	}
+	// The second side has no vectors (no documents): no split, and the
+	// caller searches one list.
+	r.req.sides[1].Versions = []string{"missing"}
+	if lists, split, err := r.sideLists(q, nil, 2); err != nil || split || lists != nil {
+		t.Fatalf("side without vectors: %d lists, split %v, %v; want none", len(lists), split, err)
+	}
+}
