@@ -11,34 +11,29 @@ import (
 // lists it could be in, so a side's list neither lifts nor lowers the
 // other side's documents on the fused scale). The split applies only
 // where it can change the answer: when a side past the first has
-// vectors. Otherwise sideLists returns no lists and split false, and the
-// caller searches as without sides (one list, unfiltered by side).
-func (r *queryRun) sideLists(text string, pre *queryVector, vecW float64) (lists []fusion.List, split bool, err error) {
-	sides := r.req.sides
-	found := make([][]hit, len(sides))
-	// The later sides first: without their vectors there is no split.
-	for i := len(sides) - 1; i >= 0; i-- {
-		if i == 0 && !split {
-			return nil, false, nil
-		}
+// vectors (sidesEmbedded). Otherwise sideLists returns split false, and
+// the caller searches as without sides (one list, unfiltered by side):
+// a search over a standard library without vectors pays one read of
+// BM25's documents, not a vector search per side.
+func (r *queryRun) sideLists(text string, pre *queryVector, vecW float64, bm []hit) (lists []fusion.List, split bool, err error) {
+	if ok, err := r.sidesEmbedded(bm); err != nil || !ok {
+		return nil, false, err
+	}
+	for i, sd := range r.req.sides {
 		f := r.f
-		if f.Collections = sides[i].Versions; len(f.Collections) == 0 {
+		if f.Collections = sd.Versions; len(f.Collections) == 0 {
 			continue
 		}
-		if found[i], err = r.e.vectorHitsFor(r.ctx, r.base, text, pre, f, r.depth); err != nil {
+		in := &admittedDocs{}
+		if in.allow, in.n, err = r.e.allowed(r.base, f); err != nil {
 			return nil, false, err
 		}
-		split = split || len(found[i]) > 0
-	}
-	for i, sd := range sides {
-		if len(found[i]) == 0 {
-			continue
-		}
-		f := r.f
-		f.Collections = sd.Versions
-		allow, _, err := r.e.allowed(r.base, f)
+		h, err := r.e.vectorHitsIn(r.ctx, r.base, text, pre, f, r.depth, in)
 		if err != nil {
 			return nil, false, err
+		}
+		if len(h) == 0 {
+			continue
 		}
 		w := vecW
 		if sd.Weight > 0 {
@@ -48,10 +43,65 @@ func (r *queryRun) sideLists(text string, pre *queryVector, vecW float64) (lists
 		if i == 0 || name == "" {
 			name = "vector"
 		}
-		lists = append(lists, fusion.List{Name: name, Weight: w, Hits: toFusion(found[i]),
+		allow := in.allow
+		lists = append(lists, fusion.List{Name: name, Weight: w, Hits: toFusion(h),
 			Reachable: func(f *fusion.Fused) bool { return allow(f.DocID) }})
 	}
 	return lists, true, nil
+}
+
+// sidesSampled is how many of BM25's documents from the sides past the
+// first sidesEmbedded asks for vectors.
+const sidesSampled = 3
+
+// sidesEmbedded reports whether a side past the first has vectors, from
+// the first sidesSampled of BM25's documents that belong to one: a side
+// embedded (`gno packages add --embed-stdlib`) has vectors for all its
+// documents, one not embedded for none. A side BM25 does not reach has
+// nothing to add to a search that found none of it by its words but its
+// vectors' first hits, and is left out.
+func (r *queryRun) sidesEmbedded(bm []hit) (bool, error) {
+	later := map[string]bool{}
+	for _, sd := range r.req.sides[1:] {
+		for _, v := range sd.Versions {
+			later[v] = true
+		}
+	}
+	if len(later) == 0 || len(bm) == 0 {
+		return false, nil
+	}
+	ids := make([]int64, len(bm))
+	for i, h := range bm {
+		ids[i] = h.DocID
+	}
+	st, err := r.e.store(r.base)
+	if err != nil {
+		return false, err
+	}
+	docs, err := st.Docs(r.base, ids)
+	if err != nil {
+		return false, err
+	}
+	model := r.e.models.EmbedModel()
+	asked := 0
+	for _, id := range ids {
+		if d := docs[id]; d == nil || !later[d.Collection] {
+			continue
+		}
+		vs, err := st.DocVectors(r.base, id)
+		if err != nil {
+			return false, err
+		}
+		for _, v := range vs {
+			if v.Model == model {
+				return true, nil
+			}
+		}
+		if asked++; asked == sidesSampled {
+			break
+		}
+	}
+	return false, nil
 }
 
 // vectorNames are the names of the lists of the query's own vector

@@ -28,11 +28,21 @@ func TestSideLists(t *testing.T) {
 	t.Setenv("GNO_MODELS_DIR", dir)
 	e, _ := newEngine(t, leadCorpus)
 	e.Paths.ModelsDir = dir
+	ctx := context.Background()
+	embed := func() {
+		t.Helper()
+		update(t, e)
+		if er, err := e.Embed(ctx, EmbedOptions{}); err != nil || er.Embedded == 0 {
+			t.Fatalf("embed: %+v %v", er, err)
+		}
+	}
+	embed()
+	// The second side's documents come in after the embedding: no
+	// vectors yet.
 	std := t.TempDir()
 	for name, body := range sideCorpus {
 		write(t, std, name, body)
 	}
-	ctx := context.Background()
 	if err := e.UpdateConfig(ctx, func(c *config.Config) error {
 		_, err := c.AddCollection(config.Collection{Name: "Std", Path: std, Include: []string{"**/*.md"}})
 		return err
@@ -40,9 +50,6 @@ func TestSideLists(t *testing.T) {
 		t.Fatal(err)
 	}
 	update(t, e)
-	if er, err := e.Embed(ctx, EmbedOptions{}); err != nil || er.Embedded != er.Total {
-		t.Fatalf("embed: %+v %v", er, err)
-	}
 	e.pkgs = true
 	const q = "a time duration"
 	r, err := e.newQueryRun(ctx, QueryRequest{SearchRequest: SearchRequest{Query: q, Limit: 2}, Fast: true})
@@ -51,7 +58,22 @@ func TestSideLists(t *testing.T) {
 	}
 	r.ctx, r.depth = ctx, 2
 	r.req.sides = []VectorSide{{Name: "vector", Versions: []string{"notes"}}, {Name: "vector-stdlib", Versions: []string{"std"}, Weight: 0.25}}
-	lists, split, err := r.sideLists(q, nil, 2)
+	bm, err := e.bm25(ctx, r.q, r.f, 10)
+	if err != nil || len(bm) == 0 {
+		t.Fatalf("bm25: %v %v", bm, err)
+	}
+	// A second side without vectors, or one BM25 did not reach: no
+	// split, and the caller searches one list.
+	for _, c := range []struct {
+		name string
+		bm   []hit
+	}{{"no vectors", bm}, {"not reached", nil}} {
+		if lists, split, err := r.sideLists(q, nil, 2, c.bm); err != nil || split || lists != nil {
+			t.Fatalf("%s: %d lists, split %v, %v; want none", c.name, len(lists), split, err)
+		}
+	}
+	embed()
+	lists, split, err := r.sideLists(q, nil, 2, bm)
 	if err != nil || !split || len(lists) != 2 {
 		t.Fatalf("split: %d lists, split %v, %v; want 2", len(lists), split, err)
 	}
@@ -76,11 +98,5 @@ func TestSideLists(t *testing.T) {
 				t.Fatalf("doc %d of %s: reachable in its own list only", h.DocID, want.coll)
 			}
 		}
-	}
-	// The second side has no vectors (no documents): no split, and the
-	// caller searches one list.
-	r.req.sides[1].Versions = []string{"missing"}
-	if lists, split, err := r.sideLists(q, nil, 2); err != nil || split || lists != nil {
-		t.Fatalf("side without vectors: %d lists, split %v, %v; want none", len(lists), split, err)
 	}
 }

@@ -244,7 +244,7 @@ func (r *queryRun) candidateLists(bm []hit) ([]fusion.List, error) {
 		var split bool
 		var err error
 		if i == 0 && len(r.req.sides) > 0 {
-			got, split, err = r.sideLists(vt, pre, vecW)
+			got, split, err = r.sideLists(vt, pre, vecW, bm)
 		}
 		if !split && err == nil {
 			var h []hit
