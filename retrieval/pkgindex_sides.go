@@ -19,15 +19,30 @@ func (r *queryRun) sideLists(text string, pre *queryVector, vecW float64, bm []h
 	if ok, err := r.sidesEmbedded(bm); err != nil || !ok {
 		return nil, false, err
 	}
+	var others []func(int64) bool
 	for i, sd := range r.req.sides {
 		f := r.f
 		if f.Collections = sd.Versions; len(f.Collections) == 0 {
 			continue
 		}
 		in := &admittedDocs{}
-		if in.allow, in.n, err = r.e.allowed(r.base, f); err != nil {
+		if last := i == len(r.req.sides)-1; last && i > 0 && r.f.Empty() {
+			// The search is over every version, so the last side is
+			// every document the others do not hold: no read of its
+			// ids (a standard library's 23k, half the split's cost).
+			prev := others[:len(others):len(others)]
+			in.allow = func(doc int64) bool {
+				for _, o := range prev {
+					if o(doc) {
+						return false
+					}
+				}
+				return true
+			}
+		} else if in.allow, in.n, err = r.e.allowed(r.base, f); err != nil {
 			return nil, false, err
 		}
+		others = append(others, in.allow)
 		h, err := r.e.vectorHitsIn(r.ctx, r.base, text, pre, f, r.depth, in)
 		if err != nil {
 			return nil, false, err
