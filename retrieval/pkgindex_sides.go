@@ -1,8 +1,30 @@
 package retrieval
 
 import (
+	"fmt"
+
 	"github.com/gnosearch/gno/retrieval/fusion"
 )
+
+// vectorLists is the vector list of the i-th vector text (0: the
+// user's query, named "vector"; expansion variants "vec1"…), or, for the
+// query of a split search, its sides' lists (sideLists).
+func (r *queryRun) vectorLists(i int, text string, pre *queryVector, vecW float64, bm []hit) ([]fusion.List, error) {
+	if i == 0 && len(r.req.sides) > 0 {
+		if lists, split, err := r.sideLists(text, pre, vecW, bm); err != nil || split {
+			return lists, err
+		}
+	}
+	h, err := r.e.vectorHitsFor(r.ctx, r.base, text, pre, r.f, r.depth)
+	if err != nil {
+		return nil, err
+	}
+	name, w := "vector", vecW
+	if i > 0 {
+		name, w = fmt.Sprintf("vec%d", i), expansionWeight
+	}
+	return []fusion.List{{Name: name, Weight: w, Hits: toFusion(h)}}, nil
+}
 
 // sideLists runs the query's vector search once per side of a split
 // search (PackageSearch.Sides): each side's own nearest-neighbour list,
@@ -129,6 +151,17 @@ func (r *queryRun) vectorNames() []string {
 		}
 	}
 	return names
+}
+
+// vectorRank is a fused document's rank and score in the query's own
+// vector list (a split search's side that holds it); 0 when none has it.
+func (r *queryRun) vectorRank(fd fusion.Fused) (int, float64) {
+	for _, name := range r.vectorNames() {
+		if rk, ok := fd.Ranks[name]; ok {
+			return rk, round4(fd.Scores[name])
+		}
+	}
+	return 0, 0
 }
 
 // bothReach is the test of a document that must pass a and b (nil: any).

@@ -240,21 +240,7 @@ func (r *queryRun) candidateLists(bm []hit) ([]fusion.List, error) {
 		if i == 0 {
 			pre = r.qvec // vecTexts[0] is r.req.Query
 		}
-		var got []fusion.List
-		var split bool
-		var err error
-		if i == 0 && len(r.req.sides) > 0 {
-			got, split, err = r.sideLists(vt, pre, vecW, bm)
-		}
-		if !split && err == nil {
-			var h []hit
-			h, err = r.e.vectorHitsFor(r.ctx, r.base, vt, pre, r.f, r.depth)
-			name, w := "vector", vecW
-			if i > 0 {
-				name, w = fmt.Sprintf("vec%d", i), expansionWeight
-			}
-			got = []fusion.List{{Name: name, Weight: w, Hits: toFusion(h)}}
-		}
+		got, err := r.vectorLists(i, vt, pre, vecW, bm)
 		if err != nil {
 			if gnoerr.Is(err, gnoerr.Unavailable) {
 				r.note("vectors unavailable: " + firstLine(err))
@@ -370,12 +356,7 @@ func (r *queryRun) results(fused []fusion.Fused) (*SearchResults, error) {
 		if rk, ok := fd.Ranks["bm25"]; ok {
 			x.BM25Rank, x.BM25Score = rk, round4(fd.Scores["bm25"])
 		}
-		for _, name := range r.vectorNames() {
-			if rk, ok := fd.Ranks[name]; ok {
-				x.VectorRank, x.VectorScore = rk, round4(fd.Scores[name])
-				break
-			}
-		}
+		x.VectorRank, x.VectorScore = r.vectorRank(fd)
 		if fd.Reranked {
 			x.RerankScore = round4(fd.Rerank)
 		}
