@@ -6,7 +6,6 @@ import (
 
 	"github.com/gnosearch/gno/retrieval/config"
 	"github.com/gnosearch/gno/retrieval/fusion"
-	"github.com/gnosearch/gno/retrieval/store/pgtest"
 )
 
 // A standard library's look-alikes of leadCorpus's flags, for the side
@@ -23,20 +22,9 @@ var sideCorpus = map[string]string{
 // without vectors leaves the search unsplit. Real SQLite, the installed
 // embedder.
 func TestSideLists(t *testing.T) {
-	pgtest.SkipOnPostgres(t, "the test makes a notes index act as a package-docs one, which is always a SQLite file")
-	dir := installedModels(t)
-	t.Setenv("GNO_MODELS_DIR", dir)
-	e, _ := newEngine(t, leadCorpus)
-	e.Paths.ModelsDir = dir
+	e := pkgEngine(t, leadCorpus)
+	embedNew(t, e)
 	ctx := context.Background()
-	embed := func() {
-		t.Helper()
-		update(t, e)
-		if er, err := e.Embed(ctx, EmbedOptions{}); err != nil || er.Embedded == 0 {
-			t.Fatalf("embed: %+v %v", er, err)
-		}
-	}
-	embed()
 	// The second side's documents come in after the embedding: no
 	// vectors yet.
 	std := t.TempDir()
@@ -72,7 +60,7 @@ func TestSideLists(t *testing.T) {
 			t.Fatalf("%s: %d lists, split %v, %v; want none", c.name, len(lists), split, err)
 		}
 	}
-	embed()
+	embedNew(t, e)
 	lists, split, err := r.sideLists(q, nil, 2, bm)
 	if err != nil || !split || len(lists) != 2 {
 		t.Fatalf("split: %d lists, split %v, %v; want 2", len(lists), split, err)
