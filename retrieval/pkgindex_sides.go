@@ -2,6 +2,7 @@ package retrieval
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/gnosearch/gno/retrieval/fusion"
 )
@@ -162,6 +163,30 @@ func (r *queryRun) vectorRank(fd fusion.Fused) (int, float64) {
 		}
 	}
 	return 0, 0
+}
+
+// withoutVector is how many of fused no vector list could hold, for the
+// note on them: covered, fusion.Cover's count, in a search with one
+// vector list; in a split search Cover rescales every document (none
+// could be in every side's list), so those that no side's list could
+// hold are counted.
+func (r *queryRun) withoutVector(fused []fusion.Fused, lists []fusion.List, covered int) int {
+	var vec []fusion.List
+	for _, l := range lists {
+		if slices.Contains(r.vectorNames(), l.Name) {
+			vec = append(vec, l)
+		}
+	}
+	if len(vec) < 2 {
+		return covered
+	}
+	n := 0
+	for i := range fused {
+		if !slices.ContainsFunc(vec, func(l fusion.List) bool { return l.Reachable == nil || l.Reachable(&fused[i]) }) {
+			n++
+		}
+	}
+	return n
 }
 
 // bothReach is the test of a document that must pass a and b (nil: any).

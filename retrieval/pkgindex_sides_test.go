@@ -2,6 +2,7 @@ package retrieval
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"github.com/gnosearch/gno/retrieval/config"
@@ -86,5 +87,23 @@ func TestSideLists(t *testing.T) {
 				t.Fatalf("doc %d of %s: reachable in its own list only", h.DocID, want.coll)
 			}
 		}
+	}
+}
+
+// TestWithoutVector: the note's count of documents without a vector is
+// fusion.Cover's with one vector list; in a split search, the documents
+// no side's list could hold (Cover rescales every one there).
+func TestWithoutVector(t *testing.T) {
+	side := func(name string, docs ...int64) fusion.List {
+		return fusion.List{Name: name, Reachable: func(f *fusion.Fused) bool { return slices.Contains(docs, f.DocID) }}
+	}
+	fused := []fusion.Fused{{DocID: 1}, {DocID: 2}, {DocID: 3}}
+	bm := fusion.List{Name: "bm25"}
+	r := &queryRun{req: QueryRequest{SearchRequest: SearchRequest{sides: []VectorSide{{Name: "vector"}, {Name: "vector-stdlib"}}}}}
+	if n := r.withoutVector(fused, []fusion.List{bm, side("vector", 1), side("vector-stdlib", 2)}, 3); n != 1 {
+		t.Errorf("split: %d without a vector, want 1 (doc 3)", n)
+	}
+	if n := r.withoutVector(fused, []fusion.List{bm, side("vector", 1)}, 2); n != 2 {
+		t.Errorf("one vector list: %d, want Cover's 2", n)
 	}
 }

@@ -308,7 +308,7 @@ func (r *queryRun) fuse(lists []fusion.List, bm []hit, strong bool) []fusion.Fus
 		k = fusion.DefaultK
 	}
 	fused := fusion.RRF(lists, k)
-	if n := fusion.Cover(fused, lists, k); n > 0 {
+	if n := r.withoutVector(fused, lists, fusion.Cover(fused, lists, k)); n > 0 {
 		r.note(fmt.Sprintf("%d candidates have no vector (a standard library, or not embedded yet): scored over the keyword lists alone, on the scale of the embedded ones", n))
 	}
 	maxRRF := fusion.MaxRRF(lists, k)
