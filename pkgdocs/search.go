@@ -108,7 +108,11 @@ func (x *Index) Search(ctx context.Context, req SearchRequest) (*SearchResults, 
 	if weigh {
 		sr.Explain = true // weighStdlib reads which results the vector search found
 	}
-	res, err := x.pk.Run(ctx, mode, retrieval.PackageSearch{QueryRequest: retrieval.QueryRequest{SearchRequest: sr, Fast: fast}, Versions: versions})
+	ps := retrieval.PackageSearch{QueryRequest: retrieval.QueryRequest{SearchRequest: sr, Fast: fast}, Versions: versions}
+	if weigh {
+		ps.Sides = s.vectorSides()
+	}
+	res, err := x.pk.Run(ctx, mode, ps)
 	if err != nil {
 		return nil, err
 	}

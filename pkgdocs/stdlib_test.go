@@ -5,10 +5,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"strings"
 	"testing"
 
+	"github.com/gnosearch/gno/pkgdocs/packages"
 	"github.com/gnosearch/gno/pkgdocs/pkgtest"
 	"github.com/gnosearch/gno/retrieval"
 )
@@ -266,16 +268,39 @@ func TestWeighStdlib(t *testing.T) {
 			t.Errorf("%q: %s, want %s", c.query, got, c.want)
 		}
 	}
-	// A standard-library result the vector search found keeps its score
-	// (an embedded standard library); a keyword-only one is discounted.
+	// A standard-library result the vector search found (an embedded
+	// standard library) keeps stdlibVectorWeight of its score, a
+	// keyword-only one stdlibWeight: 0.9 → 0.675 stays above the
+	// keyword-only 1 → 0.5, below the dependency's 0.7.
 	found := in()
 	found[1].Explain = &retrieval.Explain{BM25Rank: 2, VectorRank: 1}
 	found[0].Explain = &retrieval.Explain{BM25Rank: 1}
-	if got := order(weighStdlib("run a command with a timeout", found)); got != "os/exec.Command Command.Execute context.WithTimeout" {
-		t.Errorf("embedded result: %s, want os/exec.Command Command.Execute context.WithTimeout", got)
+	got := weighStdlib("run a command with a timeout", found)
+	if order(got) != "Command.Execute os/exec.Command context.WithTimeout" || got[1].Score != 0.9*stdlibVectorWeight || got[2].Score != stdlibWeight {
+		t.Errorf("embedded result: %s %v, want Command.Execute os/exec.Command context.WithTimeout, scores 0.7 %v %v", order(got), got, 0.9*stdlibVectorWeight, stdlibWeight)
 	}
 	if got := codeTokens("how to split a String with str.split() or os/exec"); strings.Join(got, " ") != "str.split os/exec" {
 		t.Errorf("code tokens %q", got)
+	}
+}
+
+// TestVectorSides: a scope with a standard library and dependencies
+// splits its vector search into the dependencies' side (named "vector",
+// first) and the standard library's, weighted stdlibVectorListWeight.
+func TestVectorSides(t *testing.T) {
+	s := &scoped{versions: []retrieval.ProjectVersion{
+		{PkgVersion: retrieval.PackageVersion{Key: "go:stdlib@go1.26", Name: packages.StdlibName}},
+		{PkgVersion: retrieval.PackageVersion{Key: "go:github.com/spf13/cobra@v1.8.1", Name: "github.com/spf13/cobra"}},
+		{PkgVersion: retrieval.PackageVersion{Key: "python:stdlib@3.11", Name: packages.StdlibName}},
+		{PkgVersion: retrieval.PackageVersion{Key: "python:click@8.1.7", Name: "click"}},
+	}}
+	got := s.vectorSides()
+	want := []retrieval.VectorSide{
+		{Name: "vector", Versions: []string{"go:github.com/spf13/cobra@v1.8.1", "python:click@8.1.7"}},
+		{Name: "vector-stdlib", Versions: []string{"go:stdlib@go1.26", "python:stdlib@3.11"}, Weight: stdlibVectorListWeight},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("sides %+v, want %+v", got, want)
 	}
 }
 

@@ -108,12 +108,31 @@ type PackageSearch struct {
 	// Versions are the keys of the versions searched (a project's);
 	// nil searches every stored version, empty none.
 	Versions []string
+	// Sides, when set, split the vector search: each side's versions
+	// get their own nearest-neighbour list, as deep as the one list
+	// would be, fused as a list of its own (the first named "vector").
+	// A side of many compact vectors (an embedded standard library)
+	// then cannot push another side's documents out of the one list
+	// and take their vector vote. A side whose list comes back empty
+	// (no vectors) is left out of the fusion.
+	Sides []VectorSide
+}
+
+// VectorSide is one side of a split vector search (PackageSearch.Sides).
+type VectorSide struct {
+	// Name names the side's list in fusion and explanations.
+	Name string
+	// Versions are the keys of the side's versions.
+	Versions []string
+	// Weight multiplies the vector list's weight for this side (0: 1).
+	Weight float64
 }
 
 // Run runs a search of mode over the versions of req.
 func (p *Packages) Run(ctx context.Context, mode Mode, req PackageSearch) (*SearchResults, error) {
 	q := req.QueryRequest
 	q.scope = req.Versions
+	q.sides = req.Sides
 	if q.scope != nil && len(q.scope) == 0 {
 		q.scope = []string{""} // matches nothing
 	}

@@ -2,6 +2,7 @@ package retrieval
 
 import (
 	"math"
+	"slices"
 
 	"github.com/gnosearch/gno/retrieval/fusion"
 )
@@ -38,8 +39,8 @@ func (r *queryRun) nearInVersion(lists []fusion.List) func(f *fusion.Fused) bool
 	return func(f *fusion.Fused) bool {
 		var vec []fusion.Hit
 		for _, l := range lists {
-			if l.Name == "vector" {
-				vec = l.Hits
+			if slices.Contains(r.vectorNames(), l.Name) {
+				vec = append(vec, l.Hits...)
 			}
 		}
 		ids := []int64{f.DocID}

@@ -24,16 +24,9 @@ var leadCorpus = map[string]string{
 // RRF, where the vectors' first wins. A hit both lists rank first gets
 // no lead and keeps score 1. Real SQLite, the installed embedder.
 func TestPackageLead(t *testing.T) {
-	pgtest.SkipOnPostgres(t, "the test makes a notes index act as a package-docs one, which is always a SQLite file")
-	dir := installedModels(t)
-	t.Setenv("GNO_MODELS_DIR", dir)
-	e, _ := newEngine(t, leadCorpus)
-	e.Paths.ModelsDir = dir
-	update(t, e)
+	e := pkgEngine(t, leadCorpus)
+	embedNew(t, e)
 	ctx := context.Background()
-	if er, err := e.Embed(ctx, EmbedOptions{}); err != nil || er.Embedded != er.Total {
-		t.Fatalf("embed: %+v %v", er, err)
-	}
 	run := func(q string, pkgs bool) *SearchResults {
 		t.Helper()
 		e.pkgs = pkgs
@@ -70,6 +63,27 @@ func TestPackageLead(t *testing.T) {
 	agree := run("a duration flag with a shorthand", true)
 	if got := agree.Results[0]; got.URI != first || got.Score != 1 || got.Explain.VectorRank != 1 || got.Explain.BM25Rank != 1 || ledNote(agree) {
 		t.Fatalf("both lists' first: %s score %v explain %+v notes %q, want %s at score 1, no lead", got.URI, got.Score, got.Explain, agree.Meta.Notes, first)
+	}
+}
+
+// pkgEngine is a notes index over files, with the installed embedder,
+// for a test that makes it act as a package-docs one (e.pkgs).
+func pkgEngine(t *testing.T, files map[string]string) *Engine {
+	t.Helper()
+	pgtest.SkipOnPostgres(t, "the test makes a notes index act as a package-docs one, which is always a SQLite file")
+	dir := installedModels(t)
+	t.Setenv("GNO_MODELS_DIR", dir)
+	e, _ := newEngine(t, files)
+	e.Paths.ModelsDir = dir
+	return e
+}
+
+// embedNew updates e and embeds what has no vector yet.
+func embedNew(t *testing.T, e *Engine) {
+	t.Helper()
+	update(t, e)
+	if er, err := e.Embed(context.Background(), EmbedOptions{}); err != nil || er.Embedded == 0 {
+		t.Fatalf("embed: %+v %v", er, err)
 	}
 }
 

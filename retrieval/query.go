@@ -240,7 +240,7 @@ func (r *queryRun) candidateLists(bm []hit) ([]fusion.List, error) {
 		if i == 0 {
 			pre = r.qvec // vecTexts[0] is r.req.Query
 		}
-		h, err := r.e.vectorHitsFor(r.ctx, r.base, vt, pre, r.f, r.depth)
+		got, err := r.vectorLists(i, vt, pre, vecW, bm)
 		if err != nil {
 			if gnoerr.Is(err, gnoerr.Unavailable) {
 				r.note("vectors unavailable: " + firstLine(err))
@@ -255,14 +255,13 @@ func (r *queryRun) candidateLists(bm []hit) ([]fusion.List, error) {
 		r.meta.VectorsUsed = true
 		r.meta.VectorIndex = r.e.vectorIndexKind(r.base)
 		r.meta.Mode = "hybrid"
-		name, w := "vector", vecW
-		if i > 0 {
-			name, w = fmt.Sprintf("vec%d", i), expansionWeight
-		}
 		if reach == nil {
 			reach = r.vectorReach()
 		}
-		lists = append(lists, fusion.List{Name: name, Weight: w, Hits: toFusion(h), Reachable: reach})
+		for _, l := range got {
+			l.Reachable = bothReach(reach, l.Reachable)
+			lists = append(lists, l)
+		}
 	}
 	return lists, nil
 }
@@ -309,7 +308,7 @@ func (r *queryRun) fuse(lists []fusion.List, bm []hit, strong bool) []fusion.Fus
 		k = fusion.DefaultK
 	}
 	fused := fusion.RRF(lists, k)
-	if n := fusion.Cover(fused, lists, k); n > 0 {
+	if n := r.withoutVector(fused, lists, fusion.Cover(fused, lists, k)); n > 0 {
 		r.note(fmt.Sprintf("%d candidates have no vector (a standard library, or not embedded yet): scored over the keyword lists alone, on the scale of the embedded ones", n))
 	}
 	maxRRF := fusion.MaxRRF(lists, k)
@@ -357,9 +356,7 @@ func (r *queryRun) results(fused []fusion.Fused) (*SearchResults, error) {
 		if rk, ok := fd.Ranks["bm25"]; ok {
 			x.BM25Rank, x.BM25Score = rk, round4(fd.Scores["bm25"])
 		}
-		if rk, ok := fd.Ranks["vector"]; ok {
-			x.VectorRank, x.VectorScore = rk, round4(fd.Scores["vector"])
-		}
+		x.VectorRank, x.VectorScore = r.vectorRank(fd)
 		if fd.Reranked {
 			x.RerankScore = round4(fd.Rerank)
 		}

@@ -135,6 +135,8 @@ type SearchRequest struct {
 	// scope, in a package-docs index, holds the package versions (keys)
 	// searched; nil searches them all (Packages.Run sets it).
 	scope []string
+	// sides split its vector search (PackageSearch.Sides).
+	sides []VectorSide
 }
 
 // MaxQueryBytes bounds a query string: longer ones are not searches but

@@ -68,6 +68,12 @@ func (e *Engine) vectorHits(ctx context.Context, text string, f store.Filter, k 
 // when the budget has ended since: the stage's own reads then run under
 // base, the caller's context (queryvec.go says why).
 func (e *Engine) vectorHitsFor(ctx, base context.Context, text string, pre *queryVector, f store.Filter, k int) ([]hit, error) {
+	return e.vectorHitsIn(ctx, base, text, pre, f, k, nil)
+}
+
+// vectorHitsIn is vectorHitsFor with the documents f admits already read
+// (nil: read them here), for a caller that needs them too.
+func (e *Engine) vectorHitsIn(ctx, base context.Context, text string, pre *queryVector, f store.Filter, k int, in *admittedDocs) ([]hit, error) {
 	emb, err := e.models.Embedder(ctx)
 	if err != nil {
 		return nil, err
@@ -102,12 +108,13 @@ func (e *Engine) vectorHitsFor(ctx, base context.Context, text string, pre *quer
 	if vs != nil {
 		hits, err = e.serverNearest(ctx, vs, emb.ModelID(), vec, f, k, 0)
 	} else {
-		var allow func(int64) bool
-		var admitted int
-		if allow, admitted, err = e.allowed(ctx, f); err != nil {
-			return nil, err
+		if in == nil {
+			in = &admittedDocs{}
+			if in.allow, in.n, err = e.allowed(ctx, f); err != nil {
+				return nil, err
+			}
 		}
-		hits, err = e.searchGraph(ctx, ix, vec, k, allow, admitted)
+		hits, err = e.searchGraph(ctx, ix, vec, k, in.allow, in.n)
 	}
 	if err != nil {
 		return nil, err
@@ -186,6 +193,13 @@ func (e *Engine) serverNearest(ctx context.Context, vs store.VectorSearcher, mod
 
 // allowed returns a predicate over document ids for a filter, nil if the
 // filter lets everything through. The filter applies before the top-k.
+// admittedDocs is what allowed returns: the test of a document, and an
+// estimate of how many pass it.
+type admittedDocs struct {
+	allow func(int64) bool
+	n     int
+}
+
 func (e *Engine) allowed(ctx context.Context, f store.Filter) (func(int64) bool, int, error) {
 	if f.Empty() {
 		return nil, 0, nil

@@ -1,0 +1,109 @@
+package retrieval
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"github.com/gnosearch/gno/retrieval/config"
+	"github.com/gnosearch/gno/retrieval/fusion"
+)
+
+// A standard library's look-alikes of leadCorpus's flags, for the side
+// of a split vector search.
+var sideCorpus = map[string]string{
+	"duration.md":      "# time.Duration\n\ntype\n\nA Duration represents the elapsed time between two instants as an int64 nanosecond count.\n",
+	"parseduration.md": "# time.ParseDuration\n\nfunc\n\nParseDuration parses a duration string such as \"300ms\", \"-1.5h\" or \"2h45m\".\n",
+	"since.md":         "# time.Since\n\nfunc\n\nSince returns the time elapsed since t.\n",
+}
+
+// TestSideLists: a split vector search (PackageSearch.Sides) gives each
+// side its own list, as deep as the one list, holding only its side's
+// documents and weighted by the side's weight; a side past the first
+// without vectors leaves the search unsplit. Real SQLite, the installed
+// embedder.
+func TestSideLists(t *testing.T) {
+	e := pkgEngine(t, leadCorpus)
+	embedNew(t, e)
+	ctx := context.Background()
+	// The second side's documents come in after the embedding: no
+	// vectors yet.
+	std := t.TempDir()
+	for name, body := range sideCorpus {
+		write(t, std, name, body)
+	}
+	if err := e.UpdateConfig(ctx, func(c *config.Config) error {
+		_, err := c.AddCollection(config.Collection{Name: "Std", Path: std, Include: []string{"**/*.md"}})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	update(t, e)
+	e.pkgs = true
+	const q = "a time duration"
+	r, err := e.newQueryRun(ctx, QueryRequest{SearchRequest: SearchRequest{Query: q, Limit: 2}, Fast: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.ctx, r.depth = ctx, 2
+	r.req.sides = []VectorSide{{Name: "vector", Versions: []string{"notes"}}, {Name: "vector-stdlib", Versions: []string{"std"}, Weight: 0.25}}
+	bm, err := e.bm25(ctx, r.q, r.f, 10)
+	if err != nil || len(bm) == 0 {
+		t.Fatalf("bm25: %v %v", bm, err)
+	}
+	// A second side without vectors, or one BM25 did not reach: no
+	// split, and the caller searches one list.
+	for _, c := range []struct {
+		name string
+		bm   []hit
+	}{{"no vectors", bm}, {"not reached", nil}} {
+		if lists, split, err := r.sideLists(q, nil, 2, c.bm); err != nil || split || lists != nil {
+			t.Fatalf("%s: %d lists, split %v, %v; want none", c.name, len(lists), split, err)
+		}
+	}
+	embedNew(t, e)
+	lists, split, err := r.sideLists(q, nil, 2, bm)
+	if err != nil || !split || len(lists) != 2 {
+		t.Fatalf("split: %d lists, split %v, %v; want 2", len(lists), split, err)
+	}
+	st, err := e.store(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []struct {
+		name, coll string
+		weight     float64
+	}{{"vector", "notes", 2}, {"vector-stdlib", "std", 0.5}} {
+		l := lists[i]
+		if l.Name != want.name || l.Weight != want.weight || len(l.Hits) != 2 {
+			t.Fatalf("list %d: %s weight %v, %d hits; want %s weight %v, 2 hits", i, l.Name, l.Weight, len(l.Hits), want.name, want.weight)
+		}
+		for _, h := range l.Hits {
+			docs, err := st.Docs(ctx, []int64{h.DocID})
+			if err != nil || docs[h.DocID] == nil || docs[h.DocID].Collection != want.coll {
+				t.Fatalf("list %s holds doc %d of %+v (%v), want only %s", l.Name, h.DocID, docs[h.DocID], err, want.coll)
+			}
+			if !l.Reachable(&fusion.Fused{DocID: h.DocID}) || lists[1-i].Reachable(&fusion.Fused{DocID: h.DocID}) {
+				t.Fatalf("doc %d of %s: reachable in its own list only", h.DocID, want.coll)
+			}
+		}
+	}
+}
+
+// TestWithoutVector: the note's count of documents without a vector is
+// fusion.Cover's with one vector list; in a split search, the documents
+// no side's list could hold (Cover rescales every one there).
+func TestWithoutVector(t *testing.T) {
+	side := func(name string, docs ...int64) fusion.List {
+		return fusion.List{Name: name, Reachable: func(f *fusion.Fused) bool { return slices.Contains(docs, f.DocID) }}
+	}
+	fused := []fusion.Fused{{DocID: 1}, {DocID: 2}, {DocID: 3}}
+	bm := fusion.List{Name: "bm25"}
+	r := &queryRun{req: QueryRequest{SearchRequest: SearchRequest{sides: []VectorSide{{Name: "vector"}, {Name: "vector-stdlib"}}}}}
+	if n := r.withoutVector(fused, []fusion.List{bm, side("vector", 1), side("vector-stdlib", 2)}, 3); n != 1 {
+		t.Errorf("split: %d without a vector, want 1 (doc 3)", n)
+	}
+	if n := r.withoutVector(fused, []fusion.List{bm, side("vector", 1)}, 2); n != 2 {
+		t.Errorf("one vector list: %d, want Cover's 2", n)
+	}
+}
