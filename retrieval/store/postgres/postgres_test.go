@@ -310,7 +310,7 @@ func TestSchema4GetsSubBounds(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, `ALTER TABLE fts_blocks DROP COLUMN sub_wf, DROP COLUMN sub_lr, DROP COLUMN sub_first;
+	if _, err := conn.Exec(ctx, `ALTER TABLE fts_blocks DROP COLUMN sub_wf, DROP COLUMN sub_lr, DROP COLUMN sub_first, DROP COLUMN sub_n;
 		UPDATE meta SET value = '4' WHERE key = 'schema'`); err != nil {
 		t.Fatal(err)
 	}
