@@ -284,7 +284,8 @@ func subBounds(ids []int64, wfs []float64, lens []int32) (maxWF, minLR []float64
 }
 
 // schema5 is schema 5's change to fts_blocks, run by migrate for a new
-// index and, after the writer's lock is taken, for an older one:
+// index and, after the writer's lock is taken, for an older one
+// (addSubBounds; its blocks are filled after by fillSubs):
 // sub-bounds per 128 postings of a block of more (their max_wf, min_lr
 // and first chunk id; NULL for a block of one sub-block: its own bounds
 // say it) and sub_n, the n they were computed for: a gno opened before
@@ -299,10 +300,11 @@ const schema5 = `ALTER TABLE fts_blocks ADD COLUMN IF NOT EXISTS sub_wf DOUBLE P
 	ADD COLUMN IF NOT EXISTS sub_first BIGINT[], ADD COLUMN IF NOT EXISTS sub_n INTEGER;
 ALTER TABLE fts_blocks ALTER sub_wf SET STATISTICS 0, ALTER sub_lr SET STATISTICS 0, ALTER sub_first SET STATISTICS 0;`
 
-// fillSubBounds computes the sub-bounds of the blocks without them
-// (an index of schema 4, upgraded) of more than one sub-block.
+// fillSubBounds computes the sub-bounds of the blocks of more than one
+// sub-block without them (an index of schema 4, upgraded: fillSubs) or
+// with a stale one's (a gno opened before the upgrade cut the block).
 var fillSubBounds = `UPDATE fts_blocks b SET (sub_wf, sub_lr, sub_first, sub_n) = (SELECT s.w, s.l, s.f, s.n FROM ` + subBoundsOf("b") + ` s)
-	WHERE b.sub_wf IS NULL AND b.n > 128`
+	WHERE b.n > 128 AND b.sub_n IS DISTINCT FROM b.n`
 
 // subBoundsOf is a subquery of one row (w, l, f, n): the sub-bounds
 // (sub_wf, sub_lr, sub_first, sub_n) of the postings of row r's arrays
