@@ -23,15 +23,7 @@ func TestUpgradeWaitsForNoSearch(t *testing.T) {
 	st := open(t, u)
 	inBatch(ctx, t, st, subDocs("a", 0, 400, ""), "a", nil)
 	st.Close()
-	conn, err := pgx.Connect(ctx, u)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, `ALTER TABLE fts_blocks DROP COLUMN sub_wf, DROP COLUMN sub_lr, DROP COLUMN sub_first, DROP COLUMN sub_n;
-		UPDATE meta SET value = '4' WHERE key = 'schema'`); err != nil {
-		t.Fatal(err)
-	}
+	conn := toSchema4(ctx, t, u)
 	reader, err := pgx.Connect(ctx, u)
 	if err != nil {
 		t.Fatal(err)
