@@ -185,19 +185,18 @@ func (s *Store) searchWords(ctx context.Context, ix int, e *node, tsq string, f 
 		hits, err := s.searchWordsSQL(ctx, ix, joins, cond, condArgs, pw, pidf, avg, limit)
 		return hits, segEmpty, err
 	}
-	// Room for the rows of the words read whole first (as below: the
-	// rarest, and those after it while they stay under firstRead; a
-	// seed reads about firstRead): the rows grow as more words are read.
-	// Sizing from every word's postings (a question with "the" in it)
-	// made room for maxRows rows of all its words at once.
-	first := df[order[0]]
-	for _, k := range order[1:] {
-		if first+df[k] > firstRead {
-			break
-		}
-		first += df[k]
+	// Room for half the postings of the words (most after the first are
+	// read in part, or only for some rows), capped in rows × words by
+	// newWordRows (maxCells): sized from the words read whole first
+	// only, the rows' growth cost a long claim at 100k 30.9 → 36.3 ms of
+	// gno CPU (bench/RESULTS.md, fixpgblk); capped by rows alone, a
+	// question with "the" in it made room for maxRows rows of all its
+	// words at once (~32 MiB at 64 words).
+	var postings int64
+	for _, n := range df {
+		postings += n
 	}
-	rows := newWordRows(len(words), first)
+	rows := newWordRows(len(words), postings/2)
 	// read adds the postings q selects to rows.
 	read := func(q string, args []any) error {
 		return s.each(ctx, q, args, func(r pgx.Rows) error {
