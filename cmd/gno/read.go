@@ -148,6 +148,7 @@ func newStatusCmd(a *app) *cobra.Command {
 			fmt.Fprintf(a.stdout, "Links: %d (%d unresolved: gno links --unresolved)\n", s.Links, s.UnresolvedLinks)
 			if srv := s.Server; srv != nil {
 				fmt.Fprintf(a.stdout, "Server: PostgreSQL %s, pgvector %s, %s\n", srv.Version, srv.Vector, tlsWords(srv.TLS))
+				fmt.Fprintf(a.stdout, "Schema: version %s\n", srv.Schema) // as doctor's: an upgrade and its fill
 				if r := srv.Replica; r != nil {
 					fmt.Fprintf(a.stdout, "Read replica: %s\n", replicaLine(r))
 				}

@@ -45,8 +45,8 @@ const postingsFrom = `(SELECT b.ix, b.term, u.chunk_id, u.wf, u.len FROM fts_blo
 // (an `= ANY(array)` per posting was quadratic: 3.8 s to cut a
 // 32k-posting word, bench/RESULTS.md), and a block is deleted in the
 // statement that empties it, so a daemon's small syncs leave none. A
-// block cut loses its sub-bounds: the search bounds it as one
-// sub-block, by its own max_wf and min_lr (a coarser bound, as exact).
+// block cut gets its sub-bounds again from its new arrays (subBoundsOf),
+// so a live index keeps pruning.
 // Blocks are named by ctid, stable within the statement.
 func cutBlocks(ix int, src string) string {
 	return fmt.Sprintf(`gone%[1]d AS (SELECT term, array_agg(id ORDER BY id) AS ids FROM %[2]s GROUP BY term),
@@ -57,9 +57,9 @@ func cutBlocks(ix int, src string) string {
 		WHERE NOT EXISTS (SELECT 1 FROM %[2]s s WHERE s.term = b.term AND s.id = u.i)),
 	new%[1]d AS (SELECT t, min(i) AS first, max(i) AS last, count(*) AS n, max(f) AS max_wf, min(l::float8 / f) AS min_lr,
 		array_agg(i ORDER BY o) AS ids, array_agg(f ORDER BY o) AS wfs, array_agg(l ORDER BY o) AS lens FROM kept%[1]d GROUP BY t),
-	cut%[1]d AS (UPDATE fts_blocks b SET (first, last, n, max_wf, min_lr, ids, wfs, lens, sub_wf, sub_lr, sub_first) = (x.first, x.last, x.n, x.max_wf, x.min_lr, x.ids, x.wfs, x.lens, NULL, NULL, NULL)
-		FROM new%[1]d x WHERE b.ctid = x.t),
-	emptied%[1]d AS (DELETE FROM fts_blocks b USING hit%[1]d h WHERE b.ctid = h.t AND NOT EXISTS (SELECT 1 FROM new%[1]d x WHERE x.t = h.t))`, ix, src)
+	cut%[1]d AS (UPDATE fts_blocks b SET (first, last, n, max_wf, min_lr, ids, wfs, lens, sub_wf, sub_lr, sub_first, sub_n) = (x.first, x.last, x.n, x.max_wf, x.min_lr, x.ids, x.wfs, x.lens, s.w, s.l, s.f, s.n)
+		FROM new%[1]d x CROSS JOIN LATERAL %[3]s s WHERE b.ctid = x.t),
+	emptied%[1]d AS (DELETE FROM fts_blocks b USING hit%[1]d h WHERE b.ctid = h.t AND NOT EXISTS (SELECT 1 FROM new%[1]d x WHERE x.t = h.t))`, ix, src, subBoundsOf("x"))
 }
 
 // A daemon's one-note syncs each add a block of a posting or two per
@@ -69,7 +69,7 @@ func cutBlocks(ix int, src string) string {
 // meta's writes row, bumpWrites, and holds it to its commit), merges the
 // small blocks (fewer than mergeSmall postings) of the terms it wrote once
 // a term has mergeAt of them: its mergeMax smallest become one block,
-// the postings in chunk order, its bounds recomputed. A large block is
+// the postings in chunk order, its bounds and sub-bounds computed. A large block is
 // never rewritten and a merge rewrites under mergeMax×mergeSmall
 // postings a term, so a one-note sync's cost stays bounded; a term
 // keeps fewer than mergeAt small blocks (a pile left by a bulk load
@@ -94,11 +94,13 @@ func mergeBlocks(ctx context.Context, tx pgx.Tx, ix int, terms []string) error {
 			WHERE b.ix = $1 AND b.n < $3 GROUP BY b.term HAVING count(*) >= $4),
 		s AS (SELECT r.at FROM (SELECT b.ctid AS at, row_number() OVER (PARTITION BY b.term ORDER BY b.n, b.first) AS k
 			FROM fts_blocks b JOIN c ON b.term = c.term WHERE b.ix = $1 AND b.n < $3) r WHERE r.k <= $5),
-		d AS (DELETE FROM fts_blocks b USING s WHERE b.ctid = s.at RETURNING b.term, b.ids, b.wfs, b.lens)
-		INSERT INTO fts_blocks(ix, term, first, last, n, max_wf, min_lr, ids, wfs, lens)
-		SELECT $1, d.term, min(u.i), max(u.i), count(*), max(u.f), min(u.l::float8 / u.f),
-			array_agg(u.i ORDER BY u.i), array_agg(u.f ORDER BY u.i), array_agg(u.l ORDER BY u.i)
-		FROM d CROSS JOIN LATERAL unnest(d.ids, d.wfs, d.lens) AS u(i, f, l) GROUP BY d.term`,
+		d AS (DELETE FROM fts_blocks b USING s WHERE b.ctid = s.at RETURNING b.term, b.ids, b.wfs, b.lens),
+		x AS (SELECT d.term, min(u.i) AS first, max(u.i) AS last, count(*) AS n, max(u.f) AS max_wf, min(u.l::float8 / u.f) AS min_lr,
+			array_agg(u.i ORDER BY u.i) AS ids, array_agg(u.f ORDER BY u.i) AS wfs, array_agg(u.l ORDER BY u.i) AS lens
+		FROM d CROSS JOIN LATERAL unnest(d.ids, d.wfs, d.lens) AS u(i, f, l) GROUP BY d.term)
+		INSERT INTO fts_blocks(ix, term, first, last, n, max_wf, min_lr, ids, wfs, lens, sub_wf, sub_lr, sub_first, sub_n)
+		SELECT $1, x.term, x.first, x.last, x.n, x.max_wf, x.min_lr, x.ids, x.wfs, x.lens, s.w, s.l, s.f, s.n
+		FROM x CROSS JOIN LATERAL `+subBoundsOf("x")+` s`,
 		int16(ix), terms, mergeSmall, mergeAt, mergeMax)
 	if err != nil {
 		return fmt.Errorf("merge the word index's blocks: %w", err)
@@ -282,25 +284,39 @@ func subBounds(ids []int64, wfs []float64, lens []int32) (maxWF, minLR []float64
 }
 
 // schema5 is schema 5's change to fts_blocks, run by migrate for a new
-// index and, after the writer's lock is taken, for an older one:
+// index and, after the writer's lock is taken, for an older one
+// (addSubBounds; its blocks are filled after by fillSubs):
 // sub-bounds per 128 postings of a block of more (their max_wf, min_lr
-// and first chunk id; NULL for a block of one sub-block, or one a cut
-// rewrote: its own bounds say it), so a search reads a word's postings
+// and first chunk id; NULL for a block of one sub-block: its own bounds
+// say it) and sub_n, the n they were computed for: a gno opened before
+// the upgrade cuts a block's arrays and n but keeps its sub-bounds, so
+// they are trusted only while sub_n = n (a cut always lowers n), so a search reads a word's postings
 // only where they can reach its top (subBlocks, bm25topk.go). (An
 // (ix, term) index covering n and the bounds, so a search's first
 // statement reads no block's row, cost a SciFact update 0.2 s more of
 // the server's CPU, over 2× SQLite's, and saved no measurable search
 // time at 100k documents: not kept.)
 const schema5 = `ALTER TABLE fts_blocks ADD COLUMN IF NOT EXISTS sub_wf DOUBLE PRECISION[], ADD COLUMN IF NOT EXISTS sub_lr DOUBLE PRECISION[],
-	ADD COLUMN IF NOT EXISTS sub_first BIGINT[];
+	ADD COLUMN IF NOT EXISTS sub_first BIGINT[], ADD COLUMN IF NOT EXISTS sub_n INTEGER;
 ALTER TABLE fts_blocks ALTER sub_wf SET STATISTICS 0, ALTER sub_lr SET STATISTICS 0, ALTER sub_first SET STATISTICS 0;`
 
-// fillSubBounds computes the sub-bounds of the blocks without them
-// (an index of schema 4, upgraded) of more than one sub-block.
-const fillSubBounds = `UPDATE fts_blocks b SET (sub_wf, sub_lr, sub_first) = (SELECT array_agg(s.mw ORDER BY s.j), array_agg(s.ml ORDER BY s.j), array_agg(s.fi ORDER BY s.j)
-	FROM (SELECT (u.o - 1) / 128 AS j, max(u.f) AS mw, min(u.l::float8 / u.f) AS ml, min(u.i) AS fi
-		FROM unnest(b.ids, b.wfs, b.lens) WITH ORDINALITY AS u(i, f, l, o) GROUP BY 1) s)
-	WHERE b.sub_wf IS NULL AND b.n > 128`
+// fillSubBounds computes the sub-bounds of the blocks of more than one
+// sub-block without them (an index of schema 4, upgraded: fillSubs) or
+// with a stale one's (a gno opened before the upgrade cut the block).
+var fillSubBounds = `UPDATE fts_blocks b SET (sub_wf, sub_lr, sub_first, sub_n) = (SELECT s.w, s.l, s.f, s.n FROM ` + subBoundsOf("b") + ` s)
+	WHERE b.n > 128 AND b.sub_n IS DISTINCT FROM b.n`
+
+// subBoundsOf is a subquery of one row (w, l, f, n): the sub-bounds
+// (sub_wf, sub_lr, sub_first, sub_n) of the postings of row r's arrays
+// (ids, wfs, lens; n their number), all NULL for one sub-block. Every
+// writer of a block (flush's subBounds in Go, the cut, the merge, the
+// upgrade's fill) computes the same.
+func subBoundsOf(r string) string {
+	return fmt.Sprintf(`(SELECT array_agg(s.mw ORDER BY s.j) AS w, array_agg(s.ml ORDER BY s.j) AS l, array_agg(s.fi ORDER BY s.j) AS f,
+		CASE WHEN %[1]s.n > %[2]d THEN %[1]s.n END AS n
+	FROM (SELECT (u.o - 1) / %[2]d AS j, max(u.f) AS mw, min(u.l::float8 / u.f) AS ml, min(u.i) AS fi
+		FROM unnest(%[1]s.ids, %[1]s.wfs, %[1]s.lens) WITH ORDINALITY AS u(i, f, l, o) WHERE %[1]s.n > %[2]d GROUP BY 1) s)`, r, subBlock)
+}
 
 // sub is a sub-block of a word's postings: postings a..z (1-based, of
 // the arrays of block tid), of chunk ids in lo..hi; g is its bound's
@@ -339,16 +355,16 @@ func (s *Store) subBlocks(ctx context.Context, ix int, words []string, at map[st
 	c1, c2 := float64(bm25K1)*(1-float64(bm25B)), float64(bm25K1)*float64(bm25B)
 	gOf := func(mw, ml float64) float64 { return min(1/(1+c1/mw+c2*ml/avg), 1) }
 	out := make([]subList, len(words))
-	err := s.each(ctx, `SELECT term, ctid, first, last, n, max_wf, min_lr, coalesce(sub_wf, '{}'), coalesce(sub_lr, '{}'), coalesce(sub_first, '{}')
+	err := s.each(ctx, `SELECT term, ctid, first, last, n, max_wf, min_lr, coalesce(sub_wf, '{}'), coalesce(sub_lr, '{}'), coalesce(sub_first, '{}'), coalesce(sub_n, -1)
 		FROM fts_blocks WHERE ix = $1 AND term = ANY($2) AND n > 0`, []any{ix, words}, func(r pgx.Rows) error {
 		var term string
 		var t pgtype.TID
 		var first, last int64
-		var n int32
+		var n, subN int32
 		var mw, ml float64
 		var sw, sl []float64
 		var sf []int64
-		if err := r.Scan(&term, &t, &first, &last, &n, &mw, &ml, &sw, &sl, &sf); err != nil {
+		if err := r.Scan(&term, &t, &first, &last, &n, &mw, &ml, &sw, &sl, &sf, &subN); err != nil {
 			return err
 		}
 		k, ok := at[term]
@@ -356,7 +372,9 @@ func (s *Store) subBlocks(ctx context.Context, ix int, words []string, at map[st
 			return fmt.Errorf("a block of %q, not asked for", term)
 		}
 		l := &out[k]
-		if subs := (int(n) + subBlock - 1) / subBlock; len(sw) != subs || len(sl) != subs || len(sf) != subs || subs < 2 {
+		// Sub-bounds computed for another n (an older gno cut the block)
+		// bound other postings: the block is then one sub-block.
+		if subs := (int(n) + subBlock - 1) / subBlock; subN != n || len(sw) != subs || len(sl) != subs || len(sf) != subs || subs < 2 {
 			l.subs = append(l.subs, sub{tid: t, lo: first, hi: last, a: 1, z: n, g: gOf(mw, ml)})
 			return nil
 		}

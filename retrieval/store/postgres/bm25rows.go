@@ -11,6 +11,11 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
+// maxCells caps the room newWordRows makes at once, in rows × words
+// (4 MiB of weighted frequencies): a question of many words gets room
+// for fewer rows, and more as they come.
+const maxCells = 1 << 19
+
 // wordRows are the candidate rows: each one's id, length and each query
 // word's weighted frequency in it (0: absent or not read yet), in flat
 // slices (a search holds thousands).
@@ -29,9 +34,10 @@ type wordRows struct {
 
 // newWordRows holds the rows of a search of words; hint: about how many
 // it may hold (room made at once: growing a map and slices of tens of
-// thousands of rows was a third of a long question's CPU).
+// thousands of rows was a third of a long question's CPU), at most
+// maxRows rows and maxCells rows × words.
 func newWordRows(words int, hint int64) *wordRows {
-	h := int(min(max(hint, 0), maxRows))
+	h := int(min(max(hint, 0), maxRows, maxCells/int64(max(words, 1))))
 	return &wordRows{n: words, at: make(map[int64]int, h), ids: make([]int64, 0, h), lens: make([]int32, 0, h),
 		wf: make([]float64, 0, h*words), mark: make([]bool, 0, h)}
 }

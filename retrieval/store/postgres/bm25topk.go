@@ -44,9 +44,10 @@ import (
 // the tests, which read a word at a time.
 var firstRead int64 = 4096
 
-// maxRows caps the candidate rows a search holds in Go (each ~100–200
-// bytes across its map and slices, more with many words): 65,536 rows,
-// ~7–13 MB at most. A search whose words read reach it is scored by the
+// maxRows caps the candidate rows a search holds in Go (each ~40 bytes
+// across its map and slices plus 8 a word: 65,536 rows are ~4 MB for a
+// question of 3 words, ~36 MB for one of 64, held only as the words
+// read add them; the room made first is capped, newWordRows). A search whose words read reach it is scored by the
 // server instead (searchWordsSQL), in a few kilobytes. 8,192 (the cap
 // before) sent the long SciFact claims at 100k documents to the server:
 // 50–53 ms of gno and server CPU a search against 33–37 ms with this cap
@@ -184,9 +185,13 @@ func (s *Store) searchWords(ctx context.Context, ix int, e *node, tsq string, f 
 		hits, err := s.searchWordsSQL(ctx, ix, joins, cond, condArgs, pw, pidf, avg, limit)
 		return hits, segEmpty, err
 	}
-	// Room for half the postings of the words read whole at first or of
-	// the words after the first (most are read in part, or only for some
-	// rows), capped by maxRows.
+	// Room for half the postings of the words (most after the first are
+	// read in part, or only for some rows), capped in rows × words by
+	// newWordRows (maxCells): sized from the words read whole first
+	// only, the rows' growth cost a long claim at 100k 30.9 → 36.3 ms of
+	// gno CPU (bench/RESULTS.md, fixpgblk); capped by rows alone, a
+	// question with "the" in it made room for maxRows rows of all its
+	// words at once (~32 MiB at 64 words).
 	var postings int64
 	for _, n := range df {
 		postings += n

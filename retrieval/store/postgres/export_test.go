@@ -28,3 +28,11 @@ func SetFirstRead(t interface{ Cleanup(func()) }, n int64) {
 	firstRead = n
 	t.Cleanup(func() { firstRead = old })
 }
+
+// SetUpgradeLockWait sets how long an upgrade waits for a table lock
+// until the test ends.
+func SetUpgradeLockWait(t interface{ Cleanup(func()) }, d string) {
+	old := upgradeLockWait
+	upgradeLockWait = d
+	t.Cleanup(func() { upgradeLockWait = old })
+}

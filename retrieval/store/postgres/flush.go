@@ -315,7 +315,7 @@ func (b *batch) writeChunks(ctx context.Context, docs []*store.Document, ids []i
 		return fmt.Errorf("write chunks: %w", err)
 	}
 	blocks := append(post[ixWords].rows(ixWords, nil), post[ixSeg].rows(ixSeg, nil)...)
-	if _, err := b.tx.CopyFrom(ctx, pgx.Identifier{"fts_blocks"}, []string{"ix", "term", "first", "last", "n", "max_wf", "min_lr", "ids", "wfs", "lens", "sub_wf", "sub_lr", "sub_first"},
+	if _, err := b.tx.CopyFrom(ctx, pgx.Identifier{"fts_blocks"}, []string{"ix", "term", "first", "last", "n", "max_wf", "min_lr", "ids", "wfs", "lens", "sub_wf", "sub_lr", "sub_first", "sub_n"},
 		pgx.CopyFromRows(blocks)); err != nil {
 		return fmt.Errorf("write the word index: %w", err)
 	}
@@ -391,7 +391,11 @@ func (bs blockSet) rows(ix int, out [][]any) [][]any {
 		}
 		n := len(r.ids)
 		subWF, subLR, subFirst := subBounds(r.ids, r.wfs, r.lens)
-		out = append(out, []any{int16(ix), t, r.ids[0], r.ids[n-1], int32(n), maxWF, minLR, r.ids, r.wfs, r.lens, subWF, subLR, subFirst})
+		var subN *int32
+		if subWF != nil {
+			subN = new(int32(n))
+		}
+		out = append(out, []any{int16(ix), t, r.ids[0], r.ids[n-1], int32(n), maxWF, minLR, r.ids, r.wfs, r.lens, subWF, subLR, subFirst, subN})
 	}
 	return out
 }

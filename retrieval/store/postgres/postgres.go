@@ -62,8 +62,9 @@ func init() {
 // postings as blocks of arrays (fts_blocks; an older index's rows are
 // regrouped when opened, toBlocks, and fts_terms dropped: a term's rows
 // are its blocks' postings); 5 adds the blocks' sub-bounds (sub_wf,
-// sub_lr, sub_first, computed for the blocks there are by fillSubBounds under the
-// writer lock; meta upgraded says when and how long it took).
+// sub_lr, sub_first, sub_n: the columns added under the writer lock,
+// filled after by fillSubs in short transactions; meta upgraded says
+// when and how long it took, subfill that the fill is not done).
 const schemaVersion = 5
 
 // minServer is the oldest PostgreSQL accepted (server_version_num).
@@ -298,6 +299,7 @@ func OpenRead(ctx context.Context, u, readURL string) (*Store, error) {
 		s.Close()
 		return nil, err
 	}
+	s.fillSubs(ctx)
 	if err := s.checkVector(ctx); err != nil {
 		s.Close()
 		return nil, err
@@ -393,6 +395,9 @@ func (s *Store) migrate(ctx context.Context) error {
 		return gnoerr.Wrap(gnoerr.Unavailable, err, "cannot create the extension vector in %s: a superuser must run CREATE EXTENSION vector there once", s.Path())
 	}
 	if _, err := tx.Exec(ctx, schema); err != nil {
+		if old > 0 {
+			return s.upgradeErr(err, old)
+		}
 		return fmt.Errorf("create the index's tables: %w", err)
 	}
 	if old > 0 && old < schemaVersion {
@@ -406,25 +411,21 @@ func (s *Store) migrate(ctx context.Context) error {
 		if !free {
 			return gnoerr.New(gnoerr.Unavailable, "the index at %s needs an upgrade to schema %d (from %d), which runs only while no gno writes it: another gno is syncing it now; stop that sync or daemon (or upgrade it to this gno) and run again", s.Path(), schemaVersion, old)
 		}
+		// The upgrade's ALTER and LOCK TABLE wait for every open read
+		// of the table, and every search after them waits behind them:
+		// past upgradeLockWait it gives up (upgradeErr: busy, retry).
+		if _, err := tx.Exec(ctx, "SELECT set_config('lock_timeout', $1, true)", upgradeLockWait); err != nil {
+			return fmt.Errorf("open index: %w", err)
+		}
 	}
 	if old > 0 && old < 4 {
 		if err := toBlocks(ctx, tx); err != nil {
-			return fmt.Errorf("regroup the word index's postings: %w", err)
+			return s.upgradeErr(err, old)
 		}
 	}
-	t0 := time.Now()
 	if old < 5 {
-		if _, err := tx.Exec(ctx, schema5); err != nil {
-			return fmt.Errorf("create the index's tables: %w", err)
-		}
-	}
-	if old > 0 && old < 5 {
-		if _, err := tx.Exec(ctx, fillSubBounds); err != nil {
-			return fmt.Errorf("bound the word index's blocks: %w", err)
-		}
-		note := fmt.Sprintf("from schema %d to %d at %s in %.1f s", old, schemaVersion, t0.UTC().Format(time.RFC3339), time.Since(t0).Seconds())
-		if _, err := tx.Exec(ctx, "INSERT INTO meta(key, value) VALUES('upgraded', $1) ON CONFLICT(key) DO UPDATE SET value = excluded.value", note); err != nil {
-			return fmt.Errorf("bound the word index's blocks: %w", err)
+		if err := s.addSubBounds(ctx, tx, old); err != nil {
+			return err
 		}
 	}
 	if old == 1 {

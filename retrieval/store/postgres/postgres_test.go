@@ -305,15 +305,7 @@ func TestSchema4GetsSubBounds(t *testing.T) {
 	want := search()
 	st.Close()
 
-	conn, err := pgx.Connect(ctx, u)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, `ALTER TABLE fts_blocks DROP COLUMN sub_wf, DROP COLUMN sub_lr, DROP COLUMN sub_first;
-		UPDATE meta SET value = '4' WHERE key = 'schema'`); err != nil {
-		t.Fatal(err)
-	}
+	conn := toSchema4(ctx, t, u)
 	refusedWhileWriting(ctx, t, conn, u, "4")
 	var cols int
 	if err := conn.QueryRow(ctx, "SELECT count(*) FROM information_schema.columns WHERE table_name = 'fts_blocks' AND column_name LIKE 'sub_%'").Scan(&cols); err != nil || cols != 0 {
@@ -336,6 +328,22 @@ func TestSchema4GetsSubBounds(t *testing.T) {
 	if err != nil || !strings.HasPrefix(srv.Schema, "5 (upgraded from schema 4 to 5 at ") {
 		t.Fatalf("doctor's schema %q (%v)", srv.Schema, err)
 	}
+}
+
+// toSchema4 makes the index at u one of schema 4 (no sub-bounds) and
+// is a connection to it, closed when the test ends.
+func toSchema4(ctx context.Context, t *testing.T, u string) *pgx.Conn {
+	t.Helper()
+	conn, err := pgx.Connect(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close(ctx) })
+	if _, err := conn.Exec(ctx, `ALTER TABLE fts_blocks DROP COLUMN sub_wf, DROP COLUMN sub_lr, DROP COLUMN sub_first, DROP COLUMN sub_n;
+		UPDATE meta SET value = '4' WHERE key = 'schema'`); err != nil {
+		t.Fatal(err)
+	}
+	return conn
 }
 
 // refusedWhileWriting takes the writer's lock on conn (as an older gno

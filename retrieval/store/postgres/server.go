@@ -46,17 +46,22 @@ const serverInfoFor = time.Second
 // server measures what Server reports.
 func (s *Store) server(ctx context.Context) (*store.ServerInfo, error) {
 	info := &store.ServerInfo{Server: s.Path()}
-	var upgraded string
+	var upgraded, subfill string
 	err := s.pool.QueryRow(ctx, `SELECT current_setting('server_version'),
 		coalesce((SELECT extversion FROM pg_extension WHERE extname = 'vector'), ''),
 		coalesce((SELECT value FROM meta WHERE key = 'schema'), ''),
-		coalesce((SELECT value FROM meta WHERE key = 'upgraded'), '')`).Scan(&info.Version, &info.Vector, &info.Schema, &upgraded)
+		coalesce((SELECT value FROM meta WHERE key = 'upgraded'), ''),
+		coalesce((SELECT value FROM meta WHERE key = 'subfill'), '')`).Scan(&info.Version, &info.Vector, &info.Schema, &upgraded, &subfill)
 	if err != nil {
 		return nil, gnoerr.Wrap(gnoerr.Unavailable, err, "the index store %s does not answer", s.Path())
 	}
 	if upgraded != "" {
 		// The last upgrade (migrate): doctor shows when and how long.
 		info.Schema += " (upgraded " + upgraded + ")"
+	}
+	if subfill != "" {
+		// fillSubs stopped short: searches are exact, prune less.
+		info.Schema += "; the blocks' sub-bounds are not all filled yet (the next open of the index resumes)"
 	}
 	info.TLS = connTLS(ctx, s.pool)
 	var app, addr string
