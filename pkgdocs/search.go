@@ -109,8 +109,12 @@ func (x *Index) Search(ctx context.Context, req SearchRequest) (*SearchResults, 
 		sr.Explain = true // weighStdlib reads which results the vector search found
 	}
 	ps := retrieval.PackageSearch{QueryRequest: retrieval.QueryRequest{SearchRequest: sr, Fast: fast}, Versions: versions}
-	if weigh {
-		ps.Sides = s.vectorSides()
+	if weigh && mode == retrieval.ModeQuery {
+		embedded, err := x.pk.VersionsEmbedded(ctx, s.stdlibKeys())
+		if err != nil {
+			return nil, err
+		}
+		ps.Sides = s.vectorSides(embedded)
 	}
 	res, err := x.pk.Run(ctx, mode, ps)
 	if err != nil {

@@ -284,9 +284,10 @@ func TestWeighStdlib(t *testing.T) {
 	}
 }
 
-// TestVectorSides: a scope with a standard library and dependencies
-// splits its vector search into the dependencies' side (named "vector",
-// first) and the standard library's, weighted stdlibVectorListWeight.
+// TestVectorSides: a scope with an embedded standard library and
+// dependencies splits its vector search into the dependencies' side
+// (named "vector", first) and the embedded standard libraries',
+// weighted stdlibVectorListWeight; with none embedded, no split.
 func TestVectorSides(t *testing.T) {
 	s := &scoped{versions: []retrieval.ProjectVersion{
 		{PkgVersion: retrieval.PackageVersion{Key: "go:stdlib@go1.26", Name: packages.StdlibName}},
@@ -294,13 +295,16 @@ func TestVectorSides(t *testing.T) {
 		{PkgVersion: retrieval.PackageVersion{Key: "python:stdlib@3.11", Name: packages.StdlibName}},
 		{PkgVersion: retrieval.PackageVersion{Key: "python:click@8.1.7", Name: "click"}},
 	}}
-	got := s.vectorSides()
+	got := s.vectorSides(map[string]bool{"go:stdlib@go1.26": true, "python:stdlib@3.11": false})
 	want := []retrieval.VectorSide{
 		{Name: "vector", Versions: []string{"go:github.com/spf13/cobra@v1.8.1", "python:click@8.1.7"}},
-		{Name: "vector-stdlib", Versions: []string{"go:stdlib@go1.26", "python:stdlib@3.11"}, Weight: stdlibVectorListWeight},
+		{Name: "vector-stdlib", Versions: []string{"go:stdlib@go1.26"}, Weight: stdlibVectorListWeight},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("sides %+v, want %+v", got, want)
+	}
+	if got := s.vectorSides(map[string]bool{"python:stdlib@3.11": false}); got != nil {
+		t.Fatalf("no standard library embedded: sides %+v, want none", got)
 	}
 }
 

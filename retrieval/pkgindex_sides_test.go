@@ -20,7 +20,7 @@ var sideCorpus = map[string]string{
 // TestSideLists: a split vector search (PackageSearch.Sides) gives each
 // side its own list, as deep as the one list, holding only its side's
 // documents and weighted by the side's weight; a side past the first
-// without vectors leaves the search unsplit. Real SQLite, the installed
+// without vectors is left out, the others still split. Real SQLite, the installed
 // embedder.
 func TestSideLists(t *testing.T) {
 	e := pkgEngine(t, leadCorpus)
@@ -47,24 +47,16 @@ func TestSideLists(t *testing.T) {
 	}
 	r.ctx, r.depth = ctx, 2
 	r.req.sides = []VectorSide{{Name: "vector", Versions: []string{"notes"}}, {Name: "vector-stdlib", Versions: []string{"std"}, Weight: 0.25}}
-	bm, err := e.bm25(ctx, r.q, r.f, 10)
-	if err != nil || len(bm) == 0 {
-		t.Fatalf("bm25: %v %v", bm, err)
-	}
-	// A second side without vectors, or one BM25 did not reach: no
-	// split, and the caller searches one list.
-	for _, c := range []struct {
-		name string
-		bm   []hit
-	}{{"no vectors", bm}, {"not reached", nil}} {
-		if lists, split, err := r.sideLists(q, nil, 2, c.bm); err != nil || split || lists != nil {
-			t.Fatalf("%s: %d lists, split %v, %v; want none", c.name, len(lists), split, err)
-		}
+	// A second side without vectors yet: the search is still split
+	// (the caller names a side only when its versions are embedded, not
+	// from what BM25 found), and the empty side is left out.
+	lists, err := r.sideLists(q, nil, 2)
+	if err != nil || len(lists) != 1 || lists[0].Name != "vector" || lists[0].Reachable == nil {
+		t.Fatalf("std without vectors: %d lists, %v; want the first side's alone", len(lists), err)
 	}
 	embedNew(t, e)
-	lists, split, err := r.sideLists(q, nil, 2, bm)
-	if err != nil || !split || len(lists) != 2 {
-		t.Fatalf("split: %d lists, split %v, %v; want 2", len(lists), split, err)
+	if lists, err = r.sideLists(q, nil, 2); err != nil || len(lists) != 2 {
+		t.Fatalf("split: %d lists, %v; want 2", len(lists), err)
 	}
 	st, err := e.store(ctx)
 	if err != nil {
@@ -87,6 +79,14 @@ func TestSideLists(t *testing.T) {
 				t.Fatalf("doc %d of %s: reachable in its own list only", h.DocID, want.coll)
 			}
 		}
+	}
+	// An unnamed side past the first gets a name of its own.
+	r.req.sides[1].Name = ""
+	if lists, err = r.sideLists(q, nil, 2); err != nil || len(lists) != 2 || lists[1].Name != "vector1" {
+		t.Fatalf("unnamed side: %d lists, %v; want the second named vector1", len(lists), err)
+	}
+	if names := r.vectorNames(); !slices.Equal(names, []string{"vector", "vector1"}) {
+		t.Fatalf("vectorNames %v", names)
 	}
 }
 

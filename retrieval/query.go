@@ -240,7 +240,7 @@ func (r *queryRun) candidateLists(bm []hit) ([]fusion.List, error) {
 		if i == 0 {
 			pre = r.qvec // vecTexts[0] is r.req.Query
 		}
-		got, err := r.vectorLists(i, vt, pre, vecW, bm)
+		got, err := r.vectorLists(i, vt, pre, vecW)
 		if err != nil {
 			if gnoerr.Is(err, gnoerr.Unavailable) {
 				r.note("vectors unavailable: " + firstLine(err))
