@@ -138,10 +138,7 @@ func (x *Index) Search(ctx context.Context, req SearchRequest) (*SearchResults, 
 	if plain {
 		res.Results = weighData(res.Results)
 	}
-	if res.Results, err = x.foldDunders(ctx, s, res.Results); err != nil {
-		return nil, err
-	}
-	if res.Results, err = x.examplesAsItems(ctx, s, res.Results); err != nil {
+	if res.Results, err = x.asItems(ctx, s, res.Results); err != nil {
 		return nil, err
 	}
 	res.Results = aboveMinScore(foldExamples(demoteOverviews(res.Results)), req.MinScore, plain)
