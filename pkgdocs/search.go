@@ -188,7 +188,9 @@ const poolFactor = 3
 // candidatePool is how many results the engine is asked for when want
 // are to be returned: poolFactor times want, at least 10 of them.
 func candidatePool(want int) int {
-	return min(max(want, 10)*poolFactor, retrieval.MaxLimit)
+	// Clamped before the product: a huge limit must not overflow to a
+	// negative pool (the engine's default 5).
+	return min(min(max(want, 10), retrieval.MaxLimit)*poolFactor, retrieval.MaxLimit)
 }
 
 // rescorePlain reports whether a question gets the plain-words

@@ -2,6 +2,7 @@ package pkgdocs
 
 import (
 	"context"
+	"math"
 	"strings"
 	"testing"
 
@@ -45,7 +46,7 @@ func TestSearchPrefixStable(t *testing.T) {
 }
 
 func TestCandidatePool(t *testing.T) {
-	for _, c := range []struct{ want, pool int }{{1, 30}, {5, 30}, {10, 30}, {20, 60}, {900, 1000}} {
+	for _, c := range []struct{ want, pool int }{{1, 30}, {5, 30}, {10, 30}, {20, 60}, {900, 1000}, {math.MaxInt, retrieval.MaxLimit}, {math.MaxInt/poolFactor + 1, retrieval.MaxLimit}} {
 		if got := candidatePool(c.want); got != c.pool {
 			t.Errorf("candidatePool(%d) = %d, want %d", c.want, got, c.pool)
 		}
