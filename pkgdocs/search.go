@@ -108,7 +108,9 @@ func (x *Index) Search(ctx context.Context, req SearchRequest) (*SearchResults, 
 	if weigh {
 		sr.Explain = true // weighStdlib reads which results the vector search found
 	}
-	ps := retrieval.PackageSearch{QueryRequest: retrieval.QueryRequest{SearchRequest: sr, Fast: fast}, Versions: versions}
+	// The pool is for the re-orderings; the lists go as deep as the
+	// caller's own limit would make them.
+	ps := retrieval.PackageSearch{QueryRequest: retrieval.QueryRequest{SearchRequest: sr, Fast: fast}, Versions: versions, ListsFor: want}
 	if weigh && mode == retrieval.ModeQuery {
 		embedded, err := x.pk.VersionsEmbedded(ctx, s.stdlibKeys())
 		if err != nil {
@@ -182,7 +184,9 @@ func (x *Index) Search(ctx context.Context, req SearchRequest) (*SearchResults, 
 // just past the cut, and the first results of a search asked for 5 were
 // not those of one asked for 10 (the ranking set's tuning half: MRR@10
 // +0.00 to +0.01 in every scope, bench/RESULTS.md "pkgrank7"). The
-// fused lists go 50 deep either way (retrieval's candidatesPerList).
+// fused lists go as deep as for the caller's limit (max(50, limit):
+// PackageSearch.ListsFor), not for the pool, so a limit of 17 or more
+// costs no deeper lists than before.
 const poolFactor = 3
 
 // candidatePool is how many results the engine is asked for when want

@@ -124,6 +124,11 @@ type PackageSearch struct {
 	// searched with it. Each side past the first needs its own Name (an
 	// unnamed one gets "vector<i>"): two lists may not share a name.
 	Sides []VectorSide
+	// ListsFor, when set, is the limit the fused lists are made deep for
+	// (max(50, ListsFor) each, in query mode), where Limit asks for more
+	// results than that to re-order after the search: a caller's pool
+	// then costs no deeper lists than its own limit would (0: Limit).
+	ListsFor int
 }
 
 // VectorSide is one side of a split vector search (PackageSearch.Sides).
@@ -141,10 +146,20 @@ func (p *Packages) Run(ctx context.Context, mode Mode, req PackageSearch) (*Sear
 	q := req.QueryRequest
 	q.scope = req.Versions
 	q.sides = req.Sides
+	q.listsFor = req.ListsFor
 	if q.scope != nil && len(q.scope) == 0 {
 		q.scope = []string{""} // matches nothing
 	}
 	return p.e.Run(ctx, mode, q)
+}
+
+// listLimit is the limit the fused lists are made deep for
+// (PackageSearch.ListsFor, else the request's).
+func (q QueryRequest) listLimit() int {
+	if q.listsFor > 0 {
+		return q.listsFor
+	}
+	return q.Limit
 }
 
 // Get reads one unit by its gno://pkg/ URI or #docid.

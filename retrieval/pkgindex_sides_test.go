@@ -107,3 +107,22 @@ func TestWithoutVector(t *testing.T) {
 		t.Errorf("one vector list: %d, want Cover's 2", n)
 	}
 }
+
+// TestListsFor: a package search asking for a pool of results to
+// re-order (PackageSearch.ListsFor) makes its fused lists as deep as its
+// own limit would, not as the pool.
+func TestListsFor(t *testing.T) {
+	e, _ := newEngine(t, map[string]string{"a.txt": "alpha"})
+	ctx := context.Background()
+	for _, c := range []struct{ limit, listsFor, depth int }{{90, 10, 50}, {90, 0, 90}, {300, 100, 100}, {10, 0, 50}} {
+		q := QueryRequest{SearchRequest: SearchRequest{Query: "alpha", Limit: c.limit}, Fast: true}
+		q.listsFor = c.listsFor
+		r, err := e.newQueryRun(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.depth != c.depth {
+			t.Errorf("limit %d, lists for %d: depth %d, want %d", c.limit, c.listsFor, r.depth, c.depth)
+		}
+	}
+}

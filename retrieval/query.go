@@ -154,7 +154,7 @@ func (e *Engine) newQueryRun(ctx context.Context, req QueryRequest) (*queryRun, 
 	case req.Thorough:
 		r.mode = "thorough"
 	}
-	r.depth = max(candidatesPerList, req.Limit)
+	r.depth = max(candidatesPerList, req.listLimit())
 	r.budget = defaultBudgets[r.mode]
 	if b, ok := e.Config().Search.Budgets[r.mode]; ok && b > 0 {
 		r.budget = time.Duration(b)
