@@ -41,6 +41,14 @@ func TestSideLists(t *testing.T) {
 	update(t, e)
 	e.pkgs = true
 	const q = "a time duration"
+	// A split search none of whose sides has vectors fuses no vector
+	// list, and says so.
+	qr := QueryRequest{SearchRequest: SearchRequest{Query: q, Limit: 2}, Fast: true}
+	qr.sides = []VectorSide{{Name: "vector", Versions: []string{"std"}}}
+	res, err := e.Query(ctx, qr)
+	if err != nil || res.Meta.VectorsUsed || res.Meta.Mode != "bm25_only" {
+		t.Fatalf("sides without vectors: %+v %v; want bm25_only, no vectors used", res.Meta, err)
+	}
 	r, err := e.newQueryRun(ctx, QueryRequest{SearchRequest: SearchRequest{Query: q, Limit: 2}, Fast: true})
 	if err != nil {
 		t.Fatal(err)

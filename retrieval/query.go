@@ -252,6 +252,9 @@ func (r *queryRun) candidateLists(bm []hit) ([]fusion.List, error) {
 			}
 			return nil, err
 		}
+		if len(got) == 0 {
+			continue // a split search whose sides have no vectors
+		}
 		r.meta.VectorsUsed = true
 		r.meta.VectorIndex = r.e.vectorIndexKind(r.base)
 		r.meta.Mode = "hybrid"
