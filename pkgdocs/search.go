@@ -123,7 +123,7 @@ func (x *Index) Search(ctx context.Context, req SearchRequest) (*SearchResults, 
 		return nil, err
 	}
 	if weigh {
-		res.Results = weighStdlib(req.Query, res.Results)
+		res.Results = weighStdlib(req.Query, res.Results, mode == retrieval.ModeVSearch)
 		if !req.Explain {
 			res.Meta.Timings = nil
 			for i := range res.Results {

@@ -182,8 +182,12 @@ const (
 // package scope with the caller's file 0.62 / 0.50 → 0.67 / 0.53,
 // project scope 0.50 / 0.39 → 0.52 / 0.42; the discount on every
 // standard-library result, embedded or not, gave 0.64 / 0.51.
-// Results need their Explain (Search asks the engine for it).
-func weighStdlib(query string, rs []retrieval.Result) []retrieval.Result {
+// Results need their Explain (Search asks the engine for it). In a
+// vector-only search (vectorOnly: vsearch) every result was found by the
+// vectors, so the 0.75 would discount every standard-library result
+// alike, an effect not measured: a result found there keeps its whole
+// score, as before the split (pkgrank7).
+func weighStdlib(query string, rs []retrieval.Result, vectorOnly bool) []retrieval.Result {
 	named := codeTokens(query)
 	for i := range rs {
 		r := &rs[i]
@@ -191,7 +195,9 @@ func weighStdlib(query string, rs []retrieval.Result) []retrieval.Result {
 			continue
 		}
 		if r.Explain != nil && r.Explain.VectorRank > 0 {
-			r.Score *= stdlibVectorWeight // embedded, and the meaning agrees: a smaller discount
+			if !vectorOnly {
+				r.Score *= stdlibVectorWeight // embedded, and the meaning agrees: a smaller discount
+			}
 			continue
 		}
 		r.Score *= stdlibWeight
