@@ -7,6 +7,18 @@ import (
 	"github.com/gnosearch/gno/retrieval"
 )
 
+// asItems shows example hits as their items (examplesAsItems), then
+// special methods as their classes (foldDunders), in that order: an
+// example of a special method ("example/Foo.__call__") becomes its
+// item, and then its class, not an item beside the class already shown.
+func (x *Index) asItems(ctx context.Context, s *scoped, results []retrieval.Result) ([]retrieval.Result, error) {
+	results, err := x.examplesAsItems(ctx, s, results)
+	if err != nil {
+		return nil, err
+	}
+	return x.foldDunders(ctx, s, results)
+}
+
 // examplesAsItems shows an example hit as the API item it exemplifies, when that item is not among the
 // results at all: the item's hit shows its doc and its first example
 // (hits.go), so it answers what the example does and says which API to
@@ -32,16 +44,22 @@ func (x *Index) examplesAsItems(ctx context.Context, s *scoped, results []retrie
 			have[key] = true
 		}
 	}
-	out := results
-	copied := false
-	for i := range out {
-		key, example := itemKey(out[i])
+	// The items found, then their results in one read.
+	type swap struct {
+		at  int
+		key string // version key, NUL, the item's name
+	}
+	var swaps []swap
+	var docs []int64
+	var scores []float64
+	for i, r := range results {
+		key, example := itemKey(r)
 		if !example || have[key] {
 			continue
 		}
 		have[key] = true // one lookup per item; a second example of it folds
-		r := out[i]
-		vid, ok := byKey[retrieval.PackageKey(r.Package.Ecosystem, r.Package.Name, r.Package.Version)]
+		vkey := retrieval.PackageKey(r.Package.Ecosystem, r.Package.Name, r.Package.Version)
+		vid, ok := byKey[vkey]
 		if !ok {
 			continue
 		}
@@ -50,28 +68,38 @@ func (x *Index) examplesAsItems(ctx context.Context, s *scoped, results []retrie
 		if err != nil {
 			return nil, err
 		}
-		var doc int64
 		for _, u := range us {
 			if u.Symbol == name && u.Kind == "api" {
-				doc = u.DocID
+				swaps = append(swaps, swap{i, vkey + "\x00" + name})
+				docs, scores = append(docs, u.DocID), append(scores, r.Score)
 				break
 			}
 		}
-		if doc == 0 {
+	}
+	if len(swaps) == 0 {
+		return results, nil
+	}
+	rs, err := x.pk.UnitResults(ctx, docs, scores)
+	if err != nil {
+		return nil, err
+	}
+	// A unit removed meanwhile is left out of rs: match by item.
+	items := map[string]retrieval.Result{}
+	for _, u := range rs {
+		if u.Package != nil && u.Symbol != nil {
+			items[retrieval.PackageKey(u.Package.Ecosystem, u.Package.Name, u.Package.Version)+"\x00"+u.Symbol.Name] = u
+		}
+	}
+	out := append([]retrieval.Result(nil), results...)
+	for _, sw := range swaps {
+		u, ok := items[sw.key]
+		if !ok {
 			continue
 		}
-		rs, err := x.pk.UnitResults(ctx, []int64{doc}, []float64{r.Score})
-		if err != nil {
-			return nil, err
-		}
-		if len(rs) != 1 {
-			continue
-		}
-		if !copied {
-			out = append([]retrieval.Result(nil), results...)
-			copied = true
-		}
-		out[i] = rs[0]
+		// The example's explanation (its lists' ranks, the vector rank
+		// weighStdlib read) is the evidence the item's score stands on.
+		u.Explain = out[sw.at].Explain
+		out[sw.at] = u
 	}
 	return out, nil
 }

@@ -108,16 +108,22 @@ func (x *Index) Search(ctx context.Context, req SearchRequest) (*SearchResults, 
 	if weigh {
 		sr.Explain = true // weighStdlib reads which results the vector search found
 	}
-	ps := retrieval.PackageSearch{QueryRequest: retrieval.QueryRequest{SearchRequest: sr, Fast: fast}, Versions: versions}
-	if weigh {
-		ps.Sides = s.vectorSides()
+	// The pool is for the re-orderings; the lists go as deep as the
+	// caller's own limit would make them.
+	ps := retrieval.PackageSearch{QueryRequest: retrieval.QueryRequest{SearchRequest: sr, Fast: fast}, Versions: versions, ListsFor: want}
+	if weigh && mode == retrieval.ModeQuery {
+		embedded, err := x.pk.VersionsEmbedded(ctx, s.stdlibKeys())
+		if err != nil {
+			return nil, err
+		}
+		ps.Sides = s.vectorSides(embedded)
 	}
 	res, err := x.pk.Run(ctx, mode, ps)
 	if err != nil {
 		return nil, err
 	}
 	if weigh {
-		res.Results = weighStdlib(req.Query, res.Results)
+		res.Results = weighStdlib(req.Query, res.Results, mode == retrieval.ModeVSearch)
 		if !req.Explain {
 			res.Meta.Timings = nil
 			for i := range res.Results {
@@ -134,10 +140,7 @@ func (x *Index) Search(ctx context.Context, req SearchRequest) (*SearchResults, 
 	if plain {
 		res.Results = weighData(res.Results)
 	}
-	if res.Results, err = x.foldDunders(ctx, s, res.Results); err != nil {
-		return nil, err
-	}
-	if res.Results, err = x.examplesAsItems(ctx, s, res.Results); err != nil {
+	if res.Results, err = x.asItems(ctx, s, res.Results); err != nil {
 		return nil, err
 	}
 	res.Results = aboveMinScore(foldExamples(demoteOverviews(res.Results)), req.MinScore, plain)
@@ -181,13 +184,17 @@ func (x *Index) Search(ctx context.Context, req SearchRequest) (*SearchResults, 
 // just past the cut, and the first results of a search asked for 5 were
 // not those of one asked for 10 (the ranking set's tuning half: MRR@10
 // +0.00 to +0.01 in every scope, bench/RESULTS.md "pkgrank7"). The
-// fused lists go 50 deep either way (retrieval's candidatesPerList).
+// fused lists go as deep as for the caller's limit (max(50, limit):
+// PackageSearch.ListsFor), not for the pool, so a limit of 17 or more
+// costs no deeper lists than before.
 const poolFactor = 3
 
 // candidatePool is how many results the engine is asked for when want
 // are to be returned: poolFactor times want, at least 10 of them.
 func candidatePool(want int) int {
-	return min(max(want, 10)*poolFactor, retrieval.MaxLimit)
+	// Clamped before the product: a huge limit must not overflow to a
+	// negative pool (the engine's default 5).
+	return min(min(max(want, 10), retrieval.MaxLimit)*poolFactor, retrieval.MaxLimit)
 }
 
 // rescorePlain reports whether a question gets the plain-words

@@ -2,6 +2,7 @@ package pkgdocs
 
 import (
 	"context"
+	"math"
 	"strings"
 	"testing"
 
@@ -45,7 +46,7 @@ func TestSearchPrefixStable(t *testing.T) {
 }
 
 func TestCandidatePool(t *testing.T) {
-	for _, c := range []struct{ want, pool int }{{1, 30}, {5, 30}, {10, 30}, {20, 60}, {900, 1000}} {
+	for _, c := range []struct{ want, pool int }{{1, 30}, {5, 30}, {10, 30}, {20, 60}, {900, 1000}, {math.MaxInt, retrieval.MaxLimit}, {math.MaxInt/poolFactor + 1, retrieval.MaxLimit}} {
 		if got := candidatePool(c.want); got != c.pool {
 			t.Errorf("candidatePool(%d) = %d, want %d", c.want, got, c.pool)
 		}
@@ -90,5 +91,76 @@ func TestExamplesAsItems(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("commander's Command.parse is not among the first %d results:\n%s", limit, describeResults(res))
+	}
+}
+
+// TestExampleOfSpecialMethod: an example hit of a Python special method
+// ("example/Foo.__call__") beside its class shows as the class once,
+// not as the method's item beside it (examplesAsItems runs before
+// foldDunders). Real click, installed by pip.
+func TestExampleOfSpecialMethod(t *testing.T) {
+	needClients(t)
+	ctx := context.Background()
+	x := newIndex(t)
+	dir := project(t, pkgtest.Project{Python: pkgtest.Default.Python})
+	add(t, x, dir, AddOptions{})
+	req := SearchRequest{Query: "call", Projects: []string{dir}}
+	s, err := x.searchScope(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var method, class retrieval.PackageUnit
+	var pkg *retrieval.PackageRef
+	for _, v := range s.versions {
+		us, err := x.Packages().Symbol(ctx, v.ID, "__call__")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, u := range us {
+			cls, ok := dunderClass(u.Symbol)
+			if !ok {
+				continue
+			}
+			cs, err := x.Packages().Symbol(ctx, v.ID, cls)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(cs) > 0 && cs[0].Symbol == cls {
+				method, class = u, cs[0]
+				pkg = &retrieval.PackageRef{Ecosystem: v.Ecosystem, Name: v.Name, Version: v.Version}
+				break
+			}
+		}
+	}
+	if pkg == nil {
+		t.Fatalf("no special method __call__ of a stored class in %s", pkgtest.Default.Python)
+	}
+	rs, err := x.Packages().UnitResults(ctx, []int64{class.DocID}, []float64{0.9})
+	if err != nil || len(rs) != 1 {
+		t.Fatalf("class %s: %v %v", class.Symbol, rs, err)
+	}
+	example := retrieval.Result{URI: "gno://pkg/example", Score: 0.8, Package: pkg,
+		Source: retrieval.Source{RelPath: "example/" + method.Symbol}}
+	got, err := x.asItems(ctx, s, append(rs, example))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0].Symbol == nil || got[0].Symbol.Name != class.Symbol {
+		t.Fatalf("class %s and an example of %s: got\n%s", class.Symbol, method.Symbol, describeResults(&SearchResults{Results: got}))
+	}
+	// An example alone becomes its item with the example's explanation
+	// (the ranks the standard-library weighting reads), through the
+	// special method's fold too.
+	for _, sym := range []string{class.Symbol, method.Symbol} {
+		ex := example
+		ex.Source.RelPath = "example/" + sym
+		ex.Explain = &retrieval.Explain{VectorRank: 7}
+		got, err := x.asItems(ctx, s, []retrieval.Result{ex})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 1 || got[0].Symbol == nil || got[0].Symbol.Name != class.Symbol || got[0].Explain == nil || got[0].Explain.VectorRank != 7 {
+			t.Fatalf("an example of %s alone: got %+v", sym, got)
+		}
 	}
 }

@@ -115,25 +115,44 @@ func (s *scoped) hasStdlib() bool {
 // library and other versions in two: the dependencies' vectors and the
 // standard library's, each its own nearest-neighbour list
 // (retrieval.PackageSearch.Sides), the standard library's weighted
-// stdlibVectorListWeight. It changes nothing where the standard library
-// has no vectors (the default: retrieval searches one list then). With
-// them (`gno packages add --embed-stdlib`), one 50-deep list was filled
-// by the standard library's compact vectors, and a dependency's answer
-// lost its vector vote: project scope, fast, tuning half 0.53 / 0.43
-// keyword-only → 0.47 / 0.39 one list → 0.53 / 0.44 split (checking half
-// 0.58 / 0.50 → 0.51 / 0.44 → 0.59 / 0.50), package scope 0.66 / 0.56 →
-// 0.70 / 0.58 → 0.68 / 0.57 (bench/RESULTS.md, "pkgrank8").
-func (s *scoped) vectorSides() []retrieval.VectorSide {
+// stdlibVectorListWeight. Only the standard-library versions embedded
+// (embedded: retrieval.Packages.VersionsEmbedded) make a side; with none
+// (the default: keyword-only) it returns nil and retrieval searches one
+// list. With them (`gno packages add --embed-stdlib`), one 50-deep list
+// was filled by the standard library's compact vectors, and a
+// dependency's answer lost its vector vote: project scope, fast, tuning
+// half 0.53 / 0.43 keyword-only → 0.47 / 0.39 one list → 0.53 / 0.44
+// split (checking half 0.58 / 0.50 → 0.51 / 0.44 → 0.59 / 0.50),
+// package scope 0.66 / 0.56 → 0.70 / 0.58 → 0.68 / 0.57
+// (bench/RESULTS.md, "pkgrank8"). Every other version is on the
+// dependencies' side, so the sides cover the scope (a search over every
+// version needs that).
+func (s *scoped) vectorSides(embedded map[string]bool) []retrieval.VectorSide {
 	deps := retrieval.VectorSide{Name: "vector"}
 	std := retrieval.VectorSide{Name: "vector-stdlib", Weight: stdlibVectorListWeight}
 	for _, v := range s.versions {
-		if v.Name == packages.StdlibName {
-			std.Versions = append(std.Versions, v.Key)
-		} else {
+		switch {
+		case v.Name != packages.StdlibName:
 			deps.Versions = append(deps.Versions, v.Key)
+		case embedded[v.Key]:
+			std.Versions = append(std.Versions, v.Key)
 		}
 	}
+	if len(std.Versions) == 0 {
+		return nil
+	}
 	return []retrieval.VectorSide{deps, std}
+}
+
+// stdlibKeys are the keys of the scope's standard-library versions.
+func (s *scoped) stdlibKeys() []string {
+	var keys []string
+	for _, v := range s.versions {
+		if v.Name == packages.StdlibName {
+			keys = append(keys, v.Key)
+		}
+	}
+	return keys
 }
 
 // The standard library's vectors in a split search (vectorSides): its
@@ -163,8 +182,12 @@ const (
 // package scope with the caller's file 0.62 / 0.50 → 0.67 / 0.53,
 // project scope 0.50 / 0.39 → 0.52 / 0.42; the discount on every
 // standard-library result, embedded or not, gave 0.64 / 0.51.
-// Results need their Explain (Search asks the engine for it).
-func weighStdlib(query string, rs []retrieval.Result) []retrieval.Result {
+// Results need their Explain (Search asks the engine for it). In a
+// vector-only search (vectorOnly: vsearch) every result was found by the
+// vectors, so the 0.75 would discount every standard-library result
+// alike, an effect not measured: a result found there keeps its whole
+// score, as before the split (pkgrank7).
+func weighStdlib(query string, rs []retrieval.Result, vectorOnly bool) []retrieval.Result {
 	named := codeTokens(query)
 	for i := range rs {
 		r := &rs[i]
@@ -172,7 +195,9 @@ func weighStdlib(query string, rs []retrieval.Result) []retrieval.Result {
 			continue
 		}
 		if r.Explain != nil && r.Explain.VectorRank > 0 {
-			r.Score *= stdlibVectorWeight // embedded, and the meaning agrees: a smaller discount
+			if !vectorOnly {
+				r.Score *= stdlibVectorWeight // embedded, and the meaning agrees: a smaller discount
+			}
 			continue
 		}
 		r.Score *= stdlibWeight

@@ -264,7 +264,7 @@ func TestWeighStdlib(t *testing.T) {
 		{"how does WithTimeout work?", "context.WithTimeout Command.Execute os/exec.Command"},
 		{"`exec.Command()` usage", "os/exec.Command Command.Execute context.WithTimeout"},
 	} {
-		if got := order(weighStdlib(c.query, in())); got != c.want {
+		if got := order(weighStdlib(c.query, in(), false)); got != c.want {
 			t.Errorf("%q: %s, want %s", c.query, got, c.want)
 		}
 	}
@@ -275,18 +275,28 @@ func TestWeighStdlib(t *testing.T) {
 	found := in()
 	found[1].Explain = &retrieval.Explain{BM25Rank: 2, VectorRank: 1}
 	found[0].Explain = &retrieval.Explain{BM25Rank: 1}
-	got := weighStdlib("run a command with a timeout", found)
+	got := weighStdlib("run a command with a timeout", found, false)
 	if order(got) != "Command.Execute os/exec.Command context.WithTimeout" || got[1].Score != 0.9*stdlibVectorWeight || got[2].Score != stdlibWeight {
 		t.Errorf("embedded result: %s %v, want Command.Execute os/exec.Command context.WithTimeout, scores 0.7 %v %v", order(got), got, 0.9*stdlibVectorWeight, stdlibWeight)
+	}
+	// In a vector-only search (vsearch) a result the vectors found keeps
+	// its whole score, as before the split: there every result has a
+	// vector rank.
+	found = in()
+	found[1].Explain = &retrieval.Explain{VectorRank: 1}
+	found[0].Explain = &retrieval.Explain{VectorRank: 2}
+	if got := weighStdlib("run a command with a timeout", found, true); got[0].Score != 1 || got[1].Score != 0.9 {
+		t.Errorf("vsearch: %s %v, want the vector-found standard-library results at 1 and 0.9", order(got), got)
 	}
 	if got := codeTokens("how to split a String with str.split() or os/exec"); strings.Join(got, " ") != "str.split os/exec" {
 		t.Errorf("code tokens %q", got)
 	}
 }
 
-// TestVectorSides: a scope with a standard library and dependencies
-// splits its vector search into the dependencies' side (named "vector",
-// first) and the standard library's, weighted stdlibVectorListWeight.
+// TestVectorSides: a scope with an embedded standard library and
+// dependencies splits its vector search into the dependencies' side
+// (named "vector", first) and the embedded standard libraries',
+// weighted stdlibVectorListWeight; with none embedded, no split.
 func TestVectorSides(t *testing.T) {
 	s := &scoped{versions: []retrieval.ProjectVersion{
 		{PkgVersion: retrieval.PackageVersion{Key: "go:stdlib@go1.26", Name: packages.StdlibName}},
@@ -294,13 +304,16 @@ func TestVectorSides(t *testing.T) {
 		{PkgVersion: retrieval.PackageVersion{Key: "python:stdlib@3.11", Name: packages.StdlibName}},
 		{PkgVersion: retrieval.PackageVersion{Key: "python:click@8.1.7", Name: "click"}},
 	}}
-	got := s.vectorSides()
+	got := s.vectorSides(map[string]bool{"go:stdlib@go1.26": true, "python:stdlib@3.11": false})
 	want := []retrieval.VectorSide{
 		{Name: "vector", Versions: []string{"go:github.com/spf13/cobra@v1.8.1", "python:click@8.1.7"}},
-		{Name: "vector-stdlib", Versions: []string{"go:stdlib@go1.26", "python:stdlib@3.11"}, Weight: stdlibVectorListWeight},
+		{Name: "vector-stdlib", Versions: []string{"go:stdlib@go1.26"}, Weight: stdlibVectorListWeight},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("sides %+v, want %+v", got, want)
+	}
+	if got := s.vectorSides(map[string]bool{"python:stdlib@3.11": false}); got != nil {
+		t.Fatalf("no standard library embedded: sides %+v, want none", got)
 	}
 }
 

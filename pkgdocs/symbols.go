@@ -388,6 +388,7 @@ func (x *Index) foldDunders(ctx context.Context, s *scoped, results []retrieval.
 							return nil, err
 						}
 						if len(rs) == 1 {
+							rs[0].Explain = r.Explain // the method's evidence
 							r = rs[0]
 						}
 					}

@@ -25,6 +25,8 @@ import (
 // deciding what to re-index is the job of package pkgdocs above.
 type Packages struct {
 	e *Engine
+	// embedded caches which versions have vectors (VersionsEmbedded).
+	embedded embeddedVersions
 }
 
 // Aliases of the store's package rows: they are the index's answer as is.
@@ -113,9 +115,20 @@ type PackageSearch struct {
 	// would be, fused as a list of its own (the first named "vector").
 	// A side of many compact vectors (an embedded standard library)
 	// then cannot push another side's documents out of the one list
-	// and take their vector vote. A side whose list comes back empty
-	// (no vectors) is left out of the fusion.
+	// and take their vector vote. Name a later side only with versions
+	// that have vectors (VersionsEmbedded): every side is searched. A
+	// side whose list comes back empty is left out of the fusion. When
+	// Versions is nil (every stored version), the sides must cover every
+	// stored version: the last side past the first is then read as every
+	// document the others do not hold, so a version in no side is
+	// searched with it. Each side past the first needs its own Name (an
+	// unnamed one gets "vector<i>"): two lists may not share a name.
 	Sides []VectorSide
+	// ListsFor, when set, is the limit the fused lists are made deep for
+	// (max(50, ListsFor) each, in query mode), where Limit asks for more
+	// results than that to re-order after the search: a caller's pool
+	// then costs no deeper lists than its own limit would (0: Limit).
+	ListsFor int
 }
 
 // VectorSide is one side of a split vector search (PackageSearch.Sides).
@@ -133,10 +146,20 @@ func (p *Packages) Run(ctx context.Context, mode Mode, req PackageSearch) (*Sear
 	q := req.QueryRequest
 	q.scope = req.Versions
 	q.sides = req.Sides
+	q.listsFor = req.ListsFor
 	if q.scope != nil && len(q.scope) == 0 {
 		q.scope = []string{""} // matches nothing
 	}
 	return p.e.Run(ctx, mode, q)
+}
+
+// listLimit is the limit the fused lists are made deep for
+// (PackageSearch.ListsFor, else the request's).
+func (q QueryRequest) listLimit() int {
+	if q.listsFor > 0 {
+		return q.listsFor
+	}
+	return q.Limit
 }
 
 // Get reads one unit by its gno://pkg/ URI or #docid.

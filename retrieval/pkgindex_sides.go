@@ -10,11 +10,9 @@ import (
 // vectorLists is the vector list of the i-th vector text (0: the
 // user's query, named "vector"; expansion variants "vec1"…), or, for the
 // query of a split search, its sides' lists (sideLists).
-func (r *queryRun) vectorLists(i int, text string, pre *queryVector, vecW float64, bm []hit) ([]fusion.List, error) {
+func (r *queryRun) vectorLists(i int, text string, pre *queryVector, vecW float64) ([]fusion.List, error) {
 	if i == 0 && len(r.req.sides) > 0 {
-		if lists, split, err := r.sideLists(text, pre, vecW, bm); err != nil || split {
-			return lists, err
-		}
+		return r.sideLists(text, pre, vecW)
 	}
 	h, err := r.e.vectorHitsFor(r.ctx, r.base, text, pre, r.f, r.depth)
 	if err != nil {
@@ -32,16 +30,11 @@ func (r *queryRun) vectorLists(i int, text string, pre *queryVector, vecW float6
 // r.depth deep, weighted vecW × the side's weight, and reachable only by
 // its side's documents (fusion.Cover then scores a document over the
 // lists it could be in, so a side's list neither lifts nor lowers the
-// other side's documents on the fused scale). The split applies only
-// where it can change the answer: when a side past the first has
-// vectors (sidesEmbedded). Otherwise sideLists returns split false, and
-// the caller searches as without sides (one list, unfiltered by side):
-// a search over a standard library without vectors pays one read of
-// BM25's documents, not a vector search per side.
-func (r *queryRun) sideLists(text string, pre *queryVector, vecW float64, bm []hit) (lists []fusion.List, split bool, err error) {
-	if ok, err := r.sidesEmbedded(bm); err != nil || !ok {
-		return nil, false, err
-	}
+// other side's documents on the fused scale). The caller names a side
+// past the first only when its versions have vectors
+// (Packages.VersionsEmbedded), so each side is its own list whatever
+// BM25 found.
+func (r *queryRun) sideLists(text string, pre *queryVector, vecW float64) (lists []fusion.List, err error) {
 	var others []func(int64) bool
 	for i, sd := range r.req.sides {
 		f := r.f
@@ -63,12 +56,12 @@ func (r *queryRun) sideLists(text string, pre *queryVector, vecW float64, bm []h
 				return true
 			}
 		} else if in.allow, in.n, err = r.e.allowed(r.base, f); err != nil {
-			return nil, false, err
+			return nil, err
 		}
 		others = append(others, in.allow)
 		h, err := r.e.vectorHitsIn(r.ctx, r.base, text, pre, f, r.depth, in)
 		if err != nil {
-			return nil, false, err
+			return nil, err
 		}
 		if len(h) == 0 {
 			continue
@@ -77,69 +70,24 @@ func (r *queryRun) sideLists(text string, pre *queryVector, vecW float64, bm []h
 		if sd.Weight > 0 {
 			w *= sd.Weight
 		}
-		name := sd.Name
-		if i == 0 || name == "" {
-			name = "vector"
-		}
 		allow := in.allow
-		lists = append(lists, fusion.List{Name: name, Weight: w, Hits: toFusion(h),
+		lists = append(lists, fusion.List{Name: sideName(i, sd), Weight: w, Hits: toFusion(h),
 			Reachable: func(f *fusion.Fused) bool { return allow(f.DocID) }})
 	}
-	return lists, true, nil
+	return lists, nil
 }
 
-// sidesSampled is how many of BM25's documents from the sides past the
-// first sidesEmbedded asks for vectors.
-const sidesSampled = 3
-
-// sidesEmbedded reports whether a side past the first has vectors, from
-// the first sidesSampled of BM25's documents that belong to one: a side
-// embedded (`gno packages add --embed-stdlib`) has vectors for all its
-// documents, one not embedded for none. A side BM25 does not reach has
-// nothing to add to a search that found none of it by its words but its
-// vectors' first hits, and is left out.
-func (r *queryRun) sidesEmbedded(bm []hit) (bool, error) {
-	later := map[string]bool{}
-	for _, sd := range r.req.sides[1:] {
-		for _, v := range sd.Versions {
-			later[v] = true
-		}
+// sideName is the name of the i-th side's list: "vector" for the first,
+// the side's own past it, "vector<i>" for one unnamed (or named "vector"),
+// so no two lists share a name.
+func sideName(i int, sd VectorSide) string {
+	switch {
+	case i == 0:
+		return "vector"
+	case sd.Name == "" || sd.Name == "vector":
+		return fmt.Sprintf("vector%d", i)
 	}
-	if len(later) == 0 || len(bm) == 0 {
-		return false, nil
-	}
-	ids := make([]int64, len(bm))
-	for i, h := range bm {
-		ids[i] = h.DocID
-	}
-	st, err := r.e.store(r.base)
-	if err != nil {
-		return false, err
-	}
-	docs, err := st.Docs(r.base, ids)
-	if err != nil {
-		return false, err
-	}
-	model := r.e.models.EmbedModel()
-	asked := 0
-	for _, id := range ids {
-		if d := docs[id]; d == nil || !later[d.Collection] {
-			continue
-		}
-		vs, err := st.DocVectors(r.base, id)
-		if err != nil {
-			return false, err
-		}
-		for _, v := range vs {
-			if v.Model == model {
-				return true, nil
-			}
-		}
-		if asked++; asked == sidesSampled {
-			break
-		}
-	}
-	return false, nil
+	return sd.Name
 }
 
 // vectorNames are the names of the lists of the query's own vector
@@ -147,8 +95,8 @@ func (r *queryRun) sidesEmbedded(bm []hit) (bool, error) {
 func (r *queryRun) vectorNames() []string {
 	names := []string{"vector"}
 	for i, sd := range r.req.sides {
-		if i > 0 && sd.Name != "" {
-			names = append(names, sd.Name)
+		if i > 0 {
+			names = append(names, sideName(i, sd))
 		}
 	}
 	return names

@@ -20,7 +20,7 @@ var sideCorpus = map[string]string{
 // TestSideLists: a split vector search (PackageSearch.Sides) gives each
 // side its own list, as deep as the one list, holding only its side's
 // documents and weighted by the side's weight; a side past the first
-// without vectors leaves the search unsplit. Real SQLite, the installed
+// without vectors is left out, the others still split. Real SQLite, the installed
 // embedder.
 func TestSideLists(t *testing.T) {
 	e := pkgEngine(t, leadCorpus)
@@ -41,30 +41,30 @@ func TestSideLists(t *testing.T) {
 	update(t, e)
 	e.pkgs = true
 	const q = "a time duration"
+	// A split search none of whose sides has vectors fuses no vector
+	// list, and says so.
+	qr := QueryRequest{SearchRequest: SearchRequest{Query: q, Limit: 2}, Fast: true}
+	qr.sides = []VectorSide{{Name: "vector", Versions: []string{"std"}}}
+	res, err := e.Query(ctx, qr)
+	if err != nil || res.Meta.VectorsUsed || res.Meta.Mode != "bm25_only" {
+		t.Fatalf("sides without vectors: %+v %v; want bm25_only, no vectors used", res.Meta, err)
+	}
 	r, err := e.newQueryRun(ctx, QueryRequest{SearchRequest: SearchRequest{Query: q, Limit: 2}, Fast: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	r.ctx, r.depth = ctx, 2
 	r.req.sides = []VectorSide{{Name: "vector", Versions: []string{"notes"}}, {Name: "vector-stdlib", Versions: []string{"std"}, Weight: 0.25}}
-	bm, err := e.bm25(ctx, r.q, r.f, 10)
-	if err != nil || len(bm) == 0 {
-		t.Fatalf("bm25: %v %v", bm, err)
-	}
-	// A second side without vectors, or one BM25 did not reach: no
-	// split, and the caller searches one list.
-	for _, c := range []struct {
-		name string
-		bm   []hit
-	}{{"no vectors", bm}, {"not reached", nil}} {
-		if lists, split, err := r.sideLists(q, nil, 2, c.bm); err != nil || split || lists != nil {
-			t.Fatalf("%s: %d lists, split %v, %v; want none", c.name, len(lists), split, err)
-		}
+	// A second side without vectors yet: the search is still split
+	// (the caller names a side only when its versions are embedded, not
+	// from what BM25 found), and the empty side is left out.
+	lists, err := r.sideLists(q, nil, 2)
+	if err != nil || len(lists) != 1 || lists[0].Name != "vector" || lists[0].Reachable == nil {
+		t.Fatalf("std without vectors: %d lists, %v; want the first side's alone", len(lists), err)
 	}
 	embedNew(t, e)
-	lists, split, err := r.sideLists(q, nil, 2, bm)
-	if err != nil || !split || len(lists) != 2 {
-		t.Fatalf("split: %d lists, split %v, %v; want 2", len(lists), split, err)
+	if lists, err = r.sideLists(q, nil, 2); err != nil || len(lists) != 2 {
+		t.Fatalf("split: %d lists, %v; want 2", len(lists), err)
 	}
 	st, err := e.store(ctx)
 	if err != nil {
@@ -88,6 +88,14 @@ func TestSideLists(t *testing.T) {
 			}
 		}
 	}
+	// An unnamed side past the first gets a name of its own.
+	r.req.sides[1].Name = ""
+	if lists, err = r.sideLists(q, nil, 2); err != nil || len(lists) != 2 || lists[1].Name != "vector1" {
+		t.Fatalf("unnamed side: %d lists, %v; want the second named vector1", len(lists), err)
+	}
+	if names := r.vectorNames(); !slices.Equal(names, []string{"vector", "vector1"}) {
+		t.Fatalf("vectorNames %v", names)
+	}
 }
 
 // TestWithoutVector: the note's count of documents without a vector is
@@ -105,5 +113,24 @@ func TestWithoutVector(t *testing.T) {
 	}
 	if n := r.withoutVector(fused, []fusion.List{bm, side("vector", 1)}, 2); n != 2 {
 		t.Errorf("one vector list: %d, want Cover's 2", n)
+	}
+}
+
+// TestListsFor: a package search asking for a pool of results to
+// re-order (PackageSearch.ListsFor) makes its fused lists as deep as its
+// own limit would, not as the pool.
+func TestListsFor(t *testing.T) {
+	e, _ := newEngine(t, map[string]string{"a.txt": "alpha"})
+	ctx := context.Background()
+	for _, c := range []struct{ limit, listsFor, depth int }{{90, 10, 50}, {90, 0, 90}, {300, 100, 100}, {10, 0, 50}} {
+		q := QueryRequest{SearchRequest: SearchRequest{Query: "alpha", Limit: c.limit}, Fast: true}
+		q.listsFor = c.listsFor
+		r, err := e.newQueryRun(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.depth != c.depth {
+			t.Errorf("limit %d, lists for %d: depth %d, want %d", c.limit, c.listsFor, r.depth, c.depth)
+		}
 	}
 }

@@ -154,7 +154,7 @@ func (e *Engine) newQueryRun(ctx context.Context, req QueryRequest) (*queryRun, 
 	case req.Thorough:
 		r.mode = "thorough"
 	}
-	r.depth = max(candidatesPerList, req.Limit)
+	r.depth = max(candidatesPerList, req.listLimit())
 	r.budget = defaultBudgets[r.mode]
 	if b, ok := e.Config().Search.Budgets[r.mode]; ok && b > 0 {
 		r.budget = time.Duration(b)
@@ -240,7 +240,7 @@ func (r *queryRun) candidateLists(bm []hit) ([]fusion.List, error) {
 		if i == 0 {
 			pre = r.qvec // vecTexts[0] is r.req.Query
 		}
-		got, err := r.vectorLists(i, vt, pre, vecW, bm)
+		got, err := r.vectorLists(i, vt, pre, vecW)
 		if err != nil {
 			if gnoerr.Is(err, gnoerr.Unavailable) {
 				r.note("vectors unavailable: " + firstLine(err))
@@ -251,6 +251,9 @@ func (r *queryRun) candidateLists(bm []hit) ([]fusion.List, error) {
 				break
 			}
 			return nil, err
+		}
+		if len(got) == 0 {
+			continue // a split search whose sides have no vectors
 		}
 		r.meta.VectorsUsed = true
 		r.meta.VectorIndex = r.e.vectorIndexKind(r.base)

@@ -137,6 +137,8 @@ type SearchRequest struct {
 	scope []string
 	// sides split its vector search (PackageSearch.Sides).
 	sides []VectorSide
+	// listsFor is PackageSearch.ListsFor.
+	listsFor int
 }
 
 // MaxQueryBytes bounds a query string: longer ones are not searches but

@@ -191,8 +191,6 @@ func (e *Engine) serverNearest(ctx context.Context, vs store.VectorSearcher, mod
 	return out, nil
 }
 
-// allowed returns a predicate over document ids for a filter, nil if the
-// filter lets everything through. The filter applies before the top-k.
 // admittedDocs is what allowed returns: the test of a document, and an
 // estimate of how many pass it.
 type admittedDocs struct {
@@ -200,6 +198,8 @@ type admittedDocs struct {
 	n     int
 }
 
+// allowed returns a predicate over document ids for a filter, nil if the
+// filter lets everything through. The filter applies before the top-k.
 func (e *Engine) allowed(ctx context.Context, f store.Filter) (func(int64) bool, int, error) {
 	if f.Empty() {
 		return nil, 0, nil
