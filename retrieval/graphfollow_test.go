@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/gnosearch/gno/retrieval/graph"
+	"github.com/gnosearch/gno/retrieval/store/pgtest"
 )
 
 // TestGraphFollowsSyncs: after each of many random syncs (notes added,
@@ -130,7 +131,10 @@ func TestGraphFollowsSyncs(t *testing.T) {
 		}
 	}
 	t.Logf("%d of %d syncs patched", patched, steps)
-	if patched < steps/2 {
+	// Postgres keeps no link overlay, so every sync there rebuilds the
+	// graph (ARCHITECTURE, "the graph follows a sync"); the comparisons
+	// above still hold, only the patch path is not exercised.
+	if patched < steps/2 && !pgtest.OnPostgres() {
 		t.Fatalf("%d of %d syncs followed by a patch: the test did not exercise it", patched, steps)
 	}
 }
