@@ -1,6 +1,7 @@
 package retrieval
 
 import (
+	"container/heap"
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
@@ -175,51 +176,45 @@ func (gr *Graph) readWhole(ctx context.Context) (*WholeGraph, error) {
 // node (a sort of a million was a third of a re-warm after a small
 // sync).
 func topRanked(rank []float64, k int) []int {
-	if k >= len(rank) {
-		k = len(rank)
+	k = min(k, len(rank))
+	if k <= 0 {
+		return []int{}
 	}
-	// worse reports whether index a ranks below index b.
-	worse := func(a, b int) bool {
-		ka, kb := graph.RankKey(rank[a]), graph.RankKey(rank[b])
-		return ka < kb || ka == kb && a > b
-	}
-	h := make([]int, 0, k) // a min-heap: h[0] is the worst kept
-	down := func(i int) {
-		for {
-			c := 2*i + 1
-			if c >= len(h) {
-				return
-			}
-			if c+1 < len(h) && worse(h[c+1], h[c]) {
-				c++
-			}
-			if !worse(h[c], h[i]) {
-				return
-			}
-			h[i], h[c] = h[c], h[i]
-			i = c
-		}
-	}
+	h := &rankHeap{rank: rank, idx: make([]int, 0, k)}
 	for i := range rank {
-		if len(h) < k {
-			h = append(h, i)
-			for j := len(h) - 1; j > 0; {
-				p := (j - 1) / 2
-				if !worse(h[j], h[p]) {
-					break
-				}
-				h[j], h[p] = h[p], h[j]
-				j = p
-			}
-			continue
-		}
-		if k > 0 && worse(h[0], i) {
-			h[0] = i
-			down(0)
+		if h.Len() < k {
+			heap.Push(h, i)
+		} else if h.worse(h.idx[0], i) {
+			h.idx[0] = i
+			heap.Fix(h, 0)
 		}
 	}
-	sort.Ints(h)
-	return h
+	sort.Ints(h.idx)
+	return h.idx
+}
+
+// rankHeap is a min-heap of node indexes by rank: idx[0] is the worst
+// kept, the one a better node replaces.
+type rankHeap struct {
+	rank []float64
+	idx  []int
+}
+
+// worse reports whether index a ranks below index b: a lower RankKey,
+// or an equal one and a higher index.
+func (h *rankHeap) worse(a, b int) bool {
+	ka, kb := graph.RankKey(h.rank[a]), graph.RankKey(h.rank[b])
+	return ka < kb || ka == kb && a > b
+}
+
+func (h *rankHeap) Len() int           { return len(h.idx) }
+func (h *rankHeap) Less(i, j int) bool { return h.worse(h.idx[i], h.idx[j]) }
+func (h *rankHeap) Swap(i, j int)      { h.idx[i], h.idx[j] = h.idx[j], h.idx[i] }
+func (h *rankHeap) Push(x any)         { h.idx = append(h.idx, x.(int)) }
+func (h *rankHeap) Pop() any {
+	x := h.idx[len(h.idx)-1]
+	h.idx = h.idx[:len(h.idx)-1]
+	return x
 }
 
 // unresolvedName is how a missing note is labelled: the target as
